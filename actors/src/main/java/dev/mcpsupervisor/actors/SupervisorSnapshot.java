@@ -1,0 +1,45 @@
+package dev.mcpsupervisor.actors;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/** A point-in-time view of every server key, for admin pages, metrics and tests. Immutable; no secrets. */
+public record SupervisorSnapshot(List<KeySnapshot> keys) {
+
+  public SupervisorSnapshot {
+    keys = List.copyOf(keys);
+  }
+
+  /**
+   * @param keyId the server key's id (name and short digest)
+   * @param leases context → id of the session serving it
+   * @param circuit "closed", "open" or "half-open"
+   */
+  public record KeySnapshot(
+      String server, String keyId, List<SessionSnapshot> sessions, Map<String, Long> leases, String circuit) {
+    public KeySnapshot {
+      sessions = List.copyOf(sessions);
+      leases = Map.copyOf(leases);
+    }
+  }
+
+  /**
+   * @param sessionId monotonic per key, never recycled
+   * @param state connecting, initializing, ready, restarting or closed
+   * @param refCount contexts holding a lease on it
+   * @param inFlight requests sent upstream and not yet answered (the pending map's size)
+   * @param stashed requests waiting for the session to be ready
+   * @param restarts how often the connection was re-established
+   */
+  public record SessionSnapshot(
+      long sessionId,
+      String state,
+      int refCount,
+      int inFlight,
+      int stashed,
+      int restarts,
+      Instant startedAt,
+      OptionalLong pid) {}
+}
