@@ -52,8 +52,12 @@ public final class SessionSupervisor implements AutoCloseable {
     throw new UnsupportedOperationException("TODO");
   }
 
-  /** Takes a lease for the context on the server (starting a session if needed); completes when the session is ready. */
-  public CompletionStage<Void> acquire(String context, String server) {
+  /**
+   * Takes a lease for the context on the server (starting a session if needed). Completes when the session is ready,
+   * with the upstream's {@code initialize} result (protocolVersion, capabilities, serverInfo, instructions); fails with
+   * {@link SupervisorException} (carrying the JSON-RPC error) when the server is unknown or cannot be reached.
+   */
+  public CompletionStage<JsonNode> acquire(String context, String server) {
     throw new UnsupportedOperationException("TODO");
   }
 

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.actors.connector;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 
 /**
@@ -8,8 +9,14 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
  */
 public interface ConnectionListener {
 
-  /** A message from the upstream: a response, a notification, or a server-to-client request. */
-  void onMessage(JsonRpcMessage message);
+  /**
+   * A message from the upstream: a response, a notification, or a server-to-client request.
+   *
+   * @param relatedRequestId the id of our request whose response stream carried this message (Streamable HTTP answers
+   *     a POST with an SSE stream that may carry sampling requests or progress before the response), or null when the
+   *     transport cannot tell (stdio, legacy SSE, the standalone GET stream)
+   */
+  void onMessage(JsonRpcMessage message, JsonNode relatedRequestId);
 
   /**
    * The connection is gone (process exited, stream broke, the server forgot the session). Called at most once, also
