@@ -1,5 +1,16 @@
 package dev.mcpsupervisor.protocol.config;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
 /**
  * Identifies one upstream server: its configured name and a stable digest (SHA-256, hex) of its spec — transport,
  * command, args, env, cwd, or URL and headers. Same spec, same key, in every run and JVM; any field change, a new key.
@@ -7,8 +18,49 @@ package dev.mcpsupervisor.protocol.config;
  */
 public record ServerKey(String serverName, String digest) {
 
+  /** Names the encoding inside the digest, so that a future encoding can never collide with this one. */
+  private static final String ENCODING_VERSION = "mcp-supervisor/server-key/v1";
+
   public static ServerKey of(String serverName, ServerSpec spec) {
-    throw new UnsupportedOperationException("TODO");
+    return new ServerKey(serverName, digestOf(spec));
+  }
+
+  /** SHA-256 over a length-prefixed encoding: ["a b"] and ["a", "b"] encode differently, as do "" and an absent cwd. */
+  private static String digestOf(ServerSpec spec) {
+    CanonicalEncoding encoding = new CanonicalEncoding();
+    encoding.string(ENCODING_VERSION);
+    encoding.string(spec.transport());
+    if (spec instanceof ServerSpec.Stdio stdio) {
+      encoding.string(stdio.command());
+      encoding.strings(stdio.args());
+      encoding.pairs(sortedPairs(stdio.env(), false));
+      encoding.string(stdio.cwd());
+    } else if (spec instanceof ServerSpec.StreamableHttp http) {
+      encoding.string(http.url().toString());
+      encoding.pairs(sortedPairs(http.headers(), true));
+    } else if (spec instanceof ServerSpec.Sse sse) {
+      encoding.string(sse.url().toString());
+      encoding.pairs(sortedPairs(sse.headers(), true));
+    }
+    return HexFormat.of().formatHex(sha256(encoding.bytes()));
+  }
+
+  /** Entries sorted by name, then value; header names compare lower-cased, as HTTP does. */
+  private static List<Map.Entry<String, String>> sortedPairs(Map<String, String> map, boolean caseInsensitiveNames) {
+    List<Map.Entry<String, String>> pairs = new ArrayList<>(map.size());
+    map.forEach(
+        (name, value) ->
+            pairs.add(Map.entry(caseInsensitiveNames ? name.toLowerCase(Locale.ROOT) : name, value)));
+    pairs.sort(Map.Entry.<String, String>comparingByKey().thenComparing(Map.Entry.comparingByValue()));
+    return pairs;
+  }
+
+  private static byte[] sha256(byte[] input) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(input);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform must support SHA-256", e);
+    }
   }
 
   /** A string id usable as an actor name or a cluster entity id: {@code <name>-<first 12 hex of digest>}. */
@@ -19,5 +71,41 @@ public record ServerKey(String serverName, String digest) {
   @Override
   public String toString() {
     return id();
+  }
+
+  /** Every value is prefixed with its length (strings: UTF-8 bytes, -1 for null; lists and maps: their size). */
+  private static final class CanonicalEncoding {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    void string(String value) {
+      if (value == null) {
+        length(-1);
+        return;
+      }
+      byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+      length(utf8.length);
+      out.writeBytes(utf8);
+    }
+
+    void strings(List<String> values) {
+      length(values.size());
+      values.forEach(this::string);
+    }
+
+    void pairs(List<Map.Entry<String, String>> pairs) {
+      length(pairs.size());
+      for (Map.Entry<String, String> pair : pairs) {
+        string(pair.getKey());
+        string(pair.getValue());
+      }
+    }
+
+    private void length(int length) {
+      out.writeBytes(ByteBuffer.allocate(Integer.BYTES).putInt(length).array());
+    }
+
+    byte[] bytes() {
+      return out.toByteArray();
+    }
   }
 }
