@@ -16,12 +16,19 @@ public final class ConfigException extends RuntimeException {
     this.path = path;
   }
 
+  /** A problem with the file as a whole (missing, unreadable, a syntax error): {@code path()} is empty. */
+  public ConfigException(String origin, String problem) {
+    super(origin + ": " + problem);
+    this.origin = origin;
+    this.path = "";
+  }
+
   /** The file (or "built-in default") the problem is in. */
   public String origin() {
     return origin;
   }
 
-  /** The config path of the offending field, e.g. {@code mcpServers.github.url}. */
+  /** The config path of the offending field, e.g. {@code mcpServers.github.url}; empty for file-level problems. */
   public String path() {
     return path;
   }

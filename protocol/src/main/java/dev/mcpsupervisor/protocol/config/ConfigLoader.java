@@ -1,22 +1,171 @@
 package dev.mcpsupervisor.protocol.config;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigSyntax;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import java.io.IOException;
+import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads a JSON or HOCON configuration with Typesafe Config (so {@code ${?VAR}} substitution works), over the defaults in
  * {@code reference.conf}, and validates it completely.
+ *
+ * <p>The file is the one MCP clients use: {@code mcpServers.<name>} (or VS Code's {@code servers.<name>}), plus an
+ * optional {@code gateway} section. Every file is parsed as HOCON, a superset of JSON, so substitutions work in
+ * {@code .json} files too. A file with neither {@code mcpServers} nor {@code servers} is rejected (most likely the
+ * wrong file); an explicitly empty {@code "mcpServers": {}} is valid and configures no server. Servers keep file order
+ * (by line; servers that share a line are ordered by name, because HOCON keeps no member order).
  */
 public final class ConfigLoader {
+
+  static final String MCP_SERVERS = "mcpServers";
+  /** VS Code's name for the servers section. */
+  static final String SERVERS = "servers";
+  static final String GATEWAY = "gateway";
+
+  /** Top-level fields of client configs that mean nothing here: VS Code's secret prompts and JSON schema links. */
+  static final Set<String> IGNORED_TOP_LEVEL_FIELDS = Set.of("inputs", "$schema");
+
+  static final FieldRules TOP_LEVEL_RULES =
+      new FieldRules(List.of(MCP_SERVERS, SERVERS, GATEWAY), IGNORED_TOP_LEVEL_FIELDS, Map.of());
+
+  /** The root of this module's block in reference.conf. */
+  public static final String DEFAULTS_ROOT = "mcp-supervisor";
+  /** Defaults of every server's fields, under {@link #DEFAULTS_ROOT}. */
+  public static final String SERVER_DEFAULTS = "server-defaults";
+  /** Defaults of the gateway section's fields, under {@link #DEFAULTS_ROOT}. */
+  public static final String GATEWAY_DEFAULTS = "gateway";
+
+  private static final char BYTE_ORDER_MARK = '\uFEFF';
+  private static final Pattern SUBSTITUTION = Pattern.compile("\\$\\{\\??([^}]*)}");
 
   private ConfigLoader() {}
 
   /** @throws ConfigException naming the file, the server and the field */
   public static SupervisorConfig load(Path file) {
-    throw new UnsupportedOperationException("TODO");
+    String origin = file.toString();
+    return parse(readText(file, origin), origin);
   }
 
   /** Parses config text; {@code origin} names it in errors (a file name, or "built-in default"). */
   public static SupervisorConfig parse(String text, String origin) {
-    throw new UnsupportedOperationException("TODO");
+    ConfigSection top = new ConfigSection(parseAndResolve(text, origin), origin, "");
+    Config defaults = ConfigFactory.defaultReference(ConfigLoader.class.getClassLoader()).getConfig(DEFAULTS_ROOT);
+    TOP_LEVEL_RULES.check(top);
+    Map<String, ServerConfig> servers = servers(top, defaults.getConfig(SERVER_DEFAULTS));
+    ConfigSection gateway = top.section(GATEWAY);
+    if (gateway == null) {
+      gateway = new ConfigSection(ConfigFactory.empty(), origin, GATEWAY);
+    }
+    return new SupervisorConfig(servers, GatewayConfigReader.read(gateway, defaults.getConfig(GATEWAY_DEFAULTS)));
+  }
+
+  private static String readText(Path file, String origin) {
+    if (Files.isDirectory(file)) {
+      throw new ConfigException(origin, "is a directory, not a config file");
+    }
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(origin, "file not found");
+    } catch (AccessDeniedException e) {
+      throw new ConfigException(origin, "cannot read the file: permission denied");
+    } catch (MalformedInputException e) {
+      throw new ConfigException(origin, "not UTF-8 text");
+    } catch (IOException e) {
+      throw new ConfigException(origin, "cannot read the file: " + e.getMessage());
+    }
+    // editors on Windows save UTF-8 with a byte order mark, which the HOCON parser would take for content
+    return !text.isEmpty() && text.charAt(0) == BYTE_ORDER_MARK ? text.substring(1) : text;
+  }
+
+  private static Config parseAndResolve(String text, String origin) {
+    ConfigParseOptions options =
+        ConfigParseOptions.defaults()
+            .setSyntax(ConfigSyntax.CONF)
+            .setOriginDescription(origin)
+            .setAllowMissing(false);
+    try {
+      // resolve() falls back to environment variables for ${VAR} and ${?VAR}
+      return ConfigFactory.parseString(text, options).resolve();
+    } catch (com.typesafe.config.ConfigException.UnresolvedSubstitution e) {
+      throw new ConfigException(origin, lineOf(e) + unresolved(problemOf(e)));
+    } catch (com.typesafe.config.ConfigException.Parse e) {
+      throw new ConfigException(origin, lineOf(e) + "syntax error: " + problemOf(e));
+    } catch (com.typesafe.config.ConfigException e) {
+      throw new ConfigException(origin, lineOf(e) + problemOf(e));
+    }
+  }
+
+  private static String lineOf(com.typesafe.config.ConfigException e) {
+    return e.origin() != null && e.origin().lineNumber() > 0 ? "line " + e.origin().lineNumber() + ": " : "";
+  }
+
+  /** Typesafe's message without its own "origin: line: " prefix, which ours replaces. */
+  private static String problemOf(com.typesafe.config.ConfigException e) {
+    String message = e.getMessage();
+    String prefix = e.origin() == null ? null : e.origin().description() + ": ";
+    return prefix != null && message.startsWith(prefix) ? message.substring(prefix.length()) : message;
+  }
+
+  private static String unresolved(String problem) {
+    Matcher substitution = SUBSTITUTION.matcher(problem);
+    if (!substitution.find()) {
+      return problem;
+    }
+    String name = substitution.group(1);
+    return "${" + name + "} is not set (no such setting or environment variable; write ${?" + name
+        + "} where it may be absent)";
+  }
+
+  private static Map<String, ServerConfig> servers(ConfigSection top, Config serverDefaults) {
+    boolean hasMcpServers = top.has(MCP_SERVERS);
+    boolean hasServers = top.has(SERVERS);
+    if (hasMcpServers && hasServers) {
+      throw top.error(SERVERS, "use either mcpServers or servers, not both");
+    }
+    if (!hasMcpServers && !hasServers) {
+      throw top.error(MCP_SERVERS, "missing (no server is configured; write \"mcpServers\": {} to run with none)");
+    }
+    ConfigSection section = top.section(hasMcpServers ? MCP_SERVERS : SERVERS);
+    Map<String, ServerConfig> servers = new LinkedHashMap<>();
+    Map<String, String> serverByToolPrefix = new HashMap<>();
+    for (Map.Entry<String, ConfigValue> member : section.membersInFileOrder()) {
+      String name = member.getKey();
+      if (member.getValue().valueType() != ConfigValueType.OBJECT) {
+        throw section.error(name, "must be an object, got " + ConfigSection.typeOf(member.getValue()));
+      }
+      ConfigSection server = section.section(name);
+      Optional<ServerConfig> config = ServerConfigReader.read(name, server, serverDefaults);
+      if (config.isEmpty()) {
+        continue;
+      }
+      String prefix = config.get().toolPrefix();
+      String previous = serverByToolPrefix.putIfAbsent(prefix, name);
+      if (previous != null) {
+        throw server.error(
+            ServerConfigReader.TOOL_PREFIX,
+            "tool prefix \"" + prefix + "\" is already used by server \"" + previous + "\"");
+      }
+      servers.put(name, config.get());
+    }
+    return servers;
   }
 }

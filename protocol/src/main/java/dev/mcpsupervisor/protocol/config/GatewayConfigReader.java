@@ -1,0 +1,83 @@
+package dev.mcpsupervisor.protocol.config;
+
+import com.typesafe.config.Config;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Reads and validates the {@code gateway} section over its defaults. */
+final class GatewayConfigReader {
+
+  static final String HOST = "host";
+  static final String PORT = "port";
+  static final String AUTH_TOKENS = "authTokens";
+  static final String ALLOWED_ORIGINS = "allowedOrigins";
+  static final String MAX_BODY_BYTES = "maxBodyBytes";
+  static final String SESSION_IDLE_TIMEOUT = "sessionIdleTimeout";
+
+  static final FieldRules RULES =
+      new FieldRules(
+          List.of(HOST, PORT, AUTH_TOKENS, ALLOWED_ORIGINS, MAX_BODY_BYTES, SESSION_IDLE_TIMEOUT),
+          Set.of(),
+          Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
+
+  private static final int MAX_PORT = 65_535;
+
+  private GatewayConfigReader() {}
+
+  /** @param gateway the file's section (empty when the file has none) */
+  static GatewayConfig read(ConfigSection gateway, Config defaults) {
+    RULES.check(gateway);
+    ConfigSection section = gateway.withDefaults(defaults);
+    return new GatewayConfig(
+        section.nonEmptyString(HOST),
+        section.integer(PORT, 0, MAX_PORT),
+        authTokens(section),
+        allowedOrigins(section),
+        section.positiveBytes(MAX_BODY_BYTES),
+        section.positiveDuration(SESSION_IDLE_TIMEOUT));
+  }
+
+  private static List<String> authTokens(ConfigSection gateway) {
+    List<String> tokens = gateway.stringList(AUTH_TOKENS);
+    for (int i = 0; i < tokens.size(); i++) {
+      String token = tokens.get(i);
+      // the token itself is never echoed
+      if (token.isEmpty() || !token.chars().noneMatch(Character::isWhitespace)) {
+        throw new ConfigException(
+            gateway.origin(), gateway.path(AUTH_TOKENS) + "[" + i + "]", "must be non-empty, without spaces");
+      }
+    }
+    return tokens;
+  }
+
+  private static List<String> allowedOrigins(ConfigSection gateway) {
+    List<String> origins = gateway.stringList(ALLOWED_ORIGINS);
+    for (int i = 0; i < origins.size(); i++) {
+      if (!isOrigin(origins.get(i))) {
+        throw new ConfigException(
+            gateway.origin(),
+            gateway.path(ALLOWED_ORIGINS) + "[" + i + "]",
+            "\"" + origins.get(i) + "\" is not an origin (expected scheme://host[:port], e.g. \"https://app.example.com\")");
+      }
+    }
+    return origins;
+  }
+
+  /** What browsers send in Origin: scheme, host, optional port; nothing else. */
+  private static boolean isOrigin(String text) {
+    try {
+      URI uri = new URI(text);
+      return uri.getScheme() != null
+          && uri.getHost() != null
+          && uri.getRawUserInfo() == null
+          && (uri.getRawPath() == null || uri.getRawPath().isEmpty())
+          && uri.getRawQuery() == null
+          && uri.getRawFragment() == null;
+    } catch (URISyntaxException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,222 @@
+package dev.mcpsupervisor.protocol.config;
+
+import com.typesafe.config.Config;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** Reads and validates one entry of {@code mcpServers} (or VS Code's {@code servers}). */
+final class ServerConfigReader {
+
+  static final String COMMAND = "command";
+  static final String ARGS = "args";
+  static final String ENV = "env";
+  static final String CWD = "cwd";
+  static final String URL = "url";
+  static final String HEADERS = "headers";
+  static final String TRANSPORT = "transport";
+  /** VS Code's and Claude Code's name for the transport: stdio, http or sse. */
+  static final String TYPE = "type";
+  static final String ISOLATION = "isolation";
+  static final String MAX_SESSIONS = "maxSessions";
+  static final String MAX_INFLIGHT_PER_SESSION = "maxInflightPerSession";
+  static final String REQUEST_TIMEOUT = "requestTimeout";
+  static final String IDLE_TIMEOUT = "idleTimeout";
+  static final String TOOL_PREFIX = "toolPrefix";
+  static final String DISABLED = "disabled";
+
+  /** Fields other MCP clients write that concern only their own UI: accepted and ignored. */
+  static final Set<String> IGNORED_CLIENT_FIELDS = Set.of("autoApprove", "alwaysAllow", "description", "trust", "dev");
+
+  private static final String NO_TOOL_FILTERING = "the gateway serves every tool of a server (no tool filtering)";
+
+  /** Fields other MCP clients honour that would change what the gateway does: rejected rather than ignored. */
+  static final Map<String, String> UNSUPPORTED_CLIENT_FIELDS =
+      Map.of(
+          "timeout", "use requestTimeout, a duration such as \"60s\" (clients disagree on the unit of timeout)",
+          "envFile", "put the variables in env (values may use ${?VAR} substitution)",
+          "includeTools", NO_TOOL_FILTERING,
+          "excludeTools", NO_TOOL_FILTERING,
+          "disabledTools", NO_TOOL_FILTERING,
+          "oauth", "send a token in headers instead, e.g. Authorization = \"Bearer \"${?TOKEN}");
+
+  static final FieldRules RULES =
+      new FieldRules(
+          List.of(
+              COMMAND, ARGS, ENV, CWD, URL, HEADERS, TRANSPORT, TYPE, ISOLATION, MAX_SESSIONS,
+              MAX_INFLIGHT_PER_SESSION, REQUEST_TIMEOUT, IDLE_TIMEOUT, TOOL_PREFIX, DISABLED),
+          IGNORED_CLIENT_FIELDS,
+          UNSUPPORTED_CLIENT_FIELDS);
+
+  /** Server names appear in URLs (/servers/<name>/mcp), actor names and tool names. */
+  private static final Pattern SERVER_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
+
+  private static final Pattern TOOL_PREFIX_CHARACTERS = Pattern.compile("[A-Za-z0-9_-]+");
+
+  /** "__" joins prefix and tool name, so a prefix with "__" or a trailing '_' would make the split ambiguous. */
+  static final String TOOL_NAME_SEPARATOR = "__";
+
+  private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+
+  private enum Transport {
+    STDIO,
+    STREAMABLE_HTTP,
+    SSE
+  }
+
+  /** Both transport and type take any of these; "http" and "streamableHttp" are what VS Code and Cline write. */
+  private static final Map<String, Transport> TRANSPORT_NAMES =
+      Map.of(
+          "stdio", Transport.STDIO,
+          "streamable-http", Transport.STREAMABLE_HTTP,
+          "http", Transport.STREAMABLE_HTTP,
+          "streamableHttp", Transport.STREAMABLE_HTTP,
+          "sse", Transport.SSE);
+
+  private ServerConfigReader() {}
+
+  /** The server, or empty when it is disabled (a disabled server is checked for unknown fields only). */
+  static Optional<ServerConfig> read(String name, ConfigSection server, Config serverDefaults) {
+    RULES.check(server);
+    if (server.bool(DISABLED, false)) {
+      return Optional.empty();
+    }
+    if (!SERVER_NAME.matcher(name).matches()) {
+      throw server.error("server name must be letters, digits, '.', '-' and '_' only (it is used in URLs and tool names)");
+    }
+    ConfigSection section = server.withDefaults(serverDefaults);
+    ServerSpec spec = spec(section);
+    Isolation isolation = isolation(section);
+    int maxSessions = section.integer(MAX_SESSIONS, 1, Integer.MAX_VALUE);
+    int maxInflightPerSession = section.integer(MAX_INFLIGHT_PER_SESSION, 1, Integer.MAX_VALUE);
+    Duration requestTimeout = section.positiveDuration(REQUEST_TIMEOUT);
+    Duration idleTimeout = section.positiveDuration(IDLE_TIMEOUT);
+    String toolPrefix = toolPrefix(name, section);
+    return Optional.of(
+        new ServerConfig(
+            name, spec, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout, toolPrefix));
+  }
+
+  private static ServerSpec spec(ConfigSection server) {
+    if (server.has(TRANSPORT) && server.has(TYPE)) {
+      throw server.error(TYPE, "use either transport or type, not both");
+    }
+    boolean hasCommand = server.has(COMMAND);
+    boolean hasUrl = server.has(URL);
+    if (hasCommand && hasUrl) {
+      throw server.error("has both command and url; a server is either a command (stdio) or a url (streamable-http or sse)");
+    }
+    if (!hasCommand && !hasUrl) {
+      throw server.error("needs either command (stdio) or url (streamable-http or sse)");
+    }
+    String transportField = server.has(TYPE) ? TYPE : TRANSPORT;
+    Transport transport = server.has(transportField)
+        ? transport(server, transportField)
+        : hasCommand ? Transport.STDIO : Transport.STREAMABLE_HTTP;
+    if (transport == Transport.STDIO) {
+      if (hasUrl) {
+        throw server.error(transportField, "\"" + server.string(transportField) + "\" needs command, not url");
+      }
+      rejectPresent(server, "only for url servers", HEADERS);
+      return new ServerSpec.Stdio(
+          server.nonEmptyString(COMMAND), server.stringList(ARGS), server.stringMap(ENV),
+          server.optionalNonEmptyString(CWD));
+    }
+    if (hasCommand) {
+      throw server.error(transportField, "\"" + server.string(transportField) + "\" needs url, not command");
+    }
+    rejectPresent(server, "only for command (stdio) servers", ARGS, ENV, CWD);
+    URI url = url(server);
+    Map<String, String> headers = headers(server);
+    return transport == Transport.SSE ? new ServerSpec.Sse(url, headers) : new ServerSpec.StreamableHttp(url, headers);
+  }
+
+  private static Transport transport(ConfigSection server, String field) {
+    String name = server.string(field);
+    Transport transport = TRANSPORT_NAMES.get(name);
+    if (transport == null) {
+      String expected = field.equals(TYPE) ? "stdio, http or sse" : "stdio, streamable-http or sse";
+      throw server.error(field, "unknown " + field + " \"" + name + "\" (expected " + expected + ")");
+    }
+    return transport;
+  }
+
+  private static void rejectPresent(ConfigSection server, String problem, String... fields) {
+    for (String field : fields) {
+      if (server.has(field)) {
+        throw server.error(field, problem);
+      }
+    }
+  }
+
+  private static URI url(ConfigSection server) {
+    // the text is never echoed: a query string may hold an API key
+    String text = server.nonEmptyString(URL).strip();
+    URI url;
+    try {
+      url = new URI(text);
+    } catch (URISyntaxException e) {
+      throw server.error(URL, "not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")");
+    }
+    String scheme = url.getScheme();
+    if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {
+      throw server.error(URL, "must start with http:// or https://");
+    }
+    if (url.getHost() == null) {
+      throw server.error(URL, "has no host");
+    }
+    if (url.getRawUserInfo() != null) {
+      throw server.error(URL, "must not hold credentials (user:password@); send them in headers");
+    }
+    return url;
+  }
+
+  private static Map<String, String> headers(ConfigSection server) {
+    Map<String, String> headers = server.stringMap(HEADERS);
+    headers.forEach(
+        (name, value) -> {
+          String path = ConfigSection.childPath(server.path(HEADERS), name);
+          if (!HEADER_NAME.matcher(name).matches()) {
+            throw new ConfigException(server.origin(), path, "not a valid HTTP header name");
+          }
+          if (value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0) {
+            throw new ConfigException(server.origin(), path, "must not contain line breaks");
+          }
+        });
+    return headers;
+  }
+
+  private static Isolation isolation(ConfigSection server) {
+    String name = server.string(ISOLATION);
+    for (Isolation isolation : Isolation.values()) {
+      if (isolation.configName().equals(name)) {
+        return isolation;
+      }
+    }
+    throw server.error(ISOLATION, "unknown isolation \"" + name + "\" (expected shared or context)");
+  }
+
+  private static String toolPrefix(String name, ConfigSection server) {
+    boolean explicit = server.has(TOOL_PREFIX);
+    String prefix = explicit ? server.string(TOOL_PREFIX) : name;
+    String problem = null;
+    if (!TOOL_PREFIX_CHARACTERS.matcher(prefix).matches()) {
+      problem = "letters, digits, '-' and '_' only";
+    } else if (prefix.contains(TOOL_NAME_SEPARATOR) || prefix.endsWith("_")) {
+      problem = "\"__\" separates prefix and tool name, so a prefix cannot contain \"__\" or end with '_'";
+    }
+    if (problem == null) {
+      return prefix;
+    }
+    throw server.error(
+        TOOL_PREFIX,
+        explicit
+            ? "\"" + prefix + "\" is not a valid tool prefix (" + problem + ")"
+            : "the server name is not a valid tool prefix (" + problem + "); set toolPrefix");
+  }
+}
