@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
@@ -14,6 +15,7 @@ import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -72,6 +74,8 @@ public final class JsonRpcCodec {
           "Document length", "payload larger than " + MAX_DOCUMENT_LENGTH + " bytes");
 
   private static final ObjectMapper MAPPER = createMapper();
+  /** Reads one value and leaves the parser after it, so that trailing data is ours to report. */
+  private static final ObjectReader TREE_READER = MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private JsonRpcCodec() {}
 
@@ -88,6 +92,8 @@ public final class JsonRpcCodec {
         JsonFactory.builder()
             .streamReadConstraints(constraints)
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            // emoji and other non-BMP characters as UTF-8, not as escaped surrogate pairs
+            .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
             .build();
     ObjectMapper mapper = new ObjectMapper(factory);
     // exact numbers: a double would round long decimals, and Jackson strips trailing zeros by default
@@ -167,7 +173,7 @@ public final class JsonRpcCodec {
       if (parser.nextToken() == null) {
         throw parseError("empty payload");
       }
-      JsonNode root = MAPPER.readTree(parser);
+      JsonNode root = TREE_READER.readTree(parser);
       if (hasTrailingData(parser)) {
         throw parseError("trailing data after the JSON value");
       }
@@ -197,7 +203,8 @@ public final class JsonRpcCodec {
 
   private static String describe(JsonProcessingException e) {
     String original = e.getOriginalMessage();
-    if (e instanceof JsonEOFException) {
+    // Jackson reports some truncations (inside arrays) as plain parse errors
+    if (e instanceof JsonEOFException || original.startsWith("Unexpected end-of-input")) {
       return "unexpected end of input";
     }
     if (e instanceof StreamConstraintsException) {
