@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How to reach one upstream MCP server. Env values and header values may hold secrets: {@code toString} never shows
- * them (only their names).
+ * How to reach one upstream MCP server. Env values, header values and URL query strings may hold secrets:
+ * {@code toString} never shows them (only the names of env variables and headers, and the URL up to its path).
  */
 public sealed interface ServerSpec {
 
@@ -55,7 +55,7 @@ public sealed interface ServerSpec {
 
     @Override
     public String toString() {
-      return "StreamableHttp[url=" + url + ", headers=" + headers.keySet() + "]";
+      return "StreamableHttp[url=" + Specs.printable(url) + ", headers=" + headers.keySet() + "]";
     }
   }
 
@@ -76,7 +76,7 @@ public sealed interface ServerSpec {
 
     @Override
     public String toString() {
-      return "Sse[url=" + url + ", headers=" + headers.keySet() + "]";
+      return "Sse[url=" + Specs.printable(url) + ", headers=" + headers.keySet() + "]";
     }
   }
 }

@@ -108,6 +108,22 @@ class ServerKeyTest {
     }
   }
 
+  @Test
+  void urlSecretsAreNeverPrinted() {
+    ServerSpec spec = new ServerSpec.StreamableHttp(
+        URI.create("https://user:pw@mcp.example.com:8443/v1/mcp?api_key=secret-query-value#frag"), Map.of());
+    assertEquals("StreamableHttp[url=https://mcp.example.com:8443/v1/mcp?…, headers=[]]", spec.toString());
+    assertEquals("Sse[url=http://mcp.example.com/sse, headers=[]]",
+        new ServerSpec.Sse(URI.create("http://mcp.example.com/sse"), Map.of()).toString());
+  }
+
+  @Test
+  void forwardedHeadersReplaceConfiguredOnesWhateverTheirCase() {
+    ServerSpec.StreamableHttp forwarded =
+        (ServerSpec.StreamableHttp) HTTP.withExtraHeaders(Map.of("authorization", "Bearer caller"));
+    assertEquals(Map.of("authorization", "Bearer caller"), forwarded.headers());
+  }
+
   private static Arguments changed(String change, ServerSpec before, ServerSpec after) {
     return Arguments.of(change, before, after);
   }
