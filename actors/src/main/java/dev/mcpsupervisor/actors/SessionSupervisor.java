@@ -1,11 +1,26 @@
 package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.actors.SessionActor.AcquireReply;
+import dev.mcpsupervisor.actors.connector.DefaultConnectors;
 import dev.mcpsupervisor.actors.connector.UpstreamConnector;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
  * The embedding API: shares upstream MCP sessions safely among many concurrent callers. No Pekko types in its
@@ -22,17 +37,59 @@ import java.util.concurrent.CompletionStage;
  */
 public final class SessionSupervisor implements AutoCloseable {
 
-  private SessionSupervisor() {}
+  private final ActorSystem<SupervisorGuardian.Command> system;
+  private final SupervisorConfig config;
+  private final SupervisorSettings settings;
+  /** Call ids only name calls (for cancellation and timers); they hold no state. */
+  private final AtomicLong callIds = new AtomicLong();
+
+  private SessionSupervisor(
+      ActorSystem<SupervisorGuardian.Command> system, SupervisorConfig config, SupervisorSettings settings) {
+    this.system = system;
+    this.config = config;
+    this.settings = settings;
+  }
 
   /** Starts a supervisor on its own actor system with the real connectors (stdio, Streamable HTTP, SSE). */
   public static SessionSupervisor start(SupervisorConfig config) {
-    throw new UnsupportedOperationException("TODO");
+    return start(config, DefaultConnectors.create(), SupervisorObserver.NONE);
   }
 
   /** Starts a supervisor with the given connector and observer (tests, metrics). */
   public static SessionSupervisor start(
       SupervisorConfig config, UpstreamConnector connector, SupervisorObserver observer) {
-    throw new UnsupportedOperationException("TODO");
+    return start(config, connector, observer, ConfigFactory.load());
+  }
+
+  /**
+   * Starts a supervisor on an actor system built from the given Typesafe configuration (which must include the
+   * defaults, e.g. {@code ConfigFactory.load()} or a config with it as fallback).
+   */
+  public static SessionSupervisor start(
+      SupervisorConfig config, UpstreamConnector connector, SupervisorObserver observer, Config actorSystemConfig) {
+    SupervisorSettings settings = SupervisorSettings.fromConfig(actorSystemConfig);
+    // closing every session must fit in the phase that runs it
+    Config withPhaseTimeout =
+        ConfigFactory.parseString(
+                "pekko.coordinated-shutdown.phases.service-stop.timeout = "
+                    + (settings.shutdownTimeout().toMillis() + 2_000)
+                    + "ms")
+            .withFallback(actorSystemConfig);
+    ActorSystem<SupervisorGuardian.Command> system =
+        ActorSystem.create(
+            SupervisorGuardian.create(config, settings, connector, observer), "mcp-supervisor", withPhaseTimeout);
+    SessionSupervisor supervisor = new SessionSupervisor(system, config, settings);
+    CoordinatedShutdown.get(system)
+        .addTask(
+            CoordinatedShutdown.PhaseServiceStop(),
+            "close-upstream-sessions",
+            () ->
+                AskPattern.<SupervisorGuardian.Command, Done>ask(
+                    system,
+                    SupervisorGuardian.Shutdown::new,
+                    settings.shutdownTimeout().plusSeconds(1),
+                    system.scheduler()));
+    return supervisor;
   }
 
   /**
@@ -44,12 +101,42 @@ public final class SessionSupervisor implements AutoCloseable {
    */
   public CompletionStage<JsonRpcResponse> request(
       String context, String server, String method, JsonNode params, Duration deadline) {
-    throw new UnsupportedOperationException("TODO");
+    long callId = callIds.incrementAndGet();
+    ServerConfig serverConfig = config.servers().get(server);
+    if (serverConfig == null) {
+      return CompletableFuture.completedFuture(
+          JsonRpcResponse.failure(LongNode.valueOf(callId), SupervisorErrors.unknownServer(server)));
+    }
+    Duration effectiveDeadline = deadline != null ? deadline : serverConfig.requestTimeout();
+    CompletableFuture<JsonRpcResponse> answer = new CompletableFuture<>();
+    // the session answers at the deadline; this ask's own timeout is only a safety net behind it
+    AskPattern.<SupervisorGuardian.Command, JsonRpcResponse>ask(
+            system,
+            replyTo ->
+                new SupervisorGuardian.Request(
+                    new UpstreamCall(context, server, callId, method, params, effectiveDeadline, replyTo)),
+            effectiveDeadline.plus(settings.askMargin()),
+            system.scheduler())
+        .whenComplete(
+            (response, failure) ->
+                answer.complete(
+                    failure == null
+                        ? response
+                        : JsonRpcResponse.failure(
+                            LongNode.valueOf(callId),
+                            SupervisorErrors.timeout(method, server, effectiveDeadline.toMillis()))));
+    answer.whenComplete(
+        (response, failure) -> {
+          if (answer.isCancelled()) {
+            system.tell(new SupervisorGuardian.Cancel(context, server, callId));
+          }
+        });
+    return answer;
   }
 
   /** Forwards a client notification (e.g. roots/list_changed) to the session serving this context. */
   public void notify(String context, String server, String method, JsonNode params) {
-    throw new UnsupportedOperationException("TODO");
+    system.tell(new SupervisorGuardian.Notify(context, server, method, params));
   }
 
   /**
@@ -58,45 +145,87 @@ public final class SessionSupervisor implements AutoCloseable {
    * {@link SupervisorException} (carrying the JSON-RPC error) when the server is unknown or cannot be reached.
    */
   public CompletionStage<JsonNode> acquire(String context, String server) {
-    throw new UnsupportedOperationException("TODO");
+    CompletableFuture<JsonNode> ready = new CompletableFuture<>();
+    AskPattern.<SupervisorGuardian.Command, AcquireReply>ask(
+            system,
+            replyTo -> new SupervisorGuardian.Acquire(context, server, replyTo),
+            settings.acquireTimeout(),
+            system.scheduler())
+        .whenComplete(
+            (reply, failure) -> {
+              if (failure != null) {
+                ready.completeExceptionally(
+                    new SupervisorException(
+                        SupervisorErrors.unavailable(
+                            server, "not ready within " + settings.acquireTimeout().toMillis() + " ms")));
+              } else if (reply.error() != null) {
+                ready.completeExceptionally(new SupervisorException(reply.error()));
+              } else {
+                ready.complete(reply.initializeResult());
+              }
+            });
+    return ready;
   }
 
   /** Ends the context's lease on the server. Idempotent. */
   public CompletionStage<Void> release(String context, String server) {
-    throw new UnsupportedOperationException("TODO");
+    return AskPattern.<SupervisorGuardian.Command, Done>ask(
+            system,
+            replyTo -> new SupervisorGuardian.Release(context, server, replyTo),
+            settings.acquireTimeout(),
+            system.scheduler())
+        .thenApply(done -> null);
   }
 
   /** Ends every lease the context holds and forgets its listener. Idempotent. */
   public CompletionStage<Void> releaseAll(String context) {
-    throw new UnsupportedOperationException("TODO");
+    return AskPattern.<SupervisorGuardian.Command, Done>ask(
+            system,
+            replyTo -> new SupervisorGuardian.ReleaseAll(context, replyTo),
+            settings.acquireTimeout(),
+            system.scheduler())
+        .thenApply(done -> null);
   }
 
   /** Routes notifications and server-to-client requests for this context to the listener (replacing any earlier). */
   public void register(String context, ContextListener listener) {
-    throw new UnsupportedOperationException("TODO");
+    system.tell(new SupervisorGuardian.Register(context, listener));
   }
 
   public CompletionStage<SupervisorSnapshot> snapshot() {
-    throw new UnsupportedOperationException("TODO");
+    return AskPattern.ask(
+        system,
+        SupervisorGuardian.GetSnapshot::new,
+        settings.snapshotTimeout().multipliedBy(2),
+        system.scheduler());
   }
 
   public SupervisorConfig config() {
-    throw new UnsupportedOperationException("TODO");
+    return config;
   }
 
   /** The actor system this supervisor runs on. */
   public org.apache.pekko.actor.typed.ActorSystem<?> actorSystem() {
-    throw new UnsupportedOperationException("TODO");
+    return system;
   }
 
   /** Closes every session and child process, then stops the actor system. Completes when all is gone. */
   public CompletionStage<Void> shutdown() {
-    throw new UnsupportedOperationException("TODO");
+    return CoordinatedShutdown.get(system)
+        .runAll(CoordinatedShutdown.unknownReason())
+        .thenCompose(done -> system.getWhenTerminated())
+        .thenApply(terminated -> null);
   }
 
   /** {@link #shutdown()} and wait for it (bounded by the configured shutdown timeout). */
   @Override
   public void close() {
-    throw new UnsupportedOperationException("TODO");
+    try {
+      shutdown().toCompletableFuture().get(settings.shutdownTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      system.terminate();
+    }
   }
 }

@@ -1,0 +1,23 @@
+package dev.mcpsupervisor.actors;
+
+import dev.mcpsupervisor.actors.connector.UpstreamConnector;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What a server key's actor and its sessions are built with. Passed when spawning, never sent in a message.
+ *
+ * @param keyId the server key's id (name and short digest)
+ */
+record KeyEnvironment(
+    ServerConfig server,
+    String keyId,
+    SupervisorSettings settings,
+    UpstreamConnector connector,
+    SupervisorObserver observer,
+    ActorRef<SupervisorGuardian.Command> guardian) {
+
+  String serverName() {
+    return server.name();
+  }
+}

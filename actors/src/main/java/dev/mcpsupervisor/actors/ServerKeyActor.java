@@ -1,0 +1,531 @@
+package dev.mcpsupervisor.actors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.SessionActor.AcquireReply;
+import dev.mcpsupervisor.actors.SessionActor.CloseReason;
+import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
+import dev.mcpsupervisor.protocol.config.Isolation;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.japi.function.Function;
+
+/**
+ * One actor per server key: its sessions (children), the leases of contexts on them, their assignment by isolation
+ * policy, idle eviction, the key's circuit breaker, and its session ids (monotonic, never recycled: the guardian hands
+ * every incarnation a first id beyond every id used before).
+ *
+ * <p>Every message from the guardian is counted. With no session, no lease and a closed circuit (an open or half-open
+ * circuit is remembered until it closes or is forgotten after a quiet cooldown), the actor tells the
+ * guardian it is idle together with that count; the guardian stops it only if it has sent nothing since, so no message
+ * is ever lost to a stopping actor.
+ */
+public final class ServerKeyActor {
+
+  public interface Command {}
+
+  // From the guardian (counted).
+
+  /** Takes a lease for the context (a session is started if needed); the session answers when ready. */
+  public record Acquire(String context, ActorRef<AcquireReply> replyTo) implements Command {}
+
+  /** A request for the context's session (taking a lease first if the context has none). */
+  public record Request(UpstreamCall call) implements Command {}
+
+  public record Cancel(String context, long callId) implements Command {}
+
+  public record Notify(String context, String method, JsonNode params) implements Command {}
+
+  /** Ends the context's lease. Idempotent. */
+  public record Release(String context) implements Command {}
+
+  public record GetSnapshot(ActorRef<KeySnapshot> replyTo) implements Command {}
+
+  /** Closes every session, then stops. */
+  public enum Shutdown implements Command {
+    INSTANCE
+  }
+
+  // From the sessions.
+
+  record SessionReady(long sessionId) implements Command {}
+
+  /** A ready session lost its connection and is reconnecting. */
+  record SessionDown(long sessionId, String reason) implements Command {}
+
+  /** A connect or initialize failed; {@code fatal}: the session never was ready and gives up (close it). */
+  record AttemptFailed(long sessionId, String reason, boolean fatal) implements Command {}
+
+  /** The session is (or stopped being) at maxInflightPerSession. */
+  record SessionLoad(long sessionId, boolean saturated) implements Command {}
+
+  /** The session's requests keep failing: evict it. */
+  record SessionFailing(long sessionId, String reason) implements Command {}
+
+  /** A notification for every context leased on the session. */
+  record Broadcast(long sessionId, JsonRpcNotification notification) implements Command {}
+
+  // Private.
+
+  private record SessionTerminated(long sessionId) implements Command {}
+
+  private record IdleTimeout(long sessionId) implements Command {}
+
+  private enum CooldownElapsed implements Command {
+    INSTANCE
+  }
+
+  private record IdleTimer(long sessionId) {}
+
+  private enum Circuit {
+    CLOSED("closed"),
+    OPEN("open"),
+    HALF_OPEN("half-open");
+
+    final String word;
+
+    Circuit(String word) {
+      this.word = word;
+    }
+  }
+
+  private static final class Session {
+    final long id;
+    final ActorRef<SessionActor.Command> ref;
+    final Set<String> contexts = new LinkedHashSet<>();
+    final Instant openedAt = Instant.now();
+    boolean ready;
+    boolean saturated;
+
+    Session(long id, ActorRef<SessionActor.Command> ref) {
+      this.id = id;
+      this.ref = ref;
+    }
+  }
+
+  /**
+   * @param incarnation distinguishes this actor from earlier and later ones of the same key
+   * @param firstSessionId beyond every session id any earlier incarnation of any key used
+   */
+  public static Behavior<Command> create(KeyEnvironment env, long incarnation, long firstSessionId) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers -> new ServerKeyActor(env, incarnation, firstSessionId, context, timers).active()));
+  }
+
+  private final KeyEnvironment env;
+  private final String server;
+  private final long incarnation;
+  private final ActorContext<Command> context;
+  private final TimerScheduler<Command> timers;
+
+  private long nextSessionId;
+  private final Map<Long, Session> sessions = new LinkedHashMap<>();
+  /** Sessions told to close and not yet terminated: no longer leased, still children. */
+  private final Map<Long, Session> closing = new HashMap<>();
+  private final Map<String, Long> leases = new HashMap<>();
+  private Circuit circuit = Circuit.CLOSED;
+  private int consecutiveAttemptFailures;
+  private String lastFailure = "";
+  private long processedFromGuardian;
+  private long reportedIdleAt = -1;
+  private boolean shuttingDown;
+
+  private ServerKeyActor(
+      KeyEnvironment env,
+      long incarnation,
+      long firstSessionId,
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers) {
+    this.env = env;
+    this.server = env.serverName();
+    this.incarnation = incarnation;
+    this.nextSessionId = firstSessionId;
+    this.context = context;
+    this.timers = timers;
+  }
+
+  private Behavior<Command> active() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Acquire.class, fromGuardian(this::onAcquire))
+        .onMessage(Request.class, fromGuardian(this::onRequest))
+        .onMessage(Cancel.class, fromGuardian(this::onCancel))
+        .onMessage(Notify.class, fromGuardian(this::onNotify))
+        .onMessage(Release.class, fromGuardian(this::onRelease))
+        .onMessage(GetSnapshot.class, fromGuardian(this::onGetSnapshot))
+        .onMessage(Shutdown.class, fromGuardian(notUsed -> onShutdown()))
+        .onMessage(SessionReady.class, this::onSessionReady)
+        .onMessage(SessionDown.class, this::onSessionDown)
+        .onMessage(AttemptFailed.class, this::onAttemptFailed)
+        .onMessage(SessionLoad.class, this::onSessionLoad)
+        .onMessage(SessionFailing.class, this::onSessionFailing)
+        .onMessage(Broadcast.class, this::onBroadcast)
+        .onMessage(IdleTimeout.class, this::onIdleTimeout)
+        .onMessage(CooldownElapsed.class, notUsed -> onCooldownElapsed())
+        .onMessage(SessionTerminated.class, this::onSessionTerminated)
+        .build();
+  }
+
+  /** Counts a guardian message, and tells the guardian when it leaves this actor idle. */
+  private <M> Function<M, Behavior<Command>> fromGuardian(Function<M, Behavior<Command>> handler) {
+    return message -> {
+      processedFromGuardian++;
+      Behavior<Command> next = handler.apply(message);
+      reportIfIdle();
+      return next;
+    };
+  }
+
+  // ----------------------------------------------------------------------------------------------------- leases
+
+  private Behavior<Command> onAcquire(Acquire acquire) {
+    if (shuttingDown) {
+      acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.shuttingDown()));
+      return Behaviors.same();
+    }
+    Session session = leaseFor(acquire.context());
+    if (session == null) {
+      acquire.replyTo().tell(AcquireReply.failed(unavailable()));
+    } else {
+      session.ref.tell(new SessionActor.AwaitReady(acquire.replyTo()));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onRequest(Request request) {
+    UpstreamCall call = request.call();
+    if (shuttingDown) {
+      call.reject(SupervisorErrors.shuttingDown(), env.observer());
+      return Behaviors.same();
+    }
+    Session session = leaseFor(call.context());
+    if (session == null) {
+      call.reject(unavailable(), env.observer());
+    } else {
+      session.ref.tell(new SessionActor.Forward(call));
+    }
+    return Behaviors.same();
+  }
+
+  /** The context's session, assigning one (and a lease) if it has none; null while the circuit forbids it. */
+  private Session leaseFor(String contextId) {
+    Long leased = leases.get(contextId);
+    if (leased != null) {
+      return sessions.get(leased);
+    }
+    Session session = env.server().isolation() == Isolation.SHARED ? pooledSession() : null;
+    if (session != null) {
+      env.observer().sessionReused(server);
+    } else if (mayOpenSession()) {
+      session = openSession();
+    } else {
+      return null;
+    }
+    leases.put(contextId, session.id);
+    session.contexts.add(contextId);
+    timers.cancel(new IdleTimer(session.id));
+    return session;
+  }
+
+  /**
+   * Shared isolation: the least-leased session that is not full; all full and below maxSessions: null (open another);
+   * all full at maxSessions: the least-leased anyway (its requests wait there, bounded).
+   */
+  private Session pooledSession() {
+    Comparator<Session> byLoad = Comparator.comparingInt((Session s) -> s.contexts.size()).thenComparingLong(s -> s.id);
+    Session leastLoaded =
+        sessions.values().stream().filter(s -> !s.saturated).min(byLoad).orElse(null);
+    if (leastLoaded != null || sessions.size() < env.server().maxSessions()) {
+      return leastLoaded;
+    }
+    return sessions.values().stream().min(byLoad).orElse(null);
+  }
+
+  /** Closed circuit: yes. Half-open: only one probe at a time. Open: no. */
+  private boolean mayOpenSession() {
+    return switch (circuit) {
+      case CLOSED -> true;
+      case HALF_OPEN -> sessions.values().stream().allMatch(s -> s.ready);
+      case OPEN -> false;
+    };
+  }
+
+  private Session openSession() {
+    long id = nextSessionId++;
+    ActorRef<SessionActor.Command> ref =
+        context.spawn(SessionActor.create(id, env, context.getSelf()), "session-" + id);
+    context.watchWith(ref, new SessionTerminated(id));
+    Session session = new Session(id, ref);
+    sessions.put(id, session);
+    env.guardian().tell(new SupervisorGuardian.SessionIdsReserved(nextSessionId));
+    env.observer().sessionCreated(server);
+    return session;
+  }
+
+  private Behavior<Command> onRelease(Release release) {
+    Long sessionId = leases.remove(release.context());
+    Session session = sessionId == null ? null : sessions.get(sessionId);
+    if (session == null) {
+      return Behaviors.same();
+    }
+    session.contexts.remove(release.context());
+    if (session.contexts.isEmpty()) {
+      if (env.server().isolation() == Isolation.CONTEXT) {
+        evict(session, CloseReason.RELEASED, "its context released it");
+      } else {
+        timers.startSingleTimer(
+            new IdleTimer(session.id), new IdleTimeout(session.id), env.server().idleTimeout());
+      }
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onIdleTimeout(IdleTimeout timeout) {
+    Session session = sessions.get(timeout.sessionId());
+    if (session != null && session.contexts.isEmpty()) {
+      evict(session, CloseReason.IDLE, "idle for " + env.server().idleTimeout());
+    }
+    return Behaviors.same();
+  }
+
+  /**
+   * Forgets the session (and its leases) before telling it to close, so nothing assigned afterwards can reach it.
+   */
+  private void evict(Session session, CloseReason reason, String detail) {
+    sessions.remove(session.id);
+    session.contexts.forEach(leases::remove);
+    timers.cancel(new IdleTimer(session.id));
+    closing.put(session.id, session);
+    session.ref.tell(new SessionActor.Close(reason, detail));
+    if (reason != CloseReason.SHUTDOWN && reason != CloseReason.CONNECT_FAILED) {
+      env.observer().sessionEvicted(server, reason.word());
+    }
+  }
+
+  private Behavior<Command> onCancel(Cancel cancel) {
+    Session session = sessionOf(cancel.context());
+    if (session != null) {
+      session.ref.tell(new SessionActor.Cancel(cancel.callId()));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onNotify(Notify notify) {
+    Session session = sessionOf(notify.context());
+    if (session != null) {
+      session.ref.tell(new SessionActor.ClientNotification(notify.method(), notify.params()));
+    }
+    return Behaviors.same();
+  }
+
+  private Session sessionOf(String contextId) {
+    Long sessionId = leases.get(contextId);
+    return sessionId == null ? null : sessions.get(sessionId);
+  }
+
+  // ------------------------------------------------------------------------------------------- session reports
+
+  private Behavior<Command> onSessionReady(SessionReady ready) {
+    Session session = sessions.get(ready.sessionId());
+    if (session != null) {
+      session.ready = true;
+    }
+    if (circuit != Circuit.CLOSED) {
+      context.getLog().info("{}: circuit closed, a session is ready again", env.keyId());
+    }
+    circuit = Circuit.CLOSED;
+    consecutiveAttemptFailures = 0;
+    timers.cancel(CooldownElapsed.INSTANCE);
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSessionDown(SessionDown down) {
+    Session session = sessions.get(down.sessionId());
+    if (session != null) {
+      session.ready = false;
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onAttemptFailed(AttemptFailed failed) {
+    consecutiveAttemptFailures++;
+    lastFailure = failed.reason();
+    Session session = sessions.get(failed.sessionId());
+    if (session != null) {
+      session.ready = false;
+      if (failed.fatal()) {
+        evict(session, CloseReason.CONNECT_FAILED, failed.reason());
+      }
+    }
+    if (circuit == Circuit.HALF_OPEN || consecutiveAttemptFailures >= env.settings().circuitMaxFailures()) {
+      openCircuit();
+    }
+    return Behaviors.same();
+  }
+
+  /** Fail fast for a cooldown: sessions that are not ready are closed, their callers answered "unavailable". */
+  private void openCircuit() {
+    if (circuit != Circuit.OPEN) {
+      context
+          .getLog()
+          .warn("{}: circuit open after {} failed attempts: {}", env.keyId(), consecutiveAttemptFailures, lastFailure);
+    }
+    circuit = Circuit.OPEN;
+    timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
+    new ArrayList<>(sessions.values())
+        .stream().filter(s -> !s.ready).forEach(s -> evict(s, CloseReason.CIRCUIT_OPEN, lastFailure));
+  }
+
+  /**
+   * Open → half-open: the next call may open one probe session. Half-open for another cooldown without a probe →
+   * closed again, forgetting the failures, so that an abandoned key can go idle and stop.
+   */
+  private Behavior<Command> onCooldownElapsed() {
+    if (circuit == Circuit.OPEN) {
+      circuit = Circuit.HALF_OPEN;
+      timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
+    } else if (circuit == Circuit.HALF_OPEN && sessions.values().stream().allMatch(s -> s.ready)) {
+      circuit = Circuit.CLOSED;
+      consecutiveAttemptFailures = 0;
+      reportIfIdle();
+    }
+    return Behaviors.same();
+  }
+
+  private JsonRpcError unavailable() {
+    return SupervisorErrors.unavailable(server, lastFailure);
+  }
+
+  private Behavior<Command> onSessionLoad(SessionLoad load) {
+    Session session = sessions.get(load.sessionId());
+    if (session != null) {
+      session.saturated = load.saturated();
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSessionFailing(SessionFailing failing) {
+    Session session = sessions.get(failing.sessionId());
+    if (session != null) {
+      context.getLog().warn("{}: evicting session {}: {}", env.keyId(), session.id, failing.reason());
+      evict(session, CloseReason.FAILURES, failing.reason());
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onBroadcast(Broadcast broadcast) {
+    Session session = sessions.get(broadcast.sessionId());
+    if (session != null && !session.contexts.isEmpty()) {
+      env.guardian()
+          .tell(
+              new SupervisorGuardian.Deliver(
+                  List.copyOf(session.contexts), server, broadcast.notification()));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSessionTerminated(SessionTerminated terminated) {
+    closing.remove(terminated.sessionId());
+    Session session = sessions.remove(terminated.sessionId());
+    if (session != null) {
+      // stopped without being told to: its leases go with it, the next request opens a new session
+      session.contexts.forEach(leases::remove);
+    }
+    if (shuttingDown && closing.isEmpty() && sessions.isEmpty()) {
+      return Behaviors.stopped();
+    }
+    reportIfIdle();
+    return Behaviors.same();
+  }
+
+  // ------------------------------------------------------------------------------------------- snapshot, shutdown
+
+  /**
+   * Asks the sessions in the table; closing ones are reported as closed without asking (one may have stopped already,
+   * and a question to a stopped actor would never be answered).
+   */
+  private Behavior<Command> onGetSnapshot(GetSnapshot get) {
+    Map<Long, Integer> refCounts = new HashMap<>();
+    List<ActorRef<SessionActor.Command>> live = new ArrayList<>();
+    sessions.values().forEach(s -> {
+      refCounts.put(s.id, s.contexts.size());
+      live.add(s.ref);
+    });
+    List<SessionSnapshot> closed =
+        closing.values().stream()
+            .map(s -> new SessionSnapshot(s.id, "closed", 0, 0, 0, 0, s.openedAt, OptionalLong.empty()))
+            .toList();
+    Map<String, Long> leasesNow = Map.copyOf(leases);
+    String circuitNow = circuit.word;
+    context.spawnAnonymous(
+        Aggregator.create(
+            SessionSnapshot.class,
+            replyTo -> live.forEach(session -> session.tell(new SessionActor.GetSnapshot(replyTo))),
+            live.size(),
+            env.settings().snapshotTimeout(),
+            parts ->
+                new KeySnapshot(
+                    server,
+                    env.keyId(),
+                    Stream.concat(
+                            parts.stream()
+                                .map(part -> withRefCount(part, refCounts.getOrDefault(part.sessionId(), 0))),
+                            closed.stream())
+                        .sorted(Comparator.comparingLong(SessionSnapshot::sessionId))
+                        .toList(),
+                    leasesNow,
+                    circuitNow),
+            get.replyTo()));
+    return Behaviors.same();
+  }
+
+  private static SessionSnapshot withRefCount(SessionSnapshot part, int refCount) {
+    return new SessionSnapshot(
+        part.sessionId(),
+        part.state(),
+        refCount,
+        part.inFlight(),
+        part.stashed(),
+        part.restarts(),
+        part.startedAt(),
+        part.pid());
+  }
+
+  private Behavior<Command> onShutdown() {
+    shuttingDown = true;
+    new ArrayList<>(sessions.values()).forEach(s -> evict(s, CloseReason.SHUTDOWN, "shutdown"));
+    closing.values().forEach(s -> s.ref.tell(new SessionActor.Close(CloseReason.SHUTDOWN, "shutdown")));
+    leases.clear();
+    return closing.isEmpty() ? Behaviors.stopped() : Behaviors.same();
+  }
+
+  private void reportIfIdle() {
+    boolean idle =
+        !shuttingDown
+            && sessions.isEmpty()
+            && closing.isEmpty()
+            && leases.isEmpty()
+            && circuit == Circuit.CLOSED;
+    if (idle && reportedIdleAt != processedFromGuardian) {
+      reportedIdleAt = processedFromGuardian;
+      env.guardian().tell(new SupervisorGuardian.KeyIdle(env.keyId(), incarnation, processedFromGuardian));
+    }
+  }
+}

@@ -1,0 +1,173 @@
+package dev.mcpsupervisor.actors;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
+import dev.mcpsupervisor.protocol.config.Isolation;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+
+/** A supervisor on manual time with a fake upstream, and the waits and views its tests share. */
+final class TestSupervisor implements AutoCloseable {
+
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+  static final Duration IDLE_TIMEOUT = Duration.ofMinutes(5);
+
+  final FakeConnector connector = new FakeConnector();
+  final CountingObserver observer = new CountingObserver();
+  final SessionSupervisor supervisor;
+  final ManualTime time;
+
+  private TestSupervisor(SupervisorConfig config, String settings) {
+    Config actorSystemConfig =
+        ConfigFactory.parseString(settings)
+            .withFallback(ManualTime.config())
+            .withFallback(ConfigFactory.parseString("pekko.loglevel = WARNING"))
+            .withFallback(ConfigFactory.load());
+    supervisor = SessionSupervisor.start(config, connector, observer, actorSystemConfig);
+    time = ManualTime.get(supervisor.actorSystem());
+  }
+
+  static TestSupervisor start(ServerConfig... servers) {
+    return start("", servers);
+  }
+
+  /** @param settings HOCON overriding mcp-supervisor.supervisor (or anything else) */
+  static TestSupervisor start(String settings, ServerConfig... servers) {
+    Map<String, ServerConfig> byName = new LinkedHashMap<>();
+    Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
+    return new TestSupervisor(new SupervisorConfig(byName, null), settings);
+  }
+
+  static ServerConfig server(String name, Isolation isolation, int maxSessions, int maxInflightPerSession) {
+    return new ServerConfig(
+        name,
+        new ServerSpec.Stdio("fake-" + name, List.of(), Map.of(), null),
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        REQUEST_TIMEOUT,
+        IDLE_TIMEOUT,
+        name);
+  }
+
+  static ServerConfig shared(String name) {
+    return server(name, Isolation.SHARED, 4, 1000);
+  }
+
+  static <T> T await(CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    } catch (ExecutionException e) {
+      throw new AssertionError("failed: " + e.getCause(), e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("no answer within 10 s");
+    }
+  }
+
+  static JsonRpcError awaitError(CompletionStage<JsonRpcResponse> stage) {
+    JsonRpcResponse response = await(stage);
+    assertNotNull(response.error(), () -> "expected an error, got " + response.result());
+    return response.error();
+  }
+
+  SupervisorSnapshot snapshot() {
+    return await(supervisor.snapshot());
+  }
+
+  KeySnapshot onlyKey() {
+    List<KeySnapshot> keys = snapshot().keys();
+    if (keys.size() != 1) {
+      throw new AssertionError("expected one key, got " + keys);
+    }
+    return keys.get(0);
+  }
+
+  SessionSnapshot onlySession() {
+    List<SessionSnapshot> sessions = onlyKey().sessions();
+    if (sessions.size() != 1) {
+      throw new AssertionError("expected one session, got " + sessions);
+    }
+    return sessions.get(0);
+  }
+
+  /** Repeats the assertion until it holds (bounded): for effects that happen after an answer was given. */
+  void awaitAssert(Runnable assertion) {
+    TestProbe<Object> probe = TestProbe.create(supervisor.actorSystem());
+    probe.awaitAssert(
+        Duration.ofSeconds(10),
+        () -> {
+          assertion.run();
+          return null;
+        });
+  }
+
+  void timePasses(Duration duration) {
+    time.timePasses(duration);
+  }
+
+  @Override
+  public void close() {
+    supervisor.close();
+  }
+
+  /** Counts lifecycle events. */
+  static final class CountingObserver implements SupervisorObserver {
+    final AtomicInteger created = new AtomicInteger();
+    final AtomicInteger reused = new AtomicInteger();
+    final AtomicInteger restarted = new AtomicInteger();
+    final Map<String, AtomicInteger> evicted = new ConcurrentHashMap<>();
+    final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+
+    @Override
+    public void sessionCreated(String server) {
+      created.incrementAndGet();
+    }
+
+    @Override
+    public void sessionReused(String server) {
+      reused.incrementAndGet();
+    }
+
+    @Override
+    public void sessionRestarted(String server, String reason) {
+      restarted.incrementAndGet();
+    }
+
+    @Override
+    public void sessionEvicted(String server, String reason) {
+      evicted.computeIfAbsent(reason, r -> new AtomicInteger()).incrementAndGet();
+    }
+
+    @Override
+    public void requestCompleted(String server, String method, long nanos, String errorKind) {
+      completed.computeIfAbsent(errorKind == null ? "ok" : errorKind, k -> new AtomicInteger()).incrementAndGet();
+    }
+
+    int evicted(String reason) {
+      AtomicInteger count = evicted.get(reason);
+      return count == null ? 0 : count.get();
+    }
+  }
+}
