@@ -1,0 +1,46 @@
+package dev.mcpsupervisor.app;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Finds, awaits and (as a last resort) kills processes a test caused to exist, so none outlives it. */
+final class ChildProcesses {
+
+  private ChildProcesses() {}
+
+  /** Live descendants of {@code parent} whose command line mentions {@code marker} (e.g. a main class). */
+  static List<ProcessHandle> descendantsRunning(ProcessHandle parent, String marker) {
+    return parent
+        .descendants()
+        .filter(ProcessHandle::isAlive)
+        .filter(handle -> handle.info().commandLine().map(line -> line.contains(marker)).orElse(false))
+        .toList();
+  }
+
+  /** True when every process has exited within the timeout. */
+  static boolean awaitExit(List<ProcessHandle> processes, Duration timeout) {
+    CompletableFuture<?>[] exits = processes.stream().map(ProcessHandle::onExit).toArray(CompletableFuture[]::new);
+    try {
+      CompletableFuture.allOf(exits).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (TimeoutException | ExecutionException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Kills the processes and their descendants, and waits a bounded time for them to go. */
+  static void kill(List<ProcessHandle> processes) {
+    for (ProcessHandle process : processes) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
+    awaitExit(processes, Duration.ofSeconds(10));
+  }
+}
