@@ -1,0 +1,154 @@
+package dev.mcpsupervisor.app;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+
+/**
+ * The application's runnable jar as a separate process ({@code java -jar src/target/mcp-supervisor.jar ...}), exactly
+ * as a user starts it. Its stdout and stderr are read to the end on daemon threads and kept as lines.
+ * {@link #close()} ends it and everything it started, whatever state it is in.
+ */
+final class JarProcess implements AutoCloseable {
+
+  static final String LISTENING_PREFIX = "mcp-supervisor listening on ";
+  static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+  static final Duration EXIT_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Process process;
+  private final List<String> stdout = new ArrayList<>();
+  private final List<String> stderr = new ArrayList<>();
+  private final CompletableFuture<String> listening = new CompletableFuture<>();
+  private final CompletableFuture<Void> outputsEnded;
+
+  private JarProcess(Process process) {
+    this.process = process;
+    CompletableFuture<Void> stdoutEnded =
+        drain(process.getInputStream(), "jar-stdout-" + process.pid(), stdout, true);
+    CompletableFuture<Void> stderrEnded =
+        drain(process.getErrorStream(), "jar-stderr-" + process.pid(), stderr, false);
+    outputsEnded = CompletableFuture.allOf(stdoutEnded, stderrEnded);
+  }
+
+  /** The jar failsafe built; the path comes from the pom. */
+  static Path jar() {
+    String path = System.getProperty("mcp-supervisor.jar");
+    if (path == null || !Files.isRegularFile(Path.of(path))) {
+      throw new IllegalStateException("no runnable jar at " + path + " (run the *IT tests with mvn verify)");
+    }
+    return Path.of(path);
+  }
+
+  static JarProcess start(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-jar");
+    command.add(jar().toString());
+    command.addAll(List.of(args));
+    try {
+      return new JarProcess(new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE).start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + command, e);
+    }
+  }
+
+  /** Waits (bounded) for the listening line and answers its URL, e.g. {@code http://127.0.0.1:41234/mcp}. */
+  String awaitListening() {
+    try {
+      return listening.get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      throw new IllegalStateException("no listening line within " + START_TIMEOUT + "; stderr:\n" + stderrText(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Waits (bounded) for the process to end and for its output to be read; answers its exit status. */
+  int awaitExit() {
+    try {
+      if (!process.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException("still running after " + EXIT_TIMEOUT + "; stderr:\n" + stderrText());
+      }
+      outputsEnded.get(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return process.exitValue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("output not read to the end", e);
+    }
+  }
+
+  Process process() {
+    return process;
+  }
+
+  List<String> stdoutLines() {
+    synchronized (stdout) {
+      return List.copyOf(stdout);
+    }
+  }
+
+  List<String> stderrLines() {
+    synchronized (stderr) {
+      return List.copyOf(stderr);
+    }
+  }
+
+  String stderrText() {
+    return String.join("\n", stderrLines());
+  }
+
+  /** Ends the process and its descendants (TERM, then KILL what is left after a grace period). Idempotent. */
+  @Override
+  public void close() {
+    List<ProcessHandle> tree = Stream.concat(Stream.of(process.toHandle()), process.descendants()).toList();
+    process.destroy();
+    if (!ChildProcesses.awaitExit(tree, EXIT_TIMEOUT)) {
+      ChildProcesses.kill(tree);
+    }
+  }
+
+  private CompletableFuture<Void> drain(InputStream stream, String threadName, List<String> lines, boolean isStdout) {
+    CompletableFuture<Void> ended = new CompletableFuture<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                  synchronized (lines) {
+                    lines.add(line);
+                  }
+                  if (isStdout && line.startsWith(LISTENING_PREFIX)) {
+                    listening.complete(line.substring(LISTENING_PREFIX.length()));
+                  }
+                }
+              } catch (IOException e) {
+                // the stream closes when the process dies
+              } finally {
+                if (isStdout) {
+                  listening.completeExceptionally(new IllegalStateException("stdout ended before listening"));
+                }
+                ended.complete(null);
+              }
+            },
+            threadName);
+    reader.setDaemon(true);
+    reader.start();
+    return ended;
+  }
+}
