@@ -31,8 +31,8 @@ import org.apache.pekko.japi.function.Function;
  * policy, idle eviction, the key's circuit breaker, and its session ids (monotonic, never recycled: the guardian hands
  * every incarnation a first id beyond every id used before).
  *
- * <p>Every message from the guardian is counted. With no session, no lease and a closed circuit (an open or half-open
- * circuit is remembered until it closes or is forgotten after a quiet cooldown), the actor tells the
+ * <p>Every message from the guardian is counted. With no session, no lease and a closed circuit without failures (recent
+ * failures and an open or half-open circuit are remembered until forgotten after a quiet cooldown), the actor tells the
  * guardian it is idle together with that count; the guardian stops it only if it has sent nothing since, so no message
  * is ever lost to a stopping actor.
  */
@@ -376,6 +376,9 @@ public final class ServerKeyActor {
     }
     if (circuit == Circuit.HALF_OPEN || consecutiveAttemptFailures >= env.settings().circuitMaxFailures()) {
       openCircuit();
+    } else {
+      // failures are consecutive while they come within a cooldown of each other; the key stays until then
+      timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
     }
     return Behaviors.same();
   }
@@ -394,14 +397,15 @@ public final class ServerKeyActor {
   }
 
   /**
-   * Open → half-open: the next call may open one probe session. Half-open for another cooldown without a probe →
-   * closed again, forgetting the failures, so that an abandoned key can go idle and stop.
+   * Open → half-open: the next call may open one probe session. Half-open (or closed with failures counted) for another
+   * quiet cooldown with no attempt under way → closed with the failures forgotten, so that an abandoned key can go
+   * idle and stop.
    */
   private Behavior<Command> onCooldownElapsed() {
     if (circuit == Circuit.OPEN) {
       circuit = Circuit.HALF_OPEN;
       timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
-    } else if (circuit == Circuit.HALF_OPEN && sessions.values().stream().allMatch(s -> s.ready)) {
+    } else if (sessions.values().stream().allMatch(s -> s.ready)) {
       circuit = Circuit.CLOSED;
       consecutiveAttemptFailures = 0;
       reportIfIdle();
@@ -522,7 +526,8 @@ public final class ServerKeyActor {
             && sessions.isEmpty()
             && closing.isEmpty()
             && leases.isEmpty()
-            && circuit == Circuit.CLOSED;
+            && circuit == Circuit.CLOSED
+            && consecutiveAttemptFailures == 0;
     if (idle && reportedIdleAt != processedFromGuardian) {
       reportedIdleAt = processedFromGuardian;
       env.guardian().tell(new SupervisorGuardian.KeyIdle(env.keyId(), incarnation, processedFromGuardian));

@@ -303,6 +303,8 @@ public final class SessionActor {
   }
 
   private Behavior<Command> start() {
+    // after a crash-restart the key actor may still believe the old instance's state: correct it
+    parent.tell(new ServerKeyActor.SessionLoad(sessionId, false));
     connect();
     return connecting();
   }
@@ -1054,6 +1056,7 @@ public final class SessionActor {
     JsonRpcError notReady = SupervisorErrors.unavailable(server, "session " + sessionId + " failed");
     answerEverything(call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"), notReady);
     dropConnection();
+    parent.tell(new ServerKeyActor.SessionDown(sessionId, "session actor failed"));
     return Behaviors.same();
   }
 

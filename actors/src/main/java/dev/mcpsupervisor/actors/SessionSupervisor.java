@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
  * The embedding API: shares upstream MCP sessions safely among many concurrent callers. No Pekko types in its
@@ -34,6 +33,9 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * upstream failure): timeouts, lost sessions, open circuits and unknown servers are error responses with the codes in
  * {@code JsonRpcErrorCodes}. Cancelling the stage of {@link #request} (via {@code toCompletableFuture().cancel(..)})
  * sends {@code notifications/cancelled} upstream and frees the pending entry.
+ *
+ * <p>Stages complete on the supervisor's threads: callbacks must not block (use the {@code *Async} variants for heavy
+ * work).
  */
 public final class SessionSupervisor implements AutoCloseable {
 
@@ -84,11 +86,12 @@ public final class SessionSupervisor implements AutoCloseable {
             CoordinatedShutdown.PhaseServiceStop(),
             "close-upstream-sessions",
             () ->
-                AskPattern.<SupervisorGuardian.Command, Done>ask(
+                  Asks.<SupervisorGuardian.Command, Done>ask(
                     system,
                     SupervisorGuardian.Shutdown::new,
                     settings.shutdownTimeout().plusSeconds(1),
-                    system.scheduler()));
+                    system.scheduler(),
+                    failure -> Done.getInstance()));
     return supervisor;
   }
 
@@ -109,29 +112,38 @@ public final class SessionSupervisor implements AutoCloseable {
     }
     Duration effectiveDeadline = deadline != null ? deadline : serverConfig.requestTimeout();
     CompletableFuture<JsonRpcResponse> answer = new CompletableFuture<>();
+    if (isTerminated()) {
+      answer.complete(JsonRpcResponse.failure(LongNode.valueOf(callId), SupervisorErrors.shuttingDown()));
+      return answer;
+    }
     // the session answers at the deadline; this ask's own timeout is only a safety net behind it
-    AskPattern.<SupervisorGuardian.Command, JsonRpcResponse>ask(
+    CompletableFuture<JsonRpcResponse> reply =
+        Asks.ask(
             system,
             replyTo ->
                 new SupervisorGuardian.Request(
                     new UpstreamCall(context, server, callId, method, params, effectiveDeadline, replyTo)),
             effectiveDeadline.plus(settings.askMargin()),
-            system.scheduler())
-        .whenComplete(
-            (response, failure) ->
-                answer.complete(
-                    failure == null
-                        ? response
-                        : JsonRpcResponse.failure(
-                            LongNode.valueOf(callId),
-                            SupervisorErrors.timeout(method, server, effectiveDeadline.toMillis()))));
+            system.scheduler(),
+            failure ->
+                JsonRpcResponse.failure(
+                    LongNode.valueOf(callId),
+                    isTerminated()
+                        ? SupervisorErrors.shuttingDown()
+                        : SupervisorErrors.timeout(method, server, effectiveDeadline.toMillis())));
+    // the caller gets its own future: cancelling it must not touch the ask
+    reply.whenComplete((response, failure) -> answer.complete(response));
     answer.whenComplete(
         (response, failure) -> {
-          if (answer.isCancelled()) {
+          if (answer.isCancelled() && !isTerminated()) {
             system.tell(new SupervisorGuardian.Cancel(context, server, callId));
           }
         });
     return answer;
+  }
+
+  private boolean isTerminated() {
+    return system.whenTerminated().isCompleted();
   }
 
   /** Forwards a client notification (e.g. roots/list_changed) to the session serving this context. */
@@ -145,45 +157,49 @@ public final class SessionSupervisor implements AutoCloseable {
    * {@link SupervisorException} (carrying the JSON-RPC error) when the server is unknown or cannot be reached.
    */
   public CompletionStage<JsonNode> acquire(String context, String server) {
-    CompletableFuture<JsonNode> ready = new CompletableFuture<>();
-    AskPattern.<SupervisorGuardian.Command, AcquireReply>ask(
+    CompletableFuture<AcquireReply> reply =
+        Asks.ask(
             system,
             replyTo -> new SupervisorGuardian.Acquire(context, server, replyTo),
             settings.acquireTimeout(),
-            system.scheduler())
-        .whenComplete(
-            (reply, failure) -> {
-              if (failure != null) {
-                ready.completeExceptionally(
-                    new SupervisorException(
-                        SupervisorErrors.unavailable(
+            system.scheduler(),
+            failure ->
+                AcquireReply.failed(
+                    isTerminated()
+                        ? SupervisorErrors.shuttingDown()
+                        : SupervisorErrors.unavailable(
                             server, "not ready within " + settings.acquireTimeout().toMillis() + " ms")));
-              } else if (reply.error() != null) {
-                ready.completeExceptionally(new SupervisorException(reply.error()));
-              } else {
-                ready.complete(reply.initializeResult());
-              }
-            });
+    CompletableFuture<JsonNode> ready = new CompletableFuture<>();
+    reply.whenComplete(
+        (answer, notUsed) -> {
+          if (answer.error() != null) {
+            ready.completeExceptionally(new SupervisorException(answer.error()));
+          } else {
+            ready.complete(answer.initializeResult());
+          }
+        });
     return ready;
   }
 
   /** Ends the context's lease on the server. Idempotent. */
   public CompletionStage<Void> release(String context, String server) {
-    return AskPattern.<SupervisorGuardian.Command, Done>ask(
+    return Asks.<SupervisorGuardian.Command, Done>ask(
             system,
             replyTo -> new SupervisorGuardian.Release(context, server, replyTo),
             settings.acquireTimeout(),
-            system.scheduler())
+            system.scheduler(),
+            failure -> Done.getInstance())
         .thenApply(done -> null);
   }
 
   /** Ends every lease the context holds and forgets its listener. Idempotent. */
   public CompletionStage<Void> releaseAll(String context) {
-    return AskPattern.<SupervisorGuardian.Command, Done>ask(
+    return Asks.<SupervisorGuardian.Command, Done>ask(
             system,
             replyTo -> new SupervisorGuardian.ReleaseAll(context, replyTo),
             settings.acquireTimeout(),
-            system.scheduler())
+            system.scheduler(),
+            failure -> Done.getInstance())
         .thenApply(done -> null);
   }
 
@@ -193,11 +209,12 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   public CompletionStage<SupervisorSnapshot> snapshot() {
-    return AskPattern.ask(
+    return Asks.ask(
         system,
         SupervisorGuardian.GetSnapshot::new,
         settings.snapshotTimeout().multipliedBy(2),
-        system.scheduler());
+        system.scheduler(),
+        failure -> new SupervisorSnapshot(java.util.List.of()));
   }
 
   public SupervisorConfig config() {

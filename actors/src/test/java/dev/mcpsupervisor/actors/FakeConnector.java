@@ -101,6 +101,8 @@ final class FakeConnector implements UpstreamConnector {
     /** Everything the session sent, in order. */
     final List<JsonRpcMessage> log = java.util.Collections.synchronizedList(new ArrayList<>());
     final AtomicBoolean closed = new AtomicBoolean();
+    /** Makes pid() throw: a stand-in for a bug inside the session actor. */
+    volatile boolean failPid;
 
     FakeConnection(ConnectionListener listener) {
       this.listener = listener;
@@ -177,6 +179,9 @@ final class FakeConnector implements UpstreamConnector {
 
     @Override
     public OptionalLong pid() {
+      if (failPid) {
+        throw new IllegalStateException("simulated bug");
+      }
       return OptionalLong.empty();
     }
 

@@ -36,14 +36,14 @@ final class TestSupervisor implements AutoCloseable {
   final SessionSupervisor supervisor;
   final ManualTime time;
 
-  private TestSupervisor(SupervisorConfig config, String settings) {
+  private TestSupervisor(SupervisorConfig config, String settings, boolean manualTime) {
     Config actorSystemConfig =
         ConfigFactory.parseString(settings)
-            .withFallback(ManualTime.config())
+            .withFallback(manualTime ? ManualTime.config() : ConfigFactory.empty())
             .withFallback(ConfigFactory.parseString("pekko.loglevel = WARNING"))
             .withFallback(ConfigFactory.load());
     supervisor = SessionSupervisor.start(config, connector, observer, actorSystemConfig);
-    time = ManualTime.get(supervisor.actorSystem());
+    time = manualTime ? ManualTime.get(supervisor.actorSystem()) : null;
   }
 
   static TestSupervisor start(ServerConfig... servers) {
@@ -54,7 +54,14 @@ final class TestSupervisor implements AutoCloseable {
   static TestSupervisor start(String settings, ServerConfig... servers) {
     Map<String, ServerConfig> byName = new LinkedHashMap<>();
     Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
-    return new TestSupervisor(new SupervisorConfig(byName, null), settings);
+    return new TestSupervisor(new SupervisorConfig(byName, null), settings, true);
+  }
+
+  /** On the real clock: for throughput, where a manual scheduler's bookkeeping would be measured instead. */
+  static TestSupervisor startOnRealTime(ServerConfig... servers) {
+    Map<String, ServerConfig> byName = new LinkedHashMap<>();
+    Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
+    return new TestSupervisor(new SupervisorConfig(byName, null), "", false);
   }
 
   static ServerConfig server(String name, Isolation isolation, int maxSessions, int maxInflightPerSession) {
