@@ -414,7 +414,8 @@ public final class ServerKeyActor {
   }
 
   private JsonRpcError unavailable() {
-    return SupervisorErrors.unavailable(server, lastFailure);
+    return SupervisorErrors.unavailable(
+        server, lastFailure.isEmpty() ? "circuit " + circuit.word + ", a probe is under way" : lastFailure);
   }
 
   private Behavior<Command> onSessionLoad(SessionLoad load) {

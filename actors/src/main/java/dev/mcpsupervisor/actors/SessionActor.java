@@ -628,7 +628,9 @@ public final class SessionActor {
   }
 
   private Behavior<Command> onClientNotification(ClientNotification notification) {
-    transmit(new JsonRpcNotification(notification.method(), notification.params()), 0);
+    if (!McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) { // the session sent its own
+      transmit(new JsonRpcNotification(notification.method(), notification.params()), 0);
+    }
     return Behaviors.same();
   }
 
@@ -869,6 +871,11 @@ public final class SessionActor {
   }
 
   private void send(Tracked call) {
+    if (McpMethods.INITIALIZE.equals(call.method())) {
+      // the session runs the handshake itself: a caller's initialize gets its result and is never sent again
+      finish(call, call.call().response(JsonRpcResponse.success(LongNode.valueOf(0), initializeResult)), null);
+      return;
+    }
     long upstreamId = nextUpstreamId++;
     call.state = CallState.IN_FLIGHT;
     call.upstreamId = upstreamId;
@@ -1122,8 +1129,19 @@ public final class SessionActor {
     return m.generation() == generation && connection != null;
   }
 
+  /** Our ids are numbers; a server that echoes them back as strings is understood too. */
   private static Long upstreamIdOf(JsonNode id) {
-    return id != null && id.isIntegralNumber() && id.canConvertToLong() ? id.longValue() : null;
+    if (id != null && id.isIntegralNumber() && id.canConvertToLong()) {
+      return id.longValue();
+    }
+    if (id != null && id.isTextual()) {
+      try {
+        return Long.valueOf(id.textValue());
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+    return null;
   }
 
   private static String describe(ConnectionClosed cause) {

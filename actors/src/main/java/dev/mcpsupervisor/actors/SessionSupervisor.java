@@ -11,6 +11,7 @@ import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -104,6 +105,9 @@ public final class SessionSupervisor implements AutoCloseable {
    */
   public CompletionStage<JsonRpcResponse> request(
       String context, String server, String method, JsonNode params, Duration deadline) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(method, "method");
     long callId = callIds.incrementAndGet();
     ServerConfig serverConfig = config.servers().get(server);
     if (serverConfig == null) {
@@ -148,6 +152,9 @@ public final class SessionSupervisor implements AutoCloseable {
 
   /** Forwards a client notification (e.g. roots/list_changed) to the session serving this context. */
   public void notify(String context, String server, String method, JsonNode params) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(method, "method");
     system.tell(new SupervisorGuardian.Notify(context, server, method, params));
   }
 
@@ -157,6 +164,8 @@ public final class SessionSupervisor implements AutoCloseable {
    * {@link SupervisorException} (carrying the JSON-RPC error) when the server is unknown or cannot be reached.
    */
   public CompletionStage<JsonNode> acquire(String context, String server) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(server, "server");
     CompletableFuture<AcquireReply> reply =
         Asks.ask(
             system,
@@ -183,6 +192,8 @@ public final class SessionSupervisor implements AutoCloseable {
 
   /** Ends the context's lease on the server. Idempotent. */
   public CompletionStage<Void> release(String context, String server) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(server, "server");
     return Asks.<SupervisorGuardian.Command, Done>ask(
             system,
             replyTo -> new SupervisorGuardian.Release(context, server, replyTo),
@@ -194,6 +205,7 @@ public final class SessionSupervisor implements AutoCloseable {
 
   /** Ends every lease the context holds and forgets its listener. Idempotent. */
   public CompletionStage<Void> releaseAll(String context) {
+    Objects.requireNonNull(context, "context");
     return Asks.<SupervisorGuardian.Command, Done>ask(
             system,
             replyTo -> new SupervisorGuardian.ReleaseAll(context, replyTo),
@@ -205,6 +217,8 @@ public final class SessionSupervisor implements AutoCloseable {
 
   /** Routes notifications and server-to-client requests for this context to the listener (replacing any earlier). */
   public void register(String context, ContextListener listener) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(listener, "listener");
     system.tell(new SupervisorGuardian.Register(context, listener));
   }
 

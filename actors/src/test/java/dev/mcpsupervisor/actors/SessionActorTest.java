@@ -115,6 +115,18 @@ class SessionActorTest {
   }
 
   @Test
+  void aCallersInitializeIsAnsweredFromTheSessionsHandshakeAndNeverSentAgain() {
+    try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
+      JsonRpcResponse answer =
+          await(test.supervisor.request("run", "alpha", McpMethods.INITIALIZE, JsonRpcCodec.emptyObject(), null));
+      assertEquals("fake", answer.result().path("serverInfo").path("name").asText());
+      FakeConnection connection = test.connector.nextConnection();
+      assertEquals(
+          1, connection.log.stream().filter(m -> McpMethods.INITIALIZE.equals(methodOf(m))).count());
+    }
+  }
+
+  @Test
   void stillInitializingErrorsAreRetriedWithinTheDeadline() {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
       CompletionStage<JsonRpcResponse> call =
