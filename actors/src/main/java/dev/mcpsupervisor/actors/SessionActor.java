@@ -357,7 +357,7 @@ public final class SessionActor {
 
   private Behavior<Command> onConnected(Connected connected) {
     if (!isCurrent(connected)) {
-      connected.connection().close(); // an abandoned attempt (it timed out) opened after all
+      closeQuietly(connected.connection()); // an abandoned attempt (it timed out) opened after all
       return Behaviors.same();
     }
     connection = connected.connection();
