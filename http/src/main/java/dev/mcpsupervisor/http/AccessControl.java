@@ -1,0 +1,167 @@
+package dev.mcpsupervisor.http;
+
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
+
+import dev.mcpsupervisor.protocol.config.GatewayConfig;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.HttpChallenge;
+import org.apache.pekko.http.javadsl.model.headers.WWWAuthenticate;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/**
+ * Who may call the gateway.
+ *
+ * <ul>
+ *   <li>Host (DNS rebinding): bound to a loopback address, only {@code localhost}, {@code 127.0.0.1} and {@code
+ *       [::1]} (any port) are accepted; a rebound name is refused with 403.
+ *   <li>Origin: absent is fine (not a browser); a loopback origin is fine when bound to loopback; otherwise only the
+ *       configured {@code allowedOrigins}; anything else (including {@code null}) gets 403.
+ *   <li>Bearer tokens, when configured: 401 with {@code WWW-Authenticate: Bearer} without a valid one. Tokens are
+ *       compared as SHA-256 digests with {@link MessageDigest#isEqual}, against every configured token, so the time
+ *       taken says nothing about how much of a token matched. Tokens are never logged.
+ * </ul>
+ */
+final class AccessControl extends AllDirectives {
+
+  private static final Set<String> LOOPBACK_HOSTS = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
+  private static final String REALM = "mcp-supervisor";
+
+  private final boolean loopbackBound;
+  private final Set<String> allowedOrigins = new HashSet<>();
+  private final List<byte[]> tokenDigests;
+  private final GatewayMetrics metrics;
+
+  AccessControl(GatewayConfig gateway, GatewayMetrics metrics) {
+    this.loopbackBound = isLoopback(gateway.host());
+    gateway.allowedOrigins().forEach(origin -> normalizedOrigin(origin).ifPresent(allowedOrigins::add));
+    this.tokenDigests = gateway.authTokens().stream().map(AccessControl::digest).toList();
+    this.metrics = metrics;
+  }
+
+  /** Host and Origin validation, for every route. */
+  Route checkHostAndOrigin(Supplier<Route> inner) {
+    return extractRequest(request -> refusalByHostOrOrigin(request).map(this::complete).orElseGet(inner));
+  }
+
+  /** Bearer token validation when tokens are configured. */
+  Route requireToken(Supplier<Route> inner) {
+    return extractRequest(request -> hasValidToken(request) ? inner.get() : complete(unauthorized()));
+  }
+
+  private Optional<HttpResponse> refusalByHostOrOrigin(HttpRequest request) {
+    if (loopbackBound) {
+      Optional<String> host = request.getHeader("Host").map(header -> hostName(header.value()));
+      if (host.isPresent() && !LOOPBACK_HOSTS.contains(host.get())) {
+        metrics.rejected("forbidden_host");
+        return Optional.of(McpResponses.error(StatusCodes.FORBIDDEN, INVALID_REQUEST, "Forbidden: Host not allowed"));
+      }
+    }
+    Optional<String> origin = request.getHeader("Origin").map(header -> header.value().trim());
+    if (origin.isPresent() && !isAllowedOrigin(origin.get())) {
+      metrics.rejected("forbidden_origin");
+      return Optional.of(McpResponses.error(StatusCodes.FORBIDDEN, INVALID_REQUEST, "Forbidden: Origin not allowed"));
+    }
+    return Optional.empty();
+  }
+
+  private boolean isAllowedOrigin(String origin) {
+    Optional<String> normalized = normalizedOrigin(origin);
+    if (normalized.isEmpty()) {
+      return false;
+    }
+    if (loopbackBound && LOOPBACK_HOSTS.contains(URI.create(normalized.get()).getHost())) {
+      return true;
+    }
+    return allowedOrigins.contains(normalized.get());
+  }
+
+  private boolean hasValidToken(HttpRequest request) {
+    if (tokenDigests.isEmpty()) {
+      return true;
+    }
+    Optional<String> presented =
+        request
+            .getHeader("Authorization")
+            .map(header -> header.value().trim())
+            .filter(value -> value.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length()))
+            .map(value -> value.substring("Bearer ".length()).trim());
+    if (presented.isEmpty()) {
+      return false;
+    }
+    byte[] presentedDigest = digest(presented.get());
+    boolean matched = false;
+    for (byte[] tokenDigest : tokenDigests) {
+      matched |= MessageDigest.isEqual(tokenDigest, presentedDigest);
+    }
+    return matched;
+  }
+
+  private HttpResponse unauthorized() {
+    metrics.rejected("unauthorized");
+    return McpResponses.error(
+            StatusCodes.UNAUTHORIZED, INVALID_REQUEST, "Unauthorized: a valid bearer token is required")
+        .addHeader(WWWAuthenticate.create(HttpChallenge.create("Bearer", REALM)));
+  }
+
+  /** The host part of a Host header value, lower case, without the port; IPv6 literals keep their brackets. */
+  static String hostName(String hostHeader) {
+    String value = hostHeader.trim().toLowerCase(Locale.ROOT);
+    if (value.startsWith("[")) {
+      int end = value.indexOf(']');
+      return end < 0 ? value : value.substring(0, end + 1);
+    }
+    int colon = value.lastIndexOf(':');
+    return colon < 0 ? value : value.substring(0, colon);
+  }
+
+  /** {@code scheme://host[:port]} in lower case without a default port, or empty when it is no origin. */
+  static Optional<String> normalizedOrigin(String origin) {
+    try {
+      URI uri = new URI(origin);
+      String scheme = uri.getScheme();
+      String host = uri.getHost();
+      if (scheme == null || host == null || uri.getRawUserInfo() != null) {
+        return Optional.empty();
+      }
+      scheme = scheme.toLowerCase(Locale.ROOT);
+      int port = uri.getPort();
+      boolean defaultPort =
+          port == -1 || ("http".equals(scheme) && port == 80) || ("https".equals(scheme) && port == 443);
+      return Optional.of(scheme + "://" + host.toLowerCase(Locale.ROOT) + (defaultPort ? "" : ":" + port));
+    } catch (URISyntaxException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static boolean isLoopback(String host) {
+    try {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
+  private static byte[] digest(String token) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+}

@@ -1,0 +1,294 @@
+package dev.mcpsupervisor.http;
+
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * The registry of downstream sessions: issues their ids (32 bytes of SecureRandom), spawns one {@link
+ * DownstreamSession} per id, routes HTTP commands to it by id, and answers 404 for ids it does not know — never
+ * issued, deleted, expired, or created on another endpoint. A session is removed from routing before it is told to
+ * end, so nothing is ever routed to a session that is ending.
+ */
+public final class DownstreamSessions {
+
+  public interface Command {}
+
+  public enum Reply {
+    DONE,
+    UNKNOWN_SESSION
+  }
+
+  /** Starts a session on {@code /mcp} ({@code server} null) or on {@code /servers/<server>/mcp}. */
+  public record Create(String server, ActorRef<Created> replyTo) implements Command {}
+
+  /** @param sessionId null when the gateway is stopping and takes no new session */
+  public record Created(String sessionId) {}
+
+  public record Deliver(String sessionId, String path, DownstreamSession.Command command) implements Command {}
+
+  /** DELETE: ends the session; replies once its leases are released. */
+  public record Terminate(String sessionId, String path, ActorRef<Reply> replyTo) implements Command {}
+
+  public record ListSessions(ActorRef<Listing> replyTo) implements Command {}
+
+  /** Stop taking sessions, close GET streams and reply once no exchange is open (or the caller gives up). */
+  public record Drain(ActorRef<Done> replyTo) implements Command {}
+
+  /** End every session (releasing its leases) and reply once all are gone. */
+  public record EndAll(ActorRef<Done> replyTo) implements Command {}
+
+  // From sessions.
+
+  public record Describe(String sessionId, String protocolVersion, String clientName, String clientVersion)
+      implements Command {}
+
+  /**
+   * A session asks to be ended. {@code routedProcessed} is how many routed messages it had processed (-1: end it
+   * regardless); an idle session that has a message on its way is kept.
+   */
+  public record EndMe(String sessionId, String reason, long routedProcessed) implements Command {}
+
+  public record Drained(String sessionId) implements Command {}
+
+  private record SessionStopped(String sessionId) implements Command {}
+
+  /** For readiness and the admin page. */
+  public record Listing(boolean accepting, List<SessionInfo> sessions) {
+    public Listing {
+      sessions = List.copyOf(sessions);
+    }
+  }
+
+  /** @param id the redacted session id */
+  public record SessionInfo(
+      String id,
+      String endpoint,
+      String protocolVersion,
+      String clientName,
+      String clientVersion,
+      Instant createdAt,
+      Instant lastActivity) {}
+
+  private static final class Entry {
+    final String id;
+    final String path;
+    final ActorRef<DownstreamSession.Command> ref;
+    final Instant createdAt = Instant.now();
+    Instant lastActivity = createdAt;
+    long routed;
+    String protocolVersion;
+    String clientName;
+    String clientVersion;
+
+    Entry(String id, String path, ActorRef<DownstreamSession.Command> ref) {
+      this.id = id;
+      this.path = path;
+      this.ref = ref;
+    }
+
+    SessionInfo info() {
+      return new SessionInfo(
+          SessionIds.redact(id), path, protocolVersion, clientName, clientVersion, createdAt, lastActivity);
+    }
+  }
+
+  public static Behavior<Command> create(
+      SessionSupervisor supervisor,
+      Map<String, McpEndpoint> endpointsByPath,
+      GatewaySettings settings,
+      Duration idleTimeout,
+      GatewayMetrics metrics) {
+    return Behaviors.setup(
+        context -> new DownstreamSessions(supervisor, endpointsByPath, settings, idleTimeout, metrics, context).active());
+  }
+
+  private final SessionSupervisor supervisor;
+  private final Map<String, McpEndpoint> endpointsByPath;
+  private final GatewaySettings settings;
+  private final Duration idleTimeout;
+  private final GatewayMetrics metrics;
+  private final ActorContext<Command> context;
+  private final SecureRandom random = new SecureRandom();
+
+  /** Sessions that take messages, by id. */
+  private final Map<String, Entry> routable = new HashMap<>();
+  /** Session actors not yet stopped (routable ones and those ending), by id. */
+  private final Map<String, ActorRef<DownstreamSession.Command>> alive = new HashMap<>();
+  private long spawned;
+  private boolean accepting = true;
+  private final Set<String> draining = new HashSet<>();
+  private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
+  private final List<ActorRef<Done>> endAllWaiters = new ArrayList<>();
+
+  private DownstreamSessions(
+      SessionSupervisor supervisor,
+      Map<String, McpEndpoint> endpointsByPath,
+      GatewaySettings settings,
+      Duration idleTimeout,
+      GatewayMetrics metrics,
+      ActorContext<Command> context) {
+    this.supervisor = supervisor;
+    this.endpointsByPath = Map.copyOf(endpointsByPath);
+    this.settings = settings;
+    this.idleTimeout = idleTimeout;
+    this.metrics = metrics;
+    this.context = context;
+  }
+
+  private Behavior<Command> active() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Create.class, this::onCreate)
+        .onMessage(Deliver.class, this::onDeliver)
+        .onMessage(Terminate.class, this::onTerminate)
+        .onMessage(Describe.class, this::onDescribe)
+        .onMessage(EndMe.class, this::onEndMe)
+        .onMessage(ListSessions.class, this::onListSessions)
+        .onMessage(Drain.class, this::onDrain)
+        .onMessage(Drained.class, this::onDrained)
+        .onMessage(EndAll.class, this::onEndAll)
+        .onMessage(SessionStopped.class, this::onSessionStopped)
+        .build();
+  }
+
+  private Behavior<Command> onCreate(Create create) {
+    String path = create.server() == null ? AggregatedEndpoint.PATH : SingleServerEndpoint.pathOf(create.server());
+    McpEndpoint endpoint = endpointsByPath.get(path);
+    if (!accepting || endpoint == null) {
+      create.replyTo().tell(new Created(null));
+      return Behaviors.same();
+    }
+    String id = SessionIds.generate(random);
+    ActorRef<DownstreamSession.Command> session =
+        context.spawn(
+            DownstreamSession.create(id, endpoint, supervisor, settings, idleTimeout, context.getSelf()),
+            "session-" + ++spawned);
+    context.watchWith(session, new SessionStopped(id));
+    routable.put(id, new Entry(id, path, session));
+    alive.put(id, session);
+    metrics.downstreamSessions(routable.size());
+    create.replyTo().tell(new Created(id));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onDeliver(Deliver deliver) {
+    Entry entry = routable.get(deliver.sessionId());
+    if (entry == null || !entry.path.equals(deliver.path())) {
+      if (deliver.command() instanceof DownstreamSession.Routed routed) {
+        routed.exchange().tell(DownstreamSession.refused(404, "Session not found"));
+      }
+      return Behaviors.same();
+    }
+    entry.routed++;
+    entry.lastActivity = Instant.now();
+    entry.ref.tell(deliver.command());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onTerminate(Terminate terminate) {
+    Entry entry = routable.get(terminate.sessionId());
+    if (entry == null || !entry.path.equals(terminate.path())) {
+      terminate.replyTo().tell(Reply.UNKNOWN_SESSION);
+      return Behaviors.same();
+    }
+    end(entry, "deleted by the client", terminate.replyTo());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onEndMe(EndMe endMe) {
+    Entry entry = routable.get(endMe.sessionId());
+    if (entry != null && (endMe.routedProcessed() < 0 || endMe.routedProcessed() == entry.routed)) {
+      end(entry, endMe.reason(), context.getSystem().ignoreRef());
+    }
+    return Behaviors.same();
+  }
+
+  private void end(Entry entry, String reason, ActorRef<Reply> replyTo) {
+    routable.remove(entry.id);
+    metrics.downstreamSessions(routable.size());
+    entry.ref.tell(new DownstreamSession.End(reason, replyTo));
+  }
+
+  private Behavior<Command> onDescribe(Describe describe) {
+    Entry entry = routable.get(describe.sessionId());
+    if (entry != null) {
+      entry.protocolVersion = describe.protocolVersion();
+      entry.clientName = describe.clientName();
+      entry.clientVersion = describe.clientVersion();
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onListSessions(ListSessions list) {
+    List<SessionInfo> sessions = new ArrayList<>();
+    routable.values().forEach(entry -> sessions.add(entry.info()));
+    list.replyTo().tell(new Listing(accepting, sessions));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onDrain(Drain drain) {
+    accepting = false;
+    drainWaiters.add(drain.replyTo());
+    for (Entry entry : routable.values()) {
+      if (draining.add(entry.id)) {
+        entry.ref.tell(new DownstreamSession.Drain(context.getSelf()));
+      }
+    }
+    replyIfDrained();
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onDrained(Drained drained) {
+    draining.remove(drained.sessionId());
+    replyIfDrained();
+    return Behaviors.same();
+  }
+
+  private void replyIfDrained() {
+    if (draining.isEmpty()) {
+      drainWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
+      drainWaiters.clear();
+    }
+  }
+
+  private Behavior<Command> onEndAll(EndAll endAll) {
+    accepting = false;
+    endAllWaiters.add(endAll.replyTo());
+    new ArrayList<>(routable.values()).forEach(entry -> end(entry, "the gateway is stopping", context.getSystem().ignoreRef()));
+    replyIfAllEnded();
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSessionStopped(SessionStopped stopped) {
+    alive.remove(stopped.sessionId());
+    if (routable.remove(stopped.sessionId()) != null) {
+      // only an unexpected failure stops a session that was not told to end
+      context.getLog().warn("session {} stopped unexpectedly", SessionIds.redact(stopped.sessionId()));
+      supervisor.releaseAll(stopped.sessionId());
+      metrics.downstreamSessions(routable.size());
+    }
+    draining.remove(stopped.sessionId());
+    replyIfDrained();
+    replyIfAllEnded();
+    return Behaviors.same();
+  }
+
+  private void replyIfAllEnded() {
+    if (alive.isEmpty()) {
+      endAllWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
+      endAllWaiters.clear();
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package dev.mcpsupervisor.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+
+/**
+ * One HTTP exchange seen as a stream of events: the route materializes it and hands its {@link #ref()} to the
+ * downstream session, which tells it what to send. The first event decides the HTTP answer: {@link Complete} first
+ * means a plain JSON (or 202) answer, {@link Message} or {@link Opened} first means an SSE stream that carries the
+ * rest, {@link Refused} means an HTTP error. {@link Complete} and {@link Refused} end the stream.
+ *
+ * <p>Only an {@code ActorRef} crosses to the session, so the session could live on another node.
+ */
+final class Exchange {
+
+  /** What a downstream session tells an exchange. */
+  public interface Event {}
+
+  /** A JSON-RPC message to send on the stream (a notification, a server request, or a response once streaming). */
+  public record Message(ObjectNode json) implements Event {}
+
+  /** The last event: the responses not yet sent (all of them unless the exchange already streams). */
+  public record Complete(List<ObjectNode> responses) implements Event {
+    public Complete {
+      responses = List.copyOf(responses);
+    }
+  }
+
+  /** The exchange cannot be served: answer with this HTTP status and JSON-RPC error body. */
+  public record Refused(int status, ObjectNode error) implements Event {}
+
+  /** A GET stream was accepted: answer with an SSE stream at once. */
+  public enum Opened implements Event {
+    INSTANCE
+  }
+
+  /** The first event and a source of every later one (up to and including the terminal event). */
+  record Head(Event first, Source<Event, NotUsed> rest) {}
+
+  private final ActorRef<Event> ref;
+  private final CompletionStage<Head> head;
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+
+  private Exchange(ActorRef<Event> ref, CompletionStage<Head> head) {
+    this.ref = ref;
+    this.head = head;
+  }
+
+  /** Materializes the event stream; old events are dropped when a slow client lets more than {@code buffer} pile up. */
+  static Exchange open(Materializer materializer, int buffer) {
+    Pair<org.apache.pekko.actor.ActorRef, Source<Object, NotUsed>> source =
+        Source.actorRef(
+                message -> Optional.empty(), message -> Optional.empty(), buffer, OverflowStrategy.dropHead())
+            .preMaterialize(materializer);
+    CompletableFuture<Void> terminated = new CompletableFuture<>();
+    CompletionStage<Head> head =
+        source
+            .second()
+            .map(Event.class::cast)
+            .takeWhile(event -> !isTerminal(event), true)
+            .watchTermination(
+                (notUsed, done) -> {
+                  done.whenComplete((ok, failure) -> terminated.complete(null));
+                  return notUsed;
+                })
+            .prefixAndTail(1)
+            .runWith(Sink.head(), materializer)
+            .thenApply(
+                pair ->
+                    pair.first().isEmpty()
+                        ? new Head(new Complete(List.of()), Source.empty())
+                        : new Head(pair.first().get(0), pair.second()));
+    Exchange exchange = new Exchange(Adapter.toTyped(source.first()), head);
+    terminated.whenComplete((ok, failure) -> exchange.terminated.complete(null));
+    return exchange;
+  }
+
+  private static boolean isTerminal(Event event) {
+    return event instanceof Complete || event instanceof Refused;
+  }
+
+  ActorRef<Event> ref() {
+    return ref;
+  }
+
+  CompletionStage<Head> head() {
+    return head;
+  }
+
+  /** Completes when the stream is over: its terminal event was sent, or the client went away. */
+  CompletionStage<Void> terminated() {
+    return terminated;
+  }
+}

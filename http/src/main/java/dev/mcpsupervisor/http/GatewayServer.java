@@ -1,0 +1,153 @@
+package dev.mcpsupervisor.http;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.protocol.config.GatewayConfig;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
+import org.apache.pekko.stream.Materializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gateway's HTTP server: binding and lifecycle only. It binds on the supervisor's actor system, so one
+ * coordinated shutdown covers both.
+ */
+public final class GatewayServer {
+
+  private static final Logger log = LoggerFactory.getLogger(GatewayServer.class);
+  /** Ending every session (releasing its leases) at stop takes at most this long. */
+  private static final Duration END_SESSIONS_TIMEOUT = Duration.ofSeconds(15);
+  /** After draining, connections still open (idle keep-alive ones) are closed within this. */
+  private static final Duration CLOSE_CONNECTIONS_DEADLINE = Duration.ofSeconds(1);
+  /** Several gateways may share one actor system (tests); each registry needs its own name. */
+  private static final AtomicLong INSTANCES = new AtomicLong();
+
+  private final ServerBinding binding;
+  private final ActorRef<DownstreamSessions.Command> sessions;
+  private final ActorSystem<?> system;
+  private final AtomicReference<CompletionStage<Void>> stopping = new AtomicReference<>();
+
+  private GatewayServer(ServerBinding binding, ActorRef<DownstreamSessions.Command> sessions, ActorSystem<?> system) {
+    this.binding = binding;
+    this.sessions = sessions;
+    this.system = system;
+  }
+
+  /** Binds the MCP, probe, metrics and admin endpoints on {@code config.host():config.port()} (port 0: any free). */
+  public static CompletionStage<GatewayServer> start(
+      SessionSupervisor supervisor, GatewayConfig config, GatewayMetrics metrics) {
+    ActorSystem<?> system = supervisor.actorSystem();
+    GatewaySettings settings = GatewaySettings.fromConfig(system.settings().config());
+    Map<String, McpEndpoint> endpoints = new LinkedHashMap<>();
+    endpoints.put(
+        AggregatedEndpoint.PATH,
+        new AggregatedEndpoint(new ServerNamespace(supervisor.config()), settings, version()));
+    supervisor
+        .config()
+        .servers()
+        .keySet()
+        .forEach(server -> endpoints.put(SingleServerEndpoint.pathOf(server), new SingleServerEndpoint(server)));
+    ActorRef<DownstreamSessions.Command> sessions =
+        system.systemActorOf(
+            DownstreamSessions.create(supervisor, endpoints, settings, config.sessionIdleTimeout(), metrics),
+            "mcp-gateway-sessions-" + INSTANCES.incrementAndGet(),
+            Props.empty());
+    Materializer materializer = Materializer.matFromSystem(system);
+    McpRoutes mcp =
+        new McpRoutes(
+            sessions,
+            system.scheduler(),
+            materializer,
+            settings,
+            config.maxBodyBytes(),
+            supervisor.config().servers().keySet(),
+            metrics);
+    OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler());
+    GatewayRoutes routes = new GatewayRoutes(new AccessControl(config, metrics), ops, mcp);
+    return Http.get(system)
+        .newServerAt(config.host(), config.port())
+        .withSettings(serverSettings(system, supervisor))
+        .bind(routes.route())
+        .thenApply(
+            binding -> {
+              log.info("gateway listening on {}", binding.localAddress());
+              return new GatewayServer(binding, sessions, system);
+            });
+  }
+
+  /**
+   * No request timeout (every upstream call has its own deadline, and SSE streams are long), and an idle timeout
+   * longer than the longest request timeout, so a slow JSON answer is never cut off.
+   */
+  private static ServerSettings serverSettings(ActorSystem<?> system, SessionSupervisor supervisor) {
+    Duration longestRequest =
+        supervisor.config().servers().values().stream()
+            .map(ServerConfig::requestTimeout)
+            .max(Duration::compareTo)
+            .orElse(Duration.ZERO);
+    Duration idle = longestRequest.plusMinutes(1).compareTo(Duration.ofMinutes(2)) < 0
+        ? Duration.ofMinutes(2)
+        : longestRequest.plusMinutes(1);
+    Config overrides =
+        ConfigFactory.parseString(
+            "pekko.http.server.request-timeout = infinite\n"
+                + "pekko.http.server.idle-timeout = "
+                + idle.toMillis()
+                + "ms\n");
+    return ServerSettings.create(overrides.withFallback(system.settings().config()));
+  }
+
+  private static String version() {
+    String version = GatewayServer.class.getPackage().getImplementationVersion();
+    return version != null ? version : "0.1.0";
+  }
+
+  /** The bound address (with the real port when port 0 was asked). */
+  public InetSocketAddress address() {
+    return binding.localAddress();
+  }
+
+  /**
+   * Unbinds, lets in-flight requests finish up to {@code drainDeadline} (GET streams are closed at once), then ends
+   * every downstream session (releasing its leases) and closes the remaining connections. Idempotent.
+   */
+  public CompletionStage<Void> stop(Duration drainDeadline) {
+    CompletionStage<Void> stop = stopping.get();
+    if (stop != null) {
+      return stop;
+    }
+    Duration drain = drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
+    CompletionStage<Void> started =
+        binding
+            .unbind()
+            .thenCompose(
+                unbound ->
+                    AskPattern.<DownstreamSessions.Command, Done>ask(
+                            sessions, DownstreamSessions.Drain::new, drain, system.scheduler())
+                        .exceptionally(timedOut -> Done.getInstance()))
+            .thenCompose(
+                drained ->
+                    AskPattern.<DownstreamSessions.Command, Done>ask(
+                            sessions, DownstreamSessions.EndAll::new, END_SESSIONS_TIMEOUT, system.scheduler())
+                        .exceptionally(timedOut -> Done.getInstance()))
+            .thenCompose(ended -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
+            .thenApply(terminated -> (Void) null);
+    return stopping.compareAndSet(null, started) ? started : stopping.get();
+  }
+}

@@ -1,0 +1,113 @@
+package dev.mcpsupervisor.http;
+
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.actors.SupervisorSnapshot;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/**
+ * Operations endpoints: {@code /healthz} (the process serves HTTP), {@code /readyz} (listening and taking sessions;
+ * 503 while stopping), {@code /metrics} (Prometheus text) and {@code /admin/sessions} (JSON). HTTP only.
+ */
+final class OpsRoutes extends AllDirectives {
+
+  private static final Duration ASK_TIMEOUT = Duration.ofSeconds(5);
+
+  private final SessionSupervisor supervisor;
+  private final ActorRef<DownstreamSessions.Command> sessions;
+  private final GatewayMetrics metrics;
+  private final Scheduler scheduler;
+
+  OpsRoutes(
+      SessionSupervisor supervisor,
+      ActorRef<DownstreamSessions.Command> sessions,
+      GatewayMetrics metrics,
+      Scheduler scheduler) {
+    this.supervisor = supervisor;
+    this.sessions = sessions;
+    this.metrics = metrics;
+    this.scheduler = scheduler;
+  }
+
+  /** Probes: open to anyone who passes the Host/Origin checks, even when tokens are configured. */
+  Route probes() {
+    return concat(
+        path("healthz", () -> get(() -> complete(status(StatusCodes.OK, "ok")))),
+        path(
+            "readyz",
+            () ->
+                get(
+                    () ->
+                        completeWithFuture(
+                            listing()
+                                .thenApply(
+                                    listing ->
+                                        listing.accepting()
+                                            ? status(StatusCodes.OK, "ready")
+                                            : status(StatusCodes.SERVICE_UNAVAILABLE, "stopping"))))));
+  }
+
+  /** Metrics and admin: behind the bearer token when tokens are configured. */
+  Route guarded() {
+    return concat(
+        path(
+            "metrics",
+            () ->
+                get(
+                    () ->
+                        completeWithFuture(
+                            snapshot()
+                                .thenApply(
+                                    snapshot ->
+                                        HttpResponse.create()
+                                            .withEntity(
+                                                HttpEntities.create(
+                                                    ContentTypes.parse(GatewayMetrics.contentType()),
+                                                    metrics.scrape(snapshot).getBytes(StandardCharsets.UTF_8))))))),
+        pathPrefix(
+            "admin",
+            () ->
+                path(
+                    "sessions",
+                    () ->
+                        get(
+                            () ->
+                                completeWithFuture(
+                                    listing()
+                                        .thenCombine(
+                                            snapshot(),
+                                            (listing, snapshot) ->
+                                                McpResponses.json(
+                                                    StatusCodes.OK,
+                                                    AdminReport.of(
+                                                        listing,
+                                                        snapshot == null ? new SupervisorSnapshot(List.of()) : snapshot,
+                                                        Instant.now()))))))));
+  }
+
+  private CompletionStage<DownstreamSessions.Listing> listing() {
+    return AskPattern.ask(sessions, DownstreamSessions.ListSessions::new, ASK_TIMEOUT, scheduler);
+  }
+
+  /** The supervisor's snapshot, or null when it does not answer (the page still renders). */
+  private CompletionStage<SupervisorSnapshot> snapshot() {
+    return supervisor.snapshot().exceptionally(failure -> null);
+  }
+
+  private static HttpResponse status(org.apache.pekko.http.javadsl.model.StatusCode code, String status) {
+    return McpResponses.json(code, JsonRpcCodec.emptyObject().put("status", status));
+  }
+}

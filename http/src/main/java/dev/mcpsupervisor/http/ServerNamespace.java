@@ -1,0 +1,67 @@
+package dev.mcpsupervisor.http;
+
+import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Names on the aggregated endpoint: a tool or prompt {@code name} of server S is published as {@code <prefix>__name}
+ * where the prefix is S's {@code toolPrefix} (its name by default). Prefixes are unique, contain no {@code "__"} and
+ * do not end with {@code '_'} (the config loader enforces it), so splitting at the FIRST {@code "__"} always gives
+ * back the prefix and the original name, whatever the name contains.
+ */
+final class ServerNamespace {
+
+  static final String SEPARATOR = "__";
+
+  /** A published name resolved to its server and that server's own name. */
+  record Qualified(String server, String name) {}
+
+  private final List<String> servers;
+  private final Map<String, String> serverByPrefix = new HashMap<>();
+  private final Map<String, String> prefixByServer = new HashMap<>();
+
+  ServerNamespace(SupervisorConfig config) {
+    this.servers = List.copyOf(config.servers().keySet());
+    for (ServerConfig server : config.servers().values()) {
+      serverByPrefix.put(server.toolPrefix(), server.name());
+      prefixByServer.put(server.name(), server.toolPrefix());
+    }
+  }
+
+  /** Every configured server, in file order. */
+  List<String> servers() {
+    return servers;
+  }
+
+  String qualify(String server, String name) {
+    return prefixByServer.get(server) + SEPARATOR + name;
+  }
+
+  /** The server and original name behind a published name. */
+  Optional<Qualified> resolve(String published) {
+    int separator = published.indexOf(SEPARATOR);
+    if (separator <= 0) {
+      return Optional.empty();
+    }
+    String server = serverByPrefix.get(published.substring(0, separator));
+    return server == null
+        ? Optional.empty()
+        : Optional.of(new Qualified(server, published.substring(separator + SEPARATOR.length())));
+  }
+
+  /** The error for a published name that {@link #resolve} cannot place: it names the prefix it did not know. */
+  static JsonRpcError unknownPrefix(String kind, String published) {
+    int separator = published.indexOf(SEPARATOR);
+    String problem =
+        separator <= 0
+            ? kind + " \"" + published + "\" has no server prefix (expected <server>" + SEPARATOR + "<name>)"
+            : "unknown server \"" + published.substring(0, separator) + "\" in " + kind + " \"" + published + "\"";
+    return new JsonRpcError(JsonRpcErrorCodes.UNKNOWN_SERVER, problem);
+  }
+}

@@ -1,0 +1,40 @@
+package dev.mcpsupervisor.http;
+
+import dev.mcpsupervisor.actors.ContextListener;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+
+/** What the supervisor sends a downstream session's context, turned into messages to that session's actor. */
+final class SessionListener implements ContextListener {
+
+  private final ActorRef<DownstreamSession.Command> session;
+  private final Scheduler scheduler;
+  private final Duration answerTimeout;
+
+  /** @param answerTimeout how long a server-to-client request may wait for the downstream client's answer */
+  SessionListener(ActorRef<DownstreamSession.Command> session, Scheduler scheduler, Duration answerTimeout) {
+    this.session = session;
+    this.scheduler = scheduler;
+    this.answerTimeout = answerTimeout;
+  }
+
+  @Override
+  public void onNotification(String server, JsonRpcNotification notification) {
+    session.tell(new DownstreamSession.UpstreamNotification(server, notification));
+  }
+
+  @Override
+  public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request) {
+    return AskPattern.ask(
+        session,
+        replyTo -> new DownstreamSession.UpstreamRequest(server, request, replyTo),
+        answerTimeout,
+        scheduler);
+  }
+}

@@ -1,0 +1,71 @@
+package dev.mcpsupervisor.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.SupervisorException;
+import dev.mcpsupervisor.actors.SupervisorErrors;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@code /servers/<name>/mcp}: one server, names unchanged. initialize answers that upstream's own capabilities,
+ * server info and instructions with the version negotiated with this client; every other request goes upstream as it
+ * came (pagination cursors included).
+ */
+final class SingleServerEndpoint implements McpEndpoint {
+
+  private final String server;
+
+  SingleServerEndpoint(String server) {
+    this.server = server;
+  }
+
+  static String pathOf(String server) {
+    return "/servers/" + server + "/mcp";
+  }
+
+  @Override
+  public String path() {
+    return pathOf(server);
+  }
+
+  @Override
+  public List<String> servers() {
+    return List.of(server);
+  }
+
+  @Override
+  public CompletionStage<Outcome> initialize(UpstreamCalls calls, String protocolVersion) {
+    return calls
+        .acquire(server)
+        .handle(
+            (upstream, failure) -> {
+              if (failure != null) {
+                return new Outcome.Failure(
+                    AggregatedEndpoint.unwrap(failure) instanceof SupervisorException supervisorError
+                        ? supervisorError.error()
+                        : SupervisorErrors.unavailable(server, AggregatedEndpoint.reason(failure)));
+              }
+              ObjectNode result = ((ObjectNode) upstream).deepCopy();
+              result.put("protocolVersion", protocolVersion);
+              return new Outcome.Initialized(result, Map.of(server, upstream));
+            });
+  }
+
+  @Override
+  public CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls) {
+    CompletionStage<Outcome> answer = calls.call(server, request.method(), request.params()).thenApply(Outcome::of);
+    if (!McpMethods.RESOURCES_SUBSCRIBE.equals(request.method())) {
+      return answer;
+    }
+    JsonNode uri = request.params() == null ? null : request.params().get("uri");
+    return answer.thenApply(
+        outcome ->
+            outcome instanceof Outcome.Result result && uri != null && uri.isTextual()
+                ? new Outcome.Subscribed(result.result(), uri.textValue(), server)
+                : outcome);
+  }
+}
