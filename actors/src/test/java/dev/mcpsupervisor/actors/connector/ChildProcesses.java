@@ -8,14 +8,14 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /** Checks on the OS process table, not on anyone's bookkeeping. */
-final class ChildProcesses {
+public final class ChildProcesses {
 
   private static final Duration SETTLE = Duration.ofSeconds(10);
 
   private ChildProcesses() {}
 
   /** Fails unless every process this JVM started (and their descendants) is gone within a few seconds. */
-  static void assertNoneAlive() {
+  public static void assertNoneAlive() {
     List<ProcessHandle> alive = ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).toList();
     for (ProcessHandle process : alive) {
       try {
@@ -26,13 +26,13 @@ final class ChildProcesses {
     }
   }
 
-  static boolean isAlive(long pid) {
+  public static boolean isAlive(long pid) {
     Optional<ProcessHandle> process = ProcessHandle.of(pid);
     return process.isPresent() && process.get().isAlive();
   }
 
   /** Waits (bounded) until {@code pid} has at least {@code count} living descendants; returns them. */
-  static List<ProcessHandle> awaitDescendants(long pid, int count) {
+  public static List<ProcessHandle> awaitDescendants(long pid, int count) {
     ProcessHandle parent = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
     long deadline = System.nanoTime() + SETTLE.toNanos();
     while (System.nanoTime() < deadline) {
