@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,11 +22,13 @@ final class ConnectionEvents {
 
   private static final Logger log = LoggerFactory.getLogger(ConnectionEvents.class);
   private static final int PREVIEW_CHARS = 200;
+  private static final long CLOSE_REPORT_WAIT_MILLIS = 1_000;
 
   private final String name;
   private final ConnectionListener listener;
   private final RateLimitedLog junkLog = new RateLimitedLog(log, 10);
   private boolean closed;
+  private final CompletableFuture<Void> closeReported = new CompletableFuture<>();
 
   /** @param name the connection as logs name it (never holding a secret) */
   ConnectionEvents(String name, ConnectionListener listener) {
@@ -84,7 +89,27 @@ final class ConnectionEvents {
     } catch (RuntimeException e) {
       log.error("{}: the connection listener failed on close", name, e);
     }
+    closeReported.complete(null);
     return true;
+  }
+
+  /**
+   * Fails {@code send} because the connection is gone, but only once the listener was told so: it must learn of the
+   * loss before it sees the failure, or it would retry on this dead connection (and lose its one retry). Bounded, for
+   * a write that failed while the connection is not (yet) known to be gone.
+   */
+  void failAfterClose(CompletableFuture<Void> send, IOException failure) {
+    closeReported
+        .copy()
+        .completeOnTimeout(null, CLOSE_REPORT_WAIT_MILLIS, TimeUnit.MILLISECONDS)
+        .whenComplete((reported, notUsed) -> send.completeExceptionally(failure));
+  }
+
+  /** A send stage failed because the connection is gone (see {@link #failAfterClose}). */
+  CompletableFuture<Void> failedAfterClose(IOException failure) {
+    CompletableFuture<Void> send = new CompletableFuture<>();
+    failAfterClose(send, failure);
+    return send;
   }
 
   synchronized boolean isClosed() {

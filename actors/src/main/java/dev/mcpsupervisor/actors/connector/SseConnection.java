@@ -218,7 +218,8 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
     if (HttpTransport.isUnreachable(failure)) {
       events.close(ConnectionClosed.Kind.TRANSPORT_ERROR, detail);
     }
-    return CompletableFuture.failedFuture(new IOException(events.name() + ": " + detail, HttpTransport.unwrap(failure)));
+    // a broken POST often means the stream is breaking too: its end is reported before this failure
+    return events.failedAfterClose(new IOException(events.name() + ": " + detail, HttpTransport.unwrap(failure)));
   }
 
   @Override

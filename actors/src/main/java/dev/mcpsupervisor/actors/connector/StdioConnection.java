@@ -68,7 +68,7 @@ final class StdioConnection implements UpstreamConnection {
   @Override
   public CompletionStage<Void> send(JsonRpcMessage message) {
     if (closing.get() || exited) {
-      return CompletableFuture.failedFuture(new IOException(events.name() + " is " + (exited ? "gone" : "closed")));
+      return events.failedAfterClose(new IOException(events.name() + " is " + (exited ? "gone" : "closed")));
     }
     CompletableFuture<Void> written = new CompletableFuture<>();
     outgoing.add(new Outgoing(JsonRpcCodec.toBytes(message), written));
@@ -165,8 +165,9 @@ final class StdioConnection implements UpstreamConnection {
         if (line == STOP) {
           stdin.flush();
           written.forEach(done -> done.written().complete(null));
-          batch.stream().skip(written.size() + 1L).filter(after -> after != STOP).forEach(after -> after.written().completeExceptionally(
-              new IOException(events.name() + " is " + (exited ? "gone" : "closed"))));
+          IOException stopped = new IOException(events.name() + " is " + (exited ? "gone" : "closed"));
+          batch.stream().skip(written.size() + 1L).filter(after -> after != STOP)
+              .forEach(after -> events.failAfterClose(after.written(), stopped));
           return false;
         }
         stdin.write(line.bytes());
@@ -178,7 +179,7 @@ final class StdioConnection implements UpstreamConnection {
       return true;
     } catch (IOException e) {
       IOException failure = new IOException(events.name() + ": cannot write to stdin: " + e.getMessage(), e);
-      batch.stream().filter(line -> line != STOP).forEach(line -> line.written().completeExceptionally(failure));
+      batch.stream().filter(line -> line != STOP).forEach(line -> events.failAfterClose(line.written(), failure));
       return false;
     }
   }
@@ -186,7 +187,7 @@ final class StdioConnection implements UpstreamConnection {
   private void failPendingWrites(IOException failure) {
     List<Outgoing> pending = new ArrayList<>();
     outgoing.drainTo(pending);
-    pending.stream().filter(line -> line != STOP).forEach(line -> line.written().completeExceptionally(failure));
+    pending.stream().filter(line -> line != STOP).forEach(line -> events.failAfterClose(line.written(), failure));
   }
 
   private static void closeQuietly(OutputStream stream) {

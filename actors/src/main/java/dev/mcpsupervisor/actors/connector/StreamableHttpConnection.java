@@ -252,8 +252,9 @@ final class StreamableHttpConnection implements UpstreamConnection {
         return;
       }
       String detail = "POST failed: " + HttpTransport.describe(failure);
-      accepted.completeExceptionally(new IOException(events.name() + ": " + detail, HttpTransport.unwrap(failure)));
+      // the listener learns of the loss first, so that it does not retry on this connection
       fail(ConnectionClosed.Kind.TRANSPORT_ERROR, detail);
+      accepted.completeExceptionally(new IOException(events.name() + ": " + detail, HttpTransport.unwrap(failure)));
     }
 
     private void answered(int status, HttpResponse<byte[]> response) {
@@ -268,8 +269,8 @@ final class StreamableHttpConnection implements UpstreamConnection {
         accepted.complete(null);
       } else if (status == 404 && response.request().headers().firstValue(HttpTransport.SESSION_ID_HEADER).isPresent()) {
         String detail = "HTTP 404 for our session id: the server no longer knows the session";
-        accepted.completeExceptionally(new IOException(events.name() + ": " + detail));
         fail(ConnectionClosed.Kind.SESSION_NOT_FOUND, detail);
+        accepted.completeExceptionally(new IOException(events.name() + ": " + detail));
       } else if (requestId != null && deliverErrorAnswer(body)) {
         accepted.complete(null);
       } else {
