@@ -415,8 +415,12 @@ public final class DownstreamSession {
           call.calls.cancelAll();
         }
       }
-      case McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED ->
+      case McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED -> {
+        // only a client with roots can answer the roots/list that servers send in reply
+        if (clientCapabilities.has("roots")) {
           endpoint.servers().forEach(server -> supervisor.notify(id, server, notification.method(), params));
+        }
+      }
       default -> {
         // notifications/initialized and anything else: nothing to do
       }

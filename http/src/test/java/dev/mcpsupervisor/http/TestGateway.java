@@ -1,0 +1,264 @@
+package dev.mcpsupervisor.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.actors.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.connector.DefaultConnectors;
+import dev.mcpsupervisor.fixture.FixtureProcess;
+import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.config.GatewayConfig;
+import dev.mcpsupervisor.protocol.config.Isolation;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A real gateway on 127.0.0.1 (any port) in front of a real supervisor, with raw HTTP helpers. The servers are real:
+ * the fixture over stdio (spawned by the supervisor), or whatever spec a test passes.
+ */
+final class TestGateway implements AutoCloseable {
+
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+  static final String CLIENT_INFO = "{\"name\":\"test-client\",\"version\":\"1.0\"}";
+
+  final GatewayMetrics metrics = new GatewayMetrics();
+  final SessionSupervisor supervisor;
+  final GatewayServer server;
+  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  final String base;
+
+  private TestGateway(SupervisorConfig config, String settings) {
+    supervisor =
+        SessionSupervisor.start(
+            config,
+            DefaultConnectors.create(),
+            metrics,
+            ConfigFactory.parseString(settings)
+                .withFallback(ConfigFactory.parseString("pekko.loglevel = WARNING\npekko.log-dead-letters = off"))
+                .withFallback(ConfigFactory.load()));
+    server = await(GatewayServer.start(supervisor, config.gateway(), metrics));
+    base = "http://127.0.0.1:" + server.address().getPort();
+  }
+
+  /** @param settings HOCON over the actor system's configuration, e.g. {@code mcp-supervisor.http.sseKeepAlive} */
+  static TestGateway start(String settings, GatewayConfig gateway, ServerConfig... servers) {
+    Map<String, ServerConfig> byName = new LinkedHashMap<>();
+    Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
+    return new TestGateway(new SupervisorConfig(byName, gateway), settings);
+  }
+
+  static TestGateway start(GatewayConfig gateway, ServerConfig... servers) {
+    return start("", gateway, servers);
+  }
+
+  static TestGateway start(ServerConfig... servers) {
+    return start(gateway(List.of(), List.of(), 1024 * 1024), servers);
+  }
+
+  static GatewayConfig gateway(List<String> tokens, List<String> origins, long maxBodyBytes) {
+    return gateway(tokens, origins, maxBodyBytes, Duration.ofMinutes(30));
+  }
+
+  static GatewayConfig gateway(List<String> tokens, List<String> origins, long maxBodyBytes, Duration idleTimeout) {
+    return new GatewayConfig("127.0.0.1", 0, tokens, origins, maxBodyBytes, idleTimeout);
+  }
+
+  /** The fixture over stdio, spawned by the supervisor. */
+  static ServerConfig stdioFixture(String name) {
+    List<String> command = FixtureProcess.stdioCommand();
+    return server(name, new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null));
+  }
+
+  static ServerConfig server(String name, ServerSpec spec) {
+    return server(name, spec, name);
+  }
+
+  static ServerConfig server(String name, ServerSpec spec, String toolPrefix) {
+    return new ServerConfig(
+        name, spec, Isolation.SHARED, 4, 64, REQUEST_TIMEOUT, Duration.ofMinutes(5), toolPrefix);
+  }
+
+  /** The fixture over stdio under another tool prefix. */
+  static ServerConfig stdioFixture(String name, String toolPrefix) {
+    ServerConfig fixture = stdioFixture(name);
+    return server(name, fixture.spec(), toolPrefix);
+  }
+
+  /** A server that can never start: its command does not exist. */
+  static ServerConfig downServer(String name) {
+    return server(name, new ServerSpec.Stdio("/nonexistent/mcp-server-" + name, List.of(), Map.of(), null));
+  }
+
+  // ------------------------------------------------------------------------------------------------- raw HTTP
+
+  HttpRequest.Builder request(String path) {
+    return HttpRequest.newBuilder(URI.create(base + path)).timeout(REQUEST_TIMEOUT);
+  }
+
+  HttpResponse<String> send(HttpRequest request) {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** POST with the headers a conforming client sends (JSON, accepting JSON and SSE), plus {@code headers}. */
+  HttpResponse<String> post(String path, String sessionId, String body, String... headers) {
+    return send(postRequest(path, sessionId, body, headers).build());
+  }
+
+  CompletableFuture<HttpResponse<String>> postAsync(String path, String sessionId, String body) {
+    return http.sendAsync(postRequest(path, sessionId, body).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpRequest.Builder postRequest(String path, String sessionId, String body, String... headers) {
+    HttpRequest.Builder builder =
+        request(path)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (sessionId != null) {
+      builder.header("Mcp-Session-Id", sessionId);
+    }
+    for (int i = 0; i < headers.length; i += 2) {
+      builder.setHeader(headers[i], headers[i + 1]);
+    }
+    return builder;
+  }
+
+  HttpResponse<String> get(String path, String... headers) {
+    HttpRequest.Builder builder = request(path).GET();
+    for (int i = 0; i < headers.length; i += 2) {
+      builder.setHeader(headers[i], headers[i + 1]);
+    }
+    return send(builder.build());
+  }
+
+  HttpResponse<String> delete(String path, String sessionId) {
+    HttpRequest.Builder builder = request(path).DELETE();
+    if (sessionId != null) {
+      builder.header("Mcp-Session-Id", sessionId);
+    }
+    return send(builder.build());
+  }
+
+  /** initialize + notifications/initialized; answers the new session id. */
+  String initialize(String path) {
+    return initialize(path, ProtocolVersions.LATEST, "{}");
+  }
+
+  String initialize(String path, String protocolVersion, String capabilities) {
+    HttpResponse<String> response = post(path, null, initializeBody(protocolVersion, capabilities));
+    assertEquals(200, response.statusCode(), response.body());
+    String sessionId = response.headers().firstValue("Mcp-Session-Id").orElseThrow();
+    HttpResponse<String> initialized =
+        post(path, sessionId, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    assertEquals(202, initialized.statusCode(), initialized.body());
+    return sessionId;
+  }
+
+  static String initializeBody(String protocolVersion, String capabilities) {
+    return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\""
+        + protocolVersion
+        + "\",\"capabilities\":"
+        + capabilities
+        + ",\"clientInfo\":"
+        + CLIENT_INFO
+        + "}}";
+  }
+
+  static String request(Object id, String method, String params) {
+    return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":" + params + "}";
+  }
+
+  static String callTool(Object id, String tool, String arguments) {
+    return request(id, "tools/call", "{\"name\":\"" + tool + "\",\"arguments\":" + arguments + "}");
+  }
+
+  static JsonNode json(String body) {
+    try {
+      return JsonRpcCodec.mapper().readTree(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The JSON-RPC messages of an SSE body (its message events), or the JSON body itself. */
+  static List<JsonNode> messages(HttpResponse<String> response) {
+    List<JsonNode> messages = new ArrayList<>();
+    if (response.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream")) {
+      for (String line : response.body().split("\n")) {
+        if (line.startsWith("data:")) {
+          messages.add(json(line.substring("data:".length()).trim()));
+        }
+      }
+    } else {
+      messages.add(json(response.body()));
+    }
+    return messages;
+  }
+
+  /** The last message of the answer: the response itself. */
+  static JsonNode answer(HttpResponse<String> response) {
+    List<JsonNode> messages = messages(response);
+    return messages.get(messages.size() - 1);
+  }
+
+  static String text(JsonNode toolResult) {
+    return toolResult.path("result").path("content").path(0).path("text").asText();
+  }
+
+  SupervisorSnapshot snapshot() {
+    return await(supervisor.snapshot());
+  }
+
+  static ObjectNode object() {
+    return JsonRpcCodec.emptyObject();
+  }
+
+  static <T> T await(CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      await(server.stop(Duration.ofSeconds(2)));
+    } finally {
+      supervisor.close();
+    }
+  }
+}
