@@ -129,7 +129,8 @@ final class McpRoutes extends AllDirectives {
     }
     return request
         .entity()
-        .toStrict(settings.bodyReadTimeout().toMillis(), maxBodyBytes, materializer)
+        .withSizeLimit(maxBodyBytes)
+        .toStrict(settings.bodyReadTimeout().toMillis(), materializer)
         .thenCompose(
             body ->
                 dispatch(
