@@ -63,19 +63,19 @@ public final class DemoServer {
   static List<SyncToolSpecification> tools() {
     return List.of(
         tool("echo", "Returns the message unchanged",
-            schema(Map.of("message", property("string", "Text to return")), "message"),
+            schema(properties("message", property("string", "Text to return")), "message"),
             (exchange, request) -> text(stringArgument(request, "message"))),
         tool("add", "Adds two numbers",
-            schema(Map.of("a", property("number", "First addend"), "b", property("number", "Second addend")),
+            schema(properties("a", property("number", "First addend"), "b", property("number", "Second addend")),
                 "a", "b"),
             (exchange, request) -> text(sum(request))),
-        tool("time", "Returns the current time in ISO-8601, UTC", schema(Map.of()),
+        tool("time", "Returns the current time in ISO-8601, UTC", schema(properties()),
             (exchange, request) -> text(Instant.now().toString())),
         tool("sleep", "Waits ms milliseconds (at most " + MAX_SLEEP_MS + "), then answers",
-            schema(Map.of("ms", property("integer", "Milliseconds to wait")), "ms"),
+            schema(properties("ms", property("integer", "Milliseconds to wait")), "ms"),
             DemoServer::sleep),
         tool("progress", "Reports progress 1..steps when the call carries a progress token, then answers",
-            schema(Map.of("steps", property("integer", "Number of steps (at most " + MAX_PROGRESS_STEPS + ")")),
+            schema(properties("steps", property("integer", "Number of steps (at most " + MAX_PROGRESS_STEPS + ")")),
                 "steps"),
             DemoServer::progress));
   }
@@ -139,6 +139,15 @@ public final class DemoServer {
       schema.put("required", List.of(required));
     }
     return schema;
+  }
+
+  /** Properties in the order written (clients show them in schema order): name, property, name, property, ... */
+  private static Map<String, Object> properties(Object... namesAndProperties) {
+    Map<String, Object> properties = new LinkedHashMap<>();
+    for (int i = 0; i < namesAndProperties.length; i += 2) {
+      properties.put((String) namesAndProperties[i], namesAndProperties[i + 1]);
+    }
+    return properties;
   }
 
   private static Map<String, Object> property(String type, String description) {

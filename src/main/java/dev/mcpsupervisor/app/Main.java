@@ -4,9 +4,18 @@ import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -33,6 +42,13 @@ public final class Main implements Callable<Integer> {
   static final int EXIT_OK = 0;
   static final int EXIT_FAILED = 1;
   static final int EXIT_USAGE = 2;
+  static final String LISTENING = "mcp-supervisor listening on ";
+
+  private static final Logger log = LoggerFactory.getLogger(Main.class);
+  /** The application's own settings in reference.conf. */
+  private static final String SETTINGS = "mcp-supervisor.application";
+  /** Closing every session after the drain: the supervisor's shutdownTimeout (10 s by default) plus slack. */
+  private static final Duration STOP_MARGIN = Duration.ofSeconds(20);
 
   @Option(
       names = "--config",
@@ -114,14 +130,65 @@ public final class Main implements Callable<Integer> {
     return new SupervisorConfig(loaded.servers(), overridden);
   }
 
-  /** Until the HTTP gateway module lands: show what would be served, then exit. */
+  /** Starts the gateway, prints the listening line, and serves until SIGTERM or SIGINT. */
   private int serve(SupervisorConfig configuration) {
-    GatewayConfig gateway = configuration.gateway();
-    err.println("mcp-supervisor " + Versions.application() + ": the HTTP gateway is not built yet; it would serve on http://"
-        + gateway.host() + ":" + gateway.port() + "/mcp:");
-    configuration.servers().values().forEach(server ->
-        err.println("  " + server.name() + " (" + server.spec().transport() + ") at /servers/" + server.name() + "/mcp"));
-    return EXIT_OK;
+    Config settings = ConfigFactory.load().getConfig(SETTINGS);
+    Duration startTimeout = settings.getDuration("startTimeout");
+    Duration drainDeadline = settings.getDuration("drainDeadline");
+    CompletableFuture<String> signalled = TerminationSignals.install();
+    Application application;
+    try {
+      application =
+          Application.start(configuration).toCompletableFuture().get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      GatewayConfig gateway = configuration.gateway();
+      err.println("mcp-supervisor: cannot listen on " + gateway.host() + ":" + gateway.port() + ": " + reason(e));
+      return EXIT_FAILED;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return EXIT_FAILED;
+    }
+    // any other way the JVM ends (SIGHUP, an error elsewhere) still drains and closes every child process
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> awaitStopped(application, drainDeadline), "mcp-supervisor-shutdown"));
+    out.println(LISTENING + application.mcpUrl());
+    out.flush();
+    CompletableFuture<Object> systemEnded =
+        application.supervisor().actorSystem().getWhenTerminated().toCompletableFuture().thenApply(done -> null);
+    Object signal = CompletableFuture.anyOf(signalled, systemEnded).join();
+    if (signal == null) {
+      log.error("the actor system stopped on its own; exiting");
+      return EXIT_FAILED;
+    }
+    log.info("SIG{} received", signal);
+    return awaitStopped(application, drainDeadline) ? EXIT_OK : EXIT_FAILED;
+  }
+
+  /** Stops the application and waits, bounded: the drain, then closing every session, plus a margin. */
+  private static boolean awaitStopped(Application application, Duration drainDeadline) {
+    Duration bound = drainDeadline.plus(STOP_MARGIN);
+    try {
+      application.stop(drainDeadline).toCompletableFuture().get(bound.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException | TimeoutException e) {
+      log.error("shutdown did not complete within {} ms: {}", bound.toMillis(), reason(e));
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** The innermost cause's message: "[/127.0.0.1:8080] Address already in use", not a wrapper's class name. */
+  private static String reason(Throwable failure) {
+    if (failure instanceof TimeoutException) {
+      return "timed out";
+    }
+    Throwable root = failure;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
   }
 
   /** {@code --version}: the Maven project version, filtered into a resource at build time. */

@@ -11,14 +11,12 @@ import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class DemoServerTest {
 
-  private static final List<ProgressNotification> progress = new CopyOnWriteArrayList<>();
+  private static final ProgressRecorder progress = new ProgressRecorder();
   private static McpSyncClient client;
 
   @BeforeAll
@@ -40,7 +38,7 @@ class DemoServerTest {
         McpClient.sync(new StdioClientTransport(parameters, McpJsonDefaults.getMapper()))
             .requestTimeout(Duration.ofSeconds(20))
             .initializationTimeout(Duration.ofSeconds(30))
-            .progressConsumer(progress::add)
+            .progressConsumer(progress)
             .build();
     client.initialize();
   }
@@ -91,16 +89,12 @@ class DemoServerTest {
   }
 
   @Test
-  void progressNotifiesEachStepForTheCallersToken() {
+  void progressNotifiesEachStepForTheCallersToken() throws InterruptedException {
     CallToolRequest request =
         CallToolRequest.builder().name("progress").arguments(Map.of("steps", 3)).progressToken("demo-token").build();
     CallToolResult result = client.callTool(request);
     assertEquals("done 3 steps", text(result));
-    // notifications precede the answer on the same stream, so all have arrived
-    List<ProgressNotification> mine =
-        progress.stream().filter(note -> "demo-token".equals(note.progressToken())).toList();
-    assertEquals(List.of(1.0, 2.0, 3.0), mine.stream().map(ProgressNotification::progress).toList());
-    assertTrue(mine.stream().allMatch(note -> note.total() == 3.0));
+    assertEquals(List.of(1.0, 2.0, 3.0), progress.await("demo-token", 3, Duration.ofSeconds(10)));
   }
 
   @Test

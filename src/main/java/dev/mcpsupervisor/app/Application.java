@@ -1,0 +1,99 @@
+package dev.mcpsupervisor.app;
+
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.actors.connector.DefaultConnectors;
+import dev.mcpsupervisor.http.GatewayMetrics;
+import dev.mcpsupervisor.http.GatewayServer;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A running gateway: the session supervisor, and the HTTP server in front of it. */
+public final class Application {
+
+  private static final Logger log = LoggerFactory.getLogger(Application.class);
+
+  private final SupervisorConfig config;
+  private final SessionSupervisor supervisor;
+  private final GatewayServer gateway;
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+
+  private Application(SupervisorConfig config, SessionSupervisor supervisor, GatewayServer gateway) {
+    this.config = config;
+    this.supervisor = supervisor;
+    this.gateway = gateway;
+  }
+
+  /**
+   * Starts the supervisor with the real connectors (stdio, Streamable HTTP, SSE) and binds the gateway. Completes once
+   * it listens; fails (with the supervisor already shut down) when it cannot bind.
+   */
+  public static CompletionStage<Application> start(SupervisorConfig config) {
+    GatewayMetrics metrics = new GatewayMetrics();
+    SessionSupervisor supervisor = SessionSupervisor.start(config, DefaultConnectors.create(), metrics);
+    CompletableFuture<Application> started = new CompletableFuture<>();
+    GatewayServer.start(supervisor, config.gateway(), metrics)
+        .whenComplete(
+            (gateway, failure) -> {
+              if (failure == null) {
+                started.complete(new Application(config, supervisor, gateway));
+              } else {
+                supervisor.shutdown().whenComplete((done, ignored) -> started.completeExceptionally(failure));
+              }
+            });
+    return started;
+  }
+
+  /** The bound address (with the real port when the configured one was 0). */
+  public InetSocketAddress address() {
+    return gateway.address();
+  }
+
+  /** {@code http://H:N/mcp}, H as configured, N as bound. */
+  public String mcpUrl() {
+    String host = config.gateway().host();
+    String printableHost = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    return "http://" + printableHost + ":" + address().getPort() + "/mcp";
+  }
+
+  public SessionSupervisor supervisor() {
+    return supervisor;
+  }
+
+  /**
+   * Stops accepting requests, lets calls in flight finish up to {@code drainDeadline}, then closes every upstream
+   * session and child process. Idempotent: later calls answer the first call's stage.
+   */
+  public CompletionStage<Void> stop(Duration drainDeadline) {
+    if (stopping.compareAndSet(false, true)) {
+      log.info("shutting down: draining requests for up to {} ms, then closing every upstream session",
+          drainDeadline.toMillis());
+      gateway
+          .stop(drainDeadline)
+          .handle(
+              (done, failure) -> {
+                if (failure != null) {
+                  log.warn("gateway did not stop cleanly: {}", failure.toString());
+                }
+                return null;
+              })
+          .thenCompose(ignored -> supervisor.shutdown())
+          .whenComplete(
+              (done, failure) -> {
+                if (failure != null) {
+                  stopped.completeExceptionally(failure);
+                } else {
+                  log.info("stopped: every upstream session closed");
+                  stopped.complete(null);
+                }
+              });
+    }
+    return stopped;
+  }
+}
