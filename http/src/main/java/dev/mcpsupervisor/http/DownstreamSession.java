@@ -102,6 +102,9 @@ public final class DownstreamSession {
   private record Answered(JsonNode requestId, long sequence, Outcome outcome, Throwable failure)
       implements Command {}
 
+  /** The notifications sent before a held answer have arrived: the answer may go. */
+  private record EarlierNotificationsArrived(JsonNode requestId, long sequence) implements Command {}
+
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
 
   private enum IdleCheck implements Command {
@@ -148,6 +151,8 @@ public final class DownstreamSession {
     /** initialize and setLevel do not: nothing a server sends meanwhile belongs to them. */
     final boolean carriesServerMessages;
     boolean cancelled;
+    /** The answer, held until the notifications sent before it have arrived. */
+    JsonRpcResponse heldAnswer;
 
     InFlight(
         JsonRpcRequest request,
@@ -246,6 +251,7 @@ public final class DownstreamSession {
         .onMessage(OpenStream.class, this::onOpenStream)
         .onMessage(ExchangeClosed.class, this::onExchangeClosed)
         .onMessage(Answered.class, this::onAnswered)
+        .onMessage(EarlierNotificationsArrived.class, this::onEarlierNotificationsArrived)
         .onMessage(UpstreamNotification.class, this::onUpstreamNotification)
         .onMessage(UpstreamRequest.class, this::onUpstreamRequest)
         .onMessage(ServerRequestExpired.class, this::onServerRequestExpired)
@@ -364,10 +370,35 @@ public final class DownstreamSession {
     if (call == null || call.sequence != answered.sequence()) {
       return Behaviors.same();
     }
-    inFlight.remove(answered.requestId());
+    if (call.cancelled) {
+      complete(call, null);
+      return Behaviors.same();
+    }
+    JsonRpcResponse response = apply(call.request, answered.outcome(), answered.failure());
+    if (call.carriesServerMessages && call.exchange.acceptsSse && !call.exchange.closed && call.calls.reachedAny()) {
+      call.heldAnswer = response;
+      context.pipeToSelf(
+          call.calls.afterEarlierNotifications(settings.notificationOrderingTimeout()),
+          (passed, failure) -> new EarlierNotificationsArrived(call.request.id(), call.sequence));
+    } else {
+      complete(call, response);
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onEarlierNotificationsArrived(EarlierNotificationsArrived arrived) {
+    InFlight call = inFlight.get(arrived.requestId());
+    if (call != null && call.sequence == arrived.sequence()) {
+      complete(call, call.cancelled ? null : call.heldAnswer);
+    }
+    return Behaviors.same();
+  }
+
+  /** The request is done: its answer (null: none, it was cancelled) goes out, and its exchange may finish. */
+  private void complete(InFlight call, JsonRpcResponse response) {
+    inFlight.remove(call.request.id());
     call.exchange.requests.remove(call);
-    if (!call.cancelled) {
-      JsonRpcResponse response = apply(call.request, answered.outcome(), answered.failure());
+    if (response != null) {
       answer(call.exchange, response);
       if (McpMethods.INITIALIZE.equals(call.request.method()) && response.isError()) {
         registry.tell(new DownstreamSessions.EndMe(id, "initialize failed: " + response.error().message(), -1));
@@ -375,7 +406,6 @@ public final class DownstreamSession {
     }
     finishIfAnswered(call.exchange);
     restartIdleTimer();
-    return Behaviors.same();
   }
 
   /** Remembers what the outcome teaches the session, and turns it into the response. */
@@ -499,13 +529,17 @@ public final class DownstreamSession {
 
   /** On the oldest streaming-capable exchange with a request that reached the server, else on the GET stream. */
   private boolean sendRelated(ObjectNode json, String server) {
+    return sendOnRelatedExchange(json, server) || sendOnGetStream(json);
+  }
+
+  private boolean sendOnRelatedExchange(ObjectNode json, String server) {
     for (OpenExchange exchange : exchanges.values()) {
       if (exchange.acceptsSse && !exchange.closed && exchange.relatesTo(server)) {
         send(exchange, json);
         return true;
       }
     }
-    return sendOnGetStream(json);
+    return false;
   }
 
   /** On the GET stream, else on an exchange it relates to. */
@@ -530,8 +564,10 @@ public final class DownstreamSession {
       case McpMethods.NOTIFICATION_PROGRESS -> sendProgress(upstream.server(), notification, params);
       case McpMethods.NOTIFICATION_MESSAGE -> {
         String threshold = logLevel != null ? logLevel : LogLevels.DEFAULT_THRESHOLD;
+        // an upstream session's logs reach every context leased on it: only a session with a request in flight
+        // there can be the one they are about, so the GET stream never carries them (no cross-client leak)
         if (LogLevels.passes(params.path("level").asText(""), threshold)) {
-          sendRelated(JsonRpcCodec.toJson(notification), upstream.server());
+          sendOnRelatedExchange(JsonRpcCodec.toJson(notification), upstream.server());
         }
       }
       case McpMethods.NOTIFICATION_RESOURCE_UPDATED -> {

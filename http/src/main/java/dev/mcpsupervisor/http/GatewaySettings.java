@@ -12,6 +12,7 @@ record GatewaySettings(
     Duration aggregatedListTimeout,
     int maxListPages,
     int streamBuffer,
+    Duration notificationOrderingTimeout,
     Duration bodyReadTimeout) {
 
   static final String PATH = "mcp-supervisor.http";
@@ -26,6 +27,7 @@ record GatewaySettings(
         c.getDuration("aggregatedListTimeout"),
         c.getInt("maxListPages"),
         c.getInt("streamBuffer"),
+        c.getDuration("notificationOrderingTimeout"),
         c.getDuration("bodyReadTimeout"));
   }
 }
