@@ -121,6 +121,16 @@ public final class GatewayMetrics implements SupervisorObserver {
     }
   }
 
+  /** Starts the per-server counters at zero, so that their series exist before the first event. */
+  void initServers(Iterable<String> servers) {
+    for (String server : servers) {
+      created.initLabelValues(server);
+      reused.initLabelValues(server);
+      restarted.initLabelValues(server);
+      KNOWN_EVICTION_REASONS.forEach(reason -> evicted.initLabelValues(server, reason));
+    }
+  }
+
   void rejected(String reason) {
     rejections.labelValues(reason).inc();
   }

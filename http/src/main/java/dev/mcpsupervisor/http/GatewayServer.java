@@ -53,6 +53,7 @@ public final class GatewayServer {
   public static CompletionStage<GatewayServer> start(
       SessionSupervisor supervisor, GatewayConfig config, GatewayMetrics metrics) {
     ActorSystem<?> system = supervisor.actorSystem();
+    metrics.initServers(supervisor.config().servers().keySet());
     GatewaySettings settings = GatewaySettings.fromConfig(system.settings().config());
     Map<String, McpEndpoint> endpoints = new LinkedHashMap<>();
     endpoints.put(
