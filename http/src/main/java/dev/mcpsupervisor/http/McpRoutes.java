@@ -331,7 +331,7 @@ final class McpRoutes extends AllDirectives {
 
   private HttpResponse tooLarge() {
     return refuse(
-        StatusCodes.PAYLOAD_TOO_LARGE,
+        StatusCodes.CONTENT_TOO_LARGE,
         "payload_too_large",
         "Payload Too Large: the body exceeds " + maxBodyBytes + " bytes");
   }

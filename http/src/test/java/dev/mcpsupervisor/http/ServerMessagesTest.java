@@ -12,12 +12,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot;
 import dev.mcpsupervisor.fixture.FixtureTools;
+import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.LoggingLevel;
 import io.modelcontextprotocol.spec.McpSchema.LoggingMessageNotification;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -192,6 +194,51 @@ class ServerMessagesTest {
       reader.join(10_000);
       assertFalse(reader.isAlive(), "DELETE ended the GET stream");
     }
+  }
+
+  @Test
+  void aClientThatDropsItsGetStreamMayOpenANewOne() throws Exception {
+    String session = gateway.initialize(FIXTURE);
+    for (int attempt = 0; attempt < 3; attempt++) {
+      HttpResponse<InputStream> stream = openGetStreamWhenFree(session);
+      assertTrue(stream.body().read() >= 0, "the stream is live (a keep-alive arrives)");
+      stream.body().close(); // the client goes away: the next attempt must get the slot back
+    }
+  }
+
+  @Test
+  void deleteCancelsWhatIsInFlight() throws Exception {
+    String session = gateway.initialize(FIXTURE);
+    CompletableFuture<HttpResponse<String>> sleeping =
+        gateway.postAsync(FIXTURE, session, callTool(8, "sleep", "{\"ms\":20000}"));
+    awaitInFlight(1);
+    assertEquals(200, gateway.delete(FIXTURE, session).statusCode());
+    JsonNode answer = TestGateway.answer(sleeping.get(10, TimeUnit.SECONDS));
+    assertEquals(JsonRpcErrorCodes.REQUEST_CANCELLED, answer.path("error").path("code").asInt(), answer.toString());
+    awaitInFlight(0);
+  }
+
+  /** GET until the gateway lets a stream open (409 while the previous one is still known to it). */
+  private HttpResponse<InputStream> openGetStreamWhenFree(String session) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      HttpResponse<InputStream> stream =
+          gateway.http.send(
+              gateway
+                  .request(FIXTURE)
+                  .header("Accept", "text/event-stream")
+                  .header("Mcp-Session-Id", session)
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofInputStream());
+      if (stream.statusCode() == 200) {
+        return stream;
+      }
+      stream.body().close();
+      assertEquals(409, stream.statusCode());
+      Thread.sleep(50); // polling an observable state with a bound, not synchronizing
+    }
+    throw new AssertionError("a dropped GET stream was never released");
   }
 
   @Test
