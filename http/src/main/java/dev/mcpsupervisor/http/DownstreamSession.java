@@ -64,11 +64,13 @@ public final class DownstreamSession {
    * A POST's messages.
    *
    * @param preAnswered errors for batch elements that were not valid messages, sent with the other answers
+   * @param batch whether the body was a JSON array (only 2025-03-26 and older allow one)
    * @param acceptsSse whether the client accepts an SSE answer
    */
   public record Post(
       List<JsonRpcMessage> messages,
       List<JsonRpcResponse> preAnswered,
+      boolean batch,
       boolean acceptsSse,
       ActorRef<Exchange.Event> exchange)
       implements Routed {
@@ -173,6 +175,9 @@ public final class DownstreamSession {
   /** A server-to-client request sent to the client under our id, waiting for its answer. */
   private record PendingServerRequest(JsonNode upstreamId, String server, ActorRef<JsonRpcResponse> replyTo) {}
 
+  /** JSON-RPC batches came with 2025-03-26 and left with 2025-06-18 (2024-11-05 clients may send them too). */
+  private static final Set<String> BATCH_VERSIONS = Set.of(ProtocolVersions.V2025_03_26, ProtocolVersions.V2024_11_05);
+
   public static Behavior<Command> create(
       String id,
       McpEndpoint endpoint,
@@ -264,6 +269,16 @@ public final class DownstreamSession {
   private Behavior<Command> onPost(Post post) {
     routedProcessed++;
     restartIdleTimer();
+    if (post.batch() && !BATCH_VERSIONS.contains(protocolVersion)) {
+      post.exchange()
+          .tell(
+              new Exchange.Refused(
+                  400,
+                  McpResponses.errorBody(
+                      INVALID_REQUEST,
+                      "Invalid Request: protocol version " + protocolVersion + " does not allow batches")));
+      return Behaviors.same();
+    }
     OpenExchange exchange = new OpenExchange(post.exchange(), post.acceptsSse());
     exchanges.put(exchange.ref, exchange);
     post.preAnswered().forEach(error -> exchange.unsent.add(JsonRpcCodec.toJson(error)));

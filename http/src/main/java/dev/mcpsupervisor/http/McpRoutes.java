@@ -216,7 +216,7 @@ final class McpRoutes extends AllDirectives {
         new DownstreamSessions.Deliver(
             sessionId,
             path,
-            new DownstreamSession.Post(messages, preAnswered, accept.sse(), exchange.ref())));
+            new DownstreamSession.Post(messages, preAnswered, batch, accept.sse(), exchange.ref())));
     return exchange
         .head()
         .thenApply(

@@ -193,9 +193,21 @@ class SessionLifecycleTest {
     assertEquals(JsonRpcErrorCodes.INVALID_REQUEST, byId.get(4).path("error").path("code").asInt());
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"2025-06-18", "2025-11-25"})
+  void aBatchIsRejectedFrom2025_06_18On(String version) {
+    String sessionId = gateway.initialize(FIXTURE, version, "{}");
+    HttpResponse<String> response =
+        gateway.post(FIXTURE, sessionId, "[" + request(901, "ping", "{}") + "," + request(902, "ping", "{}") + "]");
+    assertEquals(400, response.statusCode(), response.body());
+    JsonNode error = json(response.body());
+    assertEquals(JsonRpcErrorCodes.INVALID_REQUEST, error.path("error").path("code").asInt());
+    assertTrue(error.path("error").path("message").asText().contains(version));
+  }
+
   @Test
   void aBatchOfNotificationsGets202() {
-    String sessionId = gateway.initialize(FIXTURE);
+    String sessionId = gateway.initialize(FIXTURE, ProtocolVersions.V2025_03_26, "{}");
     HttpResponse<String> response =
         gateway.post(
             FIXTURE,
