@@ -9,7 +9,6 @@ import dev.mcpsupervisor.actors.connector.ConnectionClosed;
 import dev.mcpsupervisor.actors.connector.ConnectionListener;
 import dev.mcpsupervisor.actors.connector.UpstreamConnection;
 import dev.mcpsupervisor.protocol.McpMethods;
-import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -21,9 +20,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +29,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -110,19 +107,23 @@ public final class SessionActor {
     }
   }
 
-  // Messages the session sends itself (connection events carry the generation of the connection they came from, so
-  // that a late event of an abandoned connection is recognized and ignored).
-  private record Connected(UpstreamConnection connection, long generation) implements Command {}
+  // Messages the session sends itself. Connection events carry the generation of the connection they came from, so
+  // that a late event of an abandoned connection is recognized and ignored.
+  private interface ConnectionEvent extends Command {
+    long generation();
+  }
 
-  private record ConnectFailed(String reason, long generation) implements Command {}
+  private record Connected(UpstreamConnection connection, long generation) implements ConnectionEvent {}
 
-  private record AttemptTimedOut(long generation, String what) implements Command {}
+  private record ConnectFailed(String reason, long generation) implements ConnectionEvent {}
 
-  private record Received(JsonRpcMessage message, JsonNode relatedRequestId, long generation) implements Command {}
+  private record AttemptTimedOut(long generation, String what) implements ConnectionEvent {}
 
-  private record ConnectionLost(ConnectionClosed cause, long generation) implements Command {}
+  private record Received(JsonRpcMessage message, JsonNode relatedRequestId, long generation) implements ConnectionEvent {}
 
-  private record SendFailed(long upstreamId, String reason, long generation) implements Command {}
+  private record ConnectionLost(ConnectionClosed cause, long generation) implements ConnectionEvent {}
+
+  private record SendFailed(long upstreamId, String reason, long generation) implements ConnectionEvent {}
 
   private enum Reconnect implements Command {
     INSTANCE
@@ -159,19 +160,6 @@ public final class SessionActor {
     CLOSE
   }
 
-  private static final String CLIENT_NAME = "mcp-supervisor";
-  private static final String CLIENT_VERSION =
-      SessionActor.class.getPackage().getImplementationVersion() != null
-          ? SessionActor.class.getPackage().getImplementationVersion()
-          : "0.1.0";
-  private static final int MAX_TOOLS_LIST_PAGES = 20;
-
-  /** Wording of "not initialized yet" errors (GitHub's gateway: "invalid during session initialization"). */
-  private static final Pattern STILL_INITIALIZING =
-      Pattern.compile(
-          "(?i)(not (yet )?initiali[sz]ed|still initiali[sz]ing|during (session )?initiali[sz]ation"
-              + "|before initiali[sz]ation|initiali[sz]ation (is )?(not complete|in progress|pending))");
-
   public static Behavior<Command> create(
       long sessionId, KeyEnvironment env, ActorRef<ServerKeyActor.Command> parent) {
     SupervisorSettings settings = env.settings();
@@ -200,52 +188,7 @@ public final class SessionActor {
     }
   }
 
-  private enum CallState {
-    WAITING,
-    IN_FLIGHT,
-    RETRY_SCHEDULED
-  }
-
-  /** A caller's request this session holds, from arrival to its one answer. */
-  private static final class Tracked {
-    final UpstreamCall call;
-    final JsonNode params;
-    final JsonNode callerProgressToken;
-    final String upstreamProgressToken;
-    final long startNanos = System.nanoTime();
-    CallState state = CallState.WAITING;
-    long upstreamId = -1;
-    boolean retriedAfterLoss;
-    int stillInitializingRetries;
-
-    Tracked(UpstreamCall call, JsonNode params, JsonNode callerProgressToken, String upstreamProgressToken) {
-      this.call = call;
-      this.params = params;
-      this.callerProgressToken = callerProgressToken;
-      this.upstreamProgressToken = upstreamProgressToken;
-    }
-
-    UpstreamCall call() {
-      return call;
-    }
-
-    long callId() {
-      return call.callId();
-    }
-
-    String method() {
-      return call.method();
-    }
-  }
-
-  private enum InternalRequest {
-    INITIALIZE,
-    TOOLS_LIST,
-    PING
-  }
-
-  /** A server-to-client request handed to a context, waiting for its answer. */
-  private record PendingServerRequest(JsonNode upstreamId, String context, String method, long generation) {}
+  private static final int MAX_TOOLS_LIST_PAGES = 20;
 
   private final long sessionId;
   private final KeyEnvironment env;
@@ -267,24 +210,17 @@ public final class SessionActor {
   private int consecutiveFailures;
   private boolean reportedFailing;
   private boolean reportedSaturated;
-  private long nextUpstreamId = 1;
-  private long nextServerRequest = 1;
   private long initializeId = -1;
   private long pingId = -1;
   private int toolsListPages;
 
   /** Every call held, by call id. */
-  private final Map<Long, Tracked> calls = new HashMap<>();
-  /** Calls not yet sent, in the order they go out. */
-  private LinkedHashMap<Long, Tracked> waiting = new LinkedHashMap<>();
-  /** Calls sent and not answered, by upstream id: the pending map. */
-  private final Map<Long, Tracked> inFlight = new HashMap<>();
-  /** The session's own requests (initialize, tools/list, ping) in flight, by upstream id. */
-  private final Map<Long, InternalRequest> internal = new HashMap<>();
-  private final Map<String, Tracked> progressTokens = new HashMap<>();
-  private final Map<String, PendingServerRequest> serverRequests = new HashMap<>();
-  /** Tool name → whether its annotations say it is safe to retry (readOnlyHint or idempotentHint). */
-  private final Map<String, Boolean> retryableTools = new HashMap<>();
+  private final Map<Long, TrackedCall> held = new HashMap<>();
+  private final WaitingCalls waiting;
+  private final PendingRequests pending = new PendingRequests();
+  private final ProgressTokens progressTokens;
+  private final ServerRequests serverRequests;
+  private final RetryPolicy retryPolicy = new RetryPolicy();
   private final List<ActorRef<AcquireReply>> readyWaiters = new ArrayList<>();
 
   private SessionActor(
@@ -300,6 +236,9 @@ public final class SessionActor {
     this.parent = parent;
     this.context = context;
     this.timers = timers;
+    this.waiting = new WaitingCalls(settings.stashCapacity());
+    this.progressTokens = new ProgressTokens(sessionId);
+    this.serverRequests = new ServerRequests(env.keyId(), sessionId);
   }
 
   private Behavior<Command> start() {
@@ -318,7 +257,7 @@ public final class SessionActor {
             .onMessage(Connected.class, this::onConnected)
             .onMessage(ConnectFailed.class, this::isCurrent, failed -> attemptFailed(failed.reason()))
             .onMessage(AttemptTimedOut.class, this::isCurrent, timedOut -> attemptFailed(timedOut.what()))
-            .onMessage(ConnectionLost.class, this::isCurrent, lost -> attemptFailed(describe(lost.cause()))));
+            .onMessage(ConnectionLost.class, this::isUnexpected, lost -> attemptFailed(describe(lost.cause()))));
   }
 
   private void connect() {
@@ -361,7 +300,8 @@ public final class SessionActor {
       return Behaviors.same();
     }
     connection = connected.connection();
-    initializeId = sendInternal(InternalRequest.INITIALIZE, McpMethods.INITIALIZE, initializeParams());
+    initializeId =
+        sendInternal(PendingRequests.Internal.INITIALIZE, McpMethods.INITIALIZE, Handshake.initializeParams());
     timers.startSingleTimer(
         TimerKey.ATTEMPT,
         new AttemptTimedOut(
@@ -370,31 +310,18 @@ public final class SessionActor {
     return initializing();
   }
 
-  private static JsonNode initializeParams() {
-    ObjectNode params = JsonRpcCodec.emptyObject();
-    params.put("protocolVersion", ProtocolVersions.LATEST);
-    ObjectNode capabilities = params.putObject("capabilities");
-    capabilities.putObject("sampling");
-    capabilities.putObject("elicitation");
-    capabilities.putObject("roots").put("listChanged", true);
-    ObjectNode clientInfo = params.putObject("clientInfo");
-    clientInfo.put("name", CLIENT_NAME);
-    clientInfo.put("version", CLIENT_VERSION);
-    return params;
-  }
-
   // -------------------------------------------------------------------------------------------------- initializing
 
   private Behavior<Command> initializing() {
     phase = Phase.INITIALIZING;
     return withCommonHandlers(
         Behaviors.receive(Command.class)
-            .onMessage(Received.class, this::isCurrent, this::onReceivedWhileInitializing)
+            .onMessage(Received.class, this::isCurrentAndOpen, this::onReceivedWhileInitializing)
             .onMessage(AttemptTimedOut.class, this::isCurrent, timedOut -> attemptFailed(timedOut.what()))
-            .onMessage(ConnectionLost.class, this::isCurrent, lost -> attemptFailed(describe(lost.cause())))
+            .onMessage(ConnectionLost.class, this::isUnexpected, lost -> attemptFailed(describe(lost.cause())))
             .onMessage(
                 SendFailed.class,
-                failed -> isCurrent(failed) && failed.upstreamId() == initializeId,
+                failed -> isCurrentAndOpen(failed) && failed.upstreamId() == initializeId,
                 failed -> attemptFailed("initialize could not be sent: " + failed.reason())));
   }
 
@@ -404,13 +331,10 @@ public final class SessionActor {
       onUpstreamMessage(received);
       return Behaviors.same();
     }
-    internal.remove(initializeId);
-    if (response.isError()) {
-      return attemptFailed("initialize failed: " + response.error().message());
-    }
-    String version = response.result().path("protocolVersion").asText("");
-    if (!ProtocolVersions.isSupported(version)) {
-      return attemptFailed("initialize answered unsupported protocol version \"" + version + "\"");
+    pending.removeInternal(initializeId);
+    String problem = Handshake.problemWith(response);
+    if (problem != null) {
+      return attemptFailed(problem);
     }
     initializeResult = response.result();
     timers.cancel(TimerKey.ATTEMPT);
@@ -419,7 +343,7 @@ public final class SessionActor {
   }
 
   private boolean isInitializeResponse(JsonRpcResponse response) {
-    Long id = upstreamIdOf(response.id());
+    Long id = PendingRequests.idOf(response.id());
     return id != null && id == initializeId;
   }
 
@@ -430,7 +354,7 @@ public final class SessionActor {
     consecutiveFailures = 0;
     reportedFailing = false;
     toolsCapability = initializeResult.path("capabilities").has("tools");
-    retryableTools.clear();
+    retryPolicy.forgetTools();
     parent.tell(new ServerKeyActor.SessionReady(sessionId));
     readyWaiters.forEach(waiter -> waiter.tell(AcquireReply.ready(initializeResult)));
     readyWaiters.clear();
@@ -449,9 +373,9 @@ public final class SessionActor {
     phase = Phase.READY;
     return withCommonHandlers(
         Behaviors.receive(Command.class)
-            .onMessage(Received.class, this::isCurrent, this::onReceivedWhileReady)
-            .onMessage(ConnectionLost.class, this::isCurrent, lost -> connectionLost(describe(lost.cause())))
-            .onMessage(SendFailed.class, this::isCurrent, this::onSendFailed)
+            .onMessage(Received.class, this::isCurrentAndOpen, this::onReceivedWhileReady)
+            .onMessage(ConnectionLost.class, this::isUnexpected, lost -> connectionLost(describe(lost.cause())))
+            .onMessage(SendFailed.class, this::isCurrentAndOpen, this::onSendFailed)
             .onMessage(ClientNotification.class, this::onClientNotification)
             .onMessage(PingTick.class, notUsed -> onPingTick())
             .onMessage(PingTimedOut.class, this::onPingTimedOut));
@@ -474,15 +398,15 @@ public final class SessionActor {
   }
 
   private void onResponse(JsonRpcResponse response) {
-    Long upstreamId = upstreamIdOf(response.id());
-    Tracked call = upstreamId == null ? null : inFlight.remove(upstreamId);
+    Long upstreamId = PendingRequests.idOf(response.id());
+    TrackedCall call = pending.removeCall(upstreamId);
     if (call != null) {
       consecutiveFailures = 0;
-      if (response.isError() && STILL_INITIALIZING.matcher(response.error().message()).find()) {
+      if (RetryPolicy.saysStillInitializing(response)) {
         scheduleStillInitializingRetry(call);
       } else {
         if (!response.isError() && McpMethods.TOOLS_LIST.equals(call.method())) {
-          learnTools(response.result());
+          retryPolicy.learnTools(response.result());
         }
         finish(call, call.call().response(response), response.isError() ? "error" : null);
       }
@@ -490,14 +414,14 @@ public final class SessionActor {
       reportLoad();
       return;
     }
-    InternalRequest kind = upstreamId == null ? null : internal.remove(upstreamId);
-    if (kind == InternalRequest.TOOLS_LIST && !response.isError()) {
-      learnTools(response.result());
+    PendingRequests.Internal kind = pending.removeInternal(upstreamId);
+    if (kind == PendingRequests.Internal.TOOLS_LIST && !response.isError()) {
+      retryPolicy.learnTools(response.result());
       String cursor = response.result().path("nextCursor").asText(null);
       if (cursor != null && toolsListPages < MAX_TOOLS_LIST_PAGES) {
         fetchTools(cursor);
       }
-    } else if (kind == InternalRequest.PING) {
+    } else if (kind == PendingRequests.Internal.PING) {
       pingId = -1;
       timers.cancel(TimerKey.PING_TIMEOUT);
     } else if (kind == null) {
@@ -513,7 +437,7 @@ public final class SessionActor {
       routeServerCancellation(notification);
     } else {
       if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(method)) {
-        retryableTools.clear();
+        retryPolicy.forgetTools();
         if (toolsCapability && phase == Phase.READY) {
           fetchTools(null);
         }
@@ -523,50 +447,36 @@ public final class SessionActor {
     }
   }
 
-  /** Progress carries our upstream token: give it back to the caller with its own token. */
   private void routeProgress(JsonRpcNotification notification) {
-    JsonNode params = notification.params();
-    JsonNode token = params == null ? null : params.get("progressToken");
-    Tracked call = token != null && token.isTextual() ? progressTokens.get(token.textValue()) : null;
+    JsonNode token = ProgressTokens.tokenOf(notification);
+    TrackedCall call = progressTokens.callOf(token);
     if (call == null) {
       context.getLog().debug("{} session {}: dropping progress for unknown token {}", server, sessionId, token);
       return;
     }
-    ObjectNode restored = ((ObjectNode) params).deepCopy();
-    restored.set("progressToken", call.callerProgressToken);
-    deliver(call.call().context(), notification.withParams(restored));
+    deliver(call.call().context(), ProgressTokens.forCaller(notification, call));
   }
 
   /** The upstream withdrew one of its server-to-client requests: tell the context that holds it. */
   private void routeServerCancellation(JsonRpcNotification notification) {
     JsonNode requestId = notification.params() == null ? null : notification.params().get("requestId");
-    if (requestId == null) {
+    ServerRequests.Pending withdrawn = requestId == null ? null : serverRequests.removeByUpstreamId(requestId);
+    if (withdrawn == null) {
       return;
     }
-    Iterator<Map.Entry<String, PendingServerRequest>> pending = serverRequests.entrySet().iterator();
-    while (pending.hasNext()) {
-      Map.Entry<String, PendingServerRequest> entry = pending.next();
-      if (entry.getValue().upstreamId().equals(requestId)) {
-        pending.remove();
-        timers.cancel(new ServerRequestTimer(entry.getKey()));
-        ObjectNode params = ((ObjectNode) notification.params()).deepCopy();
-        params.put("requestId", entry.getKey());
-        deliver(entry.getValue().context(), notification.withParams(params));
-        return;
-      }
-    }
+    timers.cancel(new ServerRequestTimer(withdrawn.localId()));
+    ObjectNode params = ((ObjectNode) notification.params()).deepCopy();
+    params.put("requestId", withdrawn.localId());
+    deliver(withdrawn.context(), notification.withParams(params));
   }
 
   private void deliver(String contextId, JsonRpcNotification notification) {
     env.guardian().tell(new SupervisorGuardian.Deliver(List.of(contextId), server, notification));
   }
 
-  /**
-   * Sampling, elicitation, roots: the context whose request the transport names, else the one context with requests
-   * in flight, else the context of the oldest request in flight; none → an error upstream at once.
-   */
+  /** Sampling, elicitation, roots: to the context that owns the request in flight; none → an error upstream at once. */
   private void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId) {
-    String owner = owningContext(relatedRequestId);
+    String owner = pending.owningContext(relatedRequestId);
     if (owner == null) {
       transmit(
           JsonRpcResponse.failure(
@@ -574,57 +484,15 @@ public final class SessionActor {
           0);
       return;
     }
-    String localId = env.keyId() + ":" + sessionId + ":" + nextServerRequest++;
-    serverRequests.put(localId, new PendingServerRequest(request.id(), owner, request.method(), generation));
+    ServerRequests.Pending asked = serverRequests.add(request.id(), owner, request.method(), generation);
     timers.startSingleTimer(
-        new ServerRequestTimer(localId), new ServerRequestExpired(localId), settings.serverRequestTimeout());
+        new ServerRequestTimer(asked.localId()),
+        new ServerRequestExpired(asked.localId()),
+        settings.serverRequestTimeout());
     env.guardian()
         .tell(
             new SupervisorGuardian.DeliverServerRequest(
-                owner, server, request.withId(TextNode.valueOf(localId)), context.getSelf()));
-  }
-
-  private String owningContext(JsonNode relatedRequestId) {
-    Long related = relatedRequestId == null ? null : upstreamIdOf(relatedRequestId);
-    Tracked relatedCall = related == null ? null : inFlight.get(related);
-    if (relatedCall != null) {
-      return relatedCall.call().context();
-    }
-    // the oldest call in flight: when only one context has calls in flight, that is one of its calls
-    Tracked oldest = null;
-    for (Tracked call : inFlight.values()) {
-      if (oldest == null || call.upstreamId < oldest.upstreamId) {
-        oldest = call;
-      }
-    }
-    return oldest == null ? null : oldest.call().context();
-  }
-
-  private Behavior<Command> onServerRequestAnswer(ServerRequestAnswer answer) {
-    PendingServerRequest pending = serverRequests.remove(answer.localId());
-    if (pending == null) {
-      return Behaviors.same(); // expired, withdrawn, or its connection is gone
-    }
-    timers.cancel(new ServerRequestTimer(answer.localId()));
-    if (phase == Phase.READY && pending.generation() == generation) {
-      transmit(answer.response().withId(pending.upstreamId()), 0);
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onServerRequestExpired(ServerRequestExpired expired) {
-    PendingServerRequest pending = serverRequests.remove(expired.localId());
-    if (pending != null && phase == Phase.READY && pending.generation() == generation) {
-      transmit(
-          JsonRpcResponse.failure(
-              pending.upstreamId(),
-              SupervisorErrors.noClient(
-                  server,
-                  pending.method(),
-                  "no answer within " + settings.serverRequestTimeout().toMillis() + " ms")),
-          0);
-    }
-    return Behaviors.same();
+                owner, server, request.withId(TextNode.valueOf(asked.localId())), context.getSelf()));
   }
 
   private Behavior<Command> onClientNotification(ClientNotification notification) {
@@ -635,17 +503,14 @@ public final class SessionActor {
   }
 
   private Behavior<Command> onSendFailed(SendFailed failed) {
-    Tracked call = inFlight.remove(failed.upstreamId());
+    TrackedCall call = pending.removeCall(failed.upstreamId());
     if (call == null) {
-      internal.remove(failed.upstreamId());
+      pending.removeInternal(failed.upstreamId());
       context.getLog().debug("{} session {}: send failed: {}", server, sessionId, failed.reason());
       return Behaviors.same();
     }
     countFailure();
-    if (isRetryable(call) && !call.retriedAfterLoss) {
-      call.retriedAfterLoss = true;
-      call.state = CallState.WAITING;
-      call.upstreamId = -1;
+    if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
       dispatch(call);
     } else {
       answerError(call, SupervisorErrors.sessionLost(server, call.method(), "send failed: " + failed.reason()));
@@ -656,8 +521,8 @@ public final class SessionActor {
   }
 
   private Behavior<Command> onPingTick() {
-    if (pingId < 0 && inFlight.isEmpty()) {
-      pingId = sendInternal(InternalRequest.PING, McpMethods.PING, null);
+    if (pingId < 0 && pending.hasNoCalls()) {
+      pingId = sendInternal(PendingRequests.Internal.PING, McpMethods.PING, null);
       timers.startSingleTimer(TimerKey.PING_TIMEOUT, new PingTimedOut(pingId), settings.pingTimeout());
     }
     return Behaviors.same();
@@ -678,35 +543,18 @@ public final class SessionActor {
     context.getLog().info("{} session {}: connection lost ({}), restarting", server, sessionId, reason);
     env.observer().sessionRestarted(server, reason);
     restarts++;
-    List<Tracked> lost = new ArrayList<>(inFlight.values());
-    lost.sort(Comparator.comparingLong(call -> call.upstreamId));
-    inFlight.clear();
-    LinkedHashMap<Long, Tracked> requeued = new LinkedHashMap<>();
-    for (Tracked call : lost) {
-      if (isRetryable(call) && !call.retriedAfterLoss) {
-        call.retriedAfterLoss = true;
-        call.state = CallState.WAITING;
-        call.upstreamId = -1;
-        requeued.put(call.callId(), call);
+    List<TrackedCall> requeued = new ArrayList<>();
+    for (TrackedCall call : pending.takeCallsInSendOrder()) {
+      if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
+        requeued.add(call);
       } else {
         answerError(call, SupervisorErrors.sessionLost(server, call.method(), reason));
       }
     }
-    requeued.putAll(waiting);
-    waiting = requeued;
+    waiting.putFirst(requeued);
     dropConnection();
     parent.tell(new ServerKeyActor.SessionDown(sessionId, reason));
     return restarting();
-  }
-
-  private boolean isRetryable(Tracked call) {
-    if (McpMethods.READ_ONLY.contains(call.method())) {
-      return true;
-    }
-    if (!McpMethods.TOOLS_CALL.equals(call.method()) || call.params == null) {
-      return false;
-    }
-    return retryableTools.getOrDefault(call.params.path("name").asText(), false);
   }
 
   // ---------------------------------------------------------------------------------------------------- restarting
@@ -747,15 +595,8 @@ public final class SessionActor {
   /** Never became ready; waits for the key actor (which has already forgotten it) to send Close. */
   private Behavior<Command> failed(JsonRpcError error) {
     phase = Phase.CLOSED;
-    return Behaviors.receive(Command.class)
-        .onMessage(Forward.class, forward -> reject(forward.call(), error))
-        .onMessage(AwaitReady.class, await -> reply(await.replyTo(), AcquireReply.failed(error)))
-        .onMessage(GetSnapshot.class, this::onGetSnapshot)
-        .onMessage(Close.class, notUsed -> Behaviors.stopped())
-        .onMessage(Connected.class, this::closeAbandoned)
-        .onAnyMessage(notUsed -> Behaviors.same())
-        .onSignal(PostStop.class, signal -> onStopped())
-        .build();
+    return refusingEverything(
+        error, Behaviors.receive(Command.class).onMessage(Close.class, notUsed -> Behaviors.stopped()));
   }
 
   private Behavior<Command> onClose(Close close) {
@@ -764,7 +605,7 @@ public final class SessionActor {
         close.reason() == CloseReason.SHUTDOWN
             ? SupervisorErrors.shuttingDown()
             : SupervisorErrors.unavailable(server, "session " + sessionId + " closed: " + close.reason().word());
-    Function<Tracked, JsonRpcError> errorFor =
+    Function<TrackedCall, JsonRpcError> errorFor =
         switch (close.reason()) {
           case SHUTDOWN -> call -> SupervisorErrors.shuttingDown();
           case CIRCUIT_OPEN, CONNECT_FAILED -> call -> SupervisorErrors.unavailable(server, close.detail());
@@ -785,11 +626,17 @@ public final class SessionActor {
   }
 
   private Behavior<Command> closing(JsonRpcError error) {
-    return Behaviors.receive(Command.class)
+    return refusingEverything(
+        error,
+        Behaviors.receive(Command.class).onMessage(ConnectionClosedByUs.class, notUsed -> Behaviors.stopped()));
+  }
+
+  /** Failed and closing: every new request and acquire gets the error; the state decides what ends it. */
+  private Behavior<Command> refusingEverything(JsonRpcError error, BehaviorBuilder<Command> stateHandlers) {
+    return stateHandlers
         .onMessage(Forward.class, forward -> reject(forward.call(), error))
         .onMessage(AwaitReady.class, await -> reply(await.replyTo(), AcquireReply.failed(error)))
         .onMessage(GetSnapshot.class, this::onGetSnapshot)
-        .onMessage(ConnectionClosedByUs.class, notUsed -> Behaviors.stopped())
         .onMessage(Connected.class, this::closeAbandoned)
         .onAnyMessage(notUsed -> Behaviors.same())
         .onSignal(PostStop.class, signal -> onStopped())
@@ -819,14 +666,15 @@ public final class SessionActor {
 
   private Behavior<Command> onForward(Forward forward) {
     UpstreamCall call = forward.call();
-    if (calls.containsKey(call.callId())) {
+    if (held.containsKey(call.callId())) {
       return Behaviors.same();
     }
-    boolean mustWait = phase != Phase.READY || inFlight.size() >= env.server().maxInflightPerSession();
-    if (mustWait && waiting.size() >= settings.stashCapacity()) {
+    boolean mustWait = phase != Phase.READY || !hasRoomInFlight();
+    if (mustWait && waiting.isFull()) {
       return reject(call, SupervisorErrors.overloaded(sessionId, server, waiting.size()));
     }
-    Tracked tracked = track(call);
+    TrackedCall tracked = progressTokens.track(call);
+    held.put(call.callId(), tracked);
     timers.startSingleTimer(
         new DeadlineTimer(call.callId()), new DeadlineExceeded(call.callId()), call.deadline());
     dispatch(tracked);
@@ -834,58 +682,36 @@ public final class SessionActor {
     return Behaviors.same();
   }
 
-  /** Replaces a caller's progress token with one unique on this session, so two callers' tokens never collide. */
-  private Tracked track(UpstreamCall call) {
-    JsonNode params = call.params();
-    JsonNode callerToken = params == null ? null : params.path("_meta").get("progressToken");
-    Tracked tracked;
-    if (callerToken == null || !params.path("_meta").isObject()) {
-      tracked = new Tracked(call, params, null, null);
-    } else {
-      String upstreamToken = "mcps-" + sessionId + "-" + call.callId();
-      ObjectNode rewritten = ((ObjectNode) params).deepCopy();
-      ((ObjectNode) rewritten.get("_meta")).put("progressToken", upstreamToken);
-      tracked = new Tracked(call, rewritten, callerToken, upstreamToken);
-      progressTokens.put(upstreamToken, tracked);
-    }
-    calls.put(call.callId(), tracked);
-    return tracked;
+  private boolean hasRoomInFlight() {
+    return pending.callCount() < env.server().maxInflightPerSession();
   }
 
-  private void dispatch(Tracked call) {
-    if (phase == Phase.READY && waiting.isEmpty() && inFlight.size() < env.server().maxInflightPerSession()) {
+  private void dispatch(TrackedCall call) {
+    if (phase == Phase.READY && waiting.isEmpty() && hasRoomInFlight()) {
       send(call);
     } else {
-      call.state = CallState.WAITING;
-      waiting.put(call.callId(), call);
+      waiting.add(call);
     }
   }
 
   private void drainWaiting() {
-    Iterator<Tracked> next = waiting.values().iterator();
-    while (phase == Phase.READY && next.hasNext() && inFlight.size() < env.server().maxInflightPerSession()) {
-      Tracked call = next.next();
-      next.remove();
-      send(call);
+    while (phase == Phase.READY && !waiting.isEmpty() && hasRoomInFlight()) {
+      send(waiting.poll());
     }
   }
 
-  private void send(Tracked call) {
+  private void send(TrackedCall call) {
     if (McpMethods.INITIALIZE.equals(call.method())) {
       // the session runs the handshake itself: a caller's initialize gets its result and is never sent again
       finish(call, call.call().response(JsonRpcResponse.success(LongNode.valueOf(0), initializeResult)), null);
       return;
     }
-    long upstreamId = nextUpstreamId++;
-    call.state = CallState.IN_FLIGHT;
-    call.upstreamId = upstreamId;
-    inFlight.put(upstreamId, call);
+    long upstreamId = pending.sendCall(call);
     transmit(new JsonRpcRequest(LongNode.valueOf(upstreamId), call.method(), call.params), upstreamId);
   }
 
-  private long sendInternal(InternalRequest kind, String method, JsonNode params) {
-    long upstreamId = nextUpstreamId++;
-    internal.put(upstreamId, kind);
+  private long sendInternal(PendingRequests.Internal kind, String method, JsonNode params) {
+    long upstreamId = pending.sendInternal(kind);
     transmit(new JsonRpcRequest(LongNode.valueOf(upstreamId), method, params), upstreamId);
     return upstreamId;
   }
@@ -897,16 +723,7 @@ public final class SessionActor {
       params = JsonRpcCodec.emptyObject();
       params.put("cursor", cursor);
     }
-    sendInternal(InternalRequest.TOOLS_LIST, McpMethods.TOOLS_LIST, params);
-  }
-
-  private void learnTools(JsonNode toolsListResult) {
-    for (JsonNode tool : toolsListResult.path("tools")) {
-      JsonNode annotations = tool.path("annotations");
-      boolean safe =
-          annotations.path("readOnlyHint").asBoolean(false) || annotations.path("idempotentHint").asBoolean(false);
-      retryableTools.put(tool.path("name").asText(), safe);
-    }
+    sendInternal(PendingRequests.Internal.TOOLS_LIST, McpMethods.TOOLS_LIST, params);
   }
 
   /**
@@ -931,7 +748,7 @@ public final class SessionActor {
   }
 
   private Behavior<Command> onCancel(Cancel cancel) {
-    Tracked call = calls.get(cancel.callId());
+    TrackedCall call = held.get(cancel.callId());
     if (call != null) {
       withdraw(call, "cancelled by the client");
       answerError(call, SupervisorErrors.cancelled(call.method(), server));
@@ -940,9 +757,9 @@ public final class SessionActor {
   }
 
   private Behavior<Command> onDeadlineExceeded(DeadlineExceeded exceeded) {
-    Tracked call = calls.get(exceeded.callId());
+    TrackedCall call = held.get(exceeded.callId());
     if (call != null) {
-      if (call.state == CallState.IN_FLIGHT) {
+      if (call.state == TrackedCall.State.IN_FLIGHT) {
         countFailure();
       }
       withdraw(call, "timed out");
@@ -952,8 +769,10 @@ public final class SessionActor {
   }
 
   /** Takes a call back: if it was sent, the upstream is told to stop working on it. */
-  private void withdraw(Tracked call, String reason) {
-    if (call.state == CallState.IN_FLIGHT && inFlight.remove(call.upstreamId) != null && phase == Phase.READY) {
+  private void withdraw(TrackedCall call, String reason) {
+    if (call.state == TrackedCall.State.IN_FLIGHT
+        && pending.removeCall(call.upstreamId) != null
+        && phase == Phase.READY) {
       ObjectNode params = JsonRpcCodec.emptyObject();
       params.put("requestId", call.upstreamId);
       params.put("reason", reason);
@@ -962,16 +781,14 @@ public final class SessionActor {
     }
   }
 
-  private void scheduleStillInitializingRetry(Tracked call) {
-    call.state = CallState.RETRY_SCHEDULED;
-    call.upstreamId = -1;
-    Duration delay = settings.stillInitializingRetry(call.stillInitializingRetries++);
+  private void scheduleStillInitializingRetry(TrackedCall call) {
+    Duration delay = settings.stillInitializingRetry(call.scheduleStillInitializingRetry());
     timers.startSingleTimer(new RetryTimer(call.callId()), new RetryCall(call.callId()), delay);
   }
 
   private Behavior<Command> onRetryCall(RetryCall retry) {
-    Tracked call = calls.get(retry.callId());
-    if (call != null && call.state == CallState.RETRY_SCHEDULED) {
+    TrackedCall call = held.get(retry.callId());
+    if (call != null && call.state == TrackedCall.State.RETRY_SCHEDULED) {
       dispatch(call);
     }
     return Behaviors.same();
@@ -991,7 +808,34 @@ public final class SessionActor {
     get.replyTo()
         .tell(
             new SessionSnapshot(
-                sessionId, phase.word, 0, inFlight.size(), waiting.size(), restarts, startedAt, pid));
+                sessionId, phase.word, 0, pending.callCount(), waiting.size(), restarts, startedAt, pid));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onServerRequestAnswer(ServerRequestAnswer answer) {
+    ServerRequests.Pending asked = serverRequests.remove(answer.localId());
+    if (asked == null) {
+      return Behaviors.same(); // expired, withdrawn, or its connection is gone
+    }
+    timers.cancel(new ServerRequestTimer(answer.localId()));
+    if (phase == Phase.READY && asked.generation() == generation) {
+      transmit(answer.response().withId(asked.upstreamId()), 0);
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onServerRequestExpired(ServerRequestExpired expired) {
+    ServerRequests.Pending asked = serverRequests.remove(expired.localId());
+    if (asked != null && phase == Phase.READY && asked.generation() == generation) {
+      transmit(
+          JsonRpcResponse.failure(
+              asked.upstreamId(),
+              SupervisorErrors.noClient(
+                  server,
+                  asked.method(),
+                  "no answer within " + settings.serverRequestTimeout().toMillis() + " ms")),
+          0);
+    }
     return Behaviors.same();
   }
 
@@ -1006,7 +850,7 @@ public final class SessionActor {
 
   /** Tells the key actor when the session starts or stops being full, so it opens another session only then. */
   private void reportLoad() {
-    boolean saturated = inFlight.size() + waiting.size() >= env.server().maxInflightPerSession();
+    boolean saturated = pending.callCount() + waiting.size() >= env.server().maxInflightPerSession();
     if (saturated != reportedSaturated) {
       reportedSaturated = saturated;
       parent.tell(new ServerKeyActor.SessionLoad(sessionId, saturated));
@@ -1016,32 +860,30 @@ public final class SessionActor {
   // ------------------------------------------------------------------------------------------------------ answering
 
   /** The one place a call is answered: removes it everywhere first, so a second answer is impossible. */
-  private void finish(Tracked call, JsonRpcResponse response, String errorKind) {
-    if (calls.remove(call.callId()) == null) {
+  private void finish(TrackedCall call, JsonRpcResponse response, String errorKind) {
+    if (held.remove(call.callId()) == null) {
       return;
     }
     waiting.remove(call.callId());
-    if (call.state == CallState.IN_FLIGHT) {
-      inFlight.remove(call.upstreamId);
+    if (call.state == TrackedCall.State.IN_FLIGHT) {
+      pending.removeCall(call.upstreamId);
     }
-    if (call.upstreamProgressToken != null) {
-      progressTokens.remove(call.upstreamProgressToken);
-    }
+    progressTokens.forget(call);
     timers.cancel(new DeadlineTimer(call.callId()));
     timers.cancel(new RetryTimer(call.callId()));
     call.call().replyTo().tell(response);
     env.observer().requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
   }
 
-  private void answerError(Tracked call, JsonRpcError error) {
+  private void answerError(TrackedCall call, JsonRpcError error) {
     finish(call, call.call().errorResponse(error), SupervisorErrors.kind(error));
     reportLoad();
   }
 
-  private void answerEverything(Function<Tracked, JsonRpcError> errorFor, JsonRpcError acquireError) {
-    List<Tracked> held = new ArrayList<>(calls.values());
-    held.sort(Comparator.comparingLong(Tracked::callId));
-    held.forEach(call -> answerError(call, errorFor.apply(call)));
+  private void answerEverything(Function<TrackedCall, JsonRpcError> errorFor, JsonRpcError acquireError) {
+    List<TrackedCall> all = new ArrayList<>(held.values());
+    all.sort(Comparator.comparingLong(TrackedCall::callId));
+    all.forEach(call -> answerError(call, errorFor.apply(call)));
     readyWaiters.forEach(waiter -> waiter.tell(AcquireReply.failed(acquireError)));
     readyWaiters.clear();
     serverRequests.clear();
@@ -1080,8 +922,8 @@ public final class SessionActor {
     timers.cancel(TimerKey.PING);
     timers.cancel(TimerKey.PING_TIMEOUT);
     pingId = -1;
-    internal.clear();
-    serverRequests.keySet().forEach(localId -> timers.cancel(new ServerRequestTimer(localId)));
+    pending.clearInternal();
+    serverRequests.localIds().forEach(localId -> timers.cancel(new ServerRequestTimer(localId)));
     serverRequests.clear();
     if (connection != null) {
       closeQuietly(connection);
@@ -1105,47 +947,21 @@ public final class SessionActor {
     }
   }
 
-  private boolean isCurrent(Connected m) {
-    return m.generation() == generation;
+  private boolean isCurrent(ConnectionEvent event) {
+    return event.generation() == generation;
   }
 
-  private boolean isCurrent(ConnectFailed m) {
-    return m.generation() == generation;
+  private boolean isCurrentAndOpen(ConnectionEvent event) {
+    return isCurrent(event) && connection != null;
   }
 
-  private boolean isCurrent(AttemptTimedOut m) {
-    return m.generation() == generation;
-  }
-
-  private boolean isCurrent(Received m) {
-    return m.generation() == generation && connection != null;
-  }
-
-  private boolean isCurrent(ConnectionLost m) {
-    return m.generation() == generation && m.cause().kind() != ConnectionClosed.Kind.CLOSED_BY_US;
-  }
-
-  private boolean isCurrent(SendFailed m) {
-    return m.generation() == generation && connection != null;
-  }
-
-  /** Our ids are numbers; a server that echoes them back as strings is understood too. */
-  private static Long upstreamIdOf(JsonNode id) {
-    if (id != null && id.isIntegralNumber() && id.canConvertToLong()) {
-      return id.longValue();
-    }
-    if (id != null && id.isTextual()) {
-      try {
-        return Long.valueOf(id.textValue());
-      } catch (NumberFormatException e) {
-        return null;
-      }
-    }
-    return null;
+  /** A loss of the current connection that the session did not cause itself. */
+  private boolean isUnexpected(ConnectionLost lost) {
+    return isCurrent(lost) && lost.cause().kind() != ConnectionClosed.Kind.CLOSED_BY_US;
   }
 
   private static String describe(ConnectionClosed cause) {
-    String kind = cause.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+    String kind = cause.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ');
     return cause.detail() == null || cause.detail().isBlank() ? kind : kind + ": " + cause.detail();
   }
 

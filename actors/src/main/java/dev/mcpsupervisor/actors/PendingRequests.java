@@ -1,0 +1,102 @@
+package dev.mcpsupervisor.actors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pending map: requests sent upstream and not answered yet, by the upstream id the session gave them — callers'
+ * calls and the session's own requests alike, so ids never collide.
+ */
+final class PendingRequests {
+
+  /** Requests the session sends on its own behalf. */
+  enum Internal {
+    INITIALIZE,
+    TOOLS_LIST,
+    PING
+  }
+
+  private long nextUpstreamId = 1;
+  private final Map<Long, TrackedCall> calls = new HashMap<>();
+  private final Map<Long, Internal> internal = new HashMap<>();
+
+  /** Registers a caller's call as in flight; answers its upstream id. */
+  long sendCall(TrackedCall call) {
+    long upstreamId = nextUpstreamId++;
+    call.state = TrackedCall.State.IN_FLIGHT;
+    call.upstreamId = upstreamId;
+    calls.put(upstreamId, call);
+    return upstreamId;
+  }
+
+  long sendInternal(Internal kind) {
+    long upstreamId = nextUpstreamId++;
+    internal.put(upstreamId, kind);
+    return upstreamId;
+  }
+
+  TrackedCall removeCall(Long upstreamId) {
+    return upstreamId == null ? null : calls.remove(upstreamId);
+  }
+
+  Internal removeInternal(Long upstreamId) {
+    return upstreamId == null ? null : internal.remove(upstreamId);
+  }
+
+  void clearInternal() {
+    internal.clear();
+  }
+
+  int callCount() {
+    return calls.size();
+  }
+
+  boolean hasNoCalls() {
+    return calls.isEmpty();
+  }
+
+  /** Empties the map of callers' calls; answers them in the order they were sent. */
+  List<TrackedCall> takeCallsInSendOrder() {
+    List<TrackedCall> taken = new ArrayList<>(calls.values());
+    taken.sort(Comparator.comparingLong(call -> call.upstreamId));
+    calls.clear();
+    return taken;
+  }
+
+  /**
+   * Who should answer a server-to-client request: the context of the call the transport names, else the context of
+   * the oldest call in flight (when only one context has calls in flight, that is one of its calls); null if none.
+   */
+  String owningContext(JsonNode relatedRequestId) {
+    TrackedCall related = relatedRequestId == null ? null : calls.get(idOf(relatedRequestId));
+    if (related != null) {
+      return related.call().context();
+    }
+    TrackedCall oldest = null;
+    for (TrackedCall call : calls.values()) {
+      if (oldest == null || call.upstreamId < oldest.upstreamId) {
+        oldest = call;
+      }
+    }
+    return oldest == null ? null : oldest.call().context();
+  }
+
+  /** Our ids are numbers; a server that echoes them back as strings is understood too. Null if not one of ours. */
+  static Long idOf(JsonNode id) {
+    if (id != null && id.isIntegralNumber() && id.canConvertToLong()) {
+      return id.longValue();
+    }
+    if (id != null && id.isTextual()) {
+      try {
+        return Long.valueOf(id.textValue());
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+    return null;
+  }
+}
