@@ -93,18 +93,6 @@ public final class ServerKeyActor {
 
   private record IdleTimer(long sessionId) {}
 
-  private enum Circuit {
-    CLOSED("closed"),
-    OPEN("open"),
-    HALF_OPEN("half-open");
-
-    final String word;
-
-    Circuit(String word) {
-      this.word = word;
-    }
-  }
-
   private static final class Session {
     final long id;
     final ActorRef<SessionActor.Command> ref;
@@ -141,9 +129,7 @@ public final class ServerKeyActor {
   /** Sessions told to close and not yet terminated: no longer leased, still children. */
   private final Map<Long, Session> closing = new HashMap<>();
   private final Map<String, Long> leases = new HashMap<>();
-  private Circuit circuit = Circuit.CLOSED;
-  private int consecutiveAttemptFailures;
-  private String lastFailure = "";
+  private final CircuitBreaker circuit;
   private long processedFromGuardian;
   private long reportedIdleAt = -1;
   private boolean shuttingDown;
@@ -160,6 +146,7 @@ public final class ServerKeyActor {
     this.nextSessionId = firstSessionId;
     this.context = context;
     this.timers = timers;
+    this.circuit = new CircuitBreaker(env.settings().circuitMaxFailures());
   }
 
   private Behavior<Command> active() {
@@ -260,7 +247,7 @@ public final class ServerKeyActor {
 
   /** Closed circuit: yes. Half-open: only one probe at a time. Open: no. */
   private boolean mayOpenSession() {
-    return switch (circuit) {
+    return switch (circuit.state()) {
       case CLOSED -> true;
       case HALF_OPEN -> sessions.values().stream().allMatch(s -> s.ready);
       case OPEN -> false;
@@ -347,11 +334,9 @@ public final class ServerKeyActor {
     if (session != null) {
       session.ready = true;
     }
-    if (circuit != Circuit.CLOSED) {
+    if (circuit.close()) {
       context.getLog().info("{}: circuit closed, a session is ready again", env.keyId());
     }
-    circuit = Circuit.CLOSED;
-    consecutiveAttemptFailures = 0;
     timers.cancel(CooldownElapsed.INSTANCE);
     return Behaviors.same();
   }
@@ -365,8 +350,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onAttemptFailed(AttemptFailed failed) {
-    consecutiveAttemptFailures++;
-    lastFailure = failed.reason();
+    boolean mustOpen = circuit.attemptFailed(failed.reason());
     Session session = sessions.get(failed.sessionId());
     if (session != null) {
       session.ready = false;
@@ -374,7 +358,7 @@ public final class ServerKeyActor {
         evict(session, CloseReason.CONNECT_FAILED, failed.reason());
       }
     }
-    if (circuit == Circuit.HALF_OPEN || consecutiveAttemptFailures >= env.settings().circuitMaxFailures()) {
+    if (mustOpen) {
       openCircuit();
     } else {
       // failures are consecutive while they come within a cooldown of each other; the key stays until then
@@ -385,15 +369,18 @@ public final class ServerKeyActor {
 
   /** Fail fast for a cooldown: sessions that are not ready are closed, their callers answered "unavailable". */
   private void openCircuit() {
-    if (circuit != Circuit.OPEN) {
+    if (circuit.open()) {
       context
           .getLog()
-          .warn("{}: circuit open after {} failed attempts: {}", env.keyId(), consecutiveAttemptFailures, lastFailure);
+          .warn(
+              "{}: circuit open after {} failed attempts: {}",
+              env.keyId(),
+              circuit.consecutiveFailures(),
+              circuit.lastFailure());
     }
-    circuit = Circuit.OPEN;
     timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
     new ArrayList<>(sessions.values())
-        .stream().filter(s -> !s.ready).forEach(s -> evict(s, CloseReason.CIRCUIT_OPEN, lastFailure));
+        .stream().filter(s -> !s.ready).forEach(s -> evict(s, CloseReason.CIRCUIT_OPEN, circuit.lastFailure()));
   }
 
   /**
@@ -402,12 +389,11 @@ public final class ServerKeyActor {
    * idle and stop.
    */
   private Behavior<Command> onCooldownElapsed() {
-    if (circuit == Circuit.OPEN) {
-      circuit = Circuit.HALF_OPEN;
+    if (circuit.state() == CircuitBreaker.State.OPEN) {
+      circuit.halfOpen();
       timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
     } else if (sessions.values().stream().allMatch(s -> s.ready)) {
-      circuit = Circuit.CLOSED;
-      consecutiveAttemptFailures = 0;
+      circuit.close();
       reportIfIdle();
     }
     return Behaviors.same();
@@ -415,7 +401,10 @@ public final class ServerKeyActor {
 
   private JsonRpcError unavailable() {
     return SupervisorErrors.unavailable(
-        server, lastFailure.isEmpty() ? "circuit " + circuit.word + ", a probe is under way" : lastFailure);
+        server,
+        circuit.lastFailure().isEmpty()
+            ? "circuit " + circuit.state().word + ", a probe is under way"
+            : circuit.lastFailure());
   }
 
   private Behavior<Command> onSessionLoad(SessionLoad load) {
@@ -478,7 +467,7 @@ public final class ServerKeyActor {
             .map(s -> new SessionSnapshot(s.id, "closed", 0, 0, 0, 0, s.openedAt, OptionalLong.empty()))
             .toList();
     Map<String, Long> leasesNow = Map.copyOf(leases);
-    String circuitNow = circuit.word;
+    String circuitNow = circuit.state().word;
     context.spawnAnonymous(
         Aggregator.create(
             SessionSnapshot.class,
@@ -527,8 +516,7 @@ public final class ServerKeyActor {
             && sessions.isEmpty()
             && closing.isEmpty()
             && leases.isEmpty()
-            && circuit == Circuit.CLOSED
-            && consecutiveAttemptFailures == 0;
+            && circuit.isQuiet();
     if (idle && reportedIdleAt != processedFromGuardian) {
       reportedIdleAt = processedFromGuardian;
       env.guardian().tell(new SupervisorGuardian.KeyIdle(env.keyId(), incarnation, processedFromGuardian));

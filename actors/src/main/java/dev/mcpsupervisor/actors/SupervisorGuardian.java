@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -279,9 +280,14 @@ public final class SupervisorGuardian {
 
   private void unindexLease(String contextId, KeyEntry key) {
     key.contexts.remove(contextId);
+    removeFromContextIndex(contextId, key.keyId);
+  }
+
+  /** Drops the context's entry once it names no key, so the index never outgrows the live leases. */
+  private void removeFromContextIndex(String contextId, String keyId) {
     Set<String> keyIdsOfContext = keysByContext.get(contextId);
     if (keyIdsOfContext != null) {
-      keyIdsOfContext.remove(key.keyId);
+      keyIdsOfContext.remove(keyId);
       if (keyIdsOfContext.isEmpty()) {
         keysByContext.remove(contextId);
       }
@@ -318,15 +324,7 @@ public final class SupervisorGuardian {
 
   private void forget(KeyEntry key) {
     keys.remove(key.keyId);
-    for (String contextId : key.contexts) {
-      Set<String> keyIdsOfContext = keysByContext.get(contextId);
-      if (keyIdsOfContext != null) {
-        keyIdsOfContext.remove(key.keyId);
-        if (keyIdsOfContext.isEmpty()) {
-          keysByContext.remove(contextId);
-        }
-      }
-    }
+    key.contexts.forEach(contextId -> removeFromContextIndex(contextId, key.keyId));
   }
 
   private Behavior<Command> onSessionIdsReserved(SessionIdsReserved reserved) {
@@ -367,10 +365,10 @@ public final class SupervisorGuardian {
     try {
       answer = listener.onServerRequest(deliver.server(), request);
     } catch (RuntimeException e) {
-      answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+      answer = CompletableFuture.failedFuture(e);
     }
     if (answer == null) {
-      answer = java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("no answer"));
+      answer = CompletableFuture.failedFuture(new IllegalStateException("no answer"));
     }
     answer.whenComplete(
         (response, failure) ->

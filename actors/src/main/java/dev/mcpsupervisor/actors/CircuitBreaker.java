@@ -1,0 +1,73 @@
+package dev.mcpsupervisor.actors;
+
+/**
+ * A server key's circuit: closed → (too many consecutive failed attempts) open → (cooldown) half-open, where one probe
+ * session may be opened → closed once a session is ready. The key actor owns the timers and the sessions.
+ */
+final class CircuitBreaker {
+
+  enum State {
+    CLOSED("closed"),
+    OPEN("open"),
+    HALF_OPEN("half-open");
+
+    final String word;
+
+    State(String word) {
+      this.word = word;
+    }
+  }
+
+  private final int maxFailures;
+  private State state = State.CLOSED;
+  private int consecutiveFailures;
+  private String lastFailure = "";
+
+  CircuitBreaker(int maxFailures) {
+    this.maxFailures = maxFailures;
+  }
+
+  State state() {
+    return state;
+  }
+
+  int consecutiveFailures() {
+    return consecutiveFailures;
+  }
+
+  /** The reason of the last failed attempt; empty if none failed yet. */
+  String lastFailure() {
+    return lastFailure;
+  }
+
+  /** Nothing to remember: closed and no failure counted. */
+  boolean isQuiet() {
+    return state == State.CLOSED && consecutiveFailures == 0;
+  }
+
+  /** Counts a failed attempt; answers whether the circuit must open now. */
+  boolean attemptFailed(String reason) {
+    consecutiveFailures++;
+    lastFailure = reason;
+    return state == State.HALF_OPEN || consecutiveFailures >= maxFailures;
+  }
+
+  /** Answers whether it was not open already. */
+  boolean open() {
+    boolean opened = state != State.OPEN;
+    state = State.OPEN;
+    return opened;
+  }
+
+  void halfOpen() {
+    state = State.HALF_OPEN;
+  }
+
+  /** Closes it with the failures forgotten; answers whether it was not closed. */
+  boolean close() {
+    boolean closed = state != State.CLOSED;
+    state = State.CLOSED;
+    consecutiveFailures = 0;
+    return closed;
+  }
+}
