@@ -13,6 +13,7 @@ import java.util.Set;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
@@ -173,7 +174,10 @@ public final class DownstreamSessions {
     String id = SessionIds.generate(random);
     ActorRef<DownstreamSession.Command> session =
         context.spawn(
-            DownstreamSession.create(id, endpoint, supervisor, settings, idleTimeout, context.getSelf()),
+            // a fault while handling one message must not drop the session's streams and leases
+            Behaviors.supervise(
+                    DownstreamSession.create(id, endpoint, supervisor, settings, idleTimeout, context.getSelf()))
+                .onFailure(SupervisorStrategy.resume()),
             "session-" + ++spawned);
     context.watchWith(session, new SessionStopped(id));
     routable.put(id, new Entry(id, path, session));

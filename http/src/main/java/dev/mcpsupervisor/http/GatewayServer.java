@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.actors.SupervisorSettings;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import java.net.InetSocketAddress;
@@ -16,6 +17,8 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
@@ -35,6 +38,7 @@ public final class GatewayServer {
   private static final Duration END_SESSIONS_TIMEOUT = Duration.ofSeconds(15);
   /** After draining, connections still open (idle keep-alive ones) are closed within this. */
   private static final Duration CLOSE_CONNECTIONS_DEADLINE = Duration.ofSeconds(1);
+  private static final Duration ANSWER_TIMEOUT_MARGIN = Duration.ofSeconds(30);
   /** Several gateways may share one actor system (tests); each registry needs its own name. */
   private static final AtomicLong INSTANCES = new AtomicLong();
 
@@ -66,7 +70,9 @@ public final class GatewayServer {
         .forEach(server -> endpoints.put(SingleServerEndpoint.pathOf(server), new SingleServerEndpoint(server)));
     ActorRef<DownstreamSessions.Command> sessions =
         system.systemActorOf(
-            DownstreamSessions.create(supervisor, endpoints, settings, config.sessionIdleTimeout(), metrics),
+            Behaviors.supervise(
+                    DownstreamSessions.create(supervisor, endpoints, settings, config.sessionIdleTimeout(), metrics))
+                .onFailure(SupervisorStrategy.resume()),
             "mcp-gateway-sessions-" + INSTANCES.incrementAndGet(),
             Props.empty());
     Materializer materializer = Materializer.matFromSystem(system);
@@ -78,7 +84,8 @@ public final class GatewayServer {
             settings,
             config.maxBodyBytes(),
             supervisor.config().servers().keySet(),
-            metrics);
+            metrics,
+            answerTimeout(system, supervisor, settings));
     OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler());
     GatewayRoutes routes = new GatewayRoutes(new AccessControl(config, metrics), ops, mcp);
     return Http.get(system)
@@ -97,14 +104,7 @@ public final class GatewayServer {
    * longer than the longest request timeout, so a slow JSON answer is never cut off.
    */
   private static ServerSettings serverSettings(ActorSystem<?> system, SessionSupervisor supervisor) {
-    Duration longestRequest =
-        supervisor.config().servers().values().stream()
-            .map(ServerConfig::requestTimeout)
-            .max(Duration::compareTo)
-            .orElse(Duration.ZERO);
-    Duration idle = longestRequest.plusMinutes(1).compareTo(Duration.ofMinutes(2)) < 0
-        ? Duration.ofMinutes(2)
-        : longestRequest.plusMinutes(1);
+    Duration idle = max(longestRequestTimeout(supervisor).plusMinutes(1), Duration.ofMinutes(2));
     Config overrides =
         ConfigFactory.parseString(
             "pekko.http.server.request-timeout = infinite\n"
@@ -112,6 +112,25 @@ public final class GatewayServer {
                 + idle.toMillis()
                 + "ms\n");
     return ServerSettings.create(overrides.withFallback(system.settings().config()));
+  }
+
+  /** Longer than any upstream call or acquire can take: a safety net for an exchange nobody answers. */
+  private static Duration answerTimeout(ActorSystem<?> system, SessionSupervisor supervisor, GatewaySettings settings) {
+    Duration acquire = SupervisorSettings.fromConfig(system.settings().config()).acquireTimeout();
+    return max(longestRequestTimeout(supervisor), acquire)
+        .plus(settings.notificationOrderingTimeout())
+        .plus(ANSWER_TIMEOUT_MARGIN);
+  }
+
+  private static Duration longestRequestTimeout(SessionSupervisor supervisor) {
+    return supervisor.config().servers().values().stream()
+        .map(ServerConfig::requestTimeout)
+        .max(Duration::compareTo)
+        .orElse(Duration.ZERO);
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private static String version() {

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -56,7 +57,12 @@ final class McpRoutes extends AllDirectives {
   private final long maxBodyBytes;
   private final Set<String> servers;
   private final GatewayMetrics metrics;
+  private final Duration answerTimeout;
 
+  /**
+   * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose first answer has not
+   *     come by then means something inside broke; it gets 504 instead of hanging
+   */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
       Scheduler scheduler,
@@ -64,7 +70,8 @@ final class McpRoutes extends AllDirectives {
       GatewaySettings settings,
       long maxBodyBytes,
       Set<String> servers,
-      GatewayMetrics metrics) {
+      GatewayMetrics metrics,
+      Duration answerTimeout) {
     this.sessions = sessions;
     this.scheduler = scheduler;
     this.materializer = materializer;
@@ -72,6 +79,7 @@ final class McpRoutes extends AllDirectives {
     this.maxBodyBytes = maxBodyBytes;
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
+    this.answerTimeout = answerTimeout;
   }
 
   Route route() {
@@ -219,8 +227,15 @@ final class McpRoutes extends AllDirectives {
             new DownstreamSession.Post(messages, preAnswered, batch, accept.sse(), exchange.ref())));
     return exchange
         .head()
-        .thenApply(
-            head -> {
+        .toCompletableFuture()
+        .orTimeout(answerTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .handle(
+            (head, failure) -> {
+              if (failure != null) {
+                exchange.ref().tell(new Exchange.Complete(List.of()));
+                return refuse(
+                    StatusCodes.GATEWAY_TIMEOUT, "no_answer", "Gateway Timeout: no answer within " + answerTimeout);
+              }
               if (head.first() instanceof Exchange.Refused refused) {
                 return refused(refused);
               }
