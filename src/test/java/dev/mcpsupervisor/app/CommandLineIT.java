@@ -3,6 +3,8 @@ package dev.mcpsupervisor.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,6 +24,19 @@ class CommandLineIT {
       assertEquals(2, jar.awaitExit());
       assertEquals(
           List.of(config + ": mcpServers.github.transport: unknown transport \"htp\" (expected stdio, streamable-http or sse)"),
+          jar.stderrLines());
+      assertEquals(List.of(), jar.stdoutLines());
+    }
+  }
+
+  @Test
+  void portInUseExitsOneWithOneStderrLine() throws IOException {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        JarProcess jar = JarProcess.start("--port", Integer.toString(taken.getLocalPort()))) {
+      assertEquals(1, jar.awaitExit());
+      assertEquals(
+          List.of("mcp-supervisor: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": [/127.0.0.1:"
+              + taken.getLocalPort() + "] Address already in use"),
           jar.stderrLines());
       assertEquals(List.of(), jar.stdoutLines());
     }

@@ -1,8 +1,10 @@
 package dev.mcpsupervisor.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.fixture.FixtureProcess;
@@ -16,6 +18,8 @@ import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,6 +147,53 @@ class GatewayEndToEndTest {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  @Test
+  void deleteEndsTheSessionAndReleasesItsLease() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    URI endpoint = URI.create(mcpUrl.replace("/mcp", "/servers/fixture/mcp"));
+    McpHttpSession session = McpHttpSession.open(http, endpoint);
+    assertEquals("leased", session.callToolText(FixtureTools.ECHO, JSON.createObjectNode().put("message", "leased")));
+    String shownId = session.sessionId().substring(0, 8);
+    JsonNode withLease = admin(http);
+    assertTrue(listsSession(withLease, shownId), "session missing from " + withLease);
+    int leasesWith = fixtureLeases(withLease);
+    assertTrue(leasesWith >= 1, withLease.toString());
+
+    int status = session.delete();
+    assertTrue(status == 200 || status == 202 || status == 204, "DELETE answered " + status);
+    JsonNode after = admin(http);
+    assertFalse(listsSession(after, shownId), "session still listed in " + after);
+    assertEquals(leasesWith - 1, fixtureLeases(after), after.toString());
+    assertEquals(404, McpHttpSession.post(http, endpoint, session.sessionId(), JSON.createObjectNode()
+        .put("jsonrpc", "2.0").put("id", 1).put("method", "ping")).statusCode());
+  }
+
+  private static JsonNode admin(HttpClient http) throws Exception {
+    URI uri = URI.create(mcpUrl.replace("/mcp", "/admin/sessions"));
+    HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, response.statusCode(), response.body());
+    return JSON.readTree(response.body());
+  }
+
+  private static boolean listsSession(JsonNode admin, String idPrefix) {
+    for (JsonNode session : admin.path("downstreamSessions")) {
+      if (session.path("id").asText().startsWith(idPrefix)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int fixtureLeases(JsonNode admin) {
+    int leases = 0;
+    for (JsonNode key : admin.path("serverKeys")) {
+      if (key.path("server").asText().equals("fixture")) {
+        leases += key.path("leases").asInt();
+      }
+    }
+    return leases;
   }
 
   private static void await(CountDownLatch latch) {
