@@ -67,14 +67,19 @@ final class PendingRequests {
     return taken;
   }
 
+  /** The caller's call in flight under the id a transport named (the request whose response stream it was), or null. */
+  TrackedCall relatedCall(JsonNode relatedRequestId) {
+    return relatedRequestId == null ? null : calls.get(idOf(relatedRequestId));
+  }
+
   /**
-   * Who should answer a server-to-client request: the context of the call the transport names, else the context of
-   * the oldest call in flight (when only one context has calls in flight, that is one of its calls); null if none.
+   * The call a server-to-client request belongs to: the call the transport names, else the oldest call in flight
+   * (when only one context has calls in flight, that is one of its calls); null if none.
    */
-  String owningContext(JsonNode relatedRequestId) {
-    TrackedCall related = relatedRequestId == null ? null : calls.get(idOf(relatedRequestId));
+  TrackedCall owningCall(JsonNode relatedRequestId) {
+    TrackedCall related = relatedCall(relatedRequestId);
     if (related != null) {
-      return related.call().context();
+      return related;
     }
     TrackedCall oldest = null;
     for (TrackedCall call : calls.values()) {
@@ -82,7 +87,7 @@ final class PendingRequests {
         oldest = call;
       }
     }
-    return oldest == null ? null : oldest.call().context();
+    return oldest;
   }
 
   /** Our ids are numbers; a server that echoes them back as strings is understood too. Null if not one of ours. */

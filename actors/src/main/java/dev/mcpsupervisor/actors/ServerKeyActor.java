@@ -7,7 +7,6 @@ import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -43,7 +42,9 @@ public final class ServerKeyActor {
   // From the guardian (counted).
 
   /** Takes a lease for the context (a session is started if needed); the session answers when ready. */
-  public record Acquire(String context, ActorRef<AcquireReply> replyTo) implements Command {}
+  public record Acquire(
+      String context, ActorRef<ContextDelivery.Command> delivery, ActorRef<AcquireReply> replyTo)
+      implements Command {}
 
   /** A request for the context's session (taking a lease first if the context has none). */
   public record Request(UpstreamCall call) implements Command {}
@@ -51,6 +52,9 @@ public final class ServerKeyActor {
   public record Cancel(String context, long callId) implements Command {}
 
   public record Notify(String context, String method, JsonNode params) implements Command {}
+
+  /** The context got a listener: its session sends the context's messages to this delivery actor from now on. */
+  public record DeliverTo(String context, ActorRef<ContextDelivery.Command> delivery) implements Command {}
 
   /** Ends the context's lease. Idempotent. */
   public record Release(String context) implements Command {}
@@ -77,9 +81,6 @@ public final class ServerKeyActor {
 
   /** The session's requests keep failing: evict it. */
   record SessionFailing(long sessionId, String reason) implements Command {}
-
-  /** A notification for every context leased on the session. */
-  record Broadcast(long sessionId, JsonRpcNotification notification) implements Command {}
 
   // Private.
 
@@ -129,6 +130,8 @@ public final class ServerKeyActor {
   /** Sessions told to close and not yet terminated: no longer leased, still children. */
   private final Map<Long, Session> closing = new HashMap<>();
   private final Map<String, Long> leases = new HashMap<>();
+  /** The delivery actors of leased contexts that have a listener; their sessions know them too. */
+  private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new HashMap<>();
   private final CircuitBreaker circuit;
   private long processedFromGuardian;
   private long reportedIdleAt = -1;
@@ -155,6 +158,7 @@ public final class ServerKeyActor {
         .onMessage(Request.class, fromGuardian(this::onRequest))
         .onMessage(Cancel.class, fromGuardian(this::onCancel))
         .onMessage(Notify.class, fromGuardian(this::onNotify))
+        .onMessage(DeliverTo.class, fromGuardian(this::onDeliverTo))
         .onMessage(Release.class, fromGuardian(this::onRelease))
         .onMessage(GetSnapshot.class, fromGuardian(this::onGetSnapshot))
         .onMessage(Shutdown.class, fromGuardian(notUsed -> onShutdown()))
@@ -163,7 +167,6 @@ public final class ServerKeyActor {
         .onMessage(AttemptFailed.class, this::onAttemptFailed)
         .onMessage(SessionLoad.class, this::onSessionLoad)
         .onMessage(SessionFailing.class, this::onSessionFailing)
-        .onMessage(Broadcast.class, this::onBroadcast)
         .onMessage(IdleTimeout.class, this::onIdleTimeout)
         .onMessage(CooldownElapsed.class, notUsed -> onCooldownElapsed())
         .onMessage(SessionTerminated.class, this::onSessionTerminated)
@@ -187,7 +190,7 @@ public final class ServerKeyActor {
       acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.shuttingDown()));
       return Behaviors.same();
     }
-    Session session = leaseFor(acquire.context());
+    Session session = leaseFor(acquire.context(), acquire.delivery());
     if (session == null) {
       acquire.replyTo().tell(AcquireReply.failed(unavailable()));
     } else {
@@ -202,7 +205,7 @@ public final class ServerKeyActor {
       call.reject(SupervisorErrors.shuttingDown(), env.observer());
       return Behaviors.same();
     }
-    Session session = leaseFor(call.context());
+    Session session = leaseFor(call.context(), call.delivery());
     if (session == null) {
       call.reject(unavailable(), env.observer());
     } else {
@@ -211,11 +214,18 @@ public final class ServerKeyActor {
     return Behaviors.same();
   }
 
-  /** The context's session, assigning one (and a lease) if it has none; null while the circuit forbids it. */
-  private Session leaseFor(String contextId) {
+  /**
+   * The context's session, assigning one (and a lease) if it has none; null while the circuit forbids it. The session
+   * learns the context's delivery actor before the message that follows (same sender, same receiver: in order).
+   */
+  private Session leaseFor(String contextId, ActorRef<ContextDelivery.Command> delivery) {
     Long leased = leases.get(contextId);
     if (leased != null) {
-      return sessions.get(leased);
+      Session session = sessions.get(leased);
+      if (session != null && delivery != null && !delivery.equals(deliveries.get(contextId))) {
+        tellDelivery(session, contextId, delivery);
+      }
+      return session;
     }
     Session session = env.server().isolation() == Isolation.SHARED ? pooledSession() : null;
     if (session != null) {
@@ -227,6 +237,9 @@ public final class ServerKeyActor {
     }
     leases.put(contextId, session.id);
     session.contexts.add(contextId);
+    if (delivery != null) {
+      tellDelivery(session, contextId, delivery);
+    }
     timers.cancel(new IdleTimer(session.id));
     return session;
   }
@@ -266,9 +279,31 @@ public final class ServerKeyActor {
     return session;
   }
 
+  private void tellDelivery(Session session, String contextId, ActorRef<ContextDelivery.Command> delivery) {
+    deliveries.put(contextId, delivery);
+    session.ref.tell(new SessionActor.Leased(contextId, delivery));
+  }
+
+  private Behavior<Command> onDeliverTo(DeliverTo deliverTo) {
+    Session session = sessionOf(deliverTo.context());
+    if (session != null) {
+      tellDelivery(session, deliverTo.context(), deliverTo.delivery());
+    }
+    return Behaviors.same();
+  }
+
+  /** Forgets the context's lease; its session, if still in use, stops sending it anything. */
+  private void forgetLease(String contextId, Session session) {
+    leases.remove(contextId);
+    if (deliveries.remove(contextId) != null && session != null) {
+      session.ref.tell(new SessionActor.Unleased(contextId));
+    }
+  }
+
   private Behavior<Command> onRelease(Release release) {
-    Long sessionId = leases.remove(release.context());
+    Long sessionId = leases.get(release.context());
     Session session = sessionId == null ? null : sessions.get(sessionId);
+    forgetLease(release.context(), session);
     if (session == null) {
       return Behaviors.same();
     }
@@ -297,7 +332,7 @@ public final class ServerKeyActor {
    */
   private void evict(Session session, CloseReason reason, String detail) {
     sessions.remove(session.id);
-    session.contexts.forEach(leases::remove);
+    session.contexts.forEach(contextId -> forgetLease(contextId, null));
     timers.cancel(new IdleTimer(session.id));
     closing.put(session.id, session);
     session.ref.tell(new SessionActor.Close(reason, detail));
@@ -317,7 +352,7 @@ public final class ServerKeyActor {
   private Behavior<Command> onNotify(Notify notify) {
     Session session = sessionOf(notify.context());
     if (session != null) {
-      session.ref.tell(new SessionActor.ClientNotification(notify.method(), notify.params()));
+      session.ref.tell(new SessionActor.ClientNotification(notify.context(), notify.method(), notify.params()));
     }
     return Behaviors.same();
   }
@@ -424,23 +459,12 @@ public final class ServerKeyActor {
     return Behaviors.same();
   }
 
-  private Behavior<Command> onBroadcast(Broadcast broadcast) {
-    Session session = sessions.get(broadcast.sessionId());
-    if (session != null && !session.contexts.isEmpty()) {
-      env.guardian()
-          .tell(
-              new SupervisorGuardian.Deliver(
-                  List.copyOf(session.contexts), server, broadcast.notification()));
-    }
-    return Behaviors.same();
-  }
-
   private Behavior<Command> onSessionTerminated(SessionTerminated terminated) {
     closing.remove(terminated.sessionId());
     Session session = sessions.remove(terminated.sessionId());
     if (session != null) {
       // stopped without being told to: its leases go with it, the next request opens a new session
-      session.contexts.forEach(leases::remove);
+      session.contexts.forEach(contextId -> forgetLease(contextId, null));
     }
     if (shuttingDown && closing.isEmpty() && sessions.isEmpty()) {
       return Behaviors.stopped();

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
+import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * Server-to-client requests (sampling, elicitation, roots) handed to a context and waiting for its answer. The context
@@ -13,7 +14,12 @@ import java.util.Set;
 final class ServerRequests {
 
   /** One request: the id its context was shown, where it came from, and who was asked. */
-  record Pending(String localId, JsonNode upstreamId, String context, String method, long generation) {}
+  record Pending(
+      String localId,
+      JsonNode upstreamId,
+      ActorRef<ContextDelivery.Command> delivery,
+      String method,
+      long generation) {}
 
   private final String localIdPrefix;
   private long nextLocalId = 1;
@@ -23,8 +29,8 @@ final class ServerRequests {
     this.localIdPrefix = keyId + ":" + sessionId + ":";
   }
 
-  Pending add(JsonNode upstreamId, String context, String method, long generation) {
-    Pending pending = new Pending(localIdPrefix + nextLocalId++, upstreamId, context, method, generation);
+  Pending add(JsonNode upstreamId, ActorRef<ContextDelivery.Command> delivery, String method, long generation) {
+    Pending pending = new Pending(localIdPrefix + nextLocalId++, upstreamId, delivery, method, generation);
     byLocalId.put(pending.localId(), pending);
     return pending;
   }

@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -62,8 +63,17 @@ public final class SessionActor {
   /** The caller gave up: the call is answered as cancelled and {@code notifications/cancelled} goes upstream. */
   public record Cancel(long callId) implements Command {}
 
-  /** A client notification to pass upstream (e.g. roots/list_changed); dropped while not ready. */
-  public record ClientNotification(String method, JsonNode params) implements Command {}
+  /**
+   * A client notification to pass upstream (e.g. roots/list_changed); dropped while not ready. A server-to-client
+   * request that then arrives with no call in flight goes to {@code context}.
+   */
+  public record ClientNotification(String context, String method, JsonNode params) implements Command {}
+
+  /** The context, leased here, has a listener: its notifications, server requests and answers go through it. */
+  public record Leased(String context, ActorRef<ContextDelivery.Command> delivery) implements Command {}
+
+  /** The context with a listener released its lease here. */
+  public record Unleased(String context) implements Command {}
 
   /** Answers with the upstream's initialize result once ready (at once if ready now). */
   public record AwaitReady(ActorRef<AcquireReply> replyTo) implements Command {}
@@ -222,6 +232,10 @@ public final class SessionActor {
   private final ServerRequests serverRequests;
   private final RetryPolicy retryPolicy = new RetryPolicy();
   private final List<ActorRef<AcquireReply>> readyWaiters = new ArrayList<>();
+  /** The delivery actors of the contexts leased here that have a listener (the key actor tells), in lease order. */
+  private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new LinkedHashMap<>();
+  /** Who last sent the upstream a client notification: a server request with no call in flight is for it. */
+  private String lastNotifier;
 
   private SessionActor(
       long sessionId,
@@ -393,7 +407,7 @@ public final class SessionActor {
     } else if (message instanceof JsonRpcRequest request) {
       onServerRequest(request, received.relatedRequestId());
     } else if (message instanceof JsonRpcNotification notification) {
-      onNotification(notification);
+      onNotification(notification, received.relatedRequestId());
     }
   }
 
@@ -429,7 +443,7 @@ public final class SessionActor {
     }
   }
 
-  private void onNotification(JsonRpcNotification notification) {
+  private void onNotification(JsonRpcNotification notification, JsonNode relatedRequestId) {
     String method = notification.method();
     if (McpMethods.NOTIFICATION_PROGRESS.equals(method)) {
       routeProgress(notification);
@@ -442,8 +456,23 @@ public final class SessionActor {
           fetchTools(null);
         }
       }
-      // logging, list_changed, resources/updated: every context leased on this session (the key actor knows them)
-      parent.tell(new ServerKeyActor.Broadcast(sessionId, notification));
+      broadcast(notification, relatedRequestId);
+    }
+  }
+
+  /**
+   * Logging on a call's response stream goes to that call's context only; without one (stdio, the GET stream), and for
+   * list_changed and resources/updated, to every context leased here that has a listener.
+   */
+  private void broadcast(JsonRpcNotification notification, JsonNode relatedRequestId) {
+    TrackedCall related =
+        McpMethods.NOTIFICATION_MESSAGE.equals(notification.method()) ? pending.relatedCall(relatedRequestId) : null;
+    if (related != null) {
+      deliver(deliveryFor(related), notification, related.call().tag());
+      return;
+    }
+    for (ActorRef<ContextDelivery.Command> delivery : deliveries.values()) {
+      deliver(delivery, notification, null);
     }
   }
 
@@ -454,7 +483,7 @@ public final class SessionActor {
       context.getLog().debug("{} session {}: dropping progress for unknown token {}", server, sessionId, token);
       return;
     }
-    deliver(call.call().context(), ProgressTokens.forCaller(notification, call));
+    deliver(deliveryFor(call), ProgressTokens.forCaller(notification, call), call.call().tag());
   }
 
   /** The upstream withdrew one of its server-to-client requests: tell the context that holds it. */
@@ -467,35 +496,60 @@ public final class SessionActor {
     timers.cancel(new ServerRequestTimer(withdrawn.localId()));
     ObjectNode params = ((ObjectNode) notification.params()).deepCopy();
     params.put("requestId", withdrawn.localId());
-    deliver(withdrawn.context(), notification.withParams(params));
+    deliver(withdrawn.delivery(), notification.withParams(params), null);
   }
 
-  private void deliver(String contextId, JsonRpcNotification notification) {
-    env.guardian().tell(new SupervisorGuardian.Deliver(List.of(contextId), server, notification));
+  /** To a context's listener (none: nobody listens, nothing to do), in the order the upstream sent it. */
+  private void deliver(ActorRef<ContextDelivery.Command> delivery, JsonRpcNotification notification, String tag) {
+    if (delivery != null) {
+      delivery.tell(new ContextDelivery.Notification(server, notification, tag));
+    }
   }
 
-  /** Sampling, elicitation, roots: to the context that owns the request in flight; none → an error upstream at once. */
+  /** Where a call's notifications and answer go: its context's delivery actor now, else the one it came with. */
+  private ActorRef<ContextDelivery.Command> deliveryFor(TrackedCall call) {
+    ActorRef<ContextDelivery.Command> current = deliveries.get(call.call().context());
+    return current != null ? current : call.call().delivery();
+  }
+
+  /**
+   * Sampling, elicitation, roots: to the context that owns the call in flight; with none in flight (roots/list after a
+   * roots/list_changed), to the context that last sent a notification here, else to any leased context with a
+   * listener. Nobody to ask → an error upstream at once (the upstream is never left waiting).
+   */
   private void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId) {
-    String owner = pending.owningContext(relatedRequestId);
-    if (owner == null) {
-      transmit(
-          JsonRpcResponse.failure(
-              request.id(), SupervisorErrors.noClient(server, request.method(), "no request in flight")),
-          0);
+    TrackedCall owner = pending.owningCall(relatedRequestId);
+    ActorRef<ContextDelivery.Command> delivery;
+    String why;
+    if (owner != null) {
+      delivery = deliveryFor(owner);
+      why = "context " + owner.call().context() + " has no listener";
+    } else {
+      delivery = lastNotifier != null ? deliveries.get(lastNotifier) : null;
+      if (delivery == null && !deliveries.isEmpty()) {
+        delivery = deliveries.values().iterator().next();
+      }
+      why = "no request in flight and no leased context with a listener";
+    }
+    if (delivery == null) {
+      transmit(JsonRpcResponse.failure(request.id(), SupervisorErrors.noClient(server, request.method(), why)), 0);
       return;
     }
-    ServerRequests.Pending asked = serverRequests.add(request.id(), owner, request.method(), generation);
+    ServerRequests.Pending asked = serverRequests.add(request.id(), delivery, request.method(), generation);
     timers.startSingleTimer(
         new ServerRequestTimer(asked.localId()),
         new ServerRequestExpired(asked.localId()),
         settings.serverRequestTimeout());
-    env.guardian()
-        .tell(
-            new SupervisorGuardian.DeliverServerRequest(
-                owner, server, request.withId(TextNode.valueOf(asked.localId())), context.getSelf()));
+    delivery.tell(
+        new ContextDelivery.ServerRequest(
+            server,
+            request.withId(TextNode.valueOf(asked.localId())),
+            owner == null ? null : owner.call().tag(),
+            context.getSelf()));
   }
 
   private Behavior<Command> onClientNotification(ClientNotification notification) {
+    lastNotifier = notification.context();
     if (!McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) { // the session sent its own
       transmit(new JsonRpcNotification(notification.method(), notification.params()), 0);
     }
@@ -654,6 +708,8 @@ public final class SessionActor {
         .onMessage(AwaitReady.class, this::onAwaitReady)
         .onMessage(GetSnapshot.class, this::onGetSnapshot)
         .onMessage(ServerRequestAnswer.class, this::onServerRequestAnswer)
+        .onMessage(Leased.class, this::onLeased)
+        .onMessage(Unleased.class, this::onUnleased)
         .onMessage(ServerRequestExpired.class, this::onServerRequestExpired)
         .onMessage(Close.class, this::onClose)
         .onMessage(Connected.class, this::closeAbandoned)
@@ -871,7 +927,7 @@ public final class SessionActor {
     progressTokens.forget(call);
     timers.cancel(new DeadlineTimer(call.callId()));
     timers.cancel(new RetryTimer(call.callId()));
-    call.call().replyTo().tell(response);
+    call.call().answer(response, deliveryFor(call));
     env.observer().requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
   }
 
@@ -891,6 +947,19 @@ public final class SessionActor {
 
   private Behavior<Command> reject(UpstreamCall call, JsonRpcError error) {
     call.reject(error, env.observer());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onLeased(Leased leased) {
+    deliveries.put(leased.context(), leased.delivery());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onUnleased(Unleased unleased) {
+    deliveries.remove(unleased.context());
+    if (unleased.context().equals(lastNotifier)) {
+      lastNotifier = null;
+    }
     return Behaviors.same();
   }
 

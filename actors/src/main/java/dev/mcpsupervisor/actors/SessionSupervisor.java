@@ -105,6 +105,16 @@ public final class SessionSupervisor implements AutoCloseable {
    */
   public CompletionStage<JsonRpcResponse> request(
       String context, String server, String method, JsonNode params, Duration deadline) {
+    return request(context, server, method, params, deadline, null);
+  }
+
+  /**
+   * {@link #request(String, String, String, JsonNode, Duration)} with a tag of the caller's own for this call: the
+   * context's {@link ContextListener} gets it back with the notifications and server-to-client requests related to the
+   * call (e.g. the gateway's downstream request, to pick that request's response stream).
+   */
+  public CompletionStage<JsonRpcResponse> request(
+      String context, String server, String method, JsonNode params, Duration deadline, String tag) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(method, "method");
@@ -126,7 +136,8 @@ public final class SessionSupervisor implements AutoCloseable {
             system,
             replyTo ->
                 new SupervisorGuardian.Request(
-                    new UpstreamCall(context, server, callId, method, params, effectiveDeadline, replyTo)),
+                    new UpstreamCall(
+                        context, server, callId, method, params, effectiveDeadline, replyTo, tag, null)),
             effectiveDeadline.plus(settings.askMargin()),
             system.scheduler(),
             failure ->
@@ -150,7 +161,10 @@ public final class SessionSupervisor implements AutoCloseable {
     return system.whenTerminated().isCompleted();
   }
 
-  /** Forwards a client notification (e.g. roots/list_changed) to the session serving this context. */
+  /**
+   * Forwards a client notification (e.g. roots/list_changed) to the session serving this context. A server-to-client
+   * request the session then gets with no call in flight (roots/list) goes to this context's listener.
+   */
   public void notify(String context, String server, String method, JsonNode params) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
@@ -215,7 +229,11 @@ public final class SessionSupervisor implements AutoCloseable {
         .thenApply(done -> null);
   }
 
-  /** Routes notifications and server-to-client requests for this context to the listener (replacing any earlier). */
+  /**
+   * Routes notifications and server-to-client requests for this context to the listener (replacing any earlier). While
+   * a listener is registered, every notification a session sends the context before a call's answer reaches the
+   * listener before that call's stage completes.
+   */
   public void register(String context, ContextListener listener) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(listener, "listener");

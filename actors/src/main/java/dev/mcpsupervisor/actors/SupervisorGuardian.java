@@ -6,10 +6,8 @@ import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.actors.connector.UpstreamConnector;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.net.URLEncoder;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,8 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -29,7 +25,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The root of the supervisor: routes every call to its server key's actor (starting one on first use, forgetting it
- * when it goes idle), keeps each context's listener, and knows which keys each context has touched (for releaseAll).
+ * when it goes idle), starts a {@link ContextDelivery} for each context with a listener (and names it in that
+ * context's calls and leases), and knows which keys each context has touched (for releaseAll).
  * No map here grows with the number of keys ever seen: entries live as long as their key actor.
  */
 public final class SupervisorGuardian {
@@ -51,8 +48,8 @@ public final class SupervisorGuardian {
   public record ReleaseAll(String context, ActorRef<Done> replyTo) implements Command {}
 
   /**
-   * Node-local by nature: it carries the listener object itself. The listener then lives only in this actor's
-   * registry; every other message names contexts by their string id.
+   * Node-local by nature: it carries the listener object itself. The listener then lives only in the context's
+   * {@link ContextDelivery} on this node; every other message names contexts by their string id or that actor's ref.
    */
   public record Register(String context, ContextListener listener) implements Command {}
 
@@ -68,12 +65,6 @@ public final class SupervisorGuardian {
 
   /** A key actor used session ids below {@code nextSessionId}: later incarnations start beyond it. */
   record SessionIdsReserved(long nextSessionId) implements Command {}
-
-  record Deliver(List<String> contexts, String server, JsonRpcNotification notification) implements Command {}
-
-  record DeliverServerRequest(
-      String context, String server, JsonRpcRequest request, ActorRef<SessionActor.Command> replyTo)
-      implements Command {}
 
   // Private.
 
@@ -121,7 +112,10 @@ public final class SupervisorGuardian {
 
   private final Map<String, KeyEntry> keys = new HashMap<>();
   private final Map<String, Set<String>> keysByContext = new HashMap<>();
-  private final Map<String, ContextListener> listeners = new HashMap<>();
+  /** The delivery actor of each context with a listener. */
+  private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new HashMap<>();
+  /** How long a released context's delivery actor still passes answers of calls in flight. */
+  private final Duration retireGrace;
   private long nextIncarnation = 1;
   private long sessionIdFloor = 1;
   private boolean shuttingDown;
@@ -141,6 +135,12 @@ public final class SupervisorGuardian {
     this.context = context;
     this.timers = timers;
     config.servers().forEach((name, server) -> keyIds.put(name, server.key().id()));
+    this.retireGrace =
+        config.servers().values().stream()
+            .map(ServerConfig::requestTimeout)
+            .max(Comparator.naturalOrder())
+            .orElse(Duration.ZERO)
+            .plus(settings.askMargin());
   }
 
   private Behavior<Command> active() {
@@ -156,8 +156,6 @@ public final class SupervisorGuardian {
         .onMessage(Shutdown.class, this::onShutdown)
         .onMessage(KeyIdle.class, this::onKeyIdle)
         .onMessage(SessionIdsReserved.class, this::onSessionIdsReserved)
-        .onMessage(Deliver.class, this::onDeliver)
-        .onMessage(DeliverServerRequest.class, this::onDeliverServerRequest)
         .onMessage(KeyTerminated.class, this::onKeyTerminated)
         .onMessage(ShutdownTimedOut.class, notUsed -> onShutdownTimedOut())
         .build();
@@ -178,7 +176,8 @@ public final class SupervisorGuardian {
     }
     KeyEntry key = keyActorFor(server);
     indexLease(call.context(), key);
-    send(key, new ServerKeyActor.Request(call));
+    ActorRef<ContextDelivery.Command> delivery = deliveries.get(call.context());
+    send(key, new ServerKeyActor.Request(delivery == null ? call : call.withDelivery(delivery)));
     return Behaviors.same();
   }
 
@@ -194,7 +193,9 @@ public final class SupervisorGuardian {
     }
     KeyEntry key = keyActorFor(server);
     indexLease(acquire.context(), key);
-    send(key, new ServerKeyActor.Acquire(acquire.context(), acquire.replyTo()));
+    send(
+        key,
+        new ServerKeyActor.Acquire(acquire.context(), deliveries.get(acquire.context()), acquire.replyTo()));
     return Behaviors.same();
   }
 
@@ -238,14 +239,33 @@ public final class SupervisorGuardian {
         key.contexts.remove(releaseAll.context());
       }
     }
-    listeners.remove(releaseAll.context());
+    ActorRef<ContextDelivery.Command> delivery = deliveries.remove(releaseAll.context());
+    if (delivery != null) {
+      delivery.tell(ContextDelivery.Retire.INSTANCE);
+    }
     releaseAll.replyTo().tell(Done.getInstance());
     return Behaviors.same();
   }
 
+  /**
+   * A first listener gets the context its delivery actor, and the keys the context already holds leases on learn it
+   * (their sessions send there from then on); a later one only replaces the listener inside that actor.
+   */
   private Behavior<Command> onRegister(Register register) {
-    if (!shuttingDown) {
-      listeners.put(register.context(), register.listener());
+    if (shuttingDown) {
+      return Behaviors.same();
+    }
+    ActorRef<ContextDelivery.Command> delivery = deliveries.get(register.context());
+    if (delivery != null) {
+      delivery.tell(new ContextDelivery.ReplaceListener(register.listener()));
+      return Behaviors.same();
+    }
+    ActorRef<ContextDelivery.Command> created =
+        context.spawnAnonymous(ContextDelivery.create(register.context(), register.listener(), retireGrace));
+    deliveries.put(register.context(), created);
+    Set<String> keyIdsOfContext = keysByContext.getOrDefault(register.context(), Set.of());
+    for (String keyId : keyIdsOfContext) {
+      send(keys.get(keyId), new ServerKeyActor.DeliverTo(register.context(), created));
     }
     return Behaviors.same();
   }
@@ -330,60 +350,6 @@ public final class SupervisorGuardian {
   private Behavior<Command> onSessionIdsReserved(SessionIdsReserved reserved) {
     sessionIdFloor = Math.max(sessionIdFloor, reserved.nextSessionId());
     return Behaviors.same();
-  }
-
-  // ------------------------------------------------------------------------------------------------ to contexts
-
-  private Behavior<Command> onDeliver(Deliver deliver) {
-    for (String contextId : deliver.contexts()) {
-      ContextListener listener = listeners.get(contextId);
-      if (listener == null) {
-        continue;
-      }
-      try {
-        listener.onNotification(deliver.server(), deliver.notification());
-      } catch (RuntimeException e) {
-        context.getLog().warn("listener of context {} failed on a notification: {}", contextId, e.toString());
-      }
-    }
-    return Behaviors.same();
-  }
-
-  /** The listener answers; whatever happens (none, a throw, a failed stage) the session gets exactly one answer. */
-  private Behavior<Command> onDeliverServerRequest(DeliverServerRequest deliver) {
-    JsonRpcRequest request = deliver.request();
-    String localId = request.id().asText();
-    ActorRef<SessionActor.Command> session = deliver.replyTo();
-    ContextListener listener = listeners.get(deliver.context());
-    if (listener == null) {
-      session.tell(
-          new SessionActor.ServerRequestAnswer(
-              localId, noClient(deliver, "context " + deliver.context() + " has no listener")));
-      return Behaviors.same();
-    }
-    CompletionStage<JsonRpcResponse> answer;
-    try {
-      answer = listener.onServerRequest(deliver.server(), request);
-    } catch (RuntimeException e) {
-      answer = CompletableFuture.failedFuture(e);
-    }
-    if (answer == null) {
-      answer = CompletableFuture.failedFuture(new IllegalStateException("no answer"));
-    }
-    answer.whenComplete(
-        (response, failure) ->
-            session.tell(
-                new SessionActor.ServerRequestAnswer(
-                    localId,
-                    failure == null && response != null
-                        ? response
-                        : noClient(deliver, failure == null ? "no answer" : String.valueOf(failure.getMessage())))));
-    return Behaviors.same();
-  }
-
-  private static JsonRpcResponse noClient(DeliverServerRequest deliver, String why) {
-    return JsonRpcResponse.failure(
-        deliver.request().id(), SupervisorErrors.noClient(deliver.server(), deliver.request().method(), why));
   }
 
   // ------------------------------------------------------------------------------------------ snapshot, shutdown

@@ -7,7 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.actors.connector.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureTools;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +52,39 @@ class StdioProcessTest {
       assertTrue(ChildProcesses.isAlive(secondPid));
     }
     assertFalse(ChildProcesses.isAlive(secondPid), "close() ends the process it started");
+    ChildProcesses.assertNoneAlive();
+  }
+
+  @Test
+  void afterRootsListChangedTheServersRootsRequestIsAnsweredAndCallsGoOn() throws Exception {
+    try (SessionSupervisor supervisor = SessionSupervisor.start(RealFixture.config(RealFixture.stdio(SERVER, 1)))) {
+      CompletableFuture<JsonRpcRequest> rootsAsked = new CompletableFuture<>();
+      supervisor.register(
+          "client",
+          new ContextListener() {
+            @Override
+            public void onNotification(String server, JsonRpcNotification notification) {}
+
+            @Override
+            public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request) {
+              rootsAsked.complete(request);
+              ObjectNode result = JsonRpcCodec.emptyObject();
+              result.putArray("roots").addObject().put("uri", "file:///tmp").put("name", "tmp");
+              return CompletableFuture.completedFuture(JsonRpcResponse.success(request.id(), result));
+            }
+          });
+      supervisor.acquire("client", SERVER).toCompletableFuture().get(30, TimeUnit.SECONDS);
+
+      supervisor.notify("client", SERVER, McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED, null);
+      assertEquals(McpMethods.ROOTS_LIST, rootsAsked.get(10, TimeUnit.SECONDS).method());
+      for (int i = 0; i < 3; i++) {
+        String message = "still answering " + i;
+        assertEquals(message,
+            RealFixture.text(RealFixture.await(
+                RealFixture.call(supervisor, "client", SERVER, FixtureTools.ECHO, "message", message),
+                Duration.ofSeconds(10))));
+      }
+    }
     ChildProcesses.assertNoneAlive();
   }
 }
