@@ -94,18 +94,18 @@ public final class DownstreamSession {
 
   // From the supervisor, through SessionListener.
 
-  public record UpstreamNotification(String server, JsonRpcNotification notification) implements Command {}
+  /** {@code relatedTag}: the sequence number of the request it belongs to (as a string), or null. */
+  public record UpstreamNotification(String server, JsonRpcNotification notification, String relatedTag)
+      implements Command {}
 
-  public record UpstreamRequest(String server, JsonRpcRequest request, ActorRef<JsonRpcResponse> replyTo)
+  public record UpstreamRequest(
+      String server, JsonRpcRequest request, String relatedTag, ActorRef<JsonRpcResponse> replyTo)
       implements Command {}
 
   // Private.
 
   private record Answered(JsonNode requestId, long sequence, Outcome outcome, Throwable failure)
       implements Command {}
-
-  /** The notifications sent before a held answer have arrived: the answer may go. */
-  private record EarlierNotificationsArrived(JsonNode requestId, long sequence) implements Command {}
 
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
 
@@ -153,8 +153,6 @@ public final class DownstreamSession {
     /** initialize and setLevel do not: nothing a server sends meanwhile belongs to them. */
     final boolean carriesServerMessages;
     boolean cancelled;
-    /** The answer, held until the notifications sent before it have arrived. */
-    JsonRpcResponse heldAnswer;
 
     InFlight(
         JsonRpcRequest request,
@@ -256,7 +254,6 @@ public final class DownstreamSession {
         .onMessage(OpenStream.class, this::onOpenStream)
         .onMessage(ExchangeClosed.class, this::onExchangeClosed)
         .onMessage(Answered.class, this::onAnswered)
-        .onMessage(EarlierNotificationsArrived.class, this::onEarlierNotificationsArrived)
         .onMessage(UpstreamNotification.class, this::onUpstreamNotification)
         .onMessage(UpstreamRequest.class, this::onUpstreamRequest)
         .onMessage(ServerRequestExpired.class, this::onServerRequestExpired)
@@ -300,13 +297,15 @@ public final class DownstreamSession {
       answer(exchange, failure(request, INVALID_REQUEST, "Invalid Request: id " + request.id() + " is already in flight"));
       return;
     }
-    UpstreamCalls calls = new UpstreamCalls(supervisor, id);
+    long sequence = nextSequence++;
+    // the sequence tags the upstream calls: what the supervisor relates to them comes back with it
+    UpstreamCalls calls = new UpstreamCalls(supervisor, id, Long.toString(sequence));
     switch (request.method()) {
       case McpMethods.INITIALIZE -> {
         if (protocolVersion != null) {
           answer(exchange, failure(request, INVALID_REQUEST, "Invalid Request: the session is already initialized"));
         } else {
-          track(exchange, request, calls, false, initialize(request, calls));
+          track(exchange, request, sequence, calls, false, initialize(request, calls));
         }
       }
       case McpMethods.PING -> answer(exchange, JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
@@ -316,7 +315,7 @@ public final class DownstreamSession {
           answer(exchange, failure(request, INVALID_PARAMS, "params.level must be one of " + LogLevels.ORDER));
         } else {
           logLevel = level;
-          track(exchange, request, calls, false, askUpstreamsForEveryLevel(calls));
+          track(exchange, request, sequence, calls, false, askUpstreamsForEveryLevel(calls));
         }
       }
       case McpMethods.RESOURCES_UNSUBSCRIBE -> {
@@ -324,7 +323,7 @@ public final class DownstreamSession {
         subscriptions.remove(request.params() == null ? null : request.params().path("uri").asText(null));
         answer(exchange, JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
       }
-      default -> track(exchange, request, calls, true, handle(request, calls));
+      default -> track(exchange, request, sequence, calls, true, handle(request, calls));
     }
   }
 
@@ -370,10 +369,11 @@ public final class DownstreamSession {
   private void track(
       OpenExchange exchange,
       JsonRpcRequest request,
+      long sequence,
       UpstreamCalls calls,
       boolean carriesServerMessages,
       CompletionStage<Outcome> outcome) {
-    InFlight call = new InFlight(request, nextSequence++, exchange, calls, carriesServerMessages);
+    InFlight call = new InFlight(request, sequence, exchange, calls, carriesServerMessages);
     inFlight.put(request.id(), call);
     exchange.requests.add(call);
     context.pipeToSelf(
@@ -389,23 +389,9 @@ public final class DownstreamSession {
       complete(call, null);
       return Behaviors.same();
     }
-    JsonRpcResponse response = apply(call.request, answered.outcome(), answered.failure());
-    if (call.carriesServerMessages && call.exchange.acceptsSse && !call.exchange.closed && call.calls.reachedAny()) {
-      call.heldAnswer = response;
-      context.pipeToSelf(
-          call.calls.afterEarlierNotifications(settings.notificationOrderingTimeout()),
-          (passed, failure) -> new EarlierNotificationsArrived(call.request.id(), call.sequence));
-    } else {
-      complete(call, response);
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onEarlierNotificationsArrived(EarlierNotificationsArrived arrived) {
-    InFlight call = inFlight.get(arrived.requestId());
-    if (call != null && call.sequence == arrived.sequence()) {
-      complete(call, call.cancelled ? null : call.heldAnswer);
-    }
+    // the supervisor hands this context's listener every notification sent before an answer before the answer, and
+    // both reach this actor in that order: whatever belongs on the stream is on it already
+    complete(call, apply(call.request, answered.outcome(), answered.failure()));
     return Behaviors.same();
   }
 
@@ -547,6 +533,23 @@ public final class DownstreamSession {
     return sendOnRelatedExchange(json, server) || sendOnGetStream(json);
   }
 
+  /** On the stream of the request the supervisor related the message to (by its tag), if it is still open. */
+  private boolean sendOnTaggedExchange(ObjectNode json, String relatedTag) {
+    if (relatedTag == null) {
+      return false;
+    }
+    for (InFlight call : inFlight.values()) {
+      if (Long.toString(call.sequence).equals(relatedTag)) {
+        if (call.exchange.acceptsSse && !call.exchange.closed) {
+          send(call.exchange, json);
+          return true;
+        }
+        return false;
+      }
+    }
+    return false;
+  }
+
   private boolean sendOnRelatedExchange(ObjectNode json, String server) {
     for (OpenExchange exchange : exchanges.values()) {
       if (exchange.acceptsSse && !exchange.closed && exchange.relatesTo(server)) {
@@ -579,10 +582,14 @@ public final class DownstreamSession {
       case McpMethods.NOTIFICATION_PROGRESS -> sendProgress(upstream.server(), notification, params);
       case McpMethods.NOTIFICATION_MESSAGE -> {
         String threshold = logLevel != null ? logLevel : LogLevels.DEFAULT_THRESHOLD;
-        // an upstream session's logs reach every context leased on it: only a session with a request in flight
+        // logs on a request's upstream stream come tagged with that request: they go on its stream. Untagged ones
+        // (stdio) reach every context leased on that upstream session: only a session with a request in flight
         // there can be the one they are about, so the GET stream never carries them (no cross-client leak)
         if (LogLevels.passes(params.path("level").asText(""), threshold)) {
-          sendOnRelatedExchange(JsonRpcCodec.toJson(notification), upstream.server());
+          ObjectNode json = JsonRpcCodec.toJson(notification);
+          if (!sendOnTaggedExchange(json, upstream.relatedTag())) {
+            sendOnRelatedExchange(json, upstream.server());
+          }
         }
       }
       case McpMethods.NOTIFICATION_RESOURCE_UPDATED -> {
@@ -642,7 +649,8 @@ public final class DownstreamSession {
       return Behaviors.same();
     }
     JsonNode downstreamId = TextNode.valueOf("gw-" + ++nextServerRequest);
-    if (!sendRelated(JsonRpcCodec.toJson(request.withId(downstreamId)), upstream.server())) {
+    ObjectNode json = JsonRpcCodec.toJson(request.withId(downstreamId));
+    if (!sendOnTaggedExchange(json, upstream.relatedTag()) && !sendRelated(json, upstream.server())) {
       refuseServerRequest(upstream, "no stream is open to the client (no SSE request in flight, no GET stream)");
       return Behaviors.same();
     }

@@ -85,7 +85,7 @@ public final class GatewayServer {
             config.maxBodyBytes(),
             supervisor.config().servers().keySet(),
             metrics,
-            answerTimeout(system, supervisor, settings));
+            answerTimeout(system, supervisor));
     OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler());
     GatewayRoutes routes = new GatewayRoutes(new AccessControl(config, metrics), ops, mcp);
     return Http.get(system)
@@ -115,11 +115,9 @@ public final class GatewayServer {
   }
 
   /** Longer than any upstream call or acquire can take: a safety net for an exchange nobody answers. */
-  private static Duration answerTimeout(ActorSystem<?> system, SessionSupervisor supervisor, GatewaySettings settings) {
+  private static Duration answerTimeout(ActorSystem<?> system, SessionSupervisor supervisor) {
     Duration acquire = SupervisorSettings.fromConfig(system.settings().config()).acquireTimeout();
-    return max(longestRequestTimeout(supervisor), acquire)
-        .plus(settings.notificationOrderingTimeout())
-        .plus(ANSWER_TIMEOUT_MARGIN);
+    return max(longestRequestTimeout(supervisor), acquire).plus(ANSWER_TIMEOUT_MARGIN);
   }
 
   private static Duration longestRequestTimeout(SessionSupervisor supervisor) {

@@ -12,7 +12,6 @@ record GatewaySettings(
     Duration aggregatedListTimeout,
     int maxListPages,
     int streamBuffer,
-    Duration notificationOrderingTimeout,
     Duration bodyReadTimeout) {
 
   static final String PATH = "mcp-supervisor.http";
@@ -27,7 +26,6 @@ record GatewaySettings(
         c.getDuration("aggregatedListTimeout"),
         c.getInt("maxListPages"),
         c.getInt("streamBuffer"),
-        c.getDuration("notificationOrderingTimeout"),
         c.getDuration("bodyReadTimeout"));
   }
 }

@@ -26,14 +26,25 @@ final class SessionListener implements ContextListener {
 
   @Override
   public void onNotification(String server, JsonRpcNotification notification) {
-    session.tell(new DownstreamSession.UpstreamNotification(server, notification));
+    onNotification(server, notification, null);
+  }
+
+  /** {@code relatedTag}: the downstream request (see {@link UpstreamCalls}) whose stream it belongs on, or null. */
+  @Override
+  public void onNotification(String server, JsonRpcNotification notification, String relatedTag) {
+    session.tell(new DownstreamSession.UpstreamNotification(server, notification, relatedTag));
   }
 
   @Override
   public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request) {
+    return onServerRequest(server, request, null);
+  }
+
+  @Override
+  public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request, String relatedTag) {
     return AskPattern.ask(
         session,
-        replyTo -> new DownstreamSession.UpstreamRequest(server, request, replyTo),
+        replyTo -> new DownstreamSession.UpstreamRequest(server, request, relatedTag, replyTo),
         answerTimeout,
         scheduler);
   }

@@ -19,18 +19,18 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class UpstreamCalls {
 
-  /** A server name no config can have (names are keys of mcpServers, never empty): releasing it touches nothing. */
-  private static final String NO_SERVER = "";
-
   private final SessionSupervisor supervisor;
   private final String context;
+  private final String tag;
   private final Set<String> servers = ConcurrentHashMap.newKeySet();
   private final List<CompletableFuture<?>> calls = new ArrayList<>();
   private boolean cancelled;
 
-  UpstreamCalls(SessionSupervisor supervisor, String context) {
+  /** @param tag names the downstream request: the supervisor hands it back with what relates to these calls */
+  UpstreamCalls(SessionSupervisor supervisor, String context, String tag) {
     this.supervisor = supervisor;
     this.context = context;
+    this.tag = tag;
   }
 
   /** The downstream session id: the supervisor's context. */
@@ -46,7 +46,7 @@ final class UpstreamCalls {
   /** @param deadline null for the server's configured request timeout */
   CompletionStage<JsonRpcResponse> call(String server, String method, JsonNode params, Duration deadline) {
     servers.add(server);
-    return track(supervisor.request(context, server, method, params, deadline).toCompletableFuture());
+    return track(supervisor.request(context, server, method, params, deadline, tag).toCompletableFuture());
   }
 
   /** The server's initialize result, taking this session's lease on it. */
@@ -57,39 +57,6 @@ final class UpstreamCalls {
 
   boolean reached(String server) {
     return servers.contains(server);
-  }
-
-  boolean reachedAny() {
-    return !servers.isEmpty();
-  }
-
-  /**
-   * Completes once the notifications the reached servers sent before their answers have been handed to this
-   * context's listener, or after {@code timeout}.
-   *
-   * <p>Why: the supervisor hands an answer straight to the caller, while notifications travel through its key actor
-   * and guardian, so an answer can overtake the progress or log messages sent before it (and a stream would end
-   * without them). An acquire passes the key actor and the session actor after those notifications, and a release of
-   * no server then passes the guardian after their delivery, so both in turn are an ordering barrier. This leans on
-   * the supervisor's message paths; once the facade orders notifications before answers it can go.
-   */
-  CompletionStage<Void> afterEarlierNotifications(Duration timeout) {
-    List<CompletableFuture<Void>> barriers = new ArrayList<>();
-    for (String server : servers) {
-      barriers.add(
-          supervisor
-              .acquire(context, server)
-              .handle((result, failure) -> null)
-              .thenCompose(
-                  passedKey ->
-                      supervisor.config().servers().containsKey(NO_SERVER)
-                          ? CompletableFuture.<Void>completedFuture(null)
-                          : supervisor.release(context, NO_SERVER))
-              .toCompletableFuture());
-    }
-    return CompletableFuture.allOf(barriers.toArray(CompletableFuture[]::new))
-        .orTimeout(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
-        .handle((passed, failure) -> null);
   }
 
   /** Cancels every call made and every call made from now on. Idempotent. */
