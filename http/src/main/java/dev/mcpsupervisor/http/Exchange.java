@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.Asks;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -64,18 +65,18 @@ final class Exchange {
                 message -> Optional.empty(), message -> Optional.empty(), buffer, OverflowStrategy.dropHead())
             .preMaterialize(materializer);
     CompletableFuture<Void> terminated = new CompletableFuture<>();
-    CompletionStage<Head> head =
+    Source<Event, NotUsed> events =
         source
             .second()
             .map(Event.class::cast)
             .takeWhile(event -> !isTerminal(event), true)
             .watchTermination(
                 (notUsed, done) -> {
-                  done.whenComplete((ok, failure) -> terminated.complete(null));
+                  Asks.sameThread(done).whenComplete((ok, failure) -> terminated.complete(null));
                   return notUsed;
-                })
-            .prefixAndTail(1)
-            .runWith(Sink.head(), materializer)
+                });
+    CompletionStage<Head> head =
+        Asks.sameThread(events.prefixAndTail(1).runWith(Sink.head(), materializer))
             .thenApply(
                 pair ->
                     pair.first().isEmpty()

@@ -5,6 +5,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -25,7 +26,6 @@ import java.util.concurrent.TimeoutException;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaType;
@@ -135,10 +135,8 @@ final class McpRoutes extends AllDirectives {
     if (request.entity().getContentLengthOption().orElse(0L) > maxBodyBytes) {
       return done(tooLarge());
     }
-    return request
-        .entity()
-        .withSizeLimit(maxBodyBytes)
-        .toStrict(settings.bodyReadTimeout().toMillis(), materializer)
+    return Asks.sameThread(
+            request.entity().withSizeLimit(maxBodyBytes).toStrict(settings.bodyReadTimeout().toMillis(), materializer))
         .thenCompose(
             body ->
                 dispatch(
@@ -191,7 +189,7 @@ final class McpRoutes extends AllDirectives {
   /** initialize creates the session; its id goes back in Mcp-Session-Id unless initialize failed. */
   private CompletionStage<HttpResponse> initialize(
       JsonRpcRequest initialize, String path, String server, AcceptHeader accept) {
-    return AskPattern.<DownstreamSessions.Command, DownstreamSessions.Created>ask(
+    return Asks.<DownstreamSessions.Command, DownstreamSessions.Created>ask(
             sessions, replyTo -> new DownstreamSessions.Create(server, replyTo), ASK_TIMEOUT, scheduler)
         .thenCompose(
             created ->
@@ -303,7 +301,7 @@ final class McpRoutes extends AllDirectives {
     if (sessionId.isEmpty()) {
       return done(missingSessionId());
     }
-    return AskPattern.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
+    return Asks.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
             sessions,
             replyTo -> new DownstreamSessions.Terminate(sessionId.get(), path, replyTo),
             DELETE_TIMEOUT,
