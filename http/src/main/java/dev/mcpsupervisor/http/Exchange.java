@@ -12,6 +12,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 
@@ -60,29 +61,29 @@ final class Exchange {
 
   /** Materializes the event stream; old events are dropped when a slow client lets more than {@code buffer} pile up. */
   static Exchange open(Materializer materializer, int buffer) {
-    Pair<org.apache.pekko.actor.ActorRef, Source<Object, NotUsed>> source =
+    CompletableFuture<Void> terminated = new CompletableFuture<>();
+    // one materialization, one stream actor: the ref feeds the stream that answers the head directly
+    Pair<org.apache.pekko.actor.ActorRef, CompletionStage<Pair<List<Event>, Source<Event, NotUsed>>>> materialized =
         Source.actorRef(
                 message -> Optional.empty(), message -> Optional.empty(), buffer, OverflowStrategy.dropHead())
-            .preMaterialize(materializer);
-    CompletableFuture<Void> terminated = new CompletableFuture<>();
-    Source<Event, NotUsed> events =
-        source
-            .second()
             .map(Event.class::cast)
             .takeWhile(event -> !isTerminal(event), true)
             .watchTermination(
-                (notUsed, done) -> {
+                (ref, done) -> {
                   Asks.sameThread(done).whenComplete((ok, failure) -> terminated.complete(null));
-                  return notUsed;
-                });
+                  return ref;
+                })
+            .prefixAndTail(1)
+            .toMat(Sink.head(), Keep.both())
+            .run(materializer);
     CompletionStage<Head> head =
-        Asks.sameThread(events.prefixAndTail(1).runWith(Sink.head(), materializer))
+        Asks.sameThread(materialized.second())
             .thenApply(
                 pair ->
                     pair.first().isEmpty()
                         ? new Head(new Complete(List.of()), Source.empty())
                         : new Head(pair.first().get(0), pair.second()));
-    Exchange exchange = new Exchange(Adapter.toTyped(source.first()), head);
+    Exchange exchange = new Exchange(Adapter.toTyped(materialized.first()), head);
     terminated.whenComplete((ok, failure) -> exchange.terminated.complete(null));
     return exchange;
   }
