@@ -121,16 +121,13 @@ final class McpRoutes extends AllDirectives {
               "Unsupported Media Type: Content-Type must be application/json"));
     }
     AcceptHeader accept = AcceptHeader.of(request);
-    if (!accept.json() && !accept.sse()) {
-      return done(
-          refuse(
-              StatusCodes.NOT_ACCEPTABLE,
-              "not_acceptable",
-              "Not Acceptable: the client must accept application/json or text/event-stream"));
-    }
-    Optional<HttpResponse> badVersion = checkProtocolVersion(request);
-    if (badVersion.isPresent()) {
-      return done(badVersion.get());
+    Optional<HttpResponse> refusal =
+        checkAcceptAndProtocolVersion(
+            request,
+            accept.json() || accept.sse(),
+            "Not Acceptable: the client must accept application/json or text/event-stream");
+    if (refusal.isPresent()) {
+      return done(refusal.get());
     }
     if (request.entity().getContentLengthOption().orElse(0L) > maxBodyBytes) {
       return done(tooLarge());
@@ -259,16 +256,13 @@ final class McpRoutes extends AllDirectives {
   // ----------------------------------------------------------------------------------------------------------- GET
 
   private CompletionStage<HttpResponse> onGet(HttpRequest request, String path) {
-    if (!AcceptHeader.of(request).sse()) {
-      return done(
-          refuse(
-              StatusCodes.NOT_ACCEPTABLE,
-              "not_acceptable",
-              "Not Acceptable: GET opens an SSE stream; the client must accept text/event-stream"));
-    }
-    Optional<HttpResponse> badVersion = checkProtocolVersion(request);
-    if (badVersion.isPresent()) {
-      return done(badVersion.get());
+    Optional<HttpResponse> refusal =
+        checkAcceptAndProtocolVersion(
+            request,
+            AcceptHeader.of(request).sse(),
+            "Not Acceptable: GET opens an SSE stream; the client must accept text/event-stream");
+    if (refusal.isPresent()) {
+      return done(refusal.get());
     }
     Optional<String> sessionId = sessionId(request);
     if (sessionId.isEmpty()) {
@@ -320,6 +314,15 @@ final class McpRoutes extends AllDirectives {
         .getHeader(McpResponses.SESSION_ID_HEADER)
         .map(header -> header.value().trim())
         .filter(value -> !value.isEmpty());
+  }
+
+  /** 406 when the client cannot accept what this method answers with, else {@link #checkProtocolVersion}. */
+  private Optional<HttpResponse> checkAcceptAndProtocolVersion(
+      HttpRequest request, boolean accepted, String notAcceptableMessage) {
+    if (!accepted) {
+      return Optional.of(refuse(StatusCodes.NOT_ACCEPTABLE, "not_acceptable", notAcceptableMessage));
+    }
+    return checkProtocolVersion(request);
   }
 
   private Optional<HttpResponse> checkProtocolVersion(HttpRequest request) {
