@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.http;
 
+import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.SupervisorSnapshot;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -10,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -99,7 +99,7 @@ final class OpsRoutes extends AllDirectives {
   }
 
   private CompletionStage<DownstreamSessions.Listing> listing() {
-    return AskPattern.ask(sessions, DownstreamSessions.ListSessions::new, ASK_TIMEOUT, scheduler);
+    return Asks.ask(sessions, DownstreamSessions.ListSessions::new, ASK_TIMEOUT, scheduler);
   }
 
   /** The supervisor's snapshot, or null when it does not answer (the page still renders). */

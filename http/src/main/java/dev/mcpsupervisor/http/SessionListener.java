@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.http;
 
+import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.ContextListener;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -8,7 +9,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /** What the supervisor sends a downstream session's context, turned into messages to that session's actor. */
 final class SessionListener implements ContextListener {
@@ -42,7 +42,7 @@ final class SessionListener implements ContextListener {
 
   @Override
   public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request, String relatedTag) {
-    return AskPattern.ask(
+    return Asks.ask(
         session,
         replyTo -> new DownstreamSession.UpstreamRequest(server, request, relatedTag, replyTo),
         answerTimeout,
