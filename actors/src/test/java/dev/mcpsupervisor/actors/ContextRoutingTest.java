@@ -4,6 +4,7 @@ import static dev.mcpsupervisor.actors.SessionActorTest.numbered;
 import static dev.mcpsupervisor.actors.SessionActorTest.progress;
 import static dev.mcpsupervisor.actors.SessionActorTest.withProgressToken;
 import static dev.mcpsupervisor.actors.TestSupervisor.await;
+import static dev.mcpsupervisor.actors.TestSupervisor.poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -285,19 +285,6 @@ class ContextRoutingTest {
 
     ServerRequestSeen nextServerRequest() {
       return poll(serverRequests);
-    }
-
-    private static <T> T poll(LinkedBlockingQueue<T> queue) {
-      try {
-        T next = queue.poll(10, TimeUnit.SECONDS);
-        if (next == null) {
-          throw new AssertionError("nothing arrived within 10 s");
-        }
-        return next;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
     }
   }
 }

@@ -24,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -61,16 +60,7 @@ final class FakeConnector implements UpstreamConnector {
   }
 
   FakeConnection nextConnection() {
-    try {
-      FakeConnection connection = connections.poll(10, TimeUnit.SECONDS);
-      if (connection == null) {
-        throw new AssertionError("no connection was opened within 10 s");
-      }
-      return connection;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
+    return TestSupervisor.poll(connections, "no connection was opened within 10 s");
   }
 
   void addTool(String name, boolean readOnly, boolean idempotent) {
@@ -187,16 +177,7 @@ final class FakeConnector implements UpstreamConnector {
 
     /** The next message the session sent that was not answered automatically. */
     JsonRpcMessage nextSent() {
-      try {
-        JsonRpcMessage message = sent.poll(10, TimeUnit.SECONDS);
-        if (message == null) {
-          throw new AssertionError("nothing was sent within 10 s");
-        }
-        return message;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
+      return TestSupervisor.poll(sent, "nothing was sent within 10 s");
     }
 
     JsonRpcRequest nextRequest() {

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.actors;
 
 import static dev.mcpsupervisor.actors.ServerKeyActorTest.callParams;
 import static dev.mcpsupervisor.actors.TestSupervisor.await;
+import static dev.mcpsupervisor.actors.TestSupervisor.poll;
 import static dev.mcpsupervisor.actors.TestSupervisor.awaitError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,7 +28,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** One upstream session: readiness, correlation, deadlines, failures and routing, against a scripted upstream. */
@@ -484,19 +484,6 @@ class SessionActorTest {
 
     void answerFailure(Throwable failure) {
       poll(answers).completeExceptionally(failure);
-    }
-
-    private static <T> T poll(LinkedBlockingQueue<T> queue) {
-      try {
-        T next = queue.poll(10, TimeUnit.SECONDS);
-        if (next == null) {
-          throw new AssertionError("nothing arrived within 10 s");
-        }
-        return next;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
     }
   }
 }

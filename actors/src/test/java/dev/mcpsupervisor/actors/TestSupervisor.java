@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -78,6 +79,25 @@ final class TestSupervisor implements AutoCloseable {
 
   static ServerConfig shared(String name) {
     return server(name, Isolation.SHARED, 4, 1000);
+  }
+
+  /** The queue's next element, waiting up to 10 s. */
+  static <T> T poll(BlockingQueue<T> queue) {
+    return poll(queue, "nothing arrived within 10 s");
+  }
+
+  /** @param nothingMessage the failure when nothing arrives within 10 s */
+  static <T> T poll(BlockingQueue<T> queue, String nothingMessage) {
+    try {
+      T next = queue.poll(10, TimeUnit.SECONDS);
+      if (next == null) {
+        throw new AssertionError(nothingMessage);
+      }
+      return next;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
   }
 
   static <T> T await(CompletionStage<T> stage) {
