@@ -1,7 +1,7 @@
 package dev.mcpsupervisor.app;
 
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.actors.connector.DefaultConnectors;
+import dev.mcpsupervisor.upstream.DefaultConnectors;
 import dev.mcpsupervisor.http.GatewayMetrics;
 import dev.mcpsupervisor.http.GatewayServer;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;

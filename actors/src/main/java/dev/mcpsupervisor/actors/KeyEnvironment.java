@@ -1,6 +1,6 @@
 package dev.mcpsupervisor.actors;
 
-import dev.mcpsupervisor.actors.connector.UpstreamConnector;
+import dev.mcpsupervisor.upstream.UpstreamConnector;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import org.apache.pekko.actor.typed.ActorRef;
 

@@ -5,9 +5,10 @@ import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
-import dev.mcpsupervisor.actors.connector.ConnectionClosed;
-import dev.mcpsupervisor.actors.connector.ConnectionListener;
-import dev.mcpsupervisor.actors.connector.UpstreamConnection;
+import dev.mcpsupervisor.upstream.ConnectionClosed;
+import dev.mcpsupervisor.upstream.ConnectionListener;
+import dev.mcpsupervisor.upstream.UpstreamConnection;
+import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
@@ -1035,7 +1036,6 @@ public final class SessionActor {
   }
 
   private static String describe(Throwable failure) {
-    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+    return Failures.describe(failure);
   }
 }

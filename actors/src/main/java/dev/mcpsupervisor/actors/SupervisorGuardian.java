@@ -3,7 +3,7 @@ package dev.mcpsupervisor.actors;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SessionActor.AcquireReply;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
-import dev.mcpsupervisor.actors.connector.UpstreamConnector;
+import dev.mcpsupervisor.upstream.UpstreamConnector;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.net.URLEncoder;

@@ -7,6 +7,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.RESOURCE_NOT_FOUND;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.actors.SupervisorException;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -369,7 +370,7 @@ final class AggregatedEndpoint implements McpEndpoint {
               .toCompletableFuture()
               .exceptionally(
                   failure -> {
-                    if (!(unwrap(failure) instanceof CancellationException)) {
+                    if (!(Failures.unwrap(failure) instanceof CancellationException)) {
                       log.warn(
                           "session {}: {} left out of {}: {}",
                           SessionIds.redact(calls.context()),
@@ -448,17 +449,9 @@ final class AggregatedEndpoint implements McpEndpoint {
     return CompletableFuture.completedFuture(value);
   }
 
-  static Throwable unwrap(Throwable failure) {
-    Throwable cause = failure;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
-  }
-
   /** A one-line reason for logs: the JSON-RPC error's message, or what went wrong. */
   static String reason(Throwable failure) {
-    Throwable cause = unwrap(failure);
+    Throwable cause = Failures.unwrap(failure);
     if (cause instanceof SupervisorException supervisorError) {
       return supervisorError.error().message();
     }

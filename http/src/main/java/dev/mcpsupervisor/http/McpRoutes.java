@@ -5,6 +5,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
@@ -353,7 +354,7 @@ final class McpRoutes extends AllDirectives {
   }
 
   private HttpResponse unreadableBody(Throwable failure) {
-    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    Throwable cause = Failures.unwrap(failure);
     if (cause instanceof EntityStreamSizeException) {
       return tooLarge();
     }

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.actors.SupervisorException;
 import dev.mcpsupervisor.actors.SupervisorErrors;
 import dev.mcpsupervisor.protocol.McpMethods;
@@ -45,7 +46,7 @@ final class SingleServerEndpoint implements McpEndpoint {
             (upstream, failure) -> {
               if (failure != null) {
                 return new Outcome.Failure(
-                    AggregatedEndpoint.unwrap(failure) instanceof SupervisorException supervisorError
+                    Failures.unwrap(failure) instanceof SupervisorException supervisorError
                         ? supervisorError.error()
                         : SupervisorErrors.unavailable(server, AggregatedEndpoint.reason(failure)));
               }

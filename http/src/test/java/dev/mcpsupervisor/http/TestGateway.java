@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.SupervisorSnapshot;
-import dev.mcpsupervisor.actors.connector.DefaultConnectors;
+import dev.mcpsupervisor.upstream.DefaultConnectors;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;

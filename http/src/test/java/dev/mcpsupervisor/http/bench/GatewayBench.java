@@ -2,7 +2,7 @@ package dev.mcpsupervisor.http.bench;
 
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.actors.connector.DefaultConnectors;
+import dev.mcpsupervisor.upstream.DefaultConnectors;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.http.GatewayMetrics;

@@ -1,0 +1,100 @@
+package dev.mcpsupervisor.upstream;
+
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpResponse.BodySubscribers;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * One {@code text/event-stream} response body being read: the HTTP client pushes its lines, the parser turns them into
+ * events. Reports its end exactly once, unless {@link #cancel() cancelled} first (then the connection is dropped and
+ * nothing more is reported).
+ */
+final class SseStream implements Flow.Subscriber<String> {
+
+  /** What a stream reports, on the HTTP client's threads. */
+  interface Handler {
+    void onEvent(SseEvent event);
+
+    /** The body ended: {@code error} is null for a clean end of stream. */
+    void onEnd(Throwable error);
+  }
+
+  private final SseEventParser parser;
+  private final Handler handler;
+  private final AtomicBoolean finished = new AtomicBoolean();
+  private volatile Flow.Subscription subscription;
+
+  SseStream(Handler handler) {
+    this.handler = handler;
+    this.parser = new SseEventParser(handler::onEvent, JsonRpcCodec.MAX_STRING_LENGTH);
+  }
+
+  /** The body subscriber to hand to the HTTP client for this stream (lines split on CR, LF or CRLF). */
+  BodySubscriber<Void> bodySubscriber() {
+    return BodySubscribers.fromLineSubscriber(this);
+  }
+
+  /** Stops reading and drops the HTTP connection; nothing more is reported. Idempotent. */
+  void cancel() {
+    if (finished.compareAndSet(false, true)) {
+      Flow.Subscription current = subscription;
+      if (current != null) {
+        current.cancel();
+      }
+    }
+  }
+
+  String lastEventId() {
+    return parser.lastEventId();
+  }
+
+  long retryMillis() {
+    return parser.retryMillis();
+  }
+
+  @Override
+  public void onSubscribe(Flow.Subscription subscription) {
+    this.subscription = subscription;
+    if (finished.get()) {
+      subscription.cancel();
+    } else {
+      // the handler never blocks (it hands messages to an actor), so there is no reason to hold lines back
+      subscription.request(Long.MAX_VALUE);
+    }
+  }
+
+  @Override
+  public void onNext(String line) {
+    if (finished.get()) {
+      return;
+    }
+    try {
+      parser.line(line);
+    } catch (RuntimeException e) {
+      Flow.Subscription current = subscription;
+      if (current != null) {
+        current.cancel();
+      }
+      end(e);
+    }
+  }
+
+  @Override
+  public void onError(Throwable error) {
+    end(error);
+  }
+
+  @Override
+  public void onComplete() {
+    end(null);
+  }
+
+  private void end(Throwable error) {
+    if (finished.compareAndSet(false, true)) {
+      handler.onEnd(error);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package dev.mcpsupervisor.upstream;
+
+import dev.mcpsupervisor.protocol.config.ServerSpec;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * Spawns a stdio MCP server: the configured command and args, the inherited environment plus the configured variables,
+ * the configured working directory. See {@link StdioConnection} for what the connection does.
+ */
+public final class StdioConnector implements UpstreamConnector {
+
+  /** How long a closing connection waits after TERM before it KILLs what is left. */
+  public static final Duration DEFAULT_GRACE = Duration.ofSeconds(2);
+
+  private final Duration grace;
+  // fork/exec blocks for a moment: never on the caller's (an actor's) thread
+  private final ExecutorService spawner = DaemonThreads.cachedPool("mcp-stdio-spawn");
+
+  public StdioConnector() {
+    this(DEFAULT_GRACE);
+  }
+
+  /** @param grace how long close() waits between TERM and KILL */
+  public StdioConnector(Duration grace) {
+    this.grace = grace;
+  }
+
+  @Override
+  public CompletionStage<UpstreamConnection> connect(ServerSpec spec, ConnectionListener listener) {
+    if (!(spec instanceof ServerSpec.Stdio stdio)) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException("the stdio connector cannot open " + spec.transport()));
+    }
+    return CompletableFuture.supplyAsync(() -> spawn(stdio, listener), spawner);
+  }
+
+  private UpstreamConnection spawn(ServerSpec.Stdio spec, ConnectionListener listener) {
+    List<String> command = new ArrayList<>();
+    command.add(spec.command());
+    command.addAll(spec.args());
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(spec.env());
+    if (spec.cwd() != null && !spec.cwd().isEmpty()) {
+      Path cwd = Path.of(spec.cwd());
+      if (!Files.isDirectory(cwd)) {
+        throw new CompletionException(
+            new IOException("cannot start \"" + spec.command() + "\": working directory " + cwd + " does not exist"));
+      }
+      builder.directory(cwd.toFile());
+    }
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      throw new CompletionException(new IOException(startFailure(spec.command(), e), e));
+    }
+    return StdioConnection.start(process, serverName(spec.command()), grace, listener);
+  }
+
+  private static String startFailure(String command, IOException e) {
+    String reason = e.getMessage() == null ? e.toString() : e.getMessage();
+    // the JDK reports exec failures as 'Cannot run program "x": error=2, No such file or directory'
+    if (reason.contains("error=2,")) {
+      return "command not found: \"" + command + "\" (not an executable file, nor on the PATH)";
+    }
+    if (reason.contains("error=13,")) {
+      return "command not executable: \"" + command + "\" (permission denied)";
+    }
+    return "cannot start \"" + command + "\": " + reason;
+  }
+
+  /** "npx" for "/usr/bin/npx": the name threads and logs carry. */
+  private static String serverName(String command) {
+    String name = new File(command).getName();
+    return name.isEmpty() ? command : name;
+  }
+}

@@ -1,0 +1,425 @@
+package dev.mcpsupervisor.upstream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpResponse.BodySubscribers;
+import java.net.http.HttpResponse.ResponseInfo;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One MCP Streamable HTTP session, client side. Every message is POSTed (Accept: JSON or SSE); the session id and the
+ * protocol version are learnt from the initialize exchange passing through and sent on every later request. An answer
+ * arrives as a JSON body or as an SSE stream that may carry notifications and server requests before it; both are
+ * delivered with the POSTed request's id as the related id. Once {@code notifications/initialized} is accepted, the
+ * standalone GET stream carries server-initiated messages; it is reopened with backoff (and {@code Last-Event-ID})
+ * whenever it ends, for as long as the connection lives.
+ *
+ * <p>A 404 for our session id means the server forgot the session ({@code SESSION_NOT_FOUND}); a refused connection or
+ * a broken response stream is a {@code TRANSPORT_ERROR}. Either ends the connection.
+ */
+final class StreamableHttpConnection implements UpstreamConnection {
+
+  private static final Logger log = LoggerFactory.getLogger(StreamableHttpConnection.class);
+  private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(2);
+  private static final long RECONNECT_MIN_MILLIS = 250;
+  private static final long RECONNECT_MAX_MILLIS = 5_000;
+
+  private final HttpClient client;
+  private final URI url;
+  private final List<Map.Entry<String, String>> headers;
+  private final ConnectionEvents events;
+  private final AtomicBoolean closing = new AtomicBoolean();
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private final AtomicBoolean standaloneOpened = new AtomicBoolean();
+  /** Open response and standalone streams, cancelled on close. */
+  private final Set<SseStream> streams = ConcurrentHashMap.newKeySet();
+  /** Exchanges still waiting for their response, aborted on close. */
+  private final Set<CompletableFuture<?>> exchanges = ConcurrentHashMap.newKeySet();
+  private volatile String sessionId;
+  private volatile String protocolVersion;
+  private volatile JsonNode initializeId;
+  private volatile String standaloneLastEventId = "";
+
+  StreamableHttpConnection(
+      HttpClient client,
+      URI url,
+      List<Map.Entry<String, String>> headers,
+      String name,
+      ConnectionListener listener) {
+    this.client = client;
+    this.url = url;
+    this.headers = headers;
+    this.events = new ConnectionEvents(name, listener);
+  }
+
+  @Override
+  public CompletionStage<Void> send(JsonRpcMessage message) {
+    if (closing.get() || events.isClosed()) {
+      return CompletableFuture.failedFuture(new IOException(events.name() + ": the connection is closed"));
+    }
+    JsonNode requestId = null;
+    boolean initialize = false;
+    if (message instanceof JsonRpcRequest request) {
+      requestId = request.id();
+      initialize = McpMethods.INITIALIZE.equals(request.method());
+      if (initialize) {
+        initializeId = request.id();
+      }
+    }
+    HttpRequest post =
+        sessionRequest(url)
+            .header("Accept", HttpTransport.JSON + ", " + HttpTransport.EVENT_STREAM)
+            .header("Content-Type", HttpTransport.JSON)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(JsonRpcCodec.toBytes(message)))
+            .build();
+    Post exchange = new Post(requestId, initialize);
+    track(client.sendAsync(post, exchange)).whenComplete(exchange::finish);
+    if (message instanceof JsonRpcNotification notification
+        && McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) {
+      exchange.accepted.thenRun(this::openStandaloneStream);
+    }
+    return exchange.accepted;
+  }
+
+  @Override
+  public CompletionStage<Void> close() {
+    if (closing.compareAndSet(false, true)) {
+      events.close(ConnectionClosed.Kind.CLOSED_BY_US, "closed by the supervisor");
+      abortExchanges();
+      String session = sessionId;
+      if (session == null) {
+        closed.complete(null);
+      } else {
+        // ends the session on the server; 404/405 (gone already, or not supported) are fine
+        HttpRequest delete = sessionRequest(url).timeout(DELETE_TIMEOUT).DELETE().build();
+        client
+            .sendAsync(delete, HttpResponse.BodyHandlers.discarding())
+            .orTimeout(DELETE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+            .whenComplete(
+                (response, failure) -> {
+                  if (failure != null) {
+                    log.debug("{}: DELETE of the session failed: {}", events.name(), HttpTransport.describe(failure));
+                  }
+                  closed.complete(null);
+                });
+      }
+    }
+    return closed;
+  }
+
+  @Override
+  public OptionalLong pid() {
+    return OptionalLong.empty();
+  }
+
+  /** The session id the server gave at initialize, or null before (for tests and diagnostics). */
+  String sessionId() {
+    return sessionId;
+  }
+
+  /** A request carrying the configured headers, and the session headers once initialized. */
+  private HttpRequest.Builder sessionRequest(URI target) {
+    HttpRequest.Builder builder = HttpTransport.request(target, headers);
+    String session = sessionId;
+    if (session != null) {
+      builder.header(HttpTransport.SESSION_ID_HEADER, session);
+    }
+    String version = protocolVersion;
+    if (version != null) {
+      builder.header(HttpTransport.PROTOCOL_VERSION_HEADER, version);
+    }
+    return builder;
+  }
+
+  private <T> CompletableFuture<T> track(CompletableFuture<T> exchange) {
+    exchanges.add(exchange);
+    exchange.whenComplete((response, failure) -> exchanges.remove(exchange));
+    return exchange;
+  }
+
+  private void abortExchanges() {
+    streams.forEach(SseStream::cancel);
+    streams.clear();
+    exchanges.forEach(exchange -> exchange.cancel(true));
+  }
+
+  /** Ends the connection because of the server or the network, and stops the streams it holds. */
+  private void fail(ConnectionClosed.Kind kind, String detail) {
+    if (!closing.get() && events.close(kind, detail)) {
+      abortExchanges();
+    }
+  }
+
+  /** Learns the protocol version from the initialize result on its way to the session actor. */
+  private JsonRpcMessage inspect(JsonRpcMessage message) {
+    if (message instanceof JsonRpcResponse response && !response.isError() && sameId(response.id(), initializeId)) {
+      JsonNode version = response.result().get("protocolVersion");
+      if (version != null && version.isTextual()) {
+        protocolVersion = version.textValue();
+      }
+    }
+    return message;
+  }
+
+  /** Ids compare by value: the parser reads 7 as an int node, the session actor may have sent a long node. */
+  private static boolean sameId(JsonNode a, JsonNode b) {
+    if (a == null || b == null) {
+      return false;
+    }
+    if (a.isNumber() && b.isNumber()) {
+      return a.decimalValue().compareTo(b.decimalValue()) == 0;
+    }
+    return a.equals(b);
+  }
+
+  private void deliverEvent(SseEvent event, JsonNode relatedRequestId) {
+    if (SseEvent.DEFAULT_TYPE.equals(event.type())) {
+      events.payload(event.data().getBytes(StandardCharsets.UTF_8), relatedRequestId, this::inspect);
+    } else {
+      log.debug("{}: ignored a server-sent event of type {}", events.name(), event.type());
+    }
+  }
+
+  /** One POST: its handler decides between a JSON body and an SSE stream when the headers arrive. */
+  private final class Post implements HttpResponse.BodyHandler<byte[]> {
+
+    final CompletableFuture<Void> accepted = new CompletableFuture<>();
+    private final JsonNode requestId;
+    private final boolean initialize;
+    private volatile boolean streaming;
+
+    Post(JsonNode requestId, boolean initialize) {
+      this.requestId = requestId;
+      this.initialize = initialize;
+    }
+
+    @Override
+    public BodySubscriber<byte[]> apply(ResponseInfo info) {
+      if (initialize) {
+        info.headers().firstValue(HttpTransport.SESSION_ID_HEADER).ifPresent(id -> sessionId = id);
+      }
+      if (HttpTransport.isSuccess(info.statusCode()) && HttpTransport.isEventStream(info.headers())) {
+        streaming = true;
+        SseStream stream = new SseStream(new ResponseStream(requestId));
+        streams.add(stream);
+        if (closing.get()) {
+          stream.cancel();
+        }
+        accepted.complete(null);
+        return BodySubscribers.mapping(stream.bodySubscriber(), ended -> null);
+      }
+      return BodySubscribers.ofByteArray();
+    }
+
+    void finish(HttpResponse<byte[]> response, Throwable failure) {
+      if (streaming) {
+        return; // the stream reports its own end
+      }
+      if (failure != null) {
+        failed(failure);
+      } else {
+        answered(response.statusCode(), response);
+      }
+    }
+
+    private void failed(Throwable failure) {
+      if (closing.get()) {
+        accepted.completeExceptionally(new IOException(events.name() + ": the connection was closed"));
+        return;
+      }
+      String detail = "POST failed: " + HttpTransport.describe(failure);
+      // the listener learns of the loss first, so that it does not retry on this connection
+      fail(ConnectionClosed.Kind.TRANSPORT_ERROR, detail);
+      accepted.completeExceptionally(new IOException(events.name() + ": " + detail, Failures.unwrap(failure)));
+    }
+
+    private void answered(int status, HttpResponse<byte[]> response) {
+      byte[] body = response.body();
+      if (HttpTransport.isSuccess(status)) {
+        if (body.length > 0 && HttpTransport.isJson(response.headers())) {
+          events.payload(body, requestId, StreamableHttpConnection.this::inspect);
+        } else if (body.length > 0) {
+          log.warn("{}: ignored a {} answer of type {}", events.name(), status,
+              response.headers().firstValue("Content-Type").orElse("(none)"));
+        }
+        accepted.complete(null);
+      } else if (status == 404 && response.request().headers().firstValue(HttpTransport.SESSION_ID_HEADER).isPresent()) {
+        String detail = "HTTP 404 for our session id: the server no longer knows the session";
+        fail(ConnectionClosed.Kind.SESSION_NOT_FOUND, detail);
+        accepted.completeExceptionally(new IOException(events.name() + ": " + detail));
+      } else if (requestId != null && deliverErrorAnswer(body)) {
+        accepted.complete(null);
+      } else {
+        accepted.completeExceptionally(
+            new IOException(events.name() + ": HTTP " + status + ": " + HttpTransport.preview(body)));
+      }
+    }
+
+    /**
+     * A 4xx/5xx whose body is a JSON-RPC response is the answer to our request: delivered, with our request's id when
+     * the server could not name it (it answers id null when it rejected the POST as a whole).
+     */
+    private boolean deliverErrorAnswer(byte[] body) {
+      if (body.length == 0) {
+        return false;
+      }
+      ParsedPayload parsed = JsonRpcCodec.parse(body);
+      if (parsed instanceof ParsedPayload.Single single && single.message() instanceof JsonRpcResponse answer) {
+        events.message(answer.id().isNull() ? answer.withId(requestId) : answer, requestId);
+        return true;
+      }
+      return false;
+    }
+  }
+
+  /** The SSE stream answering one POST. */
+  private final class ResponseStream implements SseStream.Handler {
+
+    private final JsonNode requestId;
+
+    ResponseStream(JsonNode requestId) {
+      this.requestId = requestId;
+    }
+
+    @Override
+    public void onEvent(SseEvent event) {
+      deliverEvent(event, requestId);
+    }
+
+    @Override
+    public void onEnd(Throwable error) {
+      if (error != null) {
+        fail(ConnectionClosed.Kind.TRANSPORT_ERROR, "response stream broke: " + HttpTransport.describe(error));
+      }
+    }
+  }
+
+  private void openStandaloneStream() {
+    if (standaloneOpened.compareAndSet(false, true)) {
+      openStandaloneStream(0);
+    }
+  }
+
+  private boolean isLive() {
+    return !closing.get() && !events.isClosed();
+  }
+
+  /** GETs the stream for server-initiated messages; reopens it whenever it ends, while the connection lives. */
+  private void openStandaloneStream(int attempt) {
+    if (!isLive()) {
+      return;
+    }
+    HttpRequest.Builder get = sessionRequest(url).header("Accept", HttpTransport.EVENT_STREAM).GET();
+    if (!standaloneLastEventId.isEmpty()) {
+      get.header(HttpTransport.LAST_EVENT_ID_HEADER, standaloneLastEventId);
+    }
+    StandaloneStream handler = new StandaloneStream(attempt);
+    track(client.sendAsync(get.build(), handler)).whenComplete(handler::finish);
+  }
+
+  private void reopenStandaloneStream(int attempt, long serverRetryMillis) {
+    if (!isLive()) {
+      return;
+    }
+    long delay =
+        serverRetryMillis > 0
+            ? serverRetryMillis
+            : Math.min(RECONNECT_MAX_MILLIS, RECONNECT_MIN_MILLIS << Math.min(attempt, 10));
+    CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)
+        .execute(() -> openStandaloneStream(attempt + 1));
+  }
+
+  /** The standalone GET stream: what it reads has no related request. */
+  private final class StandaloneStream implements HttpResponse.BodyHandler<Void>, SseStream.Handler {
+
+    private final int attempt;
+    private volatile SseStream stream;
+    private volatile boolean receivedEvents;
+
+    StandaloneStream(int attempt) {
+      this.attempt = attempt;
+    }
+
+    @Override
+    public BodySubscriber<Void> apply(ResponseInfo info) {
+      if (info.statusCode() == 200 && HttpTransport.isEventStream(info.headers())) {
+        SseStream opened = new SseStream(this);
+        stream = opened;
+        streams.add(opened);
+        if (!isLive()) {
+          opened.cancel();
+        }
+        return opened.bodySubscriber();
+      }
+      return HttpTransport.discarding();
+    }
+
+    @Override
+    public void onEvent(SseEvent event) {
+      receivedEvents = true;
+      if (!event.lastEventId().isEmpty()) {
+        standaloneLastEventId = event.lastEventId();
+      }
+      deliverEvent(event, null);
+    }
+
+    @Override
+    public void onEnd(Throwable error) {
+      SseStream ended = stream;
+      streams.remove(ended);
+      if (error != null) {
+        log.debug("{}: the standalone stream broke: {}", events.name(), HttpTransport.describe(error));
+      }
+      // a stream that carried events starts the backoff over
+      reopenStandaloneStream(receivedEvents ? 0 : attempt, ended.retryMillis());
+    }
+
+    void finish(HttpResponse<Void> response, Throwable failure) {
+      if (stream != null || !isLive()) {
+        return; // an open stream reports its own end
+      }
+      if (failure != null) {
+        if (HttpTransport.isUnreachable(failure)) {
+          fail(ConnectionClosed.Kind.TRANSPORT_ERROR, "server unreachable: " + HttpTransport.describe(failure));
+        } else {
+          reopenStandaloneStream(attempt, -1);
+        }
+        return;
+      }
+      int status = response.statusCode();
+      if (status == 405) {
+        log.debug("{}: the server offers no standalone stream", events.name());
+      } else if (status == 404 && sessionId != null) {
+        fail(ConnectionClosed.Kind.SESSION_NOT_FOUND, "HTTP 404 for our session id on the standalone stream");
+      } else if (status >= 500 || status == 408 || status == 429) {
+        reopenStandaloneStream(attempt, -1);
+      } else {
+        log.warn("{}: no standalone stream (HTTP {})", events.name(), status);
+      }
+    }
+  }
+}
