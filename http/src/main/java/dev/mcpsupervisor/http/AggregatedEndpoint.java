@@ -62,11 +62,13 @@ final class AggregatedEndpoint implements McpEndpoint {
   private final ServerNamespace namespace;
   private final GatewaySettings settings;
   private final String version;
+  private final AggregatedLists lists;
 
   AggregatedEndpoint(ServerNamespace namespace, GatewaySettings settings, String version) {
     this.namespace = namespace;
     this.settings = settings;
     this.version = version;
+    this.lists = new AggregatedLists(settings);
   }
 
   @Override
@@ -98,7 +100,7 @@ final class AggregatedEndpoint implements McpEndpoint {
                           "session {}: server {} left out of /mcp: {}",
                           SessionIds.redact(calls.context()),
                           server,
-                          reason(failure));
+                          Failures.describe(failure));
                       return null;
                     }
                     return result;
@@ -122,7 +124,7 @@ final class AggregatedEndpoint implements McpEndpoint {
   private ObjectNode initializeResult(String protocolVersion, Map<String, JsonNode> upstreams) {
     ObjectNode result = JsonRpcCodec.emptyObject();
     result.put("protocolVersion", protocolVersion);
-    result.set("capabilities", unionOfCapabilities(upstreams.values()));
+    result.set("capabilities", CapabilityUnion.of(upstreams.values(), ROUTED_CAPABILITIES));
     ObjectNode serverInfo = result.putObject("serverInfo");
     serverInfo.put("name", SERVER_NAME);
     serverInfo.put("version", version);
@@ -138,38 +140,6 @@ final class AggregatedEndpoint implements McpEndpoint {
       result.put("instructions", String.join("\n\n", instructions));
     }
     return result;
-  }
-
-  /** Every routable capability any server has; a boolean flag is set when any server sets it. */
-  static ObjectNode unionOfCapabilities(Collection<JsonNode> initializeResults) {
-    ObjectNode union = JsonRpcCodec.emptyObject();
-    for (JsonNode init : initializeResults) {
-      JsonNode capabilities = init.path("capabilities");
-      for (String name : ROUTED_CAPABILITIES) {
-        JsonNode capability = capabilities.get(name);
-        if (capability != null && capability.isObject()) {
-          merge(union.has(name) ? (ObjectNode) union.get(name) : union.putObject(name), capability);
-        }
-      }
-    }
-    return union;
-  }
-
-  private static void merge(ObjectNode into, JsonNode from) {
-    from.properties()
-        .forEach(
-            member -> {
-              String name = member.getKey();
-              JsonNode value = member.getValue();
-              JsonNode existing = into.get(name);
-              if (value.isBoolean()) {
-                into.put(name, value.booleanValue() || (existing != null && existing.asBoolean(false)));
-              } else if (value.isObject() && existing != null && existing.isObject()) {
-                merge((ObjectNode) existing, value);
-              } else if (existing == null) {
-                into.set(name, value.deepCopy());
-              }
-            });
   }
 
   // ------------------------------------------------------------------------------------------------------ requests
@@ -194,7 +164,7 @@ final class AggregatedEndpoint implements McpEndpoint {
   /** tools/list, prompts/list: every server's items, each renamed {@code <prefix>__<name>}. */
   private CompletionStage<Outcome> listNamed(
       JsonRpcRequest request, View view, UpstreamCalls calls, String capability, String field) {
-    return collect(request, view, calls, capability, field)
+    return lists.collect(request, calls, serversWith(capability, view.upstreams()), field)
         .thenApply(
             byServer -> {
               ArrayNode all = JsonRpcCodec.mapper().createArrayNode();
@@ -217,7 +187,7 @@ final class AggregatedEndpoint implements McpEndpoint {
   /** resources/list, resources/templates/list: every server's items unchanged, learning who owns which. */
   private CompletionStage<Outcome> listResources(
       JsonRpcRequest request, View view, UpstreamCalls calls, String field, String key) {
-    return collect(request, view, calls, "resources", field)
+    return lists.collect(request, calls, serversWith("resources", view.upstreams()), field)
         .thenApply(
             byServer -> {
               ArrayNode all = JsonRpcCodec.mapper().createArrayNode();
@@ -359,105 +329,8 @@ final class AggregatedEndpoint implements McpEndpoint {
     return servers;
   }
 
-  /** Every server's items of one list method, all pages, by server in file order; failed servers left out. */
-  private CompletionStage<Map<String, List<JsonNode>>> collect(
-      JsonRpcRequest request, View view, UpstreamCalls calls, String capability, String field) {
-    Map<String, CompletableFuture<List<JsonNode>>> parts = new LinkedHashMap<>();
-    for (String server : serversWith(capability, view.upstreams())) {
-      parts.put(
-          server,
-          pages(request, calls, server, field, null, 0, new ArrayList<>())
-              .toCompletableFuture()
-              .exceptionally(
-                  failure -> {
-                    if (!(Failures.unwrap(failure) instanceof CancellationException)) {
-                      log.warn(
-                          "session {}: {} left out of {}: {}",
-                          SessionIds.redact(calls.context()),
-                          server,
-                          request.method(),
-                          reason(failure));
-                    }
-                    return null;
-                  }));
-    }
-    return CompletableFuture.allOf(parts.values().toArray(CompletableFuture[]::new))
-        .thenApply(
-            allDone -> {
-              Map<String, List<JsonNode>> byServer = new LinkedHashMap<>();
-              parts.forEach(
-                  (server, part) -> {
-                    List<JsonNode> items = part.join();
-                    if (items != null) {
-                      byServer.put(server, items);
-                    }
-                  });
-              return byServer;
-            });
-  }
-
-  /** One server's items, following nextCursor; null when the server answered an error. */
-  private CompletionStage<List<JsonNode>> pages(
-      JsonRpcRequest request,
-      UpstreamCalls calls,
-      String server,
-      String field,
-      String cursor,
-      int page,
-      List<JsonNode> items) {
-    ObjectNode params =
-        request.params() != null && request.params().isObject()
-            ? ((ObjectNode) request.params()).deepCopy()
-            : JsonRpcCodec.emptyObject();
-    params.remove("cursor");
-    if (cursor != null) {
-      params.put("cursor", cursor);
-    }
-    return calls
-        .call(server, request.method(), params, settings.aggregatedListTimeout())
-        .thenCompose(
-            response -> {
-              if (response.isError()) {
-                if (response.error().code() != METHOD_NOT_FOUND) {
-                  log.warn(
-                      "session {}: {} left out of {}: {}",
-                      SessionIds.redact(calls.context()),
-                      server,
-                      request.method(),
-                      response.error().message());
-                }
-                return done(null);
-              }
-              response.result().path(field).forEach(items::add);
-              String next = response.result().path("nextCursor").asText(null);
-              if (next == null) {
-                return done(items);
-              }
-              if (page + 1 >= settings.maxListPages()) {
-                log.warn(
-                    "{} of {} has more than {} pages; the rest is left out",
-                    request.method(),
-                    server,
-                    settings.maxListPages());
-                return done(items);
-              }
-              return pages(request, calls, server, field, next, page + 1, items);
-            });
-  }
-
   private static <T> CompletionStage<T> done(T value) {
     return CompletableFuture.completedFuture(value);
   }
 
-  /** A one-line reason for logs: the JSON-RPC error's message, or what went wrong. */
-  static String reason(Throwable failure) {
-    Throwable cause = Failures.unwrap(failure);
-    if (cause instanceof SupervisorException supervisorError) {
-      return supervisorError.error().message();
-    }
-    if (cause instanceof TimeoutException) {
-      return "no answer in time";
-    }
-    return cause.toString();
-  }
 }

@@ -48,7 +48,7 @@ final class SingleServerEndpoint implements McpEndpoint {
                 return new Outcome.Failure(
                     Failures.unwrap(failure) instanceof SupervisorException supervisorError
                         ? supervisorError.error()
-                        : SupervisorErrors.unavailable(server, AggregatedEndpoint.reason(failure)));
+                        : SupervisorErrors.unavailable(server, Failures.describe(failure)));
               }
               ObjectNode result = ((ObjectNode) upstream).deepCopy();
               result.put("protocolVersion", protocolVersion);

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.upstream;
 
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 
 /** The one place that looks behind the wrappers futures put around a failure. */
 public final class Failures {
@@ -17,9 +18,12 @@ public final class Failures {
     return cause;
   }
 
-  /** The unwrapped failure's message, or its class name when it has none: for logs and error texts. */
+  /** The unwrapped failure's message, or what it is when it has none: one line for logs and error texts. */
   public static String describe(Throwable failure) {
     Throwable cause = unwrap(failure);
-    return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+    if (cause.getMessage() != null) {
+      return cause.getMessage();
+    }
+    return cause instanceof TimeoutException ? "no answer in time" : cause.getClass().getSimpleName();
   }
 }
