@@ -15,7 +15,6 @@ final class PendingRequests {
 
   /** Requests the session sends on its own behalf. */
   enum Internal {
-    INITIALIZE,
     TOOLS_LIST,
     PING
   }
@@ -45,6 +44,15 @@ final class PendingRequests {
 
   Internal removeInternal(Long upstreamId) {
     return upstreamId == null ? null : internal.remove(upstreamId);
+  }
+
+  boolean hasInternal(Internal kind) {
+    return internal.containsValue(kind);
+  }
+
+  /** Whether {@code upstreamId} is still pending as a request of this kind. */
+  boolean isInternal(long upstreamId, Internal kind) {
+    return internal.get(upstreamId) == kind;
   }
 
   void clearInternal() {

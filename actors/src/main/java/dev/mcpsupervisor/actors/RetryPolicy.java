@@ -21,6 +21,8 @@ final class RetryPolicy {
 
   /** Tool name → whether its annotations say it is safe to retry. */
   private final Map<String, Boolean> safeTools = new HashMap<>();
+  /** Pages of the session's own tools/list fetched since the tools were last forgotten. */
+  private int toolsPages;
 
   void learnTools(JsonNode toolsListResult) {
     for (JsonNode tool : toolsListResult.path("tools")) {
@@ -31,8 +33,16 @@ final class RetryPolicy {
     }
   }
 
+  /** One page of the session's own tools/list: answers whether another page may be fetched. */
+  boolean learnToolsPage(JsonNode toolsListResult, int maxPages) {
+    toolsPages++;
+    learnTools(toolsListResult);
+    return toolsPages < maxPages;
+  }
+
   void forgetTools() {
     safeTools.clear();
+    toolsPages = 0;
   }
 
   boolean isSafeToRetry(TrackedCall call) {

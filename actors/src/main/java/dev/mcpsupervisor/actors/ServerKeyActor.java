@@ -1,8 +1,6 @@
 package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.SessionActor.AcquireReply;
-import dev.mcpsupervisor.actors.SessionActor.CloseReason;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.config.Isolation;

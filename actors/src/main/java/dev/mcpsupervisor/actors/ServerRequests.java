@@ -19,18 +19,31 @@ final class ServerRequests {
       JsonNode upstreamId,
       ActorRef<ContextDelivery.Command> delivery,
       String method,
-      long generation) {}
+      ActorRef<UpstreamLink.Command> link) {}
 
   private final String localIdPrefix;
+  private final int capacity;
   private long nextLocalId = 1;
   private final Map<String, Pending> byLocalId = new HashMap<>();
 
-  ServerRequests(String keyId, long sessionId) {
+  /** @param capacity how many may wait at once: an upstream must not make the session grow without bound */
+  ServerRequests(String keyId, long sessionId, int capacity) {
     this.localIdPrefix = keyId + ":" + sessionId + ":";
+    this.capacity = capacity;
   }
 
-  Pending add(JsonNode upstreamId, ActorRef<ContextDelivery.Command> delivery, String method, long generation) {
-    Pending pending = new Pending(localIdPrefix + nextLocalId++, upstreamId, delivery, method, generation);
+  boolean isFull() {
+    return byLocalId.size() >= capacity;
+  }
+
+  int size() {
+    return byLocalId.size();
+  }
+
+  /** @param link the link the request came on: its answer goes back on that one only */
+  Pending add(
+      JsonNode upstreamId, ActorRef<ContextDelivery.Command> delivery, String method, ActorRef<UpstreamLink.Command> link) {
+    Pending pending = new Pending(localIdPrefix + nextLocalId++, upstreamId, delivery, method, link);
     byLocalId.put(pending.localId(), pending);
     return pending;
   }

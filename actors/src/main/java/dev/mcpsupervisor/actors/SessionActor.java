@@ -3,12 +3,7 @@ package dev.mcpsupervisor.actors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
-import dev.mcpsupervisor.upstream.ConnectionClosed;
-import dev.mcpsupervisor.upstream.ConnectionListener;
-import dev.mcpsupervisor.upstream.UpstreamConnection;
-import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
@@ -16,21 +11,13 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import java.time.Duration;
+import dev.mcpsupervisor.upstream.Failures;
+import dev.mcpsupervisor.upstream.UpstreamConnection;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -42,14 +29,14 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * One upstream MCP session: owns its connection, runs the MCP handshake, and correlates JSON-RPC itself (its own
- * upstream ids, a pending map, a deadline timer per call). States: {@link #connecting()} → {@link #initializing()} →
- * {@link #ready()} → {@link #restarting()} (on a dead connection, with backoff, then connecting again) → closed.
+ * One upstream MCP session: the calls of its contexts — admission, the wait for a connection, JSON-RPC correlation
+ * under its own upstream ids, deadlines, cancellation and retries. The connection itself is an {@link UpstreamLink}
+ * child per attempt. States, each a method below: {@link #starting} (the first attempt) → {@link #ready} → {@link
+ * #backoff} → {@link #relinking} → {@link #ready} ...; {@link #failed} when the first attempt fails; {@link #closing}
+ * until the link is gone.
  *
- * <p>A dead connection is not an actor failure: the actor keeps its waiting requests and its pending map across
- * reconnects, in its own fields (not a StashBuffer, which an actor restart would drop). Should the actor itself crash
- * (a bug), the PreRestart and PostStop handlers answer everything it holds before it restarts or stops, so no caller
- * ever hangs.
+ * <p>A dead connection is not an actor failure: the calls ({@link SessionCalls}) survive reconnects. Should the actor
+ * itself crash (a bug), PreRestart and PostStop answer everything it holds, so no caller ever hangs.
  *
  * <p>The session never stops on its own: it reports to its key actor, which removes it from its table first and only
  * then sends {@link Close}, so a racing lease can never be handed a dying session.
@@ -62,7 +49,7 @@ public final class SessionActor {
   public record Forward(UpstreamCall call) implements Command {}
 
   /** The caller gave up: the call is answered as cancelled and {@code notifications/cancelled} goes upstream. */
-  public record Cancel(long callId) implements Command {}
+  public record Cancel(long callId) implements SessionCalls.CallCommand {}
 
   /**
    * A client notification to pass upstream (e.g. roots/list_changed); dropped while not ready. A server-to-client
@@ -87,56 +74,23 @@ public final class SessionActor {
   /** A context's answer to a server-to-client request; {@code localId} is the id the context was shown. */
   public record ServerRequestAnswer(String localId, JsonRpcResponse response) implements Command {}
 
-  /** Exactly one of the two is non-null. */
-  public record AcquireReply(JsonNode initializeResult, JsonRpcError error) {
-    static AcquireReply ready(JsonNode initializeResult) {
-      return new AcquireReply(initializeResult, null);
-    }
+  // From the session's link (a child; never crosses a node). Each names its link: one of an earlier attempt is stale.
 
-    static AcquireReply failed(JsonRpcError error) {
-      return new AcquireReply(null, error);
-    }
-  }
+  record LinkOpened(ActorRef<UpstreamLink.Command> link, OptionalLong pid) implements Command {}
 
-  public enum CloseReason {
-    IDLE("idle"),
-    RELEASED("released"),
-    FAILURES("failures"),
-    CIRCUIT_OPEN("circuit_open"),
-    CONNECT_FAILED("connect_failed"),
-    SHUTDOWN("shutdown");
+  record LinkUp(ActorRef<UpstreamLink.Command> link, UpstreamConnection connection, JsonNode initializeResult)
+      implements Command {}
 
-    private final String word;
+  record LinkDown(ActorRef<UpstreamLink.Command> link, String reason) implements Command {}
 
-    CloseReason(String word) {
-      this.word = word;
-    }
+  record Received(ActorRef<UpstreamLink.Command> link, JsonRpcMessage message, JsonNode relatedRequestId)
+      implements Command {}
 
-    /** The reason as metrics name it. */
-    public String word() {
-      return word;
-    }
-  }
+  private record LinkTerminated(ActorRef<UpstreamLink.Command> link) implements Command {}
 
-  // Messages the session sends itself. Connection events carry the generation of the connection they came from, so
-  // that a late event of an abandoned connection is recognized and ignored.
-  private interface ConnectionEvent extends Command {
-    long generation();
-  }
+  // Messages the session sends itself.
 
-  private record Connected(UpstreamConnection connection, long generation) implements ConnectionEvent {}
-
-  private record ConnectFailed(String reason, long generation) implements ConnectionEvent {}
-
-  private record AttemptTimedOut(long generation, String what) implements ConnectionEvent {}
-
-  private record Received(JsonRpcMessage message, JsonNode relatedRequestId, long generation) implements ConnectionEvent {}
-
-  private record ConnectionLost(ConnectionClosed cause, long generation) implements ConnectionEvent {}
-
-  private record SendFailed(long upstreamId, String reason, long generation) implements ConnectionEvent {}
-
-  private enum Reconnect implements Command {
+  private enum Relink implements Command {
     INSTANCE
   }
 
@@ -146,33 +100,20 @@ public final class SessionActor {
 
   private record PingTimedOut(long upstreamId) implements Command {}
 
-  private record DeadlineExceeded(long callId) implements Command {}
-
-  private record RetryCall(long callId) implements Command {}
-
-  private record ServerRequestExpired(String localId) implements Command {}
-
-  private enum ConnectionClosedByUs implements Command {
-    INSTANCE
-  }
-
-  // Timer keys.
-  private record DeadlineTimer(long callId) {}
-
-  private record RetryTimer(long callId) {}
-
-  private record ServerRequestTimer(String localId) {}
-
   private enum TimerKey {
-    ATTEMPT,
-    RECONNECT,
+    RELINK,
     PING,
-    PING_TIMEOUT,
-    CLOSE
+    PING_TIMEOUT
   }
 
-  public static Behavior<Command> create(
-      long sessionId, KeyEnvironment env, ActorRef<ServerKeyActor.Command> parent) {
+  /** An attempt under way: its link, and how far it got ("connecting", then "initializing" with a pid). */
+  private record Attempt(ActorRef<UpstreamLink.Command> link, String stage, OptionalLong pid) {
+    Attempt opened(OptionalLong openedPid) {
+      return new Attempt(link, "initializing", openedPid);
+    }
+  }
+
+  public static Behavior<Command> create(long sessionId, KeyEnvironment env, ActorRef<ServerKeyActor.Command> parent) {
     SupervisorSettings settings = env.settings();
     return Behaviors.<Command>supervise(
             Behaviors.setup(
@@ -185,22 +126,6 @@ public final class SessionActor {
                 settings.restartBackoffMin(), settings.restartBackoffMax(), settings.restartBackoffRandomFactor()));
   }
 
-  private enum Phase {
-    CONNECTING("connecting"),
-    INITIALIZING("initializing"),
-    READY("ready"),
-    RESTARTING("restarting"),
-    CLOSED("closed");
-
-    final String word;
-
-    Phase(String word) {
-      this.word = word;
-    }
-  }
-
-  private static final int MAX_TOOLS_LIST_PAGES = 20;
-
   private final long sessionId;
   private final KeyEnvironment env;
   private final String server;
@@ -209,34 +134,9 @@ public final class SessionActor {
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final Instant startedAt = Instant.now();
-
-  private Phase phase = Phase.CONNECTING;
-  private UpstreamConnection connection;
-  private long generation;
-  private boolean everReady;
-  private int failedAttempts;
-  private int restarts;
-  private JsonNode initializeResult;
-  private boolean toolsCapability;
-  private int consecutiveFailures;
-  private boolean reportedFailing;
-  private boolean reportedSaturated;
-  private long initializeId = -1;
-  private long pingId = -1;
-  private int toolsListPages;
-
-  /** Every call held, by call id. */
-  private final Map<Long, TrackedCall> held = new HashMap<>();
-  private final WaitingCalls waiting;
-  private final PendingRequests pending = new PendingRequests();
-  private final ProgressTokens progressTokens;
-  private final ServerRequests serverRequests;
-  private final RetryPolicy retryPolicy = new RetryPolicy();
+  private final SessionCalls calls;
   private final List<ActorRef<AcquireReply>> readyWaiters = new ArrayList<>();
-  /** The delivery actors of the contexts leased here that have a listener (the key actor tells), in lease order. */
-  private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new LinkedHashMap<>();
-  /** Who last sent the upstream a client notification: a server request with no call in flight is for it. */
-  private String lastNotifier;
+  private int restarts;
 
   private SessionActor(
       long sessionId,
@@ -251,448 +151,193 @@ public final class SessionActor {
     this.parent = parent;
     this.context = context;
     this.timers = timers;
-    this.waiting = new WaitingCalls(settings.stashCapacity());
-    this.progressTokens = new ProgressTokens(sessionId);
-    this.serverRequests = new ServerRequests(env.keyId(), sessionId);
+    this.calls = new SessionCalls(sessionId, env, parent, context, timers);
   }
 
   private Behavior<Command> start() {
     // after a crash-restart the key actor may still believe the old instance's state: correct it
     parent.tell(new ServerKeyActor.SessionLoad(sessionId, false));
-    connect();
-    return connecting();
+    return starting(newAttempt());
   }
 
-  // ---------------------------------------------------------------------------------------------------- connecting
+  private Attempt newAttempt() {
+    ActorRef<UpstreamLink.Command> link = context.spawnAnonymous(UpstreamLink.create(env, context.getSelf()));
+    context.watchWith(link, new LinkTerminated(link));
+    return new Attempt(link, "connecting", OptionalLong.empty());
+  }
 
-  private Behavior<Command> connecting() {
-    phase = Phase.CONNECTING;
-    return withCommonHandlers(
+  // ------------------------------------------------------------------------------------------------------ starting
+
+  /** The first attempt: if it fails, the session gives up (its key actor counts it toward the circuit breaker). */
+  private Behavior<Command> starting(Attempt attempt) {
+    return open(
+        null,
+        attempt.stage(),
+        attempt.pid(),
+        attempt.link(),
         Behaviors.receive(Command.class)
-            .onMessage(Connected.class, this::onConnected)
-            .onMessage(ConnectFailed.class, this::isCurrent, failed -> attemptFailed(failed.reason()))
-            .onMessage(AttemptTimedOut.class, this::isCurrent, timedOut -> attemptFailed(timedOut.what()))
-            .onMessage(ConnectionLost.class, this::isUnexpected, lost -> attemptFailed(describe(lost.cause()))));
+            .onMessage(LinkOpened.class, opened -> isOf(opened.link(), attempt), o -> starting(attempt.opened(o.pid())))
+            .onMessage(LinkUp.class, up -> isOf(up.link(), attempt), this::becomeReady)
+            .onMessage(LinkDown.class, down -> isOf(down.link(), attempt), down -> gaveUp(down.reason()))
+            .onMessage(LinkTerminated.class, t -> isOf(t.link(), attempt), t -> gaveUp("connection ended")));
   }
 
-  private void connect() {
-    long attemptGeneration = ThreadLocalRandom.current().nextLong();
-    generation = attemptGeneration;
-    ActorRef<Command> self = context.getSelf();
-    ConnectionListener listener =
-        new ConnectionListener() {
-          @Override
-          public void onMessage(JsonRpcMessage message, JsonNode relatedRequestId) {
-            self.tell(new Received(message, relatedRequestId, attemptGeneration));
-          }
-
-          @Override
-          public void onClosed(ConnectionClosed cause) {
-            self.tell(new ConnectionLost(cause, attemptGeneration));
-          }
-        };
-    CompletionStage<UpstreamConnection> opening;
-    try {
-      opening = env.connector().connect(env.server().spec(), listener);
-    } catch (RuntimeException e) {
-      opening = CompletableFuture.failedFuture(e);
-    }
-    context.pipeToSelf(
-        opening,
-        (opened, failure) ->
-            failure == null
-                ? new Connected(opened, attemptGeneration)
-                : new ConnectFailed(describe(failure), attemptGeneration));
-    timers.startSingleTimer(
-        TimerKey.ATTEMPT,
-        new AttemptTimedOut(attemptGeneration, "connect timed out after " + settings.connectTimeout().toMillis() + " ms"),
-        settings.connectTimeout());
-  }
-
-  private Behavior<Command> onConnected(Connected connected) {
-    if (!isCurrent(connected)) {
-      closeQuietly(connected.connection()); // an abandoned attempt (it timed out) opened after all
-      return Behaviors.same();
-    }
-    connection = connected.connection();
-    initializeId =
-        sendInternal(PendingRequests.Internal.INITIALIZE, McpMethods.INITIALIZE, Handshake.initializeParams());
-    timers.startSingleTimer(
-        TimerKey.ATTEMPT,
-        new AttemptTimedOut(
-            generation, "initialize timed out after " + settings.initializeTimeout().toMillis() + " ms"),
-        settings.initializeTimeout());
-    return initializing();
-  }
-
-  // -------------------------------------------------------------------------------------------------- initializing
-
-  private Behavior<Command> initializing() {
-    phase = Phase.INITIALIZING;
-    return withCommonHandlers(
-        Behaviors.receive(Command.class)
-            .onMessage(Received.class, this::isCurrentAndOpen, this::onReceivedWhileInitializing)
-            .onMessage(AttemptTimedOut.class, this::isCurrent, timedOut -> attemptFailed(timedOut.what()))
-            .onMessage(ConnectionLost.class, this::isUnexpected, lost -> attemptFailed(describe(lost.cause())))
-            .onMessage(
-                SendFailed.class,
-                failed -> isCurrentAndOpen(failed) && failed.upstreamId() == initializeId,
-                failed -> attemptFailed("initialize could not be sent: " + failed.reason())));
-  }
-
-  private Behavior<Command> onReceivedWhileInitializing(Received received) {
-    if (!(received.message() instanceof JsonRpcResponse response) || !isInitializeResponse(response)) {
-      // logging or a roots/list request may come before the initialize response: handle it as usual
-      onUpstreamMessage(received);
-      return Behaviors.same();
-    }
-    pending.removeInternal(initializeId);
-    String problem = Handshake.problemWith(response);
-    if (problem != null) {
-      return attemptFailed(problem);
-    }
-    initializeResult = response.result();
-    timers.cancel(TimerKey.ATTEMPT);
-    transmit(new JsonRpcNotification(McpMethods.NOTIFICATION_INITIALIZED, null), 0);
-    return becomeReady();
-  }
-
-  private boolean isInitializeResponse(JsonRpcResponse response) {
-    Long id = PendingRequests.idOf(response.id());
-    return id != null && id == initializeId;
-  }
-
-  private Behavior<Command> becomeReady() {
-    phase = Phase.READY;
-    everReady = true;
-    failedAttempts = 0;
-    consecutiveFailures = 0;
-    reportedFailing = false;
-    toolsCapability = initializeResult.path("capabilities").has("tools");
-    retryPolicy.forgetTools();
-    parent.tell(new ServerKeyActor.SessionReady(sessionId));
-    readyWaiters.forEach(waiter -> waiter.tell(AcquireReply.ready(initializeResult)));
-    readyWaiters.clear();
-    if (toolsCapability) {
-      fetchTools(null);
-    }
-    timers.startTimerWithFixedDelay(TimerKey.PING, PingTick.INSTANCE, settings.pingInterval());
-    drainWaiting();
-    reportLoad();
-    return ready();
+  private Behavior<Command> gaveUp(String reason) {
+    context.getLog().info("{} session {}: attempt 1 failed: {}", server, sessionId, reason);
+    parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, true));
+    JsonRpcError error = SupervisorErrors.unavailable(server, reason);
+    answerEverything(error, error);
+    return failed(error);
   }
 
   // --------------------------------------------------------------------------------------------------------- ready
 
-  private Behavior<Command> ready() {
-    phase = Phase.READY;
-    return withCommonHandlers(
+  private Behavior<Command> becomeReady(LinkUp up) {
+    SessionCalls.Link link = new SessionCalls.Link(up.link(), up.connection(), up.initializeResult());
+    parent.tell(new ServerKeyActor.SessionReady(sessionId));
+    readyWaiters.forEach(waiter -> waiter.tell(AcquireReply.ready(link.initializeResult())));
+    readyWaiters.clear();
+    calls.linkUp(link);
+    timers.startTimerWithFixedDelay(TimerKey.PING, PingTick.INSTANCE, settings.pingInterval());
+    return ready(link);
+  }
+
+  private Behavior<Command> ready(SessionCalls.Link link) {
+    return open(
+        link,
+        "ready",
+        OptionalLong.empty(),
+        link.ref(),
         Behaviors.receive(Command.class)
-            .onMessage(Received.class, this::isCurrentAndOpen, this::onReceivedWhileReady)
-            .onMessage(ConnectionLost.class, this::isUnexpected, lost -> connectionLost(describe(lost.cause())))
-            .onMessage(SendFailed.class, this::isCurrentAndOpen, this::onSendFailed)
-            .onMessage(ClientNotification.class, this::onClientNotification)
-            .onMessage(PingTick.class, notUsed -> onPingTick())
-            .onMessage(PingTimedOut.class, this::onPingTimedOut));
+            .onMessage(
+                Received.class,
+                received -> received.link().equals(link.ref()),
+                received -> same(() -> calls.onUpstreamMessage(received.message(), received.relatedRequestId(), link)))
+            .onMessage(
+                SessionCalls.SendFailed.class,
+                failed -> failed.link().equals(link.ref()),
+                failed -> same(() -> calls.onSendFailed(failed, link)))
+            .onMessage(LinkDown.class, down -> down.link().equals(link.ref()), down -> linkLost(down.reason(), link))
+            .onMessage(LinkTerminated.class, t -> t.link().equals(link.ref()), t -> linkLost("connection ended", link))
+            .onMessage(ClientNotification.class, notification -> same(() -> calls.onClientNotification(notification, link)))
+            .onMessageEquals(PingTick.INSTANCE, () -> onPingTick(link))
+            .onMessage(PingTimedOut.class, timedOut -> onPingTimedOut(timedOut, link)));
   }
 
-  private Behavior<Command> onReceivedWhileReady(Received received) {
-    onUpstreamMessage(received);
-    return Behaviors.same();
-  }
-
-  private void onUpstreamMessage(Received received) {
-    JsonRpcMessage message = received.message();
-    if (message instanceof JsonRpcResponse response) {
-      onResponse(response);
-    } else if (message instanceof JsonRpcRequest request) {
-      onServerRequest(request, received.relatedRequestId());
-    } else if (message instanceof JsonRpcNotification notification) {
-      onNotification(notification, received.relatedRequestId());
-    }
-  }
-
-  private void onResponse(JsonRpcResponse response) {
-    Long upstreamId = PendingRequests.idOf(response.id());
-    TrackedCall call = pending.removeCall(upstreamId);
-    if (call != null) {
-      consecutiveFailures = 0;
-      if (RetryPolicy.saysStillInitializing(response)) {
-        scheduleStillInitializingRetry(call);
-      } else {
-        if (!response.isError() && McpMethods.TOOLS_LIST.equals(call.method())) {
-          retryPolicy.learnTools(response.result());
-        }
-        finish(call, call.call().response(response), response.isError() ? "error" : null);
-      }
-      drainWaiting();
-      reportLoad();
-      return;
-    }
-    PendingRequests.Internal kind = pending.removeInternal(upstreamId);
-    if (kind == PendingRequests.Internal.TOOLS_LIST && !response.isError()) {
-      retryPolicy.learnTools(response.result());
-      String cursor = response.result().path("nextCursor").asText(null);
-      if (cursor != null && toolsListPages < MAX_TOOLS_LIST_PAGES) {
-        fetchTools(cursor);
-      }
-    } else if (kind == PendingRequests.Internal.PING) {
-      pingId = -1;
-      timers.cancel(TimerKey.PING_TIMEOUT);
-    } else if (kind == null) {
-      context.getLog().debug("{} session {}: dropping late response for id {}", server, sessionId, response.id());
-    }
-  }
-
-  private void onNotification(JsonRpcNotification notification, JsonNode relatedRequestId) {
-    String method = notification.method();
-    if (McpMethods.NOTIFICATION_PROGRESS.equals(method)) {
-      routeProgress(notification);
-    } else if (McpMethods.NOTIFICATION_CANCELLED.equals(method)) {
-      routeServerCancellation(notification);
-    } else {
-      if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(method)) {
-        retryPolicy.forgetTools();
-        if (toolsCapability && phase == Phase.READY) {
-          fetchTools(null);
-        }
-      }
-      broadcast(notification, relatedRequestId);
-    }
-  }
-
-  /**
-   * Logging on a call's response stream goes to that call's context only; without one (stdio, the GET stream), and for
-   * list_changed and resources/updated, to every context leased here that has a listener.
-   */
-  private void broadcast(JsonRpcNotification notification, JsonNode relatedRequestId) {
-    TrackedCall related =
-        McpMethods.NOTIFICATION_MESSAGE.equals(notification.method()) ? pending.relatedCall(relatedRequestId) : null;
-    if (related != null) {
-      deliver(deliveryFor(related), notification, related.call().tag());
-      return;
-    }
-    for (ActorRef<ContextDelivery.Command> delivery : deliveries.values()) {
-      deliver(delivery, notification, null);
-    }
-  }
-
-  private void routeProgress(JsonRpcNotification notification) {
-    JsonNode token = ProgressTokens.tokenOf(notification);
-    TrackedCall call = progressTokens.callOf(token);
-    if (call == null) {
-      context.getLog().debug("{} session {}: dropping progress for unknown token {}", server, sessionId, token);
-      return;
-    }
-    deliver(deliveryFor(call), ProgressTokens.forCaller(notification, call), call.call().tag());
-  }
-
-  /** The upstream withdrew one of its server-to-client requests: tell the context that holds it. */
-  private void routeServerCancellation(JsonRpcNotification notification) {
-    JsonNode requestId = notification.params() == null ? null : notification.params().get("requestId");
-    ServerRequests.Pending withdrawn = requestId == null ? null : serverRequests.removeByUpstreamId(requestId);
-    if (withdrawn == null) {
-      return;
-    }
-    timers.cancel(new ServerRequestTimer(withdrawn.localId()));
-    ObjectNode params = ((ObjectNode) notification.params()).deepCopy();
-    params.put("requestId", withdrawn.localId());
-    deliver(withdrawn.delivery(), notification.withParams(params), null);
-  }
-
-  /** To a context's listener (none: nobody listens, nothing to do), in the order the upstream sent it. */
-  private void deliver(ActorRef<ContextDelivery.Command> delivery, JsonRpcNotification notification, String tag) {
-    if (delivery != null) {
-      delivery.tell(new ContextDelivery.Notification(server, notification, tag));
-    }
-  }
-
-  /** Where a call's notifications and answer go: its context's delivery actor now, else the one it came with. */
-  private ActorRef<ContextDelivery.Command> deliveryFor(TrackedCall call) {
-    ActorRef<ContextDelivery.Command> current = deliveries.get(call.call().context());
-    return current != null ? current : call.call().delivery();
-  }
-
-  /**
-   * Sampling, elicitation, roots: to the context that owns the call in flight; with none in flight (roots/list after a
-   * roots/list_changed), to the context that last sent a notification here, else to any leased context with a
-   * listener. Nobody to ask → an error upstream at once (the upstream is never left waiting).
-   */
-  private void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId) {
-    TrackedCall owner = pending.owningCall(relatedRequestId);
-    ActorRef<ContextDelivery.Command> delivery;
-    String why;
-    if (owner != null) {
-      delivery = deliveryFor(owner);
-      why = "context " + owner.call().context() + " has no listener";
-    } else {
-      delivery = lastNotifier != null ? deliveries.get(lastNotifier) : null;
-      if (delivery == null && !deliveries.isEmpty()) {
-        delivery = deliveries.values().iterator().next();
-      }
-      why = "no request in flight and no leased context with a listener";
-    }
-    if (delivery == null) {
-      transmit(JsonRpcResponse.failure(request.id(), SupervisorErrors.noClient(server, request.method(), why)), 0);
-      return;
-    }
-    ServerRequests.Pending asked = serverRequests.add(request.id(), delivery, request.method(), generation);
-    timers.startSingleTimer(
-        new ServerRequestTimer(asked.localId()),
-        new ServerRequestExpired(asked.localId()),
-        settings.serverRequestTimeout());
-    delivery.tell(
-        new ContextDelivery.ServerRequest(
-            server,
-            request.withId(TextNode.valueOf(asked.localId())),
-            owner == null ? null : owner.call().tag(),
-            context.getSelf()));
-  }
-
-  private Behavior<Command> onClientNotification(ClientNotification notification) {
-    lastNotifier = notification.context();
-    if (!McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) { // the session sent its own
-      transmit(new JsonRpcNotification(notification.method(), notification.params()), 0);
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onSendFailed(SendFailed failed) {
-    TrackedCall call = pending.removeCall(failed.upstreamId());
-    if (call == null) {
-      pending.removeInternal(failed.upstreamId());
-      context.getLog().debug("{} session {}: send failed: {}", server, sessionId, failed.reason());
-      return Behaviors.same();
-    }
-    countFailure();
-    if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
-      dispatch(call);
-    } else {
-      answerError(call, SupervisorErrors.sessionLost(server, call.method(), "send failed: " + failed.reason()));
-    }
-    drainWaiting();
-    reportLoad();
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onPingTick() {
-    if (pingId < 0 && pending.hasNoCalls()) {
-      pingId = sendInternal(PendingRequests.Internal.PING, McpMethods.PING, null);
+  private Behavior<Command> onPingTick(SessionCalls.Link link) {
+    long pingId = calls.pingIfIdle(link);
+    if (pingId >= 0) {
       timers.startSingleTimer(TimerKey.PING_TIMEOUT, new PingTimedOut(pingId), settings.pingTimeout());
     }
     return Behaviors.same();
   }
 
-  private Behavior<Command> onPingTimedOut(PingTimedOut timedOut) {
-    if (timedOut.upstreamId() != pingId) {
+  private Behavior<Command> onPingTimedOut(PingTimedOut timedOut, SessionCalls.Link link) {
+    if (!calls.pingStillPending(timedOut.upstreamId())) {
       return Behaviors.same();
     }
-    return connectionLost("ping timed out after " + settings.pingTimeout().toMillis() + " ms");
+    context.stop(link.ref()); // its PostStop closes the connection
+    return linkLost("ping timed out after " + settings.pingTimeout().toMillis() + " ms", link);
   }
 
   /**
-   * The connection died under a ready session: retry the safe in-flight calls once on the next connection (first, in
-   * their original order), answer the others "session lost", and reconnect after a backoff.
+   * The connection died under a ready session: the safe calls in flight wait for the next connection (first, in
+   * their original order), the others are answered "session lost"; a new link follows after a backoff.
    */
-  private Behavior<Command> connectionLost(String reason) {
+  private Behavior<Command> linkLost(String reason, SessionCalls.Link link) {
     context.getLog().info("{} session {}: connection lost ({}), restarting", server, sessionId, reason);
     env.observer().sessionRestarted(server, reason);
     restarts++;
-    List<TrackedCall> requeued = new ArrayList<>();
-    for (TrackedCall call : pending.takeCallsInSendOrder()) {
-      if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
-        requeued.add(call);
-      } else {
-        answerError(call, SupervisorErrors.sessionLost(server, call.method(), reason));
-      }
-    }
-    waiting.putFirst(requeued);
-    dropConnection();
+    timers.cancel(TimerKey.PING);
+    timers.cancel(TimerKey.PING_TIMEOUT);
+    calls.linkLost(reason);
     parent.tell(new ServerKeyActor.SessionDown(sessionId, reason));
-    return restarting();
+    return backoff(0);
   }
 
-  // ---------------------------------------------------------------------------------------------------- restarting
+  // ------------------------------------------------------------------------------------------- backoff, relinking
 
-  private Behavior<Command> restarting() {
-    phase = Phase.RESTARTING;
+  private Behavior<Command> backoff(int failedAttempts) {
     timers.startSingleTimer(
-        TimerKey.RECONNECT,
-        Reconnect.INSTANCE,
+        TimerKey.RELINK,
+        Relink.INSTANCE,
         settings.restartBackoff(failedAttempts, ThreadLocalRandom.current().nextDouble()));
-    return withCommonHandlers(
+    return open(
+        null,
+        "restarting",
+        OptionalLong.empty(),
+        null,
+        Behaviors.receive(Command.class)
+            .onMessageEquals(Relink.INSTANCE, () -> relinking(newAttempt(), failedAttempts)));
+  }
+
+  /** A session that was ready keeps trying, with backoff, until its key actor closes it. */
+  private Behavior<Command> relinking(Attempt attempt, int failedAttempts) {
+    return open(
+        null,
+        attempt.stage(),
+        attempt.pid(),
+        attempt.link(),
         Behaviors.receive(Command.class)
             .onMessage(
-                Reconnect.class,
-                notUsed -> {
-                  connect();
-                  return connecting();
-                }));
+                LinkOpened.class,
+                opened -> isOf(opened.link(), attempt),
+                opened -> relinking(attempt.opened(opened.pid()), failedAttempts))
+            .onMessage(LinkUp.class, up -> isOf(up.link(), attempt), this::becomeReady)
+            .onMessage(
+                LinkDown.class,
+                down -> isOf(down.link(), attempt),
+                down -> attemptFailed(down.reason(), failedAttempts + 1))
+            .onMessage(
+                LinkTerminated.class,
+                t -> isOf(t.link(), attempt),
+                t -> attemptFailed("connection ended", failedAttempts + 1)));
   }
 
-  /** A connect or initialize failed: a fresh session gives up at once, a session that was ready retries. */
-  private Behavior<Command> attemptFailed(String reason) {
-    timers.cancel(TimerKey.ATTEMPT);
-    dropConnection();
-    failedAttempts++;
+  private Behavior<Command> attemptFailed(String reason, int failedAttempts) {
     context.getLog().info("{} session {}: attempt {} failed: {}", server, sessionId, failedAttempts, reason);
-    parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, !everReady));
-    if (everReady) {
-      return restarting();
-    }
-    JsonRpcError error = SupervisorErrors.unavailable(server, reason);
-    answerEverything(call -> error, error);
-    return failed(error);
+    parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, false));
+    return backoff(failedAttempts);
   }
 
-  // ----------------------------------------------------------------------------------------------- failed / closed
+  private static boolean isOf(ActorRef<UpstreamLink.Command> link, Attempt attempt) {
+    return link.equals(attempt.link());
+  }
+
+  // ------------------------------------------------------------------------------------------------ failed, closing
 
   /** Never became ready; waits for the key actor (which has already forgotten it) to send Close. */
   private Behavior<Command> failed(JsonRpcError error) {
-    phase = Phase.CLOSED;
     return refusingEverything(
         error, Behaviors.receive(Command.class).onMessage(Close.class, notUsed -> Behaviors.stopped()));
   }
 
-  private Behavior<Command> onClose(Close close) {
+  private Behavior<Command> onClose(Close close, ActorRef<UpstreamLink.Command> link) {
     context.getLog().debug("{} session {}: closing ({}: {})", server, sessionId, close.reason(), close.detail());
-    JsonRpcError notReady =
-        close.reason() == CloseReason.SHUTDOWN
-            ? SupervisorErrors.shuttingDown()
-            : SupervisorErrors.unavailable(server, "session " + sessionId + " closed: " + close.reason().word());
-    Function<TrackedCall, JsonRpcError> errorFor =
-        switch (close.reason()) {
-          case SHUTDOWN -> call -> SupervisorErrors.shuttingDown();
-          case CIRCUIT_OPEN, CONNECT_FAILED -> call -> SupervisorErrors.unavailable(server, close.detail());
-          default -> call -> SupervisorErrors.sessionLost(server, call.method(), close.reason().word());
-        };
-    answerEverything(errorFor, notReady);
+    JsonRpcError notReady = close.reason().acquireError(server, sessionId);
+    calls.answerEverything(call -> close.reason().callError(server, call.method(), close.detail()));
+    answerReadyWaiters(notReady);
     timers.cancelAll();
-    phase = Phase.CLOSED;
-    if (connection == null) {
+    if (link == null) {
       return Behaviors.stopped();
     }
-    UpstreamConnection closing = connection;
-    connection = null;
-    generation = 0;
-    context.pipeToSelf(closeQuietly(closing), (done, failure) -> ConnectionClosedByUs.INSTANCE);
-    timers.startSingleTimer(TimerKey.CLOSE, ConnectionClosedByUs.INSTANCE, settings.shutdownTimeout());
-    return closing(notReady);
+    link.tell(UpstreamLink.Close.INSTANCE); // it stops once the connection is gone (or was never opened)
+    return closing(link, notReady);
   }
 
-  private Behavior<Command> closing(JsonRpcError error) {
+  private Behavior<Command> closing(ActorRef<UpstreamLink.Command> link, JsonRpcError error) {
     return refusingEverything(
         error,
-        Behaviors.receive(Command.class).onMessage(ConnectionClosedByUs.class, notUsed -> Behaviors.stopped()));
+        Behaviors.receive(Command.class)
+            .onMessage(LinkTerminated.class, t -> t.link().equals(link), t -> Behaviors.stopped()));
   }
 
   /** Failed and closing: every new request and acquire gets the error; the state decides what ends it. */
   private Behavior<Command> refusingEverything(JsonRpcError error, BehaviorBuilder<Command> stateHandlers) {
     return stateHandlers
-        .onMessage(Forward.class, forward -> reject(forward.call(), error))
-        .onMessage(AwaitReady.class, await -> reply(await.replyTo(), AcquireReply.failed(error)))
-        .onMessage(GetSnapshot.class, this::onGetSnapshot)
-        .onMessage(Connected.class, this::closeAbandoned)
+        .onMessage(Forward.class, forward -> same(() -> forward.call().reject(error, env.observer())))
+        .onMessage(AwaitReady.class, await -> same(() -> await.replyTo().tell(AcquireReply.failed(error))))
+        .onMessage(GetSnapshot.class, get -> onGetSnapshot(get, "closed", OptionalLong.empty()))
         .onAnyMessage(notUsed -> Behaviors.same())
         .onSignal(PostStop.class, signal -> onStopped())
         .build();
@@ -700,342 +345,92 @@ public final class SessionActor {
 
   // ------------------------------------------------------------------------------------------- in every open state
 
-  private Behavior<Command> withCommonHandlers(BehaviorBuilder<Command> stateHandlers) {
+  /**
+   * What every state but failed and closing handles alike.
+   *
+   * @param ready the link to send on, or null while there is none (calls wait)
+   * @param link the current link child, if any (what Close must close)
+   */
+  private Behavior<Command> open(
+      SessionCalls.Link ready,
+      String stateWord,
+      OptionalLong pid,
+      ActorRef<UpstreamLink.Command> link,
+      BehaviorBuilder<Command> stateHandlers) {
     return stateHandlers
-        .onMessage(Forward.class, this::onForward)
-        .onMessage(Cancel.class, this::onCancel)
-        .onMessage(DeadlineExceeded.class, this::onDeadlineExceeded)
-        .onMessage(RetryCall.class, this::onRetryCall)
-        .onMessage(AwaitReady.class, this::onAwaitReady)
-        .onMessage(GetSnapshot.class, this::onGetSnapshot)
-        .onMessage(ServerRequestAnswer.class, this::onServerRequestAnswer)
-        .onMessage(Leased.class, this::onLeased)
-        .onMessage(Unleased.class, this::onUnleased)
-        .onMessage(ServerRequestExpired.class, this::onServerRequestExpired)
-        .onMessage(Close.class, this::onClose)
-        .onMessage(Connected.class, this::closeAbandoned)
-        // whatever else is left is stale: events of an abandoned connection, ticks of a state already left
+        .onMessage(Forward.class, forward -> same(() -> calls.admit(forward.call(), ready)))
+        .onMessage(SessionCalls.CallCommand.class, command -> same(() -> calls.onCallCommand(command, ready)))
+        .onMessage(AwaitReady.class, await -> onAwaitReady(await, ready))
+        .onMessage(GetSnapshot.class, get -> onGetSnapshot(get, stateWord, ready != null ? ready.pid() : pid))
+        .onMessage(ServerRequestAnswer.class, answer -> same(() -> calls.onServerRequestAnswer(answer, ready)))
+        .onMessage(Leased.class, leased -> same(() -> calls.routes().leased(leased.context(), leased.delivery())))
+        .onMessage(Unleased.class, unleased -> same(() -> calls.routes().unleased(unleased.context())))
+        .onMessage(Received.class, received -> onReceivedWhileLinking(received, link))
+        .onMessage(Close.class, close -> onClose(close, link))
+        // whatever else is left is stale: events of an earlier link, ticks of a state already left
         .onAnyMessage(notUsed -> Behaviors.same())
         .onSignal(PreRestart.class, signal -> onCrashed())
         .onSignal(PostStop.class, signal -> onStopped())
         .build();
   }
 
-  private Behavior<Command> onForward(Forward forward) {
-    UpstreamCall call = forward.call();
-    if (held.containsKey(call.callId())) {
-      return Behaviors.same();
-    }
-    boolean mustWait = phase != Phase.READY || !hasRoomInFlight();
-    if (mustWait && waiting.isFull()) {
-      return reject(call, SupervisorErrors.overloaded(sessionId, server, waiting.size()));
-    }
-    TrackedCall tracked = progressTokens.track(call);
-    held.put(call.callId(), tracked);
-    timers.startSingleTimer(
-        new DeadlineTimer(call.callId()), new DeadlineExceeded(call.callId()), call.deadline());
-    dispatch(tracked);
-    reportLoad();
-    return Behaviors.same();
-  }
-
-  private boolean hasRoomInFlight() {
-    return pending.callCount() < env.server().maxInflightPerSession();
-  }
-
-  private void dispatch(TrackedCall call) {
-    if (phase == Phase.READY && waiting.isEmpty() && hasRoomInFlight()) {
-      send(call);
-    } else {
-      waiting.add(call);
-    }
-  }
-
-  private void drainWaiting() {
-    while (phase == Phase.READY && !waiting.isEmpty() && hasRoomInFlight()) {
-      send(waiting.poll());
-    }
-  }
-
-  private void send(TrackedCall call) {
-    if (McpMethods.INITIALIZE.equals(call.method())) {
-      // the session runs the handshake itself: a caller's initialize gets its result and is never sent again
-      finish(call, call.call().response(JsonRpcResponse.success(LongNode.valueOf(0), initializeResult)), null);
-      return;
-    }
-    long upstreamId = pending.sendCall(call);
-    transmit(new JsonRpcRequest(LongNode.valueOf(upstreamId), call.method(), call.params), upstreamId);
-  }
-
-  private long sendInternal(PendingRequests.Internal kind, String method, JsonNode params) {
-    long upstreamId = pending.sendInternal(kind);
-    transmit(new JsonRpcRequest(LongNode.valueOf(upstreamId), method, params), upstreamId);
-    return upstreamId;
-  }
-
-  private void fetchTools(String cursor) {
-    toolsListPages = cursor == null ? 1 : toolsListPages + 1;
-    ObjectNode params = null;
-    if (cursor != null) {
-      params = JsonRpcCodec.emptyObject();
-      params.put("cursor", cursor);
-    }
-    sendInternal(PendingRequests.Internal.TOOLS_LIST, McpMethods.TOOLS_LIST, params);
-  }
-
-  /**
-   * Hands a message to the connection. Only a failure comes back as a message (no message per successful send: this is
-   * the hot path).
-   */
-  private void transmit(JsonRpcMessage message, long upstreamId) {
-    ActorRef<Command> self = context.getSelf();
-    long sentOn = generation;
-    try {
-      connection
-          .send(message)
-          .whenComplete(
-              (done, failure) -> {
-                if (failure != null) {
-                  self.tell(new SendFailed(upstreamId, describe(failure), sentOn));
-                }
-              });
-    } catch (RuntimeException e) {
-      self.tell(new SendFailed(upstreamId, describe(e), sentOn));
-    }
-  }
-
-  private Behavior<Command> onCancel(Cancel cancel) {
-    TrackedCall call = held.get(cancel.callId());
-    if (call != null) {
-      withdraw(call, "cancelled by the client");
-      answerError(call, SupervisorErrors.cancelled(call.method(), server));
+  /** Before the handshake completes, the link passes on what the upstream sends (logging, at most). */
+  private Behavior<Command> onReceivedWhileLinking(Received received, ActorRef<UpstreamLink.Command> link) {
+    if (received.link().equals(link)) {
+      calls.onUpstreamMessage(received.message(), received.relatedRequestId(), null);
     }
     return Behaviors.same();
   }
 
-  private Behavior<Command> onDeadlineExceeded(DeadlineExceeded exceeded) {
-    TrackedCall call = held.get(exceeded.callId());
-    if (call != null) {
-      if (call.state == TrackedCall.State.IN_FLIGHT) {
-        countFailure();
-      }
-      withdraw(call, "timed out");
-      answerError(call, SupervisorErrors.timeout(call.method(), server, call.call().deadline().toMillis()));
-    }
-    return Behaviors.same();
-  }
-
-  /** Takes a call back: if it was sent, the upstream is told to stop working on it. */
-  private void withdraw(TrackedCall call, String reason) {
-    if (call.state == TrackedCall.State.IN_FLIGHT
-        && pending.removeCall(call.upstreamId) != null
-        && phase == Phase.READY) {
-      ObjectNode params = JsonRpcCodec.emptyObject();
-      params.put("requestId", call.upstreamId);
-      params.put("reason", reason);
-      transmit(new JsonRpcNotification(McpMethods.NOTIFICATION_CANCELLED, params), 0);
-      drainWaiting();
-    }
-  }
-
-  private void scheduleStillInitializingRetry(TrackedCall call) {
-    Duration delay = settings.stillInitializingRetry(call.scheduleStillInitializingRetry());
-    timers.startSingleTimer(new RetryTimer(call.callId()), new RetryCall(call.callId()), delay);
-  }
-
-  private Behavior<Command> onRetryCall(RetryCall retry) {
-    TrackedCall call = held.get(retry.callId());
-    if (call != null && call.state == TrackedCall.State.RETRY_SCHEDULED) {
-      dispatch(call);
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onAwaitReady(AwaitReady await) {
-    if (phase == Phase.READY) {
-      await.replyTo().tell(AcquireReply.ready(initializeResult));
+  private Behavior<Command> onAwaitReady(AwaitReady await, SessionCalls.Link ready) {
+    if (ready != null) {
+      await.replyTo().tell(AcquireReply.ready(ready.initializeResult()));
+    } else if (readyWaiters.size() >= settings.stashCapacity()) {
+      await.replyTo().tell(AcquireReply.failed(SupervisorErrors.overloaded(sessionId, server, readyWaiters.size())));
     } else {
       readyWaiters.add(await.replyTo());
     }
     return Behaviors.same();
   }
 
-  private Behavior<Command> onGetSnapshot(GetSnapshot get) {
-    OptionalLong pid = connection == null ? OptionalLong.empty() : connection.pid();
+  private Behavior<Command> onGetSnapshot(GetSnapshot get, String stateWord, OptionalLong pid) {
     get.replyTo()
         .tell(
             new SessionSnapshot(
-                sessionId, phase.word, 0, pending.callCount(), waiting.size(), restarts, startedAt, pid));
+                sessionId, stateWord, 0, calls.inFlight(), calls.waiting(), restarts, startedAt, pid));
     return Behaviors.same();
   }
 
-  private Behavior<Command> onServerRequestAnswer(ServerRequestAnswer answer) {
-    ServerRequests.Pending asked = serverRequests.remove(answer.localId());
-    if (asked == null) {
-      return Behaviors.same(); // expired, withdrawn, or its connection is gone
-    }
-    timers.cancel(new ServerRequestTimer(answer.localId()));
-    if (phase == Phase.READY && asked.generation() == generation) {
-      transmit(answer.response().withId(asked.upstreamId()), 0);
-    }
+  /** For handlers that only act: the state stays as it is. */
+  private static Behavior<Command> same(Runnable action) {
+    action.run();
     return Behaviors.same();
   }
 
-  private Behavior<Command> onServerRequestExpired(ServerRequestExpired expired) {
-    ServerRequests.Pending asked = serverRequests.remove(expired.localId());
-    if (asked != null && phase == Phase.READY && asked.generation() == generation) {
-      transmit(
-          JsonRpcResponse.failure(
-              asked.upstreamId(),
-              SupervisorErrors.noClient(
-                  server,
-                  asked.method(),
-                  "no answer within " + settings.serverRequestTimeout().toMillis() + " ms")),
-          0);
-    }
-    return Behaviors.same();
+  private void answerEverything(JsonRpcError callError, JsonRpcError acquireError) {
+    calls.answerEverything(call -> callError);
+    answerReadyWaiters(acquireError);
   }
 
-  private void countFailure() {
-    consecutiveFailures++;
-    if (consecutiveFailures >= settings.evictAfterConsecutiveFailures() && !reportedFailing) {
-      reportedFailing = true;
-      parent.tell(
-          new ServerKeyActor.SessionFailing(sessionId, consecutiveFailures + " consecutive request failures"));
-    }
-  }
-
-  /** Tells the key actor when the session starts or stops being full, so it opens another session only then. */
-  private void reportLoad() {
-    boolean saturated = pending.callCount() + waiting.size() >= env.server().maxInflightPerSession();
-    if (saturated != reportedSaturated) {
-      reportedSaturated = saturated;
-      parent.tell(new ServerKeyActor.SessionLoad(sessionId, saturated));
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------------------ answering
-
-  /** The one place a call is answered: removes it everywhere first, so a second answer is impossible. */
-  private void finish(TrackedCall call, JsonRpcResponse response, String errorKind) {
-    if (held.remove(call.callId()) == null) {
-      return;
-    }
-    waiting.remove(call.callId());
-    if (call.state == TrackedCall.State.IN_FLIGHT) {
-      pending.removeCall(call.upstreamId);
-    }
-    progressTokens.forget(call);
-    timers.cancel(new DeadlineTimer(call.callId()));
-    timers.cancel(new RetryTimer(call.callId()));
-    call.call().answer(response, deliveryFor(call));
-    env.observer().requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
-  }
-
-  private void answerError(TrackedCall call, JsonRpcError error) {
-    finish(call, call.call().errorResponse(error), SupervisorErrors.kind(error));
-    reportLoad();
-  }
-
-  private void answerEverything(Function<TrackedCall, JsonRpcError> errorFor, JsonRpcError acquireError) {
-    List<TrackedCall> all = new ArrayList<>(held.values());
-    all.sort(Comparator.comparingLong(TrackedCall::callId));
-    all.forEach(call -> answerError(call, errorFor.apply(call)));
-    readyWaiters.forEach(waiter -> waiter.tell(AcquireReply.failed(acquireError)));
+  private void answerReadyWaiters(JsonRpcError error) {
+    readyWaiters.forEach(waiter -> waiter.tell(AcquireReply.failed(error)));
     readyWaiters.clear();
-    serverRequests.clear();
   }
 
-  private Behavior<Command> reject(UpstreamCall call, JsonRpcError error) {
-    call.reject(error, env.observer());
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onLeased(Leased leased) {
-    deliveries.put(leased.context(), leased.delivery());
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onUnleased(Unleased unleased) {
-    deliveries.remove(unleased.context());
-    if (unleased.context().equals(lastNotifier)) {
-      lastNotifier = null;
-    }
-    return Behaviors.same();
-  }
-
-  private <T> Behavior<Command> reply(ActorRef<T> replyTo, T reply) {
-    replyTo.tell(reply);
-    return Behaviors.same();
-  }
-
-  /** An unexpected exception: the actor restarts with a fresh state, so answer what it holds now. */
+  /** An unexpected exception: the actor restarts with a fresh state (its link child stops), so answer what it holds. */
   private Behavior<Command> onCrashed() {
     context.getLog().warn("{} session {}: actor failed, restarting; answering what it held", server, sessionId);
-    JsonRpcError notReady = SupervisorErrors.unavailable(server, "session " + sessionId + " failed");
-    answerEverything(call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"), notReady);
-    dropConnection();
+    calls.answerEverything(call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"));
+    answerReadyWaiters(SupervisorErrors.unavailable(server, "session " + sessionId + " failed"));
     parent.tell(new ServerKeyActor.SessionDown(sessionId, "session actor failed"));
     return Behaviors.same();
   }
 
-  /** Stopped (by its key actor, or the system is terminating): nothing may stay unanswered or open. */
+  /** Stopped (by its key actor, or the system is terminating): nothing may stay unanswered; the link child stops too. */
   private Behavior<Command> onStopped() {
-    answerEverything(call -> SupervisorErrors.shuttingDown(), SupervisorErrors.shuttingDown());
-    dropConnection();
+    calls.answerEverything(call -> SupervisorErrors.shuttingDown());
+    answerReadyWaiters(SupervisorErrors.shuttingDown());
     return Behaviors.same();
   }
 
-  // ---------------------------------------------------------------------------------------------------- connection
-
-  private void dropConnection() {
-    timers.cancel(TimerKey.PING);
-    timers.cancel(TimerKey.PING_TIMEOUT);
-    pingId = -1;
-    pending.clearInternal();
-    serverRequests.localIds().forEach(localId -> timers.cancel(new ServerRequestTimer(localId)));
-    serverRequests.clear();
-    if (connection != null) {
-      closeQuietly(connection);
-      connection = null;
-    }
-  }
-
-  private Behavior<Command> closeAbandoned(Connected connected) {
-    if (connected.connection() != connection) {
-      closeQuietly(connected.connection());
-    }
-    return Behaviors.same();
-  }
-
-  private CompletionStage<Void> closeQuietly(UpstreamConnection toClose) {
-    try {
-      return toClose.close();
-    } catch (RuntimeException e) {
-      context.getLog().warn("{} session {}: closing the connection failed: {}", server, sessionId, e.toString());
-      return CompletableFuture.completedFuture(null);
-    }
-  }
-
-  private boolean isCurrent(ConnectionEvent event) {
-    return event.generation() == generation;
-  }
-
-  private boolean isCurrentAndOpen(ConnectionEvent event) {
-    return isCurrent(event) && connection != null;
-  }
-
-  /** A loss of the current connection that the session did not cause itself. */
-  private boolean isUnexpected(ConnectionLost lost) {
-    return isCurrent(lost) && lost.cause().kind() != ConnectionClosed.Kind.CLOSED_BY_US;
-  }
-
-  private static String describe(ConnectionClosed cause) {
-    String kind = cause.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ');
-    return cause.detail() == null || cause.detail().isBlank() ? kind : kind + ": " + cause.detail();
-  }
-
-  private static String describe(Throwable failure) {
-    return Failures.describe(failure);
-  }
 }

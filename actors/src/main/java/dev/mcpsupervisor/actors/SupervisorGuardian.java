@@ -1,7 +1,6 @@
 package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.SessionActor.AcquireReply;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.upstream.UpstreamConnector;
 import dev.mcpsupervisor.protocol.config.ServerConfig;

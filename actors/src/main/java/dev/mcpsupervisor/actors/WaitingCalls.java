@@ -4,19 +4,14 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 
-/** Calls not yet sent, in the order they go out; bounded, so a session that cannot keep up says so. */
+/**
+ * Calls not yet sent, in the order they go out. Not bounded here: the session admits a call only while fewer than
+ * {@code stashCapacity} calls are not in flight, so this holds at most that many plus the calls requeued after a lost
+ * connection (at most {@code maxInflightPerSession}).
+ */
 final class WaitingCalls {
 
-  private final int capacity;
   private LinkedHashMap<Long, TrackedCall> queue = new LinkedHashMap<>();
-
-  WaitingCalls(int capacity) {
-    this.capacity = capacity;
-  }
-
-  boolean isFull() {
-    return queue.size() >= capacity;
-  }
 
   boolean isEmpty() {
     return queue.isEmpty();

@@ -41,6 +41,8 @@ final class FakeConnector implements UpstreamConnector {
   final Map<String, ObjectNode> tools = new ConcurrentHashMap<>();
   /** While set, connect fails with this reason. */
   volatile String failConnectsWith;
+  /** While set, a connect completes only when this completes (a spawn or handshake that takes its time). */
+  volatile CompletableFuture<Void> connectGate;
   /** While set, initialize is not answered automatically (the test answers it). */
   volatile boolean holdInitialize;
   /** Answers ping automatically while set. */
@@ -56,7 +58,8 @@ final class FakeConnector implements UpstreamConnector {
     }
     FakeConnection connection = new FakeConnection(listener);
     connections.add(connection);
-    return CompletableFuture.completedFuture(connection);
+    CompletableFuture<Void> gate = connectGate;
+    return gate == null ? CompletableFuture.completedFuture(connection) : gate.thenApply(opened -> connection);
   }
 
   FakeConnection nextConnection() {

@@ -147,17 +147,31 @@ class SessionActorTest {
       // an upstream that never gets ready: retried until the deadline, then a timeout
       CompletionStage<JsonRpcResponse> doomed =
           test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, callParams("echo"), Duration.ofSeconds(2));
+      long elapsedMillis = 0;
       for (int attempt = 0; attempt < 4; attempt++) {
         JsonRpcRequest request = connection.nextRequest();
         connection.push(JsonRpcResponse.failure(request.id(), -32002, "Server not initialized"));
+        long backoffMillis = 50L << attempt; // 50, 100, 200, 400 ms
         test.onlySession(); // barrier: the retry timer is running
-        test.timePasses(Duration.ofMillis(50L << attempt));
+        test.timePasses(Duration.ofMillis(backoffMillis - 1));
+        test.onlySession(); // barrier
+        assertTrue(connection.nothingSent(), "retry " + (attempt + 1) + " waits its whole backoff of " + backoffMillis + " ms");
+        test.timePasses(Duration.ofMillis(1));
+        elapsedMillis += backoffMillis;
       }
       connection.push(JsonRpcResponse.failure(connection.nextRequest().id(), -32002, "Server not initialized"));
-      test.onlySession();
-      test.timePasses(Duration.ofSeconds(2));
+      test.onlySession(); // barrier: the fifth retry waits 800 ms
+      test.timePasses(Duration.ofMillis(800));
+      elapsedMillis += 800;
+      // the sixth attempt, at 1,550 ms; its retry would wait the 1 s maximum, past the 2 s deadline
+      connection.push(JsonRpcResponse.failure(connection.nextRequest().id(), -32002, "Server not initialized"));
+      test.onlySession(); // barrier
+      test.timePasses(Duration.ofMillis(2_000 - elapsedMillis));
       JsonRpcError error = awaitError(doomed);
       assertEquals(JsonRpcErrorCodes.REQUEST_TIMEOUT, error.code());
+      test.timePasses(Duration.ofSeconds(10));
+      test.onlySession(); // barrier
+      assertTrue(connection.nothingSent(), () -> "no retry is sent after the deadline, but: " + JsonRpcCodec.toString(connection.sent.peek()));
     }
   }
 

@@ -113,6 +113,21 @@ final class TestSupervisor implements AutoCloseable {
     }
   }
 
+  /** The failure the stage completes with (within 10 s); an AssertionError if it succeeds. */
+  static Throwable awaitFailure(CompletionStage<?> stage) {
+    try {
+      Object value = stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+      throw new AssertionError("expected a failure, got " + value);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("no answer within 10 s");
+    }
+  }
+
   static JsonRpcError awaitError(CompletionStage<JsonRpcResponse> stage) {
     JsonRpcResponse response = await(stage);
     assertNotNull(response.error(), () -> "expected an error, got " + response.result());

@@ -1,0 +1,488 @@
+package dev.mcpsupervisor.actors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.upstream.Failures;
+import dev.mcpsupervisor.upstream.UpstreamConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * The calls of one {@link SessionActor}, run on its thread: admission (bounded), the order they go out in, JSON-RPC
+ * correlation under the session's own upstream ids, deadlines, cancellation, the two retry policies (once after a lost
+ * connection for safe calls; with backoff for "still initializing"), and where the upstream's notifications and
+ * requests go. The actor decides the state (is there a link to send on?) and passes it in; this class keeps no state
+ * of the connection, only of the calls, which survive reconnects.
+ */
+final class SessionCalls {
+
+  /** The link the session is ready on: where calls are sent, and what the upstream said at initialize. */
+  record Link(ActorRef<UpstreamLink.Command> ref, UpstreamConnection connection, JsonNode initializeResult) {
+    boolean hasTools() {
+      return initializeResult.path("capabilities").has("tools");
+    }
+
+    OptionalLong pid() {
+      return connection.pid();
+    }
+  }
+
+  /** Messages about one call or server request; timers and the caller's cancel. */
+  interface CallCommand extends SessionActor.Command {}
+
+  record DeadlineExceeded(long callId) implements CallCommand {}
+
+  record RetryCall(long callId) implements CallCommand {}
+
+  record ServerRequestExpired(String localId) implements CallCommand {}
+
+  /** A send on {@code link} failed: only a failure comes back (no message per successful send, the hot path). */
+  record SendFailed(ActorRef<UpstreamLink.Command> link, long upstreamId, String reason)
+      implements SessionActor.Command {}
+
+  private record DeadlineTimer(long callId) {}
+
+  private record RetryTimer(long callId) {}
+
+  private record ServerRequestTimer(String localId) {}
+
+  private static final int MAX_TOOLS_LIST_PAGES = 20;
+
+  private final long sessionId;
+  private final KeyEnvironment env;
+  private final String server;
+  private final SupervisorSettings settings;
+  private final ActorRef<ServerKeyActor.Command> parent;
+  private final ActorContext<SessionActor.Command> context;
+  private final TimerScheduler<SessionActor.Command> timers;
+
+  /** Every call held, by call id: waiting, in flight, or waiting for a retry. */
+  private final Map<Long, TrackedCall> held = new HashMap<>();
+  private final WaitingCalls waiting = new WaitingCalls();
+  private final PendingRequests pending = new PendingRequests();
+  private final ProgressTokens progressTokens;
+  private final ServerRequests serverRequests;
+  private final RetryPolicy retryPolicy = new RetryPolicy();
+  private final ContextRoutes<ActorRef<ContextDelivery.Command>> routes = new ContextRoutes<>();
+  private final SessionHealth health;
+
+  SessionCalls(
+      long sessionId,
+      KeyEnvironment env,
+      ActorRef<ServerKeyActor.Command> parent,
+      ActorContext<SessionActor.Command> context,
+      TimerScheduler<SessionActor.Command> timers) {
+    this.sessionId = sessionId;
+    this.env = env;
+    this.server = env.serverName();
+    this.settings = env.settings();
+    this.parent = parent;
+    this.context = context;
+    this.timers = timers;
+    this.progressTokens = new ProgressTokens(sessionId);
+    this.serverRequests = new ServerRequests(env.keyId(), sessionId, settings.stashCapacity());
+    this.health = new SessionHealth(settings.evictAfterConsecutiveFailures());
+  }
+
+  ContextRoutes<ActorRef<ContextDelivery.Command>> routes() {
+    return routes;
+  }
+
+  int inFlight() {
+    return pending.callCount();
+  }
+
+  int waiting() {
+    return waiting.size();
+  }
+
+  // ----------------------------------------------------------------------------------------------------- admission
+
+  /**
+   * Takes a call in; it goes out at once when {@code ready} has room, else waits. Calls not in flight (waiting, or
+   * held for a "still initializing" retry) are bounded by {@code stashCapacity}: while that many are held, a new call
+   * is answered "overloaded". So a session holds at most {@code stashCapacity + maxInflightPerSession} calls.
+   */
+  void admit(UpstreamCall call, Link ready) {
+    if (held.containsKey(call.callId())) {
+      return;
+    }
+    int notInFlight = held.size() - pending.callCount();
+    if (notInFlight >= settings.stashCapacity()) {
+      call.reject(SupervisorErrors.overloaded(sessionId, server, notInFlight), env.observer());
+      return;
+    }
+    TrackedCall tracked = progressTokens.track(call);
+    held.put(call.callId(), tracked);
+    timers.startSingleTimer(new DeadlineTimer(call.callId()), new DeadlineExceeded(call.callId()), call.deadline());
+    dispatch(tracked, ready);
+    reportLoad();
+  }
+
+  private boolean hasRoomInFlight() {
+    return pending.callCount() < env.server().maxInflightPerSession();
+  }
+
+  private void dispatch(TrackedCall call, Link ready) {
+    if (ready != null && waiting.isEmpty() && hasRoomInFlight()) {
+      send(call, ready);
+    } else {
+      waiting.add(call);
+    }
+  }
+
+  private void drainWaiting(Link ready) {
+    while (ready != null && !waiting.isEmpty() && hasRoomInFlight()) {
+      send(waiting.poll(), ready);
+    }
+  }
+
+  private void send(TrackedCall call, Link link) {
+    if (McpMethods.INITIALIZE.equals(call.method())) {
+      // the link ran the handshake: a caller's initialize gets its result and is never sent again
+      finish(call, call.call().response(JsonRpcResponse.success(LongNode.valueOf(0), link.initializeResult())), null);
+      return;
+    }
+    long upstreamId = pending.sendCall(call);
+    transmit(link, new JsonRpcRequest(LongNode.valueOf(upstreamId), call.method(), call.params), upstreamId);
+  }
+
+  private long sendInternal(Link link, PendingRequests.Internal kind, String method, JsonNode params) {
+    long upstreamId = pending.sendInternal(kind);
+    transmit(link, new JsonRpcRequest(LongNode.valueOf(upstreamId), method, params), upstreamId);
+    return upstreamId;
+  }
+
+  private void transmit(Link link, JsonRpcMessage message, long upstreamId) {
+    ActorRef<SessionActor.Command> self = context.getSelf();
+    try {
+      link.connection()
+          .send(message)
+          .whenComplete(
+              (done, failure) -> {
+                if (failure != null) {
+                  self.tell(new SendFailed(link.ref(), upstreamId, Failures.describe(failure)));
+                }
+              });
+    } catch (RuntimeException e) {
+      self.tell(new SendFailed(link.ref(), upstreamId, Failures.describe(e)));
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------- link up, lost
+
+  void linkUp(Link link) {
+    health.reconnected();
+    retryPolicy.forgetTools();
+    if (link.hasTools()) {
+      fetchTools(link, null);
+    }
+    drainWaiting(link);
+    reportLoad();
+  }
+
+  /** The connection died: safe calls in flight go first in line for the next one; the others are answered. */
+  void linkLost(String reason) {
+    List<TrackedCall> requeued = new ArrayList<>();
+    for (TrackedCall call : pending.takeCallsInSendOrder()) {
+      if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
+        requeued.add(call);
+      } else {
+        answerError(call, SupervisorErrors.sessionLost(server, call.method(), reason));
+      }
+    }
+    waiting.putFirst(requeued);
+    pending.clearInternal();
+    forgetServerRequests();
+  }
+
+  /** Sends a ping when nothing else is in flight; answers its upstream id, or -1 when none was sent. */
+  long pingIfIdle(Link link) {
+    if (pending.hasInternal(PendingRequests.Internal.PING) || !pending.hasNoCalls()) {
+      return -1;
+    }
+    return sendInternal(link, PendingRequests.Internal.PING, McpMethods.PING, null);
+  }
+
+  boolean pingStillPending(long upstreamId) {
+    return pending.isInternal(upstreamId, PendingRequests.Internal.PING);
+  }
+
+  private void fetchTools(Link link, String cursor) {
+    ObjectNode params = null;
+    if (cursor != null) {
+      params = JsonRpcCodec.emptyObject();
+      params.put("cursor", cursor);
+    }
+    sendInternal(link, PendingRequests.Internal.TOOLS_LIST, McpMethods.TOOLS_LIST, params);
+  }
+
+  // -------------------------------------------------------------------------------------- timers, cancel, failures
+
+  void onCallCommand(SessionActor.Command command, Link ready) {
+    if (command instanceof SessionActor.Cancel cancel) {
+      TrackedCall call = held.get(cancel.callId());
+      if (call != null) {
+        withdraw(call, "cancelled by the client", ready);
+        answerError(call, SupervisorErrors.cancelled(call.method(), server));
+      }
+    } else if (command instanceof DeadlineExceeded exceeded) {
+      TrackedCall call = held.get(exceeded.callId());
+      if (call != null) {
+        if (call.state == TrackedCall.State.IN_FLIGHT) {
+          countFailure();
+        }
+        withdraw(call, "timed out", ready);
+        answerError(call, SupervisorErrors.timeout(call.method(), server, call.call().deadline().toMillis()));
+      }
+    } else if (command instanceof RetryCall retry) {
+      TrackedCall call = held.get(retry.callId());
+      if (call != null && call.state == TrackedCall.State.RETRY_SCHEDULED) {
+        dispatch(call, ready);
+      }
+    } else if (command instanceof ServerRequestExpired expired) {
+      ServerRequests.Pending asked = serverRequests.remove(expired.localId());
+      if (asked != null && ready != null && asked.link().equals(ready.ref())) {
+        String why = "no answer within " + settings.serverRequestTimeout().toMillis() + " ms";
+        transmit(ready, JsonRpcResponse.failure(asked.upstreamId(), SupervisorErrors.noClient(server, asked.method(), why)), 0);
+      }
+    }
+  }
+
+  /** Takes a call back: if it was sent, the upstream is told to stop working on it. */
+  private void withdraw(TrackedCall call, String reason, Link ready) {
+    if (call.state == TrackedCall.State.IN_FLIGHT && pending.removeCall(call.upstreamId) != null && ready != null) {
+      ObjectNode params = JsonRpcCodec.emptyObject();
+      params.put("requestId", call.upstreamId);
+      params.put("reason", reason);
+      transmit(ready, new JsonRpcNotification(McpMethods.NOTIFICATION_CANCELLED, params), 0);
+      drainWaiting(ready);
+    }
+  }
+
+  void onSendFailed(SendFailed failed, Link link) {
+    TrackedCall call = pending.removeCall(failed.upstreamId());
+    if (call == null) {
+      pending.removeInternal(failed.upstreamId());
+      context.getLog().debug("{} session {}: send failed: {}", server, sessionId, failed.reason());
+      return;
+    }
+    countFailure();
+    if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
+      dispatch(call, link);
+    } else {
+      answerError(call, SupervisorErrors.sessionLost(server, call.method(), "send failed: " + failed.reason()));
+    }
+    drainWaiting(link);
+    reportLoad();
+  }
+
+  private void countFailure() {
+    if (health.failed()) {
+      parent.tell(
+          new ServerKeyActor.SessionFailing(sessionId, health.consecutiveFailures() + " consecutive request failures"));
+    }
+  }
+
+  /** Tells the key actor when the session starts or stops being full, so it opens another session only then. */
+  private void reportLoad() {
+    boolean saturated = held.size() >= env.server().maxInflightPerSession();
+    if (health.saturationChanged(saturated)) {
+      parent.tell(new ServerKeyActor.SessionLoad(sessionId, saturated));
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- from the upstream
+
+  /** A message the upstream sent; {@code ready} is null while the link is still in its handshake. */
+  void onUpstreamMessage(JsonRpcMessage message, JsonNode relatedRequestId, Link ready) {
+    if (message instanceof JsonRpcResponse response) {
+      onResponse(response, ready);
+    } else if (message instanceof JsonRpcRequest request && ready != null) {
+      onServerRequest(request, relatedRequestId, ready);
+    } else if (message instanceof JsonRpcNotification notification) {
+      onNotification(notification, relatedRequestId, ready);
+    }
+  }
+
+  private void onResponse(JsonRpcResponse response, Link ready) {
+    Long upstreamId = PendingRequests.idOf(response.id());
+    TrackedCall call = pending.removeCall(upstreamId);
+    if (call != null) {
+      health.answered();
+      if (RetryPolicy.saysStillInitializing(response)) {
+        Duration delay = settings.stillInitializingRetry(call.scheduleStillInitializingRetry());
+        timers.startSingleTimer(new RetryTimer(call.callId()), new RetryCall(call.callId()), delay);
+      } else {
+        if (!response.isError() && McpMethods.TOOLS_LIST.equals(call.method())) {
+          retryPolicy.learnTools(response.result());
+        }
+        finish(call, call.call().response(response), response.isError() ? "error" : null);
+      }
+      drainWaiting(ready);
+      reportLoad();
+      return;
+    }
+    PendingRequests.Internal kind = pending.removeInternal(upstreamId);
+    if (kind == PendingRequests.Internal.TOOLS_LIST && !response.isError()) {
+      String cursor = response.result().path("nextCursor").asText(null);
+      if (retryPolicy.learnToolsPage(response.result(), MAX_TOOLS_LIST_PAGES) && cursor != null && ready != null) {
+        fetchTools(ready, cursor);
+      }
+    } else if (kind == null) { // a ping's answer needs nothing more: its timeout finds it gone
+      context.getLog().debug("{} session {}: dropping late response for id {}", server, sessionId, response.id());
+    }
+  }
+
+  private void onNotification(JsonRpcNotification notification, JsonNode relatedRequestId, Link ready) {
+    String method = notification.method();
+    if (McpMethods.NOTIFICATION_PROGRESS.equals(method)) {
+      TrackedCall call = progressTokens.callOf(ProgressTokens.tokenOf(notification));
+      if (call != null) {
+        deliver(deliveryFor(call), ProgressTokens.forCaller(notification, call), call.call().tag());
+      }
+    } else if (McpMethods.NOTIFICATION_CANCELLED.equals(method)) {
+      withdrawServerRequest(notification);
+    } else {
+      if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(method)) {
+        retryPolicy.forgetTools();
+        if (ready != null && ready.hasTools()) {
+          fetchTools(ready, null);
+        }
+      }
+      // logging on a call's response stream goes to that call's context only; the rest to every listener
+      TrackedCall related =
+          McpMethods.NOTIFICATION_MESSAGE.equals(method) ? pending.relatedCall(relatedRequestId) : null;
+      if (related != null) {
+        deliver(deliveryFor(related), notification, related.call().tag());
+      } else {
+        routes.everyListener().forEach(delivery -> deliver(delivery, notification, null));
+      }
+    }
+  }
+
+  /** The upstream withdrew one of its server-to-client requests: tell the context that holds it. */
+  private void withdrawServerRequest(JsonRpcNotification notification) {
+    JsonNode requestId = notification.params() == null ? null : notification.params().get("requestId");
+    ServerRequests.Pending withdrawn = requestId == null ? null : serverRequests.removeByUpstreamId(requestId);
+    if (withdrawn == null) {
+      return;
+    }
+    timers.cancel(new ServerRequestTimer(withdrawn.localId()));
+    ObjectNode params = ((ObjectNode) notification.params()).deepCopy();
+    params.put("requestId", withdrawn.localId());
+    deliver(withdrawn.delivery(), notification.withParams(params), null);
+  }
+
+  /** Sampling, elicitation, roots: to a context chosen by {@link ContextRoutes}; nobody to ask → an error at once. */
+  private void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, Link ready) {
+    TrackedCall owner = pending.owningCall(relatedRequestId);
+    ContextRoutes.Target<ActorRef<ContextDelivery.Command>> target =
+        owner == null
+            ? routes.serverRequestTarget(null, null)
+            : routes.serverRequestTarget(owner.call().context(), owner.call().delivery());
+    String whyNot = target.whyNone();
+    if (whyNot == null && serverRequests.isFull()) {
+      whyNot = serverRequests.size() + " server requests are waiting for an answer already";
+    }
+    if (whyNot != null) {
+      transmit(ready, JsonRpcResponse.failure(request.id(), SupervisorErrors.noClient(server, request.method(), whyNot)), 0);
+      return;
+    }
+    ServerRequests.Pending asked = serverRequests.add(request.id(), target.delivery(), request.method(), ready.ref());
+    timers.startSingleTimer(
+        new ServerRequestTimer(asked.localId()),
+        new ServerRequestExpired(asked.localId()),
+        settings.serverRequestTimeout());
+    target
+        .delivery()
+        .tell(
+            new ContextDelivery.ServerRequest(
+                server,
+                request.withId(TextNode.valueOf(asked.localId())),
+                owner == null ? null : owner.call().tag(),
+                context.getSelf()));
+  }
+
+  void onServerRequestAnswer(SessionActor.ServerRequestAnswer answer, Link ready) {
+    ServerRequests.Pending asked = serverRequests.remove(answer.localId());
+    if (asked == null) {
+      return; // expired, withdrawn, or its connection is gone
+    }
+    timers.cancel(new ServerRequestTimer(answer.localId()));
+    if (ready != null && asked.link().equals(ready.ref())) {
+      transmit(ready, answer.response().withId(asked.upstreamId()), 0);
+    }
+  }
+
+  void onClientNotification(SessionActor.ClientNotification notification, Link ready) {
+    routes.notifiedBy(notification.context());
+    if (!McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) { // the link sent its own
+      transmit(ready, new JsonRpcNotification(notification.method(), notification.params()), 0);
+    }
+  }
+
+  private void forgetServerRequests() {
+    serverRequests.localIds().forEach(localId -> timers.cancel(new ServerRequestTimer(localId)));
+    serverRequests.clear();
+  }
+
+  // ------------------------------------------------------------------------------------------------------ answering
+
+  private void deliver(ActorRef<ContextDelivery.Command> delivery, JsonRpcNotification notification, String tag) {
+    if (delivery != null) {
+      delivery.tell(new ContextDelivery.Notification(server, notification, tag));
+    }
+  }
+
+  private ActorRef<ContextDelivery.Command> deliveryFor(TrackedCall call) {
+    return routes.deliveryFor(call.call().context(), call.call().delivery());
+  }
+
+  /** The one place a call is answered: removes it everywhere first, so a second answer is impossible. */
+  private void finish(TrackedCall call, JsonRpcResponse response, String errorKind) {
+    if (held.remove(call.callId()) == null) {
+      return;
+    }
+    waiting.remove(call.callId());
+    if (call.state == TrackedCall.State.IN_FLIGHT) {
+      pending.removeCall(call.upstreamId);
+    }
+    progressTokens.forget(call);
+    timers.cancel(new DeadlineTimer(call.callId()));
+    timers.cancel(new RetryTimer(call.callId()));
+    call.call().answer(response, deliveryFor(call));
+    env.observer().requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
+  }
+
+  private void answerError(TrackedCall call, JsonRpcError error) {
+    finish(call, call.call().errorResponse(error), SupervisorErrors.kind(error));
+    reportLoad();
+  }
+
+  /** Every call held, in arrival order, gets the error; server requests are forgotten. */
+  void answerEverything(Function<TrackedCall, JsonRpcError> errorFor) {
+    List<TrackedCall> all = new ArrayList<>(held.values());
+    all.sort(Comparator.comparingLong(TrackedCall::callId));
+    all.forEach(call -> answerError(call, errorFor.apply(call)));
+    forgetServerRequests();
+  }
+}
