@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.mcpsupervisor.actors.SessionActor.AcquireReply;
 import dev.mcpsupervisor.upstream.DefaultConnectors;
 import dev.mcpsupervisor.upstream.UpstreamConnector;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
@@ -20,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
@@ -204,29 +204,48 @@ public final class SessionSupervisor implements AutoCloseable {
     return ready;
   }
 
-  /** Ends the context's lease on the server. Idempotent. */
+  /**
+   * Ends the context's lease on the server. Idempotent. Completes once the lease is gone; fails with {@link
+   * SupervisorException} when that cannot be confirmed in time (a timeout is never reported as done).
+   */
   public CompletionStage<Void> release(String context, String server) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
-    return Asks.<SupervisorGuardian.Command, Done>ask(
-            system,
+    return this.<Done>confirmed(
+            "release of " + server + " for " + context,
             replyTo -> new SupervisorGuardian.Release(context, server, replyTo),
-            settings.acquireTimeout(),
-            system.scheduler(),
-            failure -> Done.getInstance())
+            settings.acquireTimeout())
         .thenApply(done -> null);
   }
 
-  /** Ends every lease the context holds and forgets its listener. Idempotent. */
+  /**
+   * Ends every lease the context holds and forgets its listener. Idempotent. Fails with {@link SupervisorException}
+   * when that cannot be confirmed in time.
+   */
   public CompletionStage<Void> releaseAll(String context) {
     Objects.requireNonNull(context, "context");
-    return Asks.<SupervisorGuardian.Command, Done>ask(
-            system,
+    return this.<Done>confirmed(
+            "release of every lease of " + context,
             replyTo -> new SupervisorGuardian.ReleaseAll(context, replyTo),
-            settings.acquireTimeout(),
-            system.scheduler(),
-            failure -> Done.getInstance())
+            settings.acquireTimeout())
         .thenApply(done -> null);
+  }
+
+  /** Asks the guardian; completes when it confirms, fails (never completes as if done) when it does not in time. */
+  private <R> CompletionStage<R> confirmed(
+      String what, java.util.function.Function<ActorRef<R>, SupervisorGuardian.Command> message, Duration timeout) {
+    return Asks.ask(system, message, timeout, system.scheduler())
+        .handle(
+            (reply, failure) -> {
+              if (failure != null) {
+                throw new SupervisorException(
+                    isTerminated()
+                        ? SupervisorErrors.shuttingDown()
+                        : SupervisorErrors.unavailable(
+                            "supervisor", what + " not confirmed within " + timeout.toMillis() + " ms"));
+              }
+              return reply;
+            });
   }
 
   /**
@@ -240,13 +259,12 @@ public final class SessionSupervisor implements AutoCloseable {
     system.tell(new SupervisorGuardian.Register(context, listener));
   }
 
+  /**
+   * Every key's sessions and leases as they are now. Fails with {@link SupervisorException} when the supervisor does
+   * not answer in time: an empty snapshot would pass a "nothing leased" check vacuously.
+   */
   public CompletionStage<SupervisorSnapshot> snapshot() {
-    return Asks.ask(
-        system,
-        SupervisorGuardian.GetSnapshot::new,
-        settings.snapshotTimeout().multipliedBy(2),
-        system.scheduler(),
-        failure -> new SupervisorSnapshot(java.util.List.of()));
+    return confirmed("snapshot", SupervisorGuardian.GetSnapshot::new, settings.snapshotTimeout().multipliedBy(2));
   }
 
   public SupervisorConfig config() {

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.http;
 
+import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.SupervisorSnapshot;
@@ -88,23 +89,28 @@ final class OpsRoutes extends AllDirectives {
                                 completeWithFuture(
                                     listing()
                                         .thenCombine(
-                                            snapshot(),
+                                            supervisor.snapshot(),
                                             (listing, snapshot) ->
                                                 McpResponses.json(
                                                     StatusCodes.OK,
-                                                    AdminReport.of(
-                                                        listing,
-                                                        snapshot == null ? new SupervisorSnapshot(List.of()) : snapshot,
-                                                        Instant.now()))))))));
+                                                    AdminReport.of(listing, snapshot, Instant.now())))
+                                        // a report without the supervisor's part would say "no sessions": say why not
+                                        .exceptionally(
+                                            failure ->
+                                                McpResponses.json(
+                                                    StatusCodes.SERVICE_UNAVAILABLE,
+                                                    JsonRpcCodec.emptyObject()
+                                                        .put("status", "unavailable")
+                                                        .put("error", Failures.describe(failure)))))))));
+  }
+
+  /** For metrics: without the supervisor's answer the counters still render, the per-session gauges are left out. */
+  private CompletionStage<SupervisorSnapshot> snapshot() {
+    return supervisor.snapshot().exceptionally(failure -> null);
   }
 
   private CompletionStage<DownstreamSessions.Listing> listing() {
     return Asks.ask(sessions, DownstreamSessions.ListSessions::new, ASK_TIMEOUT, scheduler);
-  }
-
-  /** The supervisor's snapshot, or null when it does not answer (the page still renders). */
-  private CompletionStage<SupervisorSnapshot> snapshot() {
-    return supervisor.snapshot().exceptionally(failure -> null);
   }
 
   private static HttpResponse status(org.apache.pekko.http.javadsl.model.StatusCode code, String status) {
