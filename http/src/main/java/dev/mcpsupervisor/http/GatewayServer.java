@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.SupervisorSettings;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
@@ -19,7 +20,6 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
@@ -36,7 +36,7 @@ public final class GatewayServer {
   private static final Logger log = LoggerFactory.getLogger(GatewayServer.class);
   /** Ending every session (releasing its leases) at stop takes at most this long. */
   private static final Duration END_SESSIONS_TIMEOUT = Duration.ofSeconds(15);
-  /** After draining, connections still open (idle keep-alive ones) are closed within this. */
+  /** Beyond the drain deadline, how long connections still busy get before they are closed. */
   private static final Duration CLOSE_CONNECTIONS_DEADLINE = Duration.ofSeconds(1);
   private static final Duration ANSWER_TIMEOUT_MARGIN = Duration.ofSeconds(30);
   /** Several gateways may share one actor system (tests); each registry needs its own name. */
@@ -142,8 +142,9 @@ public final class GatewayServer {
   }
 
   /**
-   * Unbinds, lets in-flight requests finish up to {@code drainDeadline} (GET streams are closed at once), then ends
-   * every downstream session (releasing its leases) and closes the remaining connections. Idempotent.
+   * Stops taking connections, closes GET streams, lets in-flight requests finish up to {@code drainDeadline} — until
+   * their responses are written, not only answered — then closes the connections and only then ends every downstream
+   * session (releasing its leases). Idempotent.
    */
   public CompletionStage<Void> stop(Duration drainDeadline) {
     CompletionStage<Void> stop = stopping.get();
@@ -151,21 +152,24 @@ public final class GatewayServer {
       return stop;
     }
     Duration drain = drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
+    // terminate first: every request in flight now is known to the server, which waits until its response is written
+    // (new requests on open connections get 503); meanwhile the sessions close their GET streams, which never end
+    CompletionStage<?> terminated = binding.terminate(drain.plus(CLOSE_CONNECTIONS_DEADLINE));
+    CompletionStage<Done> drained =
+        Asks.<DownstreamSessions.Command, Done>ask(
+            sessions, DownstreamSessions.Drain::new, drain, system.scheduler(), timedOut -> Done.getInstance());
     CompletionStage<Void> started =
-        binding
-            .unbind()
+        terminated
+            .thenCombine(drained, (connectionsClosed, exchangesAnswered) -> Done.getInstance())
             .thenCompose(
-                unbound ->
-                    AskPattern.<DownstreamSessions.Command, Done>ask(
-                            sessions, DownstreamSessions.Drain::new, drain, system.scheduler())
-                        .exceptionally(timedOut -> Done.getInstance()))
-            .thenCompose(
-                drained ->
-                    AskPattern.<DownstreamSessions.Command, Done>ask(
-                            sessions, DownstreamSessions.EndAll::new, END_SESSIONS_TIMEOUT, system.scheduler())
-                        .exceptionally(timedOut -> Done.getInstance()))
-            .thenCompose(ended -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
-            .thenApply(terminated -> (Void) null);
+                bothDone ->
+                    Asks.<DownstreamSessions.Command, Done>ask(
+                        sessions,
+                        DownstreamSessions.EndAll::new,
+                        END_SESSIONS_TIMEOUT,
+                        system.scheduler(),
+                        timedOut -> Done.getInstance()))
+            .thenApply(ended -> (Void) null);
     return stopping.compareAndSet(null, started) ? started : stopping.get();
   }
 }

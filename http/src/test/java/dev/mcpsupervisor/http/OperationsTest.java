@@ -14,6 +14,7 @@ import dev.mcpsupervisor.protocol.config.ServerSpec;
 import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -82,18 +83,24 @@ class OperationsTest {
 
   @Test
   void stopFinishesInFlightCallsThenEndsEverySession() throws Exception {
+    int sessions = 20;
     try (TestGateway gateway = TestGateway.start(TestGateway.stdioFixture("fixture"))) {
-      String session = gateway.initialize("/servers/fixture/mcp");
-      CompletableFuture<HttpResponse<String>> sleeping =
-          gateway.postAsync("/servers/fixture/mcp", session, callTool(5, "sleep", "{\"ms\":1500}"));
-      awaitLeases(gateway, 1);
+      List<CompletableFuture<HttpResponse<String>>> sleeping = new ArrayList<>();
+      for (int i = 0; i < sessions; i++) {
+        String session = gateway.initialize("/servers/fixture/mcp");
+        sleeping.add(gateway.postAsync("/servers/fixture/mcp", session, callTool(5, "sleep", "{\"ms\":1500}")));
+      }
+      awaitLeases(gateway, sessions);
 
       long stopping = System.nanoTime();
       TestGateway.await(gateway.server.stop(Duration.ofSeconds(20)));
       System.out.println("stop took " + (System.nanoTime() - stopping) / 1_000_000 + " ms");
 
-      HttpResponse<String> answer = sleeping.get(5, TimeUnit.SECONDS);
-      assertEquals("slept 1500", TestGateway.text(TestGateway.answer(answer)), "the in-flight call finished");
+      for (CompletableFuture<HttpResponse<String>> call : sleeping) {
+        // every answer whole: none cut off by a closed connection ("header parser received no bytes")
+        HttpResponse<String> answer = call.get(5, TimeUnit.SECONDS);
+        assertEquals("slept 1500", TestGateway.text(TestGateway.answer(answer)), "the in-flight call finished");
+      }
       assertEquals(0, gateway.snapshot().keys().stream().mapToInt(key -> key.leases().size()).sum());
       assertThrows(UncheckedIOException.class, () -> gateway.get("/healthz"), "no longer listening");
     }
