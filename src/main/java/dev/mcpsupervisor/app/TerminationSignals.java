@@ -1,5 +1,7 @@
 package dev.mcpsupervisor.app;
 
+import dev.mcpsupervisor.upstream.ProcessGroups;
+
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.util.concurrent.CompletableFuture;
@@ -7,7 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * SIGTERM and SIGINT as a future, so the main thread runs the graceful shutdown itself and exits 0 afterwards (a JVM
- * shutdown hook would leave the exit status at 143). A second signal while shutting down ends the process at once.
+ * shutdown hook would leave the exit status at 143). A second signal while shutting down KILLs every stdio server
+ * tree the JVM started, then ends the process at once.
  *
  * <p>The handlers are installed through {@code sun.misc.Signal} (module jdk.unsupported), looked up reflectively so the
  * build stays free of internal-API warnings. Where it is missing, {@link #install()} answers a future that never
@@ -32,7 +35,14 @@ final class TerminationSignals {
             switch (method.getName()) {
               case "handle" -> {
                 if (count.incrementAndGet() > 1) {
-                  System.err.println("mcp-supervisor: second termination signal, exiting without waiting");
+                  // no waiting, but nothing left behind either: every stdio server tree is KILLed first
+                  int killed = ProcessGroups.killAllNow();
+                  System.err.println(
+                      "mcp-supervisor: second termination signal, exiting without waiting (killed "
+                          + killed
+                          + " stdio server"
+                          + (killed == 1 ? "" : "s")
+                          + ")");
                   Runtime.getRuntime().halt(FORCED_EXIT);
                 }
                 received.complete(String.valueOf(signalClass.getMethod("getName").invoke(args[0])));

@@ -61,6 +61,7 @@ final class StdioConnection implements UpstreamConnection {
 
   static StdioConnection start(Process process, String name, Duration grace, ConnectionListener listener) {
     StdioConnection connection = new StdioConnection(process, name, grace, listener);
+    ProcessGroups.started(process.toHandle());
     process.onExit().thenRun(connection::onExit);
     return connection;
   }
@@ -82,12 +83,27 @@ final class StdioConnection implements UpstreamConnection {
   @Override
   public CompletionStage<Void> close() {
     if (closing.compareAndSet(false, true)) {
-      List<ProcessHandle> tree = ProcessTree.snapshot(process.toHandle());
       events.close(ConnectionClosed.Kind.CLOSED_BY_US, "closed by the supervisor");
       outgoing.add(STOP);
-      ProcessTree.terminate(tree, grace).whenComplete((done, failure) -> closed.complete(null));
+      // walking the process table takes its time: never on the caller's thread (an actor's)
+      ProcessGroups.WORKERS.execute(this::endTree);
     }
     return closed;
+  }
+
+  /** TERM to the tree (and its group), KILL after the grace period to what is left; then the group is gone. */
+  private void endTree() {
+    ProcessHandle leader = process.toHandle();
+    List<ProcessHandle> tree = ProcessTree.snapshot(leader);
+    ProcessGroups.signal(leader, "TERM");
+    ProcessTree.terminate(tree, grace)
+        .whenCompleteAsync(
+            (done, failure) -> {
+              ProcessGroups.signal(leader, "KILL"); // whatever the walk could not see (re-parented children)
+              ProcessGroups.ended(leader);
+              closed.complete(null);
+            },
+            ProcessGroups.WORKERS);
   }
 
   @Override
@@ -97,6 +113,9 @@ final class StdioConnection implements UpstreamConnection {
 
   private void onExit() {
     exited = true;
+    if (!closing.get()) {
+      ProcessGroups.endOrphans(process.toHandle(), grace);
+    }
     CompletableFuture.allOf(stdoutEnded, stderr.drained())
         .completeOnTimeout(null, OUTPUT_AFTER_EXIT_MILLIS, TimeUnit.MILLISECONDS)
         .thenRun(

@@ -48,7 +48,7 @@ public final class StdioConnector implements UpstreamConnector {
     List<String> command = new ArrayList<>();
     command.add(spec.command());
     command.addAll(spec.args());
-    ProcessBuilder builder = new ProcessBuilder(command);
+    ProcessBuilder builder = new ProcessBuilder(ProcessGroups.inOwnGroup(command));
     builder.environment().putAll(spec.env());
     if (spec.cwd() != null && !spec.cwd().isEmpty()) {
       Path cwd = Path.of(spec.cwd());
@@ -60,11 +60,38 @@ public final class StdioConnector implements UpstreamConnector {
     }
     Process process;
     try {
+      requireExecutable(spec.command(), builder.directory());
       process = builder.start();
     } catch (IOException e) {
       throw new CompletionException(new IOException(startFailure(spec.command(), e), e));
     }
     return StdioConnection.start(process, serverName(spec.command()), grace, listener);
+  }
+
+  /**
+   * The checks the JDK's own exec would make, made here because the server is started through setsid (which would
+   * only exit 1): a bare name must be an executable on the PATH, a path an executable file.
+   */
+  private static void requireExecutable(String command, File directory) throws IOException {
+    if (!ProcessGroups.available()) {
+      return; // started directly: the JDK reports these itself
+    }
+    List<File> candidates = new ArrayList<>();
+    if (command.contains(File.separator)) {
+      File file = new File(command);
+      candidates.add(file.isAbsolute() || directory == null ? file : new File(directory, command));
+    } else {
+      String path = System.getenv("PATH");
+      for (String entry : (path == null ? "" : path).split(File.pathSeparator)) {
+        candidates.add(new File(entry.isEmpty() ? "." : entry, command));
+      }
+    }
+    if (candidates.stream().noneMatch(File::isFile)) {
+      throw new IOException("Cannot run program \"" + command + "\": error=2, No such file or directory");
+    }
+    if (candidates.stream().noneMatch(file -> file.isFile() && file.canExecute())) {
+      throw new IOException("Cannot run program \"" + command + "\": error=13, Permission denied");
+    }
   }
 
   private static String startFailure(String command, IOException e) {

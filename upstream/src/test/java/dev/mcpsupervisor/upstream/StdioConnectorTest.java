@@ -77,7 +77,7 @@ class StdioConnectorTest {
   }
 
   @Test
-  void crashedProcessIsReportedWithinASecondWithItsExitCode() {
+  void crashedProcessIsReportedAtOnceWithItsExitCode() {
     RecordingListener listener = new RecordingListener();
     UpstreamConnection connection = connect(spec(FixtureProcess.stdioCommand()), listener);
     try {
@@ -89,7 +89,9 @@ class StdioConnectorTest {
       long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(listener.closedAtNanos - sentAt);
       assertEquals(ConnectionClosed.Kind.PROCESS_EXITED, closed.kind());
       assertTrue(closed.detail().startsWith("exit code " + FixtureTools.CRASH_EXIT_CODE), closed.detail());
-      assertTrue(elapsedMillis < 1000, "death seen after " + elapsedMillis + " ms");
+      // seen from the process's exit, not from a timeout: a request deadline is 30 s, a ping interval 30 s; the margin
+      // is for a loaded 2-core machine (a typical run sees it within ~100 ms)
+      assertTrue(elapsedMillis < 5_000, "death seen after " + elapsedMillis + " ms");
 
       ExecutionException sendAfterExit =
           assertThrows(ExecutionException.class, () -> connection.send(Rpc.echo(2, "too late")).toCompletableFuture().get());

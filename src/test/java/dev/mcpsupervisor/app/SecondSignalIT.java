@@ -1,0 +1,118 @@
+package dev.mcpsupervisor.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A second SIGTERM while the gateway drains (a double Ctrl-C) exits at once, but never orphans a stdio server: every
+ * server tree the JVM started is KILLed first — the server and the children it spawned, checked in the OS process
+ * table. And a stdio server runs in a process group of its own, so its children cannot escape that.
+ */
+@Timeout(180)
+class SecondSignalIT {
+
+  /** Marks the grandchild: a sleep the stdio server's shell leaves running beside the server. */
+  private static final String GRANDCHILD_MARKER = "sleep 3137";
+
+  @Test
+  void aSecondTermKillsEveryStdioServerTreeBeforeExiting(@TempDir Path dir) throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    String server =
+        GRANDCHILD_MARKER + " & exec '" + java + "' -cp '" + JarProcess.jar() + "' " + DemoServer.class.getName();
+    Path config = dir.resolve("servers.json");
+    Files.writeString(
+        config,
+        "{\"mcpServers\":{\"demo\":{\"command\":\"sh\",\"args\":[\"-c\",\"" + server.replace("\"", "\\\"") + "\"]}}}");
+    List<ProcessHandle> tree = new ArrayList<>();
+    try (JarProcess jar = JarProcess.start("--config", config.toString(), "--port", "0")) {
+      String url = jar.awaitListening();
+      try (McpSyncClient client = GatewayClients.connect(url, "/servers/demo/mcp")) {
+        assertEquals("ok", GatewayClients.callText(client, "echo", Map.of("message", "ok")));
+        List<ProcessHandle> servers =
+            ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName());
+        List<ProcessHandle> grandchildren =
+            ChildProcesses.descendantsRunning(jar.process().toHandle(), GRANDCHILD_MARKER);
+        assertEquals(1, servers.size(), "the stdio server: " + servers);
+        assertEquals(1, grandchildren.size(), "the child it left running: " + grandchildren);
+        tree.addAll(servers);
+        tree.addAll(grandchildren);
+
+        // a call in flight keeps the graceful stop busy, so the second TERM arrives while it drains
+        CompletableFuture<McpSchema.CallToolResult> slow =
+            CompletableFuture.supplyAsync(
+                () -> client.callTool(new McpSchema.CallToolRequest("sleep", Map.of("ms", 30_000))));
+        terminate(jar.process().pid());
+        terminate(jar.process().pid());
+        assertEquals(TerminationSignals.FORCED_EXIT, jar.awaitExit(), "stderr:\n" + jar.stderrText());
+        slow.cancel(true);
+      }
+      assertTrue(
+          ChildProcesses.awaitExit(tree, Duration.ofSeconds(10)),
+          "stdio server tree outlived the gateway: "
+              + tree.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList());
+      assertTrue(jar.stderrText().contains("killed 1 stdio server"), jar.stderrText());
+    } finally {
+      ChildProcesses.kill(tree); // never leave them behind, even when the test fails
+    }
+  }
+
+  @Test
+  void childrenOfAStdioServerThatDiesOnItsOwnAreEnded(@TempDir Path dir) throws Exception {
+    // the server leaves a child behind (its pid in a file) and exits at once
+    Path pidFile = dir.resolve("child.pid");
+    String server = GRANDCHILD_MARKER + " & echo $! > '" + pidFile + "'; exit 3";
+    Path config = dir.resolve("servers.json");
+    Files.writeString(config, "{\"mcpServers\":{\"dying\":{\"command\":\"sh\",\"args\":[\"-c\",\"" + server + "\"]}}}");
+    List<ProcessHandle> orphans = new ArrayList<>();
+    try (JarProcess jar = JarProcess.start("--config", config.toString(), "--port", "0")) {
+      String url = jar.awaitListening();
+      try (McpSyncClient client = GatewayClients.connect(url, "/servers/dying/mcp")) {
+        client.listTools(); // the gateway starts the server, which dies at once
+      } catch (RuntimeException expected) {
+        // the server is down: whatever the client is told, the point is the process table below
+      }
+      long childPid = awaitPid(pidFile);
+      ProcessHandle.of(childPid).ifPresent(orphans::add);
+      assertTrue(
+          ChildProcesses.awaitExit(orphans, Duration.ofSeconds(10)),
+          "the child " + childPid + " of the exited server is still alive (re-parented, outside the gateway's tree)");
+    } finally {
+      ChildProcesses.kill(orphans);
+    }
+  }
+
+  /** The pid the server wrote (bounded wait: the file appears when the gateway starts the server). */
+  private static long awaitPid(Path file) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      if (Files.exists(file)) {
+        String text = Files.readString(file).strip();
+        if (!text.isEmpty()) {
+          return Long.parseLong(text);
+        }
+      }
+      TimeUnit.MILLISECONDS.sleep(20); // polling a file the server writes: there is no event to wait on
+    }
+    throw new AssertionError("the stdio server never started (no " + file + ")");
+  }
+
+  private static void terminate(long pid) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-TERM", Long.toString(pid)).inheritIO().start();
+    assertTrue(kill.waitFor(5, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -TERM " + pid);
+  }
+}
