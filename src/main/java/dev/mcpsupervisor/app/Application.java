@@ -1,10 +1,10 @@
 package dev.mcpsupervisor.app;
 
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.upstream.DefaultConnectors;
 import dev.mcpsupervisor.http.GatewayMetrics;
 import dev.mcpsupervisor.http.GatewayServer;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.upstream.DefaultConnectors;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -24,19 +24,22 @@ public final class Application {
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
-  private Application(SupervisorConfig config, SessionSupervisor supervisor, GatewayServer gateway) {
+  private Application(
+      SupervisorConfig config, SessionSupervisor supervisor, GatewayServer gateway) {
     this.config = config;
     this.supervisor = supervisor;
     this.gateway = gateway;
   }
 
   /**
-   * Starts the supervisor with the real connectors (stdio, Streamable HTTP, SSE) and binds the gateway. Completes once
-   * it listens; fails (with the supervisor already shut down) when it cannot bind.
+   * Starts the supervisor with the real connectors (stdio, Streamable HTTP, SSE) and binds the
+   * gateway. Completes once it listens; fails (with the supervisor already shut down) when it
+   * cannot bind.
    */
   public static CompletionStage<Application> start(SupervisorConfig config) {
     GatewayMetrics metrics = new GatewayMetrics();
-    SessionSupervisor supervisor = SessionSupervisor.start(config, DefaultConnectors.create(), metrics);
+    SessionSupervisor supervisor =
+        SessionSupervisor.start(config, DefaultConnectors.create(), metrics);
     CompletableFuture<Application> started = new CompletableFuture<>();
     GatewayServer.start(supervisor, config.gateway(), metrics)
         .whenComplete(
@@ -44,7 +47,9 @@ public final class Application {
               if (failure == null) {
                 started.complete(new Application(config, supervisor, gateway));
               } else {
-                supervisor.shutdown().whenComplete((done, ignored) -> started.completeExceptionally(failure));
+                supervisor
+                    .shutdown()
+                    .whenComplete((done, ignored) -> started.completeExceptionally(failure));
               }
             });
     return started;
@@ -67,12 +72,14 @@ public final class Application {
   }
 
   /**
-   * Stops accepting requests, lets calls in flight finish up to {@code drainDeadline}, then closes every upstream
-   * session and child process. Idempotent: later calls answer the first call's stage.
+   * Stops accepting requests, lets calls in flight finish up to {@code drainDeadline}, then closes
+   * every upstream session and child process. Idempotent: later calls answer the first call's
+   * stage.
    */
   public CompletionStage<Void> stop(Duration drainDeadline) {
     if (stopping.compareAndSet(false, true)) {
-      log.info("shutting down: draining requests for up to {} ms, then closing every upstream session",
+      log.info(
+          "shutting down: draining requests for up to {} ms, then closing every upstream session",
           drainDeadline.toMillis());
       gateway
           .stop(drainDeadline)

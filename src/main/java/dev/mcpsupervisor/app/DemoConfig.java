@@ -12,18 +12,26 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The configuration used without {@code --config}: one stdio server, {@value #SERVER_NAME}, which is {@link DemoServer}
- * run by this same JVM binary from this same jar (or classpath), so it works wherever the application itself runs.
+ * The configuration used without {@code --config}: one stdio server, {@value #SERVER_NAME}, which
+ * is {@link DemoServer} run by this same JVM binary from this same jar (or classpath), so it works
+ * wherever the application itself runs.
  */
 public final class DemoConfig {
 
   public static final String SERVER_NAME = "demo";
+
   /** How errors and logs name this configuration, in place of a file name. */
   public static final String ORIGIN = "built-in demo config";
 
   /** The demo server is tiny: start fast and stay small rather than run fast. */
   private static final List<String> DEMO_JVM_OPTIONS =
-      List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms16m", "-Xmx128m", "-Xss512k", "-XX:-UsePerfData");
+      List.of(
+          "-XX:TieredStopAtLevel=1",
+          "-XX:+UseSerialGC",
+          "-Xms16m",
+          "-Xmx128m",
+          "-Xss512k",
+          "-XX:-UsePerfData");
 
   private DemoConfig() {}
 
@@ -31,7 +39,9 @@ public final class DemoConfig {
     return ConfigLoader.parse(json(), ORIGIN);
   }
 
-  /** The config as a client-format JSON document; it goes through the same loader as a user's file. */
+  /**
+   * The config as a client-format JSON document; it goes through the same loader as a user's file.
+   */
   static String json() {
     ObjectMapper mapper = new ObjectMapper();
     ObjectNode root = mapper.createObjectNode();
@@ -65,7 +75,10 @@ public final class DemoConfig {
         .orElseGet(() -> Path.of(System.getProperty("java.home"), "bin", "java").toString());
   }
 
-  /** Absolute, so a server configured with another {@code cwd} (or a relative {@code java -jar} path) still works. */
+  /**
+   * Absolute, so a server configured with another {@code cwd} (or a relative {@code java -jar}
+   * path) still works.
+   */
   private static String absoluteClasspath() {
     List<String> entries = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {

@@ -25,18 +25,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.function.BiFunction;
 
 /**
- * The demo MCP server the gateway serves when started without {@code --config}: a separate process over stdio, run
- * from the application's own jar ({@link DemoConfig}), so a machine with only a JDK has something to talk to.
+ * The demo MCP server the gateway serves when started without {@code --config}: a separate process
+ * over stdio, run from the application's own jar ({@link DemoConfig}), so a machine with only a JDK
+ * has something to talk to.
  *
- * <p>Tools: {@code echo {message}}, {@code add {a, b}}, {@code time {}} (now, ISO-8601 UTC), {@code sleep {ms}},
- * {@code progress {steps}} (one progress notification per step when the call carries a progress token).
- * Stdout carries the protocol; everything else goes to stderr.
+ * <p>Tools: {@code echo {message}}, {@code add {a, b}}, {@code time {}} (now, ISO-8601 UTC), {@code
+ * sleep {ms}}, {@code progress {steps}} (one progress notification per step when the call carries a
+ * progress token). Stdout carries the protocol; everything else goes to stderr.
  */
 public final class DemoServer {
 
   public static final String NAME = "mcp-supervisor-demo";
+
   /** The longest {@code sleep} accepted, so a typo cannot park a worker thread for hours. */
   static final long MAX_SLEEP_MS = 300_000;
+
   static final int MAX_PROGRESS_STEPS = 1_000;
 
   private DemoServer() {}
@@ -49,12 +52,14 @@ public final class DemoServer {
     InputStream protocolIn = new EndAwareInputStream(System.in, stdinEnded::countDown);
     McpSyncServer server =
         McpServer.sync(
-                new StdioServerTransportProvider(McpJsonDefaults.getMapper(), protocolIn, protocolOut))
+                new StdioServerTransportProvider(
+                    McpJsonDefaults.getMapper(), protocolIn, protocolOut))
             .serverInfo(NAME, Versions.application())
             .capabilities(ServerCapabilities.builder().tools(false).build())
             .tools(tools())
             .build();
-    // the SDK's stdio threads are not daemons: leave once the client hangs up (the gateway closes our stdin)
+    // the SDK's stdio threads are not daemons: leave once the client hangs up (the gateway closes
+    // our stdin)
     stdinEnded.await();
     server.closeGracefully();
     System.exit(0);
@@ -62,20 +67,40 @@ public final class DemoServer {
 
   static List<SyncToolSpecification> tools() {
     return List.of(
-        tool("echo", "Returns the message unchanged",
+        tool(
+            "echo",
+            "Returns the message unchanged",
             schema(properties("message", property("string", "Text to return")), "message"),
             (exchange, request) -> text(stringArgument(request, "message"))),
-        tool("add", "Adds two numbers",
-            schema(properties("a", property("number", "First addend"), "b", property("number", "Second addend")),
-                "a", "b"),
+        tool(
+            "add",
+            "Adds two numbers",
+            schema(
+                properties(
+                    "a",
+                    property("number", "First addend"),
+                    "b",
+                    property("number", "Second addend")),
+                "a",
+                "b"),
             (exchange, request) -> text(sum(request))),
-        tool("time", "Returns the current time in ISO-8601, UTC", schema(properties()),
+        tool(
+            "time",
+            "Returns the current time in ISO-8601, UTC",
+            schema(properties()),
             (exchange, request) -> text(Instant.now().toString())),
-        tool("sleep", "Waits ms milliseconds (at most " + MAX_SLEEP_MS + "), then answers",
+        tool(
+            "sleep",
+            "Waits ms milliseconds (at most " + MAX_SLEEP_MS + "), then answers",
             schema(properties("ms", property("integer", "Milliseconds to wait")), "ms"),
             DemoServer::sleep),
-        tool("progress", "Reports progress 1..steps when the call carries a progress token, then answers",
-            schema(properties("steps", property("integer", "Number of steps (at most " + MAX_PROGRESS_STEPS + ")")),
+        tool(
+            "progress",
+            "Reports progress 1..steps when the call carries a progress token, then answers",
+            schema(
+                properties(
+                    "steps",
+                    property("integer", "Number of steps (at most " + MAX_PROGRESS_STEPS + ")")),
                 "steps"),
             DemoServer::progress));
   }
@@ -97,7 +122,10 @@ public final class DemoServer {
     if (token != null) {
       for (long step = 1; step <= steps; step++) {
         exchange.progressNotification(
-            ProgressNotification.builder(token, step).total((double) steps).message("step " + step).build());
+            ProgressNotification.builder(token, step)
+                .total((double) steps)
+                .message("step " + step)
+                .build());
       }
     }
     return text("done " + steps + " steps");
@@ -106,7 +134,8 @@ public final class DemoServer {
   private static String sum(CallToolRequest request) {
     // decimal arithmetic on the JSON text: 0.1 + 0.2 is "0.3", 2 + 3 is "5"
     BigDecimal total =
-        new BigDecimal(numberArgument(request, "a").toString()).add(new BigDecimal(numberArgument(request, "b").toString()));
+        new BigDecimal(numberArgument(request, "a").toString())
+            .add(new BigDecimal(numberArgument(request, "b").toString()));
     return total.signum() == 0 ? "0" : total.stripTrailingZeros().toPlainString();
   }
 
@@ -119,7 +148,10 @@ public final class DemoServer {
     return SyncToolSpecification.builder().tool(tool).callHandler(asToolErrors(handler)).build();
   }
 
-  /** A bad argument is the caller's mistake: answer it as a tool error the model can read, not a protocol error. */
+  /**
+   * A bad argument is the caller's mistake: answer it as a tool error the model can read, not a
+   * protocol error.
+   */
   private static BiFunction<McpSyncServerExchange, CallToolRequest, CallToolResult> asToolErrors(
       BiFunction<McpSyncServerExchange, CallToolRequest, CallToolResult> handler) {
     return (exchange, request) -> {
@@ -141,7 +173,10 @@ public final class DemoServer {
     return schema;
   }
 
-  /** Properties in the order written (clients show them in schema order): name, property, name, property, ... */
+  /**
+   * Properties in the order written (clients show them in schema order): name, property, name,
+   * property, ...
+   */
   private static Map<String, Object> properties(Object... namesAndProperties) {
     Map<String, Object> properties = new LinkedHashMap<>();
     for (int i = 0; i < namesAndProperties.length; i += 2) {
@@ -180,17 +215,24 @@ public final class DemoServer {
     Number number = numberArgument(request, name);
     double value = number.doubleValue();
     if (value != Math.rint(value) || value < min || value > max) {
-      throw new IllegalArgumentException("argument '" + name + "' must be an integer from " + min + " to " + max);
+      throw new IllegalArgumentException(
+          "argument '" + name + "' must be an integer from " + min + " to " + max);
     }
     return number.longValue();
   }
 
   private static CallToolResult text(String text) {
-    return CallToolResult.builder().content(List.of(TextContent.builder(text).build())).isError(false).build();
+    return CallToolResult.builder()
+        .content(List.of(TextContent.builder(text).build()))
+        .isError(false)
+        .build();
   }
 
   private static CallToolResult error(String text) {
-    return CallToolResult.builder().content(List.of(TextContent.builder(text).build())).isError(true).build();
+    return CallToolResult.builder()
+        .content(List.of(TextContent.builder(text).build()))
+        .isError(true)
+        .build();
   }
 
   /** Passes input through and runs a callback once it ends or breaks. */

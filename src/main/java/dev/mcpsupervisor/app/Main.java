@@ -1,11 +1,11 @@
 package dev.mcpsupervisor.app;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,9 +22,10 @@ import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Option;
 
 /**
- * {@code java -jar mcp-supervisor.jar [--config FILE] [--host H] [--port N]}: starts the gateway and prints one line,
- * {@code mcp-supervisor listening on http://H:N/mcp}, once it is bound. Exit status: 0 after a clean shutdown (SIGTERM,
- * SIGINT), 2 for a bad configuration or bad flags (one line on stderr), 1 when the gateway cannot start.
+ * {@code java -jar mcp-supervisor.jar [--config FILE] [--host H] [--port N]}: starts the gateway
+ * and prints one line, {@code mcp-supervisor listening on http://H:N/mcp}, once it is bound. Exit
+ * status: 0 after a clean shutdown (SIGTERM, SIGINT), 2 for a bad configuration or bad flags (one
+ * line on stderr), 1 when the gateway cannot start.
  */
 @Command(
     name = "mcp-supervisor",
@@ -45,18 +46,27 @@ public final class Main implements Callable<Integer> {
   static final String LISTENING = "mcp-supervisor listening on ";
 
   private static final Logger log = LoggerFactory.getLogger(Main.class);
+
   /** The application's own settings in reference.conf. */
   private static final String SETTINGS = "mcp-supervisor.application";
-  /** Closing every session after the drain: the supervisor's shutdownTimeout (10 s by default) plus slack. */
+
+  /**
+   * Closing every session after the drain: the supervisor's shutdownTimeout (10 s by default) plus
+   * slack.
+   */
   private static final Duration STOP_MARGIN = Duration.ofSeconds(20);
 
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "JSON or HOCON file in the MCP client format (mcpServers.<name>, optional gateway section)")
+      description =
+          "JSON or HOCON file in the MCP client format (mcpServers.<name>, optional gateway section)")
   private Path config;
 
-  @Option(names = "--host", paramLabel = "H", description = "address to bind (overrides gateway.host; default 127.0.0.1)")
+  @Option(
+      names = "--host",
+      paramLabel = "H",
+      description = "address to bind (overrides gateway.host; default 127.0.0.1)")
   private String host;
 
   @Option(
@@ -85,14 +95,19 @@ public final class Main implements Callable<Integer> {
     // one line, like a bad config, instead of picocli's message plus the whole usage
     commandLine.setParameterExceptionHandler(
         (exception, arguments) -> {
-          err.println("mcp-supervisor: " + exception.getMessage() + suggestion(exception) + " (see --help)");
+          err.println(
+              "mcp-supervisor: "
+                  + exception.getMessage()
+                  + suggestion(exception)
+                  + " (see --help)");
           return EXIT_USAGE;
         });
     return commandLine.execute(args);
   }
 
   private static String suggestion(CommandLine.ParameterException exception) {
-    if (exception instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getSuggestions().isEmpty()) {
+    if (exception instanceof CommandLine.UnmatchedArgumentException unmatched
+        && !unmatched.getSuggestions().isEmpty()) {
       return "; did you mean " + String.join(" or ", unmatched.getSuggestions()) + "?";
     }
     return "";
@@ -102,7 +117,8 @@ public final class Main implements Callable<Integer> {
   public Integer call() {
     SupervisorConfig configuration;
     try {
-      configuration = withOverrides(config == null ? DemoConfig.create() : ConfigLoader.load(config));
+      configuration =
+          withOverrides(config == null ? DemoConfig.create() : ConfigLoader.load(config));
     } catch (ConfigException e) {
       err.println(e.getMessage());
       return EXIT_USAGE;
@@ -139,22 +155,37 @@ public final class Main implements Callable<Integer> {
     Application application;
     try {
       application =
-          Application.start(configuration).toCompletableFuture().get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+          Application.start(configuration)
+              .toCompletableFuture()
+              .get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       GatewayConfig gateway = configuration.gateway();
-      err.println("mcp-supervisor: cannot listen on " + gateway.host() + ":" + gateway.port() + ": " + reason(e));
+      err.println(
+          "mcp-supervisor: cannot listen on "
+              + gateway.host()
+              + ":"
+              + gateway.port()
+              + ": "
+              + reason(e));
       return EXIT_FAILED;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return EXIT_FAILED;
     }
-    // any other way the JVM ends (SIGHUP, an error elsewhere) still drains and closes every child process
+    // any other way the JVM ends (SIGHUP, an error elsewhere) still drains and closes every child
+    // process
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> awaitStopped(application, drainDeadline), "mcp-supervisor-shutdown"));
+        .addShutdownHook(
+            new Thread(() -> awaitStopped(application, drainDeadline), "mcp-supervisor-shutdown"));
     out.println(LISTENING + application.mcpUrl());
     out.flush();
     CompletableFuture<Object> systemEnded =
-        application.supervisor().actorSystem().getWhenTerminated().toCompletableFuture().thenApply(done -> null);
+        application
+            .supervisor()
+            .actorSystem()
+            .getWhenTerminated()
+            .toCompletableFuture()
+            .thenApply(done -> null);
     Object signal = CompletableFuture.anyOf(signalled, systemEnded).join();
     if (signal == null) {
       log.error("the actor system stopped on its own; exiting");
@@ -164,11 +195,16 @@ public final class Main implements Callable<Integer> {
     return awaitStopped(application, drainDeadline) ? EXIT_OK : EXIT_FAILED;
   }
 
-  /** Stops the application and waits, bounded: the drain, then closing every session, plus a margin. */
+  /**
+   * Stops the application and waits, bounded: the drain, then closing every session, plus a margin.
+   */
   private static boolean awaitStopped(Application application, Duration drainDeadline) {
     Duration bound = drainDeadline.plus(STOP_MARGIN);
     try {
-      application.stop(drainDeadline).toCompletableFuture().get(bound.toMillis(), TimeUnit.MILLISECONDS);
+      application
+          .stop(drainDeadline)
+          .toCompletableFuture()
+          .get(bound.toMillis(), TimeUnit.MILLISECONDS);
       return true;
     } catch (ExecutionException | TimeoutException e) {
       log.error("shutdown did not complete within {} ms: {}", bound.toMillis(), reason(e));
@@ -179,7 +215,10 @@ public final class Main implements Callable<Integer> {
     }
   }
 
-  /** The innermost cause's message: "[/127.0.0.1:8080] Address already in use", not a wrapper's class name. */
+  /**
+   * The innermost cause's message: "[/127.0.0.1:8080] Address already in use", not a wrapper's
+   * class name.
+   */
   private static String reason(Throwable failure) {
     if (failure instanceof TimeoutException) {
       return "timed out";

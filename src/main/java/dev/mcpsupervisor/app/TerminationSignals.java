@@ -1,20 +1,20 @@
 package dev.mcpsupervisor.app;
 
 import dev.mcpsupervisor.upstream.ProcessGroups;
-
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * SIGTERM and SIGINT as a future, so the main thread runs the graceful shutdown itself and exits 0 afterwards (a JVM
- * shutdown hook would leave the exit status at 143). A second signal while shutting down KILLs every stdio server
- * tree the JVM started, then ends the process at once.
+ * SIGTERM and SIGINT as a future, so the main thread runs the graceful shutdown itself and exits 0
+ * afterwards (a JVM shutdown hook would leave the exit status at 143). A second signal while
+ * shutting down KILLs every stdio server tree the JVM started, then ends the process at once.
  *
- * <p>The handlers are installed through {@code sun.misc.Signal} (module jdk.unsupported), looked up reflectively so the
- * build stays free of internal-API warnings. Where it is missing, {@link #install()} answers a future that never
- * completes and the JVM's default handling (shutdown hooks) applies.
+ * <p>The handlers are installed through {@code sun.misc.Signal} (module jdk.unsupported), looked up
+ * reflectively so the build stays free of internal-API warnings. Where it is missing, {@link
+ * #install()} answers a future that never completes and the JVM's default handling (shutdown hooks)
+ * applies.
  */
 final class TerminationSignals {
 
@@ -35,7 +35,8 @@ final class TerminationSignals {
             switch (method.getName()) {
               case "handle" -> {
                 if (count.incrementAndGet() > 1) {
-                  // no waiting, but nothing left behind either: every stdio server tree is KILLed first
+                  // no waiting, but nothing left behind either: every stdio server tree is KILLed
+                  // first
                   int killed = ProcessGroups.killAllNow();
                   System.err.println(
                       "mcp-supervisor: second termination signal, exiting without waiting (killed "
@@ -60,7 +61,8 @@ final class TerminationSignals {
             }
           };
       Object handler =
-          Proxy.newProxyInstance(TerminationSignals.class.getClassLoader(), new Class<?>[] {handlerClass}, onSignal);
+          Proxy.newProxyInstance(
+              TerminationSignals.class.getClassLoader(), new Class<?>[] {handlerClass}, onSignal);
       for (String name : SIGNALS) {
         handle(signalClass, handlerClass, name, handler);
       }
@@ -70,12 +72,14 @@ final class TerminationSignals {
     return received;
   }
 
-  private static void handle(Class<?> signalClass, Class<?> handlerClass, String name, Object handler) {
+  private static void handle(
+      Class<?> signalClass, Class<?> handlerClass, String name, Object handler) {
     try {
       Object signal = signalClass.getConstructor(String.class).newInstance(name);
       signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, signal, handler);
     } catch (ReflectiveOperationException | IllegalArgumentException e) {
-      // the signal is reserved here (e.g. INT when started in the background with it ignored): leave it alone
+      // the signal is reserved here (e.g. INT when started in the background with it ignored):
+      // leave it alone
     }
   }
 }

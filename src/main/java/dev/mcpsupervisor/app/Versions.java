@@ -5,7 +5,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
 
-/** The application's version, written into a resource by Maven's resource filtering at build time. */
+/**
+ * The application's version, written into a resource by Maven's resource filtering at build time.
+ */
 final class Versions {
 
   private static final String RESOURCE = "/dev/mcpsupervisor/app/version.properties";

@@ -7,23 +7,30 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** Finds, awaits and (as a last resort) kills processes a test caused to exist, so none outlives it. */
+/**
+ * Finds, awaits and (as a last resort) kills processes a test caused to exist, so none outlives it.
+ */
 final class ChildProcesses {
 
   private ChildProcesses() {}
 
-  /** Live descendants of {@code parent} whose command line mentions {@code marker} (e.g. a main class). */
+  /**
+   * Live descendants of {@code parent} whose command line mentions {@code marker} (e.g. a main
+   * class).
+   */
   static List<ProcessHandle> descendantsRunning(ProcessHandle parent, String marker) {
     return parent
         .descendants()
         .filter(ProcessHandle::isAlive)
-        .filter(handle -> handle.info().commandLine().map(line -> line.contains(marker)).orElse(false))
+        .filter(
+            handle -> handle.info().commandLine().map(line -> line.contains(marker)).orElse(false))
         .toList();
   }
 
   /** True when every process has exited within the timeout. */
   static boolean awaitExit(List<ProcessHandle> processes, Duration timeout) {
-    CompletableFuture<?>[] exits = processes.stream().map(ProcessHandle::onExit).toArray(CompletableFuture[]::new);
+    CompletableFuture<?>[] exits =
+        processes.stream().map(ProcessHandle::onExit).toArray(CompletableFuture[]::new);
     try {
       CompletableFuture.allOf(exits).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       return true;

@@ -19,11 +19,15 @@ class CommandLineIT {
   @Test
   void badConfigExitsTwoWithOneStderrLineNamingFileAndField() throws IOException {
     Path config = dir.resolve("servers.json");
-    Files.writeString(config, "{\"mcpServers\": {\"github\": {\"url\": \"https://example.com/mcp\", \"transport\": \"htp\"}}}");
+    Files.writeString(
+        config,
+        "{\"mcpServers\": {\"github\": {\"url\": \"https://example.com/mcp\", \"transport\": \"htp\"}}}");
     try (JarProcess jar = JarProcess.start("--config", config.toString())) {
       assertEquals(2, jar.awaitExit());
       assertEquals(
-          List.of(config + ": mcpServers.github.transport: unknown transport \"htp\" (expected stdio, streamable-http or sse)"),
+          List.of(
+              config
+                  + ": mcpServers.github.transport: unknown transport \"htp\" (expected stdio, streamable-http or sse)"),
           jar.stderrLines());
       assertEquals(List.of(), jar.stdoutLines());
     }
@@ -35,8 +39,12 @@ class CommandLineIT {
         JarProcess jar = JarProcess.start("--port", Integer.toString(taken.getLocalPort()))) {
       assertEquals(1, jar.awaitExit());
       assertEquals(
-          List.of("mcp-supervisor: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": [/127.0.0.1:"
-              + taken.getLocalPort() + "] Address already in use"),
+          List.of(
+              "mcp-supervisor: cannot listen on 127.0.0.1:"
+                  + taken.getLocalPort()
+                  + ": [/127.0.0.1:"
+                  + taken.getLocalPort()
+                  + "] Address already in use"),
           jar.stderrLines());
       assertEquals(List.of(), jar.stdoutLines());
     }

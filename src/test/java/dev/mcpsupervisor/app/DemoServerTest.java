@@ -22,7 +22,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The demo server, spawned exactly as the built-in config spawns it, answering a real SDK client over stdio. */
+/**
+ * The demo server, spawned exactly as the built-in config spawns it, answering a real SDK client
+ * over stdio.
+ */
 @Timeout(60)
 class DemoServerTest {
 
@@ -78,7 +81,8 @@ class DemoServerTest {
     Instant after = Instant.now();
     assertTrue(answer.endsWith("Z"), answer);
     Instant time = Instant.parse(answer);
-    assertFalse(time.isBefore(before.minusSeconds(1)) || time.isAfter(after.plusSeconds(1)), answer);
+    assertFalse(
+        time.isBefore(before.minusSeconds(1)) || time.isAfter(after.plusSeconds(1)), answer);
   }
 
   @Test
@@ -91,7 +95,11 @@ class DemoServerTest {
   @Test
   void progressNotifiesEachStepForTheCallersToken() throws InterruptedException {
     CallToolRequest request =
-        CallToolRequest.builder().name("progress").arguments(Map.of("steps", 3)).progressToken("demo-token").build();
+        CallToolRequest.builder()
+            .name("progress")
+            .arguments(Map.of("steps", 3))
+            .progressToken("demo-token")
+            .build();
     CallToolResult result = client.callTool(request);
     assertEquals("done 3 steps", text(result));
     assertEquals(List.of(1.0, 2.0, 3.0), progress.await("demo-token", 3, Duration.ofSeconds(10)));
@@ -105,7 +113,8 @@ class DemoServerTest {
     assertTrue(text(missing).contains("'message'"), text(missing));
     CallToolResult tooLong = call("sleep", Map.of("ms", DemoServer.MAX_SLEEP_MS + 1));
     assertTrue(tooLong.isError());
-    assertEquals("argument 'ms' must be an integer from 0 to " + DemoServer.MAX_SLEEP_MS, text(tooLong));
+    assertEquals(
+        "argument 'ms' must be an integer from 0 to " + DemoServer.MAX_SLEEP_MS, text(tooLong));
   }
 
   private static CallToolResult call(String tool, Map<String, Object> arguments) {

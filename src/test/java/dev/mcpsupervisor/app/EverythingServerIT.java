@@ -19,13 +19,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real third-party server through the gateway: {@code @modelcontextprotocol/server-everything} (npm) as a stdio
- * upstream. Runs when .ci/run has installed it into .ci/.work (CI checks that it did run).
+ * A real third-party server through the gateway: {@code @modelcontextprotocol/server-everything}
+ * (npm) as a stdio upstream. Runs when .ci/run has installed it into .ci/.work (CI checks that it
+ * did run).
  */
 @Timeout(180)
 class EverythingServerIT {
 
-  private static final Path CI_WORK = Path.of(System.getProperty("mcp-supervisor.ci-work", ".ci/.work"));
+  private static final Path CI_WORK =
+      Path.of(System.getProperty("mcp-supervisor.ci-work", ".ci/.work"));
   private static final Path SERVER =
       CI_WORK.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
@@ -33,7 +35,9 @@ class EverythingServerIT {
 
   @Test
   void everythingServerOverStdioListsToolsAndEchoes() throws IOException {
-    assumeTrue(Files.isRegularFile(SERVER), "server-everything is not installed in " + CI_WORK + " (.ci/run installs it)");
+    assumeTrue(
+        Files.isRegularFile(SERVER),
+        "server-everything is not installed in " + CI_WORK + " (.ci/run installs it)");
     Path config = dir.resolve("everything.json");
     Files.writeString(config, config(node(), SERVER));
     try (JarProcess jar = JarProcess.start("--config", config.toString(), "--port", "0")) {
@@ -41,15 +45,20 @@ class EverythingServerIT {
       try (McpSyncClient client = GatewayClients.connect(url, "/servers/everything/mcp")) {
         List<String> tools = client.listTools().tools().stream().map(Tool::name).toList();
         assertTrue(tools.contains("echo"), "tools: " + tools);
-        assertEquals("Echo: through the gateway", GatewayClients.callText(client, "echo", Map.of("message", "through the gateway")));
+        assertEquals(
+            "Echo: through the gateway",
+            GatewayClients.callText(client, "echo", Map.of("message", "through the gateway")));
       }
       try (McpSyncClient client = GatewayClients.connect(url, "/mcp")) {
-        assertEquals("Echo: aggregated", GatewayClients.callText(client, "everything__echo", Map.of("message", "aggregated")));
+        assertEquals(
+            "Echo: aggregated",
+            GatewayClients.callText(client, "everything__echo", Map.of("message", "aggregated")));
       }
       List<ProcessHandle> children = jar.process().descendants().toList();
       jar.process().destroy();
       assertEquals(0, jar.awaitExit(), "exit status after SIGTERM; stderr:\n" + jar.stderrText());
-      assertTrue(ChildProcesses.awaitExit(children, Duration.ofSeconds(5)), "left running: " + children);
+      assertTrue(
+          ChildProcesses.awaitExit(children, Duration.ofSeconds(5)), "left running: " + children);
     }
   }
 

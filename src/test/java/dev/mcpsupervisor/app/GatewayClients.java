@@ -16,16 +16,20 @@ final class GatewayClients {
 
   private GatewayClients() {}
 
-  /** An initialized client for {@code path} on the gateway whose listening URL is {@code mcpUrl}. */
+  /**
+   * An initialized client for {@code path} on the gateway whose listening URL is {@code mcpUrl}.
+   */
   static McpSyncClient connect(String mcpUrl, String path) {
     return connect(mcpUrl, path, UnaryOperator.identity());
   }
 
   /** The same, with more settings (e.g. a progress consumer). */
-  static McpSyncClient connect(String mcpUrl, String path, UnaryOperator<McpClient.SyncSpec> customize) {
+  static McpSyncClient connect(
+      String mcpUrl, String path, UnaryOperator<McpClient.SyncSpec> customize) {
     URI gateway = URI.create(mcpUrl);
     HttpClientStreamableHttpTransport transport =
-        HttpClientStreamableHttpTransport.builder(gateway.getScheme() + "://" + gateway.getAuthority())
+        HttpClientStreamableHttpTransport.builder(
+                gateway.getScheme() + "://" + gateway.getAuthority())
             .endpoint(path)
             .build();
     McpSyncClient client =
@@ -41,7 +45,8 @@ final class GatewayClients {
 
   /** Calls a tool and answers the text of its first content item. */
   static String callText(McpSyncClient client, String tool, Map<String, Object> arguments) {
-    CallToolResult result = client.callTool(CallToolRequest.builder().name(tool).arguments(arguments).build());
+    CallToolResult result =
+        client.callTool(CallToolRequest.builder().name(tool).arguments(arguments).build());
     if (Boolean.TRUE.equals(result.isError())) {
       throw new IllegalStateException(tool + " answered an error: " + result.content());
     }

@@ -35,8 +35,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The whole application in this JVM (supervisor, gateway, real connectors) on a free port, in front of the fixture
- * server as a stdio child process; MCP Java SDK clients and raw HTTP sessions downstream.
+ * The whole application in this JVM (supervisor, gateway, real connectors) on a free port, in front
+ * of the fixture server as a stdio child process; MCP Java SDK clients and raw HTTP sessions
+ * downstream.
  */
 @Timeout(120)
 class GatewayEndToEndTest {
@@ -54,7 +55,8 @@ class GatewayEndToEndTest {
     command.subList(1, command.size()).forEach(fixture.putArray("args")::add);
     root.putObject("gateway").put("host", "127.0.0.1").put("port", 0);
     application =
-        Application.start(ConfigLoader.parse(JSON.writeValueAsString(root), "end-to-end test config"))
+        Application.start(
+                ConfigLoader.parse(JSON.writeValueAsString(root), "end-to-end test config"))
             .toCompletableFuture()
             .get(60, TimeUnit.SECONDS);
     mcpUrl = application.mcpUrl();
@@ -81,7 +83,10 @@ class GatewayEndToEndTest {
     try (McpSyncClient client = GatewayClients.connect(mcpUrl, "/mcp")) {
       List<String> tools = client.listTools().tools().stream().map(Tool::name).toList();
       assertTrue(tools.contains("fixture__" + FixtureTools.ECHO), "tools: " + tools);
-      assertEquals("aggregated", GatewayClients.callText(client, "fixture__" + FixtureTools.ECHO, Map.of("message", "aggregated")));
+      assertEquals(
+          "aggregated",
+          GatewayClients.callText(
+              client, "fixture__" + FixtureTools.ECHO, Map.of("message", "aggregated")));
     }
   }
 
@@ -98,7 +103,8 @@ class GatewayEndToEndTest {
   void progressReachesTheCallerThroughTheGateway() throws InterruptedException {
     ProgressRecorder progress = new ProgressRecorder();
     try (McpSyncClient client =
-        GatewayClients.connect(mcpUrl, "/servers/fixture/mcp", spec -> spec.progressConsumer(progress))) {
+        GatewayClients.connect(
+            mcpUrl, "/servers/fixture/mcp", spec -> spec.progressConsumer(progress))) {
       CallToolResult result =
           client.callTool(
               CallToolRequest.builder()
@@ -117,7 +123,8 @@ class GatewayEndToEndTest {
     URI endpoint = URI.create(mcpUrl.replace("/mcp", "/servers/fixture/mcp"));
     ExecutorService pool = Executors.newFixedThreadPool(32);
     try {
-      // its own executor: the pool's threads block in send() and must not be the ones completing responses
+      // its own executor: the pool's threads block in send() and must not be the ones completing
+      // responses
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
       CountDownLatch start = new CountDownLatch(1);
       List<CompletableFuture<List<String>>> answers = new ArrayList<>();
@@ -131,8 +138,13 @@ class GatewayEndToEndTest {
                   List<String> mine = new ArrayList<>();
                   for (int call = 0; call < 3; call++) {
                     String payload = "session-" + session + "-call-" + call + "-" + mcp.sessionId();
-                    mine.add(payload.equals(mcp.callToolText(FixtureTools.ECHO, JSON.createObjectNode().put("message", payload)))
-                        ? "ok" : "wrong answer for " + payload);
+                    mine.add(
+                        payload.equals(
+                                mcp.callToolText(
+                                    FixtureTools.ECHO,
+                                    JSON.createObjectNode().put("message", payload)))
+                            ? "ok"
+                            : "wrong answer for " + payload);
                   }
                   mcp.delete();
                   return mine;
@@ -142,7 +154,10 @@ class GatewayEndToEndTest {
       start.countDown();
       CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
       List<String> wrong =
-          answers.stream().flatMap(answer -> answer.join().stream()).filter(result -> !result.equals("ok")).toList();
+          answers.stream()
+              .flatMap(answer -> answer.join().stream())
+              .filter(result -> !result.equals("ok"))
+              .toList();
       assertEquals(List.of(), wrong);
     } finally {
       pool.shutdownNow();
@@ -154,7 +169,9 @@ class GatewayEndToEndTest {
     HttpClient http = HttpClient.newHttpClient();
     URI endpoint = URI.create(mcpUrl.replace("/mcp", "/servers/fixture/mcp"));
     McpHttpSession session = McpHttpSession.open(http, endpoint);
-    assertEquals("leased", session.callToolText(FixtureTools.ECHO, JSON.createObjectNode().put("message", "leased")));
+    assertEquals(
+        "leased",
+        session.callToolText(FixtureTools.ECHO, JSON.createObjectNode().put("message", "leased")));
     String shownId = session.sessionId().substring(0, 8);
     JsonNode withLease = admin(http);
     assertTrue(listsSession(withLease, shownId), "session missing from " + withLease);
@@ -166,13 +183,20 @@ class GatewayEndToEndTest {
     JsonNode after = admin(http);
     assertFalse(listsSession(after, shownId), "session still listed in " + after);
     assertEquals(leasesWith - 1, fixtureLeases(after), after.toString());
-    assertEquals(404, McpHttpSession.post(http, endpoint, session.sessionId(), JSON.createObjectNode()
-        .put("jsonrpc", "2.0").put("id", 1).put("method", "ping")).statusCode());
+    assertEquals(
+        404,
+        McpHttpSession.post(
+                http,
+                endpoint,
+                session.sessionId(),
+                JSON.createObjectNode().put("jsonrpc", "2.0").put("id", 1).put("method", "ping"))
+            .statusCode());
   }
 
   private static JsonNode admin(HttpClient http) throws Exception {
     URI uri = URI.create(mcpUrl.replace("/mcp", "/admin/sessions"));
-    HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(200, response.statusCode(), response.body());
     return JSON.readTree(response.body());
   }
@@ -208,6 +232,7 @@ class GatewayEndToEndTest {
   }
 
   private static List<ProcessHandle> fixtureProcesses() {
-    return ChildProcesses.descendantsRunning(ProcessHandle.current(), FixtureServer.class.getName());
+    return ChildProcesses.descendantsRunning(
+        ProcessHandle.current(), FixtureServer.class.getName());
   }
 }

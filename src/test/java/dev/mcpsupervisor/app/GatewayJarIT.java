@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The README's start command, as a new user runs it: the jar with no configuration serves the demo server it spawns
- * from itself; SIGTERM ends it with status 0 and takes the demo server process with it.
+ * The README's start command, as a new user runs it: the jar with no configuration serves the demo
+ * server it spawns from itself; SIGTERM ends it with status 0 and takes the demo server process
+ * with it.
  */
 @Timeout(180)
 class GatewayJarIT {
@@ -29,14 +30,19 @@ class GatewayJarIT {
 
       try (McpSyncClient client = GatewayClients.connect(url, "/mcp")) {
         List<String> tools = client.listTools().tools().stream().map(Tool::name).sorted().toList();
-        assertEquals(List.of("demo__add", "demo__echo", "demo__progress", "demo__sleep", "demo__time"), tools);
-        assertEquals("hello from the jar", GatewayClients.callText(client, "demo__echo", Map.of("message", "hello from the jar")));
+        assertEquals(
+            List.of("demo__add", "demo__echo", "demo__progress", "demo__sleep", "demo__time"),
+            tools);
+        assertEquals(
+            "hello from the jar",
+            GatewayClients.callText(client, "demo__echo", Map.of("message", "hello from the jar")));
       }
       try (McpSyncClient client = GatewayClients.connect(url, "/servers/demo/mcp")) {
         assertEquals("5", GatewayClients.callText(client, "add", Map.of("a", 2, "b", 3)));
       }
 
-      List<ProcessHandle> demoServers = ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName());
+      List<ProcessHandle> demoServers =
+          ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName());
       assertEquals(1, demoServers.size(), "one shared demo server process: " + demoServers);
 
       jar.process().destroy(); // SIGTERM
@@ -46,5 +52,4 @@ class GatewayJarIT {
           "demo server outlived the gateway: " + demoServers);
     }
   }
-
 }

@@ -18,9 +18,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
- * The application's runnable jar as a separate process ({@code java -jar src/target/mcp-supervisor.jar ...}), exactly
- * as a user starts it. Its stdout and stderr are read to the end on daemon threads and kept as lines.
- * {@link #close()} ends it and everything it started, whatever state it is in.
+ * The application's runnable jar as a separate process ({@code java -jar
+ * src/target/mcp-supervisor.jar ...}), exactly as a user starts it. Its stdout and stderr are read
+ * to the end on daemon threads and kept as lines. {@link #close()} ends it and everything it
+ * started, whatever state it is in.
  */
 final class JarProcess implements AutoCloseable {
 
@@ -47,7 +48,8 @@ final class JarProcess implements AutoCloseable {
   static Path jar() {
     String path = System.getProperty("mcp-supervisor.jar");
     if (path == null || !Files.isRegularFile(Path.of(path))) {
-      throw new IllegalStateException("no runnable jar at " + path + " (run the *IT tests with mvn verify)");
+      throw new IllegalStateException(
+          "no runnable jar at " + path + " (run the *IT tests with mvn verify)");
     }
     return Path.of(path);
   }
@@ -59,29 +61,37 @@ final class JarProcess implements AutoCloseable {
     command.add(jar().toString());
     command.addAll(List.of(args));
     try {
-      return new JarProcess(new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE).start());
+      return new JarProcess(
+          new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE).start());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + command, e);
     }
   }
 
-  /** Waits (bounded) for the listening line and answers its URL, e.g. {@code http://127.0.0.1:41234/mcp}. */
+  /**
+   * Waits (bounded) for the listening line and answers its URL, e.g. {@code
+   * http://127.0.0.1:41234/mcp}.
+   */
   String awaitListening() {
     try {
       return listening.get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException | ExecutionException e) {
-      throw new IllegalStateException("no listening line within " + START_TIMEOUT + "; stderr:\n" + stderrText(), e);
+      throw new IllegalStateException(
+          "no listening line within " + START_TIMEOUT + "; stderr:\n" + stderrText(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
   }
 
-  /** Waits (bounded) for the process to end and for its output to be read; answers its exit status. */
+  /**
+   * Waits (bounded) for the process to end and for its output to be read; answers its exit status.
+   */
   int awaitExit() {
     try {
       if (!process.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new IllegalStateException("still running after " + EXIT_TIMEOUT + "; stderr:\n" + stderrText());
+        throw new IllegalStateException(
+            "still running after " + EXIT_TIMEOUT + "; stderr:\n" + stderrText());
       }
       outputsEnded.get(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       return process.exitValue();
@@ -113,22 +123,28 @@ final class JarProcess implements AutoCloseable {
     return String.join("\n", stderrLines());
   }
 
-  /** Ends the process and its descendants (TERM, then KILL what is left after a grace period). Idempotent. */
+  /**
+   * Ends the process and its descendants (TERM, then KILL what is left after a grace period).
+   * Idempotent.
+   */
   @Override
   public void close() {
-    List<ProcessHandle> tree = Stream.concat(Stream.of(process.toHandle()), process.descendants()).toList();
+    List<ProcessHandle> tree =
+        Stream.concat(Stream.of(process.toHandle()), process.descendants()).toList();
     process.destroy();
     if (!ChildProcesses.awaitExit(tree, EXIT_TIMEOUT)) {
       ChildProcesses.kill(tree);
     }
   }
 
-  private CompletableFuture<Void> drain(InputStream stream, String threadName, List<String> lines, boolean isStdout) {
+  private CompletableFuture<Void> drain(
+      InputStream stream, String threadName, List<String> lines, boolean isStdout) {
     CompletableFuture<Void> ended = new CompletableFuture<>();
     Thread reader =
         new Thread(
             () -> {
-              try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+              try (BufferedReader in =
+                  new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
                   synchronized (lines) {
                     lines.add(line);
@@ -141,7 +157,8 @@ final class JarProcess implements AutoCloseable {
                 // the stream closes when the process dies
               } finally {
                 if (isStdout) {
-                  listening.completeExceptionally(new IllegalStateException("stdout ended before listening"));
+                  listening.completeExceptionally(
+                      new IllegalStateException("stdout ended before listening"));
                 }
                 ended.complete(null);
               }

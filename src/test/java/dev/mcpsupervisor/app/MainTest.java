@@ -12,7 +12,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The command line's answers that need no running gateway: usage, version and every way to get it wrong. */
+/**
+ * The command line's answers that need no running gateway: usage, version and every way to get it
+ * wrong.
+ */
 class MainTest {
 
   @TempDir Path dir;
@@ -23,7 +26,9 @@ class MainTest {
     Files.writeString(config, "{\"mcpServers\": {\"github\": {\"comand\": \"npx\"}}}");
     Result result = run("--config", config.toString());
     assertEquals(Main.EXIT_USAGE, result.status);
-    assertEquals(List.of(config + ": mcpServers.github.comand: unknown field; did you mean \"command\"?"), result.errLines());
+    assertEquals(
+        List.of(config + ": mcpServers.github.comand: unknown field; did you mean \"command\"?"),
+        result.errLines());
     assertEquals("", result.out);
   }
 
@@ -47,12 +52,14 @@ class MainTest {
     Result notANumber = run("--port", "http");
     assertEquals(Main.EXIT_USAGE, notANumber.status);
     assertEquals(
-        List.of("mcp-supervisor: Invalid value for option '--port': 'http' is not an int (see --help)"),
+        List.of(
+            "mcp-supervisor: Invalid value for option '--port': 'http' is not an int (see --help)"),
         notANumber.errLines());
     Result unknown = run("--conf", "x.json");
     assertEquals(Main.EXIT_USAGE, unknown.status);
     assertEquals(
-        List.of("mcp-supervisor: Unknown options: '--conf', 'x.json'; did you mean --config? (see --help)"),
+        List.of(
+            "mcp-supervisor: Unknown options: '--conf', 'x.json'; did you mean --config? (see --help)"),
         unknown.errLines());
   }
 

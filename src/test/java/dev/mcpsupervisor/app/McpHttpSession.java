@@ -13,8 +13,9 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A minimal MCP Streamable HTTP client on one shared {@link HttpClient}, for tests that need hundreds of downstream
- * sessions (an SDK client per session would cost a thread pool each). It reads answers sent as JSON or as SSE.
+ * A minimal MCP Streamable HTTP client on one shared {@link HttpClient}, for tests that need
+ * hundreds of downstream sessions (an SDK client per session would cost a thread pool each). It
+ * reads answers sent as JSON or as SSE.
  */
 final class McpHttpSession {
 
@@ -41,12 +42,17 @@ final class McpHttpSession {
     params.putObject("clientInfo").put("name", "mcp-supervisor-test").put("version", "1");
     HttpResponse<String> response = post(http, endpoint, null, request(0, "initialize", params));
     if (response.statusCode() != 200) {
-      throw new IllegalStateException("initialize answered " + response.statusCode() + ": " + response.body());
+      throw new IllegalStateException(
+          "initialize answered " + response.statusCode() + ": " + response.body());
     }
     String sessionId =
-        response.headers().firstValue("Mcp-Session-Id").orElseThrow(() -> new IllegalStateException("no session id"));
+        response
+            .headers()
+            .firstValue("Mcp-Session-Id")
+            .orElseThrow(() -> new IllegalStateException("no session id"));
     McpHttpSession session = new McpHttpSession(http, endpoint, sessionId);
-    ObjectNode initialized = JSON.createObjectNode().put("jsonrpc", "2.0").put("method", "notifications/initialized");
+    ObjectNode initialized =
+        JSON.createObjectNode().put("jsonrpc", "2.0").put("method", "notifications/initialized");
     int status = post(http, endpoint, sessionId, initialized).statusCode();
     if (status != 202) {
       throw new IllegalStateException("notifications/initialized answered " + status);
@@ -63,7 +69,8 @@ final class McpHttpSession {
     long id = ids.incrementAndGet();
     HttpResponse<String> response = post(http, endpoint, sessionId, request(id, method, params));
     if (response.statusCode() != 200) {
-      throw new IllegalStateException(method + " answered " + response.statusCode() + ": " + response.body());
+      throw new IllegalStateException(
+          method + " answered " + response.statusCode() + ": " + response.body());
     }
     return responseTo(id, response);
   }
@@ -82,12 +89,17 @@ final class McpHttpSession {
   /** DELETE: ends the downstream session. Answers the HTTP status. */
   int delete() {
     HttpRequest request =
-        HttpRequest.newBuilder(endpoint).timeout(REQUEST_TIMEOUT).header("Mcp-Session-Id", sessionId).DELETE().build();
+        HttpRequest.newBuilder(endpoint)
+            .timeout(REQUEST_TIMEOUT)
+            .header("Mcp-Session-Id", sessionId)
+            .DELETE()
+            .build();
     return send(http, request).statusCode();
   }
 
   private static ObjectNode request(long id, String method, JsonNode params) {
-    ObjectNode request = JSON.createObjectNode().put("jsonrpc", "2.0").put("id", id).put("method", method);
+    ObjectNode request =
+        JSON.createObjectNode().put("jsonrpc", "2.0").put("id", id).put("method", method);
     if (params != null) {
       request.set("params", params);
     }
@@ -128,7 +140,10 @@ final class McpHttpSession {
       }
       for (String event : response.body().split("\r?\n\r?\n")) {
         StringBuilder data = new StringBuilder();
-        event.lines().filter(line -> line.startsWith("data:")).forEach(line -> data.append(line.substring(5).strip()));
+        event
+            .lines()
+            .filter(line -> line.startsWith("data:"))
+            .forEach(line -> data.append(line.substring(5).strip()));
         if (data.length() > 0) {
           JsonNode message = JSON.readTree(data.toString());
           if (message.path("id").asLong(-1) == id && !message.has("method")) {

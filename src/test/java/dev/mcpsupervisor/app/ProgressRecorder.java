@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Collects progress notifications an SDK client receives. The SDK hands them to the consumer on its own threads, so
- * they may still be on their way when the call's result is back ({@link #await} waits for them, bounded), and they may
- * reach the consumer out of order even when the server sent them in order: values are compared sorted.
+ * Collects progress notifications an SDK client receives. The SDK hands them to the consumer on its
+ * own threads, so they may still be on their way when the call's result is back ({@link #await}
+ * waits for them, bounded), and they may reach the consumer out of order even when the server sent
+ * them in order: values are compared sorted.
  */
 final class ProgressRecorder implements Consumer<ProgressNotification> {
 
@@ -21,8 +22,12 @@ final class ProgressRecorder implements Consumer<ProgressNotification> {
     notifyAll();
   }
 
-  /** The progress values for this token, sorted, once {@code count} have arrived or the timeout has passed. */
-  synchronized List<Double> await(Object token, int count, Duration timeout) throws InterruptedException {
+  /**
+   * The progress values for this token, sorted, once {@code count} have arrived or the timeout has
+   * passed.
+   */
+  synchronized List<Double> await(Object token, int count, Duration timeout)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (progressOf(token).size() < count) {
       long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;

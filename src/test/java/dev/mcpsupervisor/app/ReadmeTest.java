@@ -22,13 +22,15 @@ class ReadmeTest {
   @Test
   void readmeShowsTheTwoContractCommands() throws IOException {
     String readme = Files.readString(README);
-    assertTrue(readme.contains("mvn -B -DskipTests package && java -jar src/target/mcp-supervisor.jar\n"));
+    assertTrue(
+        readme.contains("mvn -B -DskipTests package && java -jar src/target/mcp-supervisor.jar\n"));
     assertTrue(readme.contains("```sh\nmvn -B verify\n```"));
   }
 
   @Test
   void readmeConfigExampleLoads() throws IOException {
-    Matcher json = Pattern.compile("```json\n(.*?)```", Pattern.DOTALL).matcher(Files.readString(README));
+    Matcher json =
+        Pattern.compile("```json\n(.*?)```", Pattern.DOTALL).matcher(Files.readString(README));
     assertTrue(json.find(), "no json block in the README");
     SupervisorConfig config = ConfigLoader.parse(json.group(1), "README.md");
     assertEquals(List.of("files", "github"), List.copyOf(config.servers().keySet()));

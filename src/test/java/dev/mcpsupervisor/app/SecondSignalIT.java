@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A second SIGTERM while the gateway drains (a double Ctrl-C) exits at once, but never orphans a stdio server: every
- * server tree the JVM started is KILLed first — the server and the children it spawned, checked in the OS process
- * table. And a stdio server runs in a process group of its own, so its children cannot escape that.
+ * A second SIGTERM while the gateway drains (a double Ctrl-C) exits at once, but never orphans a
+ * stdio server: every server tree the JVM started is KILLed first — the server and the children it
+ * spawned, checked in the OS process table. And a stdio server runs in a process group of its own,
+ * so its children cannot escape that.
  */
 @Timeout(180)
 class SecondSignalIT {
@@ -33,11 +34,19 @@ class SecondSignalIT {
   void aSecondTermKillsEveryStdioServerTreeBeforeExiting(@TempDir Path dir) throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     String server =
-        GRANDCHILD_MARKER + " & exec '" + java + "' -cp '" + JarProcess.jar() + "' " + DemoServer.class.getName();
+        GRANDCHILD_MARKER
+            + " & exec '"
+            + java
+            + "' -cp '"
+            + JarProcess.jar()
+            + "' "
+            + DemoServer.class.getName();
     Path config = dir.resolve("servers.json");
     Files.writeString(
         config,
-        "{\"mcpServers\":{\"demo\":{\"command\":\"sh\",\"args\":[\"-c\",\"" + server.replace("\"", "\\\"") + "\"]}}}");
+        "{\"mcpServers\":{\"demo\":{\"command\":\"sh\",\"args\":[\"-c\",\""
+            + server.replace("\"", "\\\"")
+            + "\"]}}}");
     List<ProcessHandle> tree = new ArrayList<>();
     try (JarProcess jar = JarProcess.start("--config", config.toString(), "--port", "0")) {
       String url = jar.awaitListening();
@@ -55,10 +64,12 @@ class SecondSignalIT {
         // a call in flight keeps the graceful stop busy, so the second TERM arrives while it drains
         CompletableFuture<McpSchema.CallToolResult> slow =
             CompletableFuture.supplyAsync(
-                () -> client.callTool(new McpSchema.CallToolRequest("sleep", Map.of("ms", 30_000))));
+                () ->
+                    client.callTool(new McpSchema.CallToolRequest("sleep", Map.of("ms", 30_000))));
         terminate(jar.process().pid());
         terminate(jar.process().pid());
-        assertEquals(TerminationSignals.FORCED_EXIT, jar.awaitExit(), "stderr:\n" + jar.stderrText());
+        assertEquals(
+            TerminationSignals.FORCED_EXIT, jar.awaitExit(), "stderr:\n" + jar.stderrText());
         slow.cancel(true);
       }
       assertTrue(
@@ -77,7 +88,9 @@ class SecondSignalIT {
     Path pidFile = dir.resolve("child.pid");
     String server = GRANDCHILD_MARKER + " & echo $! > '" + pidFile + "'; exit 3";
     Path config = dir.resolve("servers.json");
-    Files.writeString(config, "{\"mcpServers\":{\"dying\":{\"command\":\"sh\",\"args\":[\"-c\",\"" + server + "\"]}}}");
+    Files.writeString(
+        config,
+        "{\"mcpServers\":{\"dying\":{\"command\":\"sh\",\"args\":[\"-c\",\"" + server + "\"]}}}");
     List<ProcessHandle> orphans = new ArrayList<>();
     try (JarProcess jar = JarProcess.start("--config", config.toString(), "--port", "0")) {
       String url = jar.awaitListening();
@@ -90,13 +103,17 @@ class SecondSignalIT {
       ProcessHandle.of(childPid).ifPresent(orphans::add);
       assertTrue(
           ChildProcesses.awaitExit(orphans, Duration.ofSeconds(10)),
-          "the child " + childPid + " of the exited server is still alive (re-parented, outside the gateway's tree)");
+          "the child "
+              + childPid
+              + " of the exited server is still alive (re-parented, outside the gateway's tree)");
     } finally {
       ChildProcesses.kill(orphans);
     }
   }
 
-  /** The pid the server wrote (bounded wait: the file appears when the gateway starts the server). */
+  /**
+   * The pid the server wrote (bounded wait: the file appears when the gateway starts the server).
+   */
   private static long awaitPid(Path file) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (System.nanoTime() < deadline) {
@@ -106,7 +123,8 @@ class SecondSignalIT {
           return Long.parseLong(text);
         }
       }
-      TimeUnit.MILLISECONDS.sleep(20); // polling a file the server writes: there is no event to wait on
+      TimeUnit.MILLISECONDS.sleep(
+          20); // polling a file the server writes: there is no event to wait on
     }
     throw new AssertionError("the stdio server never started (no " + file + ")");
   }

@@ -14,7 +14,10 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 
-/** The runnable jar is self-contained: every library's reference.conf merged, a main class, no stale signatures. */
+/**
+ * The runnable jar is self-contained: every library's reference.conf merged, a main class, no stale
+ * signatures.
+ */
 class ShadedJarIT {
 
   @Test
@@ -38,7 +41,8 @@ class ShadedJarIT {
   @Test
   void manifestNamesTheMainClassAndNoSignatureFilesRemain() throws IOException {
     try (JarFile jar = new JarFile(JarProcess.jar().toFile())) {
-      assertEquals(Main.class.getName(), jar.getManifest().getMainAttributes().getValue("Main-Class"));
+      assertEquals(
+          Main.class.getName(), jar.getManifest().getMainAttributes().getValue("Main-Class"));
       List<String> signatures =
           jar.stream()
               .map(JarEntry::getName)

@@ -3,7 +3,10 @@ package dev.mcpsupervisor.actors;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 
-/** A session's answer to an acquire: the upstream's initialize result once ready, or why not. Exactly one is non-null. */
+/**
+ * A session's answer to an acquire: the upstream's initialize result once ready, or why not.
+ * Exactly one is non-null.
+ */
 public record AcquireReply(JsonNode initializeResult, JsonRpcError error) {
 
   static AcquireReply ready(JsonNode initializeResult) {

@@ -10,8 +10,9 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * A short-lived actor that asks several actors the same question, waits for every answer (or the timeout) and replies
- * once with the combination of what arrived. Used for snapshots: a stopped session or key never blocks one.
+ * A short-lived actor that asks several actors the same question, waits for every answer (or the
+ * timeout) and replies once with the combination of what arrived. Used for snapshots: a stopped
+ * session or key never blocks one.
  */
 final class Aggregator {
 
@@ -52,7 +53,11 @@ final class Aggregator {
   }
 
   private static <P, R> Behavior<Command> collecting(
-      List<P> parts, Class<P> partType, int expected, Function<List<P>, R> combine, ActorRef<R> replyTo) {
+      List<P> parts,
+      Class<P> partType,
+      int expected,
+      Function<List<P>, R> combine,
+      ActorRef<R> replyTo) {
     return Behaviors.receive(Command.class)
         .onMessage(
             Reply.class,
@@ -64,7 +69,8 @@ final class Aggregator {
         .build();
   }
 
-  private static <P, R> Behavior<Command> done(List<P> parts, Function<List<P>, R> combine, ActorRef<R> replyTo) {
+  private static <P, R> Behavior<Command> done(
+      List<P> parts, Function<List<P>, R> combine, ActorRef<R> replyTo) {
     replyTo.tell(combine.apply(parts));
     return Behaviors.stopped();
   }

@@ -1,8 +1,9 @@
 package dev.mcpsupervisor.actors;
 
 /**
- * A server key's circuit: closed → (too many consecutive failed attempts) open → (cooldown) half-open, where one probe
- * session may be opened → closed once a session is ready. The key actor owns the timers and the sessions.
+ * A server key's circuit: closed → (too many consecutive failed attempts) open → (cooldown)
+ * half-open, where one probe session may be opened → closed once a session is ready. The key actor
+ * owns the timers and the sessions.
  */
 final class CircuitBreaker {
 

@@ -2,7 +2,10 @@ package dev.mcpsupervisor.actors;
 
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 
-/** Why a key actor closes one of its sessions; it decides what the calls the session still holds are answered. */
+/**
+ * Why a key actor closes one of its sessions; it decides what the calls the session still holds are
+ * answered.
+ */
 public enum CloseReason {
   IDLE("idle"),
   RELEASED("released"),
@@ -22,7 +25,10 @@ public enum CloseReason {
     return word;
   }
 
-  /** For a call the closing session still holds: "shutting down", "unavailable" or "session lost" (retryable). */
+  /**
+   * For a call the closing session still holds: "shutting down", "unavailable" or "session lost"
+   * (retryable).
+   */
   JsonRpcError callError(String server, String method, String detail) {
     return switch (this) {
       case SHUTDOWN -> SupervisorErrors.shuttingDown();

@@ -13,11 +13,12 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * One per context with a listener, on the caller's node (spawned by the guardian on register): the only place that
- * calls the context's {@link ContextListener}. A session sends it the context's notifications, server-to-client
- * requests and — for calls of this context — the answers, in upstream order; Pekko keeps messages of one sender to one
- * receiver in order, so a notification the upstream sent before an answer reaches the listener before the caller's
- * stage completes, on one node or across nodes. Contexts without a listener have no such actor: their answers go
+ * One per context with a listener, on the caller's node (spawned by the guardian on register): the
+ * only place that calls the context's {@link ContextListener}. A session sends it the context's
+ * notifications, server-to-client requests and — for calls of this context — the answers, in
+ * upstream order; Pekko keeps messages of one sender to one receiver in order, so a notification
+ * the upstream sent before an answer reaches the listener before the caller's stage completes, on
+ * one node or across nodes. Contexts without a listener have no such actor: their answers go
  * straight to the caller.
  */
 public final class ContextDelivery {
@@ -25,23 +26,33 @@ public final class ContextDelivery {
   public interface Command {}
 
   /** {@code relatedTag}: the caller's tag of the call the notification belongs to, or null. */
-  record Notification(String server, JsonRpcNotification notification, String relatedTag) implements Command {}
+  record Notification(String server, JsonRpcNotification notification, String relatedTag)
+      implements Command {}
 
   /** A call's answer, passed on after everything the session sent before it. */
   record Answer(JsonRpcResponse response, ActorRef<JsonRpcResponse> replyTo) implements Command {}
 
-  /** Answered exactly once with {@link SessionActor.ServerRequestAnswer} to {@code session}, whatever the listener does. */
+  /**
+   * Answered exactly once with {@link SessionActor.ServerRequestAnswer} to {@code session},
+   * whatever the listener does.
+   */
   record ServerRequest(
-      String server, JsonRpcRequest request, String relatedTag, ActorRef<SessionActor.Command> session)
+      String server,
+      JsonRpcRequest request,
+      String relatedTag,
+      ActorRef<SessionActor.Command> session)
       implements Command {}
 
   /**
-   * Node-local by nature (it carries the listener object), sent only by the guardian on the same node; every message
-   * from sessions is serializable.
+   * Node-local by nature (it carries the listener object), sent only by the guardian on the same
+   * node; every message from sessions is serializable.
    */
   record ReplaceListener(ContextListener listener) implements Command {}
 
-  /** The context was released: drop the listener, keep passing answers of calls still in flight for a grace period. */
+  /**
+   * The context was released: drop the listener, keep passing answers of calls still in flight for
+   * a grace period.
+   */
   enum Retire implements Command {
     INSTANCE
   }
@@ -50,11 +61,14 @@ public final class ContextDelivery {
     INSTANCE
   }
 
-  public static Behavior<Command> create(String contextId, ContextListener listener, Duration retireGrace) {
+  public static Behavior<Command> create(
+      String contextId, ContextListener listener, Duration retireGrace) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
-                timers -> new ContextDelivery(contextId, listener, retireGrace, context, timers).listening()));
+                timers ->
+                    new ContextDelivery(contextId, listener, retireGrace, context, timers)
+                        .listening()));
   }
 
   private final String contextId;
@@ -90,7 +104,9 @@ public final class ContextDelivery {
     try {
       listener.onNotification(delivery.server(), delivery.notification(), delivery.relatedTag());
     } catch (RuntimeException e) {
-      context.getLog().warn("listener of context {} failed on a notification: {}", contextId, e.toString());
+      context
+          .getLog()
+          .warn("listener of context {} failed on a notification: {}", contextId, e.toString());
     }
     return Behaviors.same();
   }
@@ -100,7 +116,10 @@ public final class ContextDelivery {
     return Behaviors.same();
   }
 
-  /** The listener answers; whatever happens (a throw, a null, a failed stage) the session gets exactly one answer. */
+  /**
+   * The listener answers; whatever happens (a throw, a null, a failed stage) the session gets
+   * exactly one answer.
+   */
   private Behavior<Command> onServerRequest(ServerRequest asked) {
     CompletionStage<JsonRpcResponse> answer;
     try {
@@ -117,7 +136,9 @@ public final class ContextDelivery {
                 asked,
                 failure == null && response != null
                     ? response
-                    : noClient(asked, failure == null ? "no answer" : String.valueOf(failure.getMessage()))));
+                    : noClient(
+                        asked,
+                        failure == null ? "no answer" : String.valueOf(failure.getMessage()))));
     return Behaviors.same();
   }
 
@@ -136,7 +157,8 @@ public final class ContextDelivery {
         .onMessage(
             ServerRequest.class,
             asked -> {
-              replyToServerRequest(asked, noClient(asked, "context " + contextId + " was released"));
+              replyToServerRequest(
+                  asked, noClient(asked, "context " + contextId + " was released"));
               return Behaviors.same();
             })
         .onMessage(GraceElapsed.class, notUsed -> Behaviors.stopped())
@@ -144,18 +166,24 @@ public final class ContextDelivery {
         .build();
   }
 
-  /** Every answer passing through restarts the grace: a call still in flight keeps the way back open. */
+  /**
+   * Every answer passing through restarts the grace: a call still in flight keeps the way back
+   * open.
+   */
   private Behavior<Command> onAnswerWhileRetired(Answer answer) {
     timers.startSingleTimer(GraceElapsed.INSTANCE, retireGrace);
     return onAnswer(answer);
   }
 
   private static void replyToServerRequest(ServerRequest asked, JsonRpcResponse response) {
-    asked.session().tell(new SessionActor.ServerRequestAnswer(asked.request().id().asText(), response));
+    asked
+        .session()
+        .tell(new SessionActor.ServerRequestAnswer(asked.request().id().asText(), response));
   }
 
   static JsonRpcResponse noClient(ServerRequest asked, String why) {
     return JsonRpcResponse.failure(
-        asked.request().id(), SupervisorErrors.noClient(asked.server(), asked.request().method(), why));
+        asked.request().id(),
+        SupervisorErrors.noClient(asked.server(), asked.request().method(), why));
   }
 }

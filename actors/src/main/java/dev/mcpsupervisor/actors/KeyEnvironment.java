@@ -1,11 +1,12 @@
 package dev.mcpsupervisor.actors;
 
-import dev.mcpsupervisor.upstream.UpstreamConnector;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.upstream.UpstreamConnector;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * What a server key's actor and its sessions are built with. Passed when spawning, never sent in a message.
+ * What a server key's actor and its sessions are built with. Passed when spawning, never sent in a
+ * message.
  *
  * @param keyId the server key's id (name and short digest)
  */

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The pending map: requests sent upstream and not answered yet, by the upstream id the session gave them — callers'
- * calls and the session's own requests alike, so ids never collide.
+ * The pending map: requests sent upstream and not answered yet, by the upstream id the session gave
+ * them — callers' calls and the session's own requests alike, so ids never collide.
  */
 final class PendingRequests {
 
@@ -75,14 +75,18 @@ final class PendingRequests {
     return taken;
   }
 
-  /** The caller's call in flight under the id a transport named (the request whose response stream it was), or null. */
+  /**
+   * The caller's call in flight under the id a transport named (the request whose response stream
+   * it was), or null.
+   */
   TrackedCall relatedCall(JsonNode relatedRequestId) {
     return relatedRequestId == null ? null : calls.get(idOf(relatedRequestId));
   }
 
   /**
-   * The call a server-to-client request belongs to: the call the transport names, else the oldest call in flight
-   * (when only one context has calls in flight, that is one of its calls); null if none.
+   * The call a server-to-client request belongs to: the call the transport names, else the oldest
+   * call in flight (when only one context has calls in flight, that is one of its calls); null if
+   * none.
    */
   TrackedCall owningCall(JsonNode relatedRequestId) {
     TrackedCall related = relatedCall(relatedRequestId);
@@ -98,7 +102,10 @@ final class PendingRequests {
     return oldest;
   }
 
-  /** Our ids are numbers; a server that echoes them back as strings is understood too. Null if not one of ours. */
+  /**
+   * Our ids are numbers; a server that echoes them back as strings is understood too. Null if not
+   * one of ours.
+   */
   static Long idOf(JsonNode id) {
     if (id != null && id.isIntegralNumber() && id.canConvertToLong()) {
       return id.longValue();

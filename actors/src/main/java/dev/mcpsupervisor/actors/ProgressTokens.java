@@ -7,8 +7,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Replaces each caller's progress token with one unique on the session, so two callers' tokens never collide, and maps
- * the upstream's progress back to the caller with its own token.
+ * Replaces each caller's progress token with one unique on the session, so two callers' tokens
+ * never collide, and maps the upstream's progress back to the caller with its own token.
  */
 final class ProgressTokens {
 
@@ -19,7 +19,9 @@ final class ProgressTokens {
     this.sessionId = sessionId;
   }
 
-  /** Starts tracking a call: its params as they go upstream, with our token if the caller gave one. */
+  /**
+   * Starts tracking a call: its params as they go upstream, with our token if the caller gave one.
+   */
   TrackedCall track(UpstreamCall call) {
     JsonNode params = call.params();
     JsonNode callerToken = params == null ? null : params.path("_meta").get("progressToken");

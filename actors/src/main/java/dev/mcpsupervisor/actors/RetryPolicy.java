@@ -8,12 +8,15 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Which calls may be sent again: read-only methods, and tools whose annotations (learnt from tools/list) say
- * readOnlyHint or idempotentHint; and which errors mean "ask again later".
+ * Which calls may be sent again: read-only methods, and tools whose annotations (learnt from
+ * tools/list) say readOnlyHint or idempotentHint; and which errors mean "ask again later".
  */
 final class RetryPolicy {
 
-  /** Wording of "not initialized yet" errors (GitHub's gateway: "invalid during session initialization"). */
+  /**
+   * Wording of "not initialized yet" errors (GitHub's gateway: "invalid during session
+   * initialization").
+   */
   private static final Pattern STILL_INITIALIZING =
       Pattern.compile(
           "(?i)(not (yet )?initiali[sz]ed|still initiali[sz]ing|during (session )?initiali[sz]ation"
@@ -21,6 +24,7 @@ final class RetryPolicy {
 
   /** Tool name → whether its annotations say it is safe to retry. */
   private final Map<String, Boolean> safeTools = new HashMap<>();
+
   /** Pages of the session's own tools/list fetched since the tools were last forgotten. */
   private int toolsPages;
 
@@ -28,7 +32,8 @@ final class RetryPolicy {
     for (JsonNode tool : toolsListResult.path("tools")) {
       JsonNode annotations = tool.path("annotations");
       boolean safe =
-          annotations.path("readOnlyHint").asBoolean(false) || annotations.path("idempotentHint").asBoolean(false);
+          annotations.path("readOnlyHint").asBoolean(false)
+              || annotations.path("idempotentHint").asBoolean(false);
       safeTools.put(tool.path("name").asText(), safe);
     }
   }
@@ -55,7 +60,10 @@ final class RetryPolicy {
     return safeTools.getOrDefault(call.params.path("name").asText(), false);
   }
 
-  /** The backend is up but not ready for requests yet: the call is retried with backoff within its deadline. */
+  /**
+   * The backend is up but not ready for requests yet: the call is retried with backoff within its
+   * deadline.
+   */
   static boolean saysStillInitializing(JsonRpcResponse response) {
     return response.isError() && STILL_INITIALIZING.matcher(response.error().message()).find();
   }

@@ -8,8 +8,9 @@ import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * Server-to-client requests (sampling, elicitation, roots) handed to a context and waiting for its answer. The context
- * is shown a local id unique in the supervisor, so answers of different sessions never mix.
+ * Server-to-client requests (sampling, elicitation, roots) handed to a context and waiting for its
+ * answer. The context is shown a local id unique in the supervisor, so answers of different
+ * sessions never mix.
  */
 final class ServerRequests {
 
@@ -26,7 +27,10 @@ final class ServerRequests {
   private long nextLocalId = 1;
   private final Map<String, Pending> byLocalId = new HashMap<>();
 
-  /** @param capacity how many may wait at once: an upstream must not make the session grow without bound */
+  /**
+   * @param capacity how many may wait at once: an upstream must not make the session grow without
+   *     bound
+   */
   ServerRequests(String keyId, long sessionId, int capacity) {
     this.localIdPrefix = keyId + ":" + sessionId + ":";
     this.capacity = capacity;
@@ -40,10 +44,16 @@ final class ServerRequests {
     return byLocalId.size();
   }
 
-  /** @param link the link the request came on: its answer goes back on that one only */
+  /**
+   * @param link the link the request came on: its answer goes back on that one only
+   */
   Pending add(
-      JsonNode upstreamId, ActorRef<ContextDelivery.Command> delivery, String method, ActorRef<UpstreamLink.Command> link) {
-    Pending pending = new Pending(localIdPrefix + nextLocalId++, upstreamId, delivery, method, link);
+      JsonNode upstreamId,
+      ActorRef<ContextDelivery.Command> delivery,
+      String method,
+      ActorRef<UpstreamLink.Command> link) {
+    Pending pending =
+        new Pending(localIdPrefix + nextLocalId++, upstreamId, delivery, method, link);
     byLocalId.put(pending.localId(), pending);
     return pending;
   }

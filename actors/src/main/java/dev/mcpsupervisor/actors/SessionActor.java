@@ -1,17 +1,10 @@
 package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.LongNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
-import dev.mcpsupervisor.protocol.McpMethods;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.upstream.UpstreamConnection;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,17 +22,20 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * One upstream MCP session: the calls of its contexts — admission, the wait for a connection, JSON-RPC correlation
- * under its own upstream ids, deadlines, cancellation and retries. The connection itself is an {@link UpstreamLink}
- * child per attempt. States, each a method below: {@link #starting} (the first attempt) → {@link #ready} → {@link
- * #backoff} → {@link #relinking} → {@link #ready} ...; {@link #failed} when the first attempt fails; {@link #closing}
- * until the link is gone.
+ * One upstream MCP session: the calls of its contexts — admission, the wait for a connection,
+ * JSON-RPC correlation under its own upstream ids, deadlines, cancellation and retries. The
+ * connection itself is an {@link UpstreamLink} child per attempt. States, each a method below:
+ * {@link #starting} (the first attempt) → {@link #ready} → {@link #backoff} → {@link #relinking} →
+ * {@link #ready} ...; {@link #failed} when the first attempt fails; {@link #closing} until the link
+ * is gone.
  *
- * <p>A dead connection is not an actor failure: the calls ({@link SessionCalls}) survive reconnects. Should the actor
- * itself crash (a bug), PreRestart and PostStop answer everything it holds, so no caller ever hangs.
+ * <p>A dead connection is not an actor failure: the calls ({@link SessionCalls}) survive
+ * reconnects. Should the actor itself crash (a bug), PreRestart and PostStop answer everything it
+ * holds, so no caller ever hangs.
  *
- * <p>The session never stops on its own: it reports to its key actor, which removes it from its table first and only
- * then sends {@link Close}, so a racing lease can never be handed a dying session.
+ * <p>The session never stops on its own: it reports to its key actor, which removes it from its
+ * table first and only then sends {@link Close}, so a racing lease can never be handed a dying
+ * session.
  */
 public final class SessionActor {
 
@@ -48,17 +44,25 @@ public final class SessionActor {
   /** A caller's request, to be sent when the session is ready (in arrival order). */
   public record Forward(UpstreamCall call) implements Command {}
 
-  /** The caller gave up: the call is answered as cancelled and {@code notifications/cancelled} goes upstream. */
+  /**
+   * The caller gave up: the call is answered as cancelled and {@code notifications/cancelled} goes
+   * upstream.
+   */
   public record Cancel(long callId) implements SessionCalls.CallCommand {}
 
   /**
-   * A client notification to pass upstream (e.g. roots/list_changed); dropped while not ready. A server-to-client
-   * request that then arrives with no call in flight goes to {@code context}.
+   * A client notification to pass upstream (e.g. roots/list_changed); dropped while not ready. A
+   * server-to-client request that then arrives with no call in flight goes to {@code context}.
    */
-  public record ClientNotification(String context, String method, JsonNode params) implements Command {}
+  public record ClientNotification(String context, String method, JsonNode params)
+      implements Command {}
 
-  /** The context, leased here, has a listener: its notifications, server requests and answers go through it. */
-  public record Leased(String context, ActorRef<ContextDelivery.Command> delivery) implements Command {}
+  /**
+   * The context, leased here, has a listener: its notifications, server requests and answers go
+   * through it.
+   */
+  public record Leased(String context, ActorRef<ContextDelivery.Command> delivery)
+      implements Command {}
 
   /** The context with a listener released its lease here. */
   public record Unleased(String context) implements Command {}
@@ -71,19 +75,25 @@ public final class SessionActor {
 
   public record GetSnapshot(ActorRef<SessionSnapshot> replyTo) implements Command {}
 
-  /** A context's answer to a server-to-client request; {@code localId} is the id the context was shown. */
+  /**
+   * A context's answer to a server-to-client request; {@code localId} is the id the context was
+   * shown.
+   */
   public record ServerRequestAnswer(String localId, JsonRpcResponse response) implements Command {}
 
-  // From the session's link (a child; never crosses a node). Each names its link: one of an earlier attempt is stale.
+  // From the session's link (a child; never crosses a node). Each names its link: one of an earlier
+  // attempt is stale.
 
   record LinkOpened(ActorRef<UpstreamLink.Command> link, OptionalLong pid) implements Command {}
 
-  record LinkUp(ActorRef<UpstreamLink.Command> link, UpstreamConnection connection, JsonNode initializeResult)
+  record LinkUp(
+      ActorRef<UpstreamLink.Command> link, UpstreamConnection connection, JsonNode initializeResult)
       implements Command {}
 
   record LinkDown(ActorRef<UpstreamLink.Command> link, String reason) implements Command {}
 
-  record Received(ActorRef<UpstreamLink.Command> link, JsonRpcMessage message, JsonNode relatedRequestId)
+  record Received(
+      ActorRef<UpstreamLink.Command> link, JsonRpcMessage message, JsonNode relatedRequestId)
       implements Command {}
 
   private record LinkTerminated(ActorRef<UpstreamLink.Command> link) implements Command {}
@@ -106,24 +116,31 @@ public final class SessionActor {
     PING_TIMEOUT
   }
 
-  /** An attempt under way: its link, and how far it got ("connecting", then "initializing" with a pid). */
+  /**
+   * An attempt under way: its link, and how far it got ("connecting", then "initializing" with a
+   * pid).
+   */
   private record Attempt(ActorRef<UpstreamLink.Command> link, String stage, OptionalLong pid) {
     Attempt opened(OptionalLong openedPid) {
       return new Attempt(link, "initializing", openedPid);
     }
   }
 
-  public static Behavior<Command> create(long sessionId, KeyEnvironment env, ActorRef<ServerKeyActor.Command> parent) {
+  public static Behavior<Command> create(
+      long sessionId, KeyEnvironment env, ActorRef<ServerKeyActor.Command> parent) {
     SupervisorSettings settings = env.settings();
     return Behaviors.<Command>supervise(
             Behaviors.setup(
                 context ->
                     Behaviors.withTimers(
-                        timers -> new SessionActor(sessionId, env, parent, context, timers).start())))
+                        timers ->
+                            new SessionActor(sessionId, env, parent, context, timers).start())))
         .onFailure(
             Exception.class,
             SupervisorStrategy.restartWithBackoff(
-                settings.restartBackoffMin(), settings.restartBackoffMax(), settings.restartBackoffRandomFactor()));
+                settings.restartBackoffMin(),
+                settings.restartBackoffMax(),
+                settings.restartBackoffRandomFactor()));
   }
 
   private final long sessionId;
@@ -161,14 +178,18 @@ public final class SessionActor {
   }
 
   private Attempt newAttempt() {
-    ActorRef<UpstreamLink.Command> link = context.spawnAnonymous(UpstreamLink.create(env, context.getSelf()));
+    ActorRef<UpstreamLink.Command> link =
+        context.spawnAnonymous(UpstreamLink.create(env, context.getSelf()));
     context.watchWith(link, new LinkTerminated(link));
     return new Attempt(link, "connecting", OptionalLong.empty());
   }
 
   // ------------------------------------------------------------------------------------------------------ starting
 
-  /** The first attempt: if it fails, the session gives up (its key actor counts it toward the circuit breaker). */
+  /**
+   * The first attempt: if it fails, the session gives up (its key actor counts it toward the
+   * circuit breaker).
+   */
   private Behavior<Command> starting(Attempt attempt) {
     return open(
         null,
@@ -176,10 +197,17 @@ public final class SessionActor {
         attempt.pid(),
         attempt.link(),
         Behaviors.receive(Command.class)
-            .onMessage(LinkOpened.class, opened -> isOf(opened.link(), attempt), o -> starting(attempt.opened(o.pid())))
+            .onMessage(
+                LinkOpened.class,
+                opened -> isOf(opened.link(), attempt),
+                o -> starting(attempt.opened(o.pid())))
             .onMessage(LinkUp.class, up -> isOf(up.link(), attempt), this::becomeReady)
-            .onMessage(LinkDown.class, down -> isOf(down.link(), attempt), down -> gaveUp(down.reason()))
-            .onMessage(LinkTerminated.class, t -> isOf(t.link(), attempt), t -> gaveUp("connection ended")));
+            .onMessage(
+                LinkDown.class, down -> isOf(down.link(), attempt), down -> gaveUp(down.reason()))
+            .onMessage(
+                LinkTerminated.class,
+                t -> isOf(t.link(), attempt),
+                t -> gaveUp("connection ended")));
   }
 
   private Behavior<Command> gaveUp(String reason) {
@@ -193,7 +221,8 @@ public final class SessionActor {
   // --------------------------------------------------------------------------------------------------------- ready
 
   private Behavior<Command> becomeReady(LinkUp up) {
-    SessionCalls.Link link = new SessionCalls.Link(up.link(), up.connection(), up.initializeResult());
+    SessionCalls.Link link =
+        new SessionCalls.Link(up.link(), up.connection(), up.initializeResult());
     parent.tell(new ServerKeyActor.SessionReady(sessionId));
     readyWaiters.forEach(waiter -> waiter.tell(AcquireReply.ready(link.initializeResult())));
     readyWaiters.clear();
@@ -212,14 +241,26 @@ public final class SessionActor {
             .onMessage(
                 Received.class,
                 received -> received.link().equals(link.ref()),
-                received -> same(() -> calls.onUpstreamMessage(received.message(), received.relatedRequestId(), link)))
+                received ->
+                    same(
+                        () ->
+                            calls.onUpstreamMessage(
+                                received.message(), received.relatedRequestId(), link)))
             .onMessage(
                 SessionCalls.SendFailed.class,
                 failed -> failed.link().equals(link.ref()),
                 failed -> same(() -> calls.onSendFailed(failed, link)))
-            .onMessage(LinkDown.class, down -> down.link().equals(link.ref()), down -> linkLost(down.reason(), link))
-            .onMessage(LinkTerminated.class, t -> t.link().equals(link.ref()), t -> linkLost("connection ended", link))
-            .onMessage(ClientNotification.class, notification -> same(() -> calls.onClientNotification(notification, link)))
+            .onMessage(
+                LinkDown.class,
+                down -> down.link().equals(link.ref()),
+                down -> linkLost(down.reason(), link))
+            .onMessage(
+                LinkTerminated.class,
+                t -> t.link().equals(link.ref()),
+                t -> linkLost("connection ended", link))
+            .onMessage(
+                ClientNotification.class,
+                notification -> same(() -> calls.onClientNotification(notification, link)))
             .onMessageEquals(PingTick.INSTANCE, () -> onPingTick(link))
             .onMessage(PingTimedOut.class, timedOut -> onPingTimedOut(timedOut, link)));
   }
@@ -227,7 +268,8 @@ public final class SessionActor {
   private Behavior<Command> onPingTick(SessionCalls.Link link) {
     long pingId = calls.pingIfIdle(link);
     if (pingId >= 0) {
-      timers.startSingleTimer(TimerKey.PING_TIMEOUT, new PingTimedOut(pingId), settings.pingTimeout());
+      timers.startSingleTimer(
+          TimerKey.PING_TIMEOUT, new PingTimedOut(pingId), settings.pingTimeout());
     }
     return Behaviors.same();
   }
@@ -241,11 +283,14 @@ public final class SessionActor {
   }
 
   /**
-   * The connection died under a ready session: the safe calls in flight wait for the next connection (first, in
-   * their original order), the others are answered "session lost"; a new link follows after a backoff.
+   * The connection died under a ready session: the safe calls in flight wait for the next
+   * connection (first, in their original order), the others are answered "session lost"; a new link
+   * follows after a backoff.
    */
   private Behavior<Command> linkLost(String reason, SessionCalls.Link link) {
-    context.getLog().info("{} session {}: connection lost ({}), restarting", server, sessionId, reason);
+    context
+        .getLog()
+        .info("{} session {}: connection lost ({}), restarting", server, sessionId, reason);
     env.observer().sessionRestarted(server, reason);
     restarts++;
     timers.cancel(TimerKey.PING);
@@ -255,7 +300,8 @@ public final class SessionActor {
     return backoff(0);
   }
 
-  // ------------------------------------------------------------------------------------------- backoff, relinking
+  // -------------------------------------------------------------------------------------------
+  // backoff, relinking
 
   private Behavior<Command> backoff(int failedAttempts) {
     timers.startSingleTimer(
@@ -295,7 +341,9 @@ public final class SessionActor {
   }
 
   private Behavior<Command> attemptFailed(String reason, int failedAttempts) {
-    context.getLog().info("{} session {}: attempt {} failed: {}", server, sessionId, failedAttempts, reason);
+    context
+        .getLog()
+        .info("{} session {}: attempt {} failed: {}", server, sessionId, failedAttempts, reason);
     parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, false));
     return backoff(failedAttempts);
   }
@@ -309,11 +357,15 @@ public final class SessionActor {
   /** Never became ready; waits for the key actor (which has already forgotten it) to send Close. */
   private Behavior<Command> failed(JsonRpcError error) {
     return refusingEverything(
-        error, Behaviors.receive(Command.class).onMessage(Close.class, notUsed -> Behaviors.stopped()));
+        error,
+        Behaviors.receive(Command.class).onMessage(Close.class, notUsed -> Behaviors.stopped()));
   }
 
   private Behavior<Command> onClose(Close close, ActorRef<UpstreamLink.Command> link) {
-    context.getLog().debug("{} session {}: closing ({}: {})", server, sessionId, close.reason(), close.detail());
+    context
+        .getLog()
+        .debug(
+            "{} session {}: closing ({}: {})", server, sessionId, close.reason(), close.detail());
     JsonRpcError notReady = close.reason().acquireError(server, sessionId);
     calls.answerEverything(call -> close.reason().callError(server, call.method(), close.detail()));
     answerReadyWaiters(notReady);
@@ -321,7 +373,8 @@ public final class SessionActor {
     if (link == null) {
       return Behaviors.stopped();
     }
-    link.tell(UpstreamLink.Close.INSTANCE); // it stops once the connection is gone (or was never opened)
+    link.tell(
+        UpstreamLink.Close.INSTANCE); // it stops once the connection is gone (or was never opened)
     return closing(link, notReady);
   }
 
@@ -332,18 +385,25 @@ public final class SessionActor {
             .onMessage(LinkTerminated.class, t -> t.link().equals(link), t -> Behaviors.stopped()));
   }
 
-  /** Failed and closing: every new request and acquire gets the error; the state decides what ends it. */
-  private Behavior<Command> refusingEverything(JsonRpcError error, BehaviorBuilder<Command> stateHandlers) {
+  /**
+   * Failed and closing: every new request and acquire gets the error; the state decides what ends
+   * it.
+   */
+  private Behavior<Command> refusingEverything(
+      JsonRpcError error, BehaviorBuilder<Command> stateHandlers) {
     return stateHandlers
-        .onMessage(Forward.class, forward -> same(() -> forward.call().reject(error, env.observer())))
-        .onMessage(AwaitReady.class, await -> same(() -> await.replyTo().tell(AcquireReply.failed(error))))
+        .onMessage(
+            Forward.class, forward -> same(() -> forward.call().reject(error, env.observer())))
+        .onMessage(
+            AwaitReady.class, await -> same(() -> await.replyTo().tell(AcquireReply.failed(error))))
         .onMessage(GetSnapshot.class, get -> onGetSnapshot(get, "closed", OptionalLong.empty()))
         .onAnyMessage(notUsed -> Behaviors.same())
         .onSignal(PostStop.class, signal -> onStopped())
         .build();
   }
 
-  // ------------------------------------------------------------------------------------------- in every open state
+  // ------------------------------------------------------------------------------------------- in
+  // every open state
 
   /**
    * What every state but failed and closing handles alike.
@@ -359,12 +419,21 @@ public final class SessionActor {
       BehaviorBuilder<Command> stateHandlers) {
     return stateHandlers
         .onMessage(Forward.class, forward -> same(() -> calls.admit(forward.call(), ready)))
-        .onMessage(SessionCalls.CallCommand.class, command -> same(() -> calls.onCallCommand(command, ready)))
+        .onMessage(
+            SessionCalls.CallCommand.class,
+            command -> same(() -> calls.onCallCommand(command, ready)))
         .onMessage(AwaitReady.class, await -> onAwaitReady(await, ready))
-        .onMessage(GetSnapshot.class, get -> onGetSnapshot(get, stateWord, ready != null ? ready.pid() : pid))
-        .onMessage(ServerRequestAnswer.class, answer -> same(() -> calls.onServerRequestAnswer(answer, ready)))
-        .onMessage(Leased.class, leased -> same(() -> calls.routes().leased(leased.context(), leased.delivery())))
-        .onMessage(Unleased.class, unleased -> same(() -> calls.routes().unleased(unleased.context())))
+        .onMessage(
+            GetSnapshot.class,
+            get -> onGetSnapshot(get, stateWord, ready != null ? ready.pid() : pid))
+        .onMessage(
+            ServerRequestAnswer.class,
+            answer -> same(() -> calls.onServerRequestAnswer(answer, ready)))
+        .onMessage(
+            Leased.class,
+            leased -> same(() -> calls.routes().leased(leased.context(), leased.delivery())))
+        .onMessage(
+            Unleased.class, unleased -> same(() -> calls.routes().unleased(unleased.context())))
         .onMessage(Received.class, received -> onReceivedWhileLinking(received, link))
         .onMessage(Close.class, close -> onClose(close, link))
         // whatever else is left is stale: events of an earlier link, ticks of a state already left
@@ -374,8 +443,11 @@ public final class SessionActor {
         .build();
   }
 
-  /** Before the handshake completes, the link passes on what the upstream sends (logging, at most). */
-  private Behavior<Command> onReceivedWhileLinking(Received received, ActorRef<UpstreamLink.Command> link) {
+  /**
+   * Before the handshake completes, the link passes on what the upstream sends (logging, at most).
+   */
+  private Behavior<Command> onReceivedWhileLinking(
+      Received received, ActorRef<UpstreamLink.Command> link) {
     if (received.link().equals(link)) {
       calls.onUpstreamMessage(received.message(), received.relatedRequestId(), null);
     }
@@ -386,7 +458,11 @@ public final class SessionActor {
     if (ready != null) {
       await.replyTo().tell(AcquireReply.ready(ready.initializeResult()));
     } else if (readyWaiters.size() >= settings.stashCapacity()) {
-      await.replyTo().tell(AcquireReply.failed(SupervisorErrors.overloaded(sessionId, server, readyWaiters.size())));
+      await
+          .replyTo()
+          .tell(
+              AcquireReply.failed(
+                  SupervisorErrors.overloaded(sessionId, server, readyWaiters.size())));
     } else {
       readyWaiters.add(await.replyTo());
     }
@@ -397,7 +473,14 @@ public final class SessionActor {
     get.replyTo()
         .tell(
             new SessionSnapshot(
-                sessionId, stateWord, 0, calls.inFlight(), calls.waiting(), restarts, startedAt, pid));
+                sessionId,
+                stateWord,
+                0,
+                calls.inFlight(),
+                calls.waiting(),
+                restarts,
+                startedAt,
+                pid));
     return Behaviors.same();
   }
 
@@ -417,20 +500,28 @@ public final class SessionActor {
     readyWaiters.clear();
   }
 
-  /** An unexpected exception: the actor restarts with a fresh state (its link child stops), so answer what it holds. */
+  /**
+   * An unexpected exception: the actor restarts with a fresh state (its link child stops), so
+   * answer what it holds.
+   */
   private Behavior<Command> onCrashed() {
-    context.getLog().warn("{} session {}: actor failed, restarting; answering what it held", server, sessionId);
-    calls.answerEverything(call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"));
+    context
+        .getLog()
+        .warn("{} session {}: actor failed, restarting; answering what it held", server, sessionId);
+    calls.answerEverything(
+        call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"));
     answerReadyWaiters(SupervisorErrors.unavailable(server, "session " + sessionId + " failed"));
     parent.tell(new ServerKeyActor.SessionDown(sessionId, "session actor failed"));
     return Behaviors.same();
   }
 
-  /** Stopped (by its key actor, or the system is terminating): nothing may stay unanswered; the link child stops too. */
+  /**
+   * Stopped (by its key actor, or the system is terminating): nothing may stay unanswered; the link
+   * child stops too.
+   */
   private Behavior<Command> onStopped() {
     calls.answerEverything(call -> SupervisorErrors.shuttingDown());
     answerReadyWaiters(SupervisorErrors.shuttingDown());
     return Behaviors.same();
   }
-
 }

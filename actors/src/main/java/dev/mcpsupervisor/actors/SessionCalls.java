@@ -26,16 +26,23 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The calls of one {@link SessionActor}, run on its thread: admission (bounded), the order they go out in, JSON-RPC
- * correlation under the session's own upstream ids, deadlines, cancellation, the two retry policies (once after a lost
- * connection for safe calls; with backoff for "still initializing"), and where the upstream's notifications and
- * requests go. The actor decides the state (is there a link to send on?) and passes it in; this class keeps no state
- * of the connection, only of the calls, which survive reconnects.
+ * The calls of one {@link SessionActor}, run on its thread: admission (bounded), the order they go
+ * out in, JSON-RPC correlation under the session's own upstream ids, deadlines, cancellation, the
+ * two retry policies (once after a lost connection for safe calls; with backoff for "still
+ * initializing"), and where the upstream's notifications and requests go. The actor decides the
+ * state (is there a link to send on?) and passes it in; this class keeps no state of the
+ * connection, only of the calls, which survive reconnects.
  */
 final class SessionCalls {
 
-  /** The link the session is ready on: where calls are sent, and what the upstream said at initialize. */
-  record Link(ActorRef<UpstreamLink.Command> ref, UpstreamConnection connection, JsonNode initializeResult) {
+  /**
+   * The link the session is ready on: where calls are sent, and what the upstream said at
+   * initialize.
+   */
+  record Link(
+      ActorRef<UpstreamLink.Command> ref,
+      UpstreamConnection connection,
+      JsonNode initializeResult) {
     boolean hasTools() {
       return initializeResult.path("capabilities").has("tools");
     }
@@ -54,7 +61,10 @@ final class SessionCalls {
 
   record ServerRequestExpired(String localId) implements CallCommand {}
 
-  /** A send on {@code link} failed: only a failure comes back (no message per successful send, the hot path). */
+  /**
+   * A send on {@code link} failed: only a failure comes back (no message per successful send, the
+   * hot path).
+   */
   record SendFailed(ActorRef<UpstreamLink.Command> link, long upstreamId, String reason)
       implements SessionActor.Command {}
 
@@ -76,6 +86,7 @@ final class SessionCalls {
 
   /** Every call held, by call id: waiting, in flight, or waiting for a retry. */
   private final Map<Long, TrackedCall> held = new HashMap<>();
+
   private final WaitingCalls waiting = new WaitingCalls();
   private final PendingRequests pending = new PendingRequests();
   private final ProgressTokens progressTokens;
@@ -117,9 +128,10 @@ final class SessionCalls {
   // ----------------------------------------------------------------------------------------------------- admission
 
   /**
-   * Takes a call in; it goes out at once when {@code ready} has room, else waits. Calls not in flight (waiting, or
-   * held for a "still initializing" retry) are bounded by {@code stashCapacity}: while that many are held, a new call
-   * is answered "overloaded". So a session holds at most {@code stashCapacity + maxInflightPerSession} calls.
+   * Takes a call in; it goes out at once when {@code ready} has room, else waits. Calls not in
+   * flight (waiting, or held for a "still initializing" retry) are bounded by {@code
+   * stashCapacity}: while that many are held, a new call is answered "overloaded". So a session
+   * holds at most {@code stashCapacity + maxInflightPerSession} calls.
    */
   void admit(UpstreamCall call, Link ready) {
     if (held.containsKey(call.callId())) {
@@ -132,7 +144,8 @@ final class SessionCalls {
     }
     TrackedCall tracked = progressTokens.track(call);
     held.put(call.callId(), tracked);
-    timers.startSingleTimer(new DeadlineTimer(call.callId()), new DeadlineExceeded(call.callId()), call.deadline());
+    timers.startSingleTimer(
+        new DeadlineTimer(call.callId()), new DeadlineExceeded(call.callId()), call.deadline());
     dispatch(tracked, ready);
     reportLoad();
   }
@@ -158,14 +171,22 @@ final class SessionCalls {
   private void send(TrackedCall call, Link link) {
     if (McpMethods.INITIALIZE.equals(call.method())) {
       // the link ran the handshake: a caller's initialize gets its result and is never sent again
-      finish(call, call.call().response(JsonRpcResponse.success(LongNode.valueOf(0), link.initializeResult())), null);
+      finish(
+          call,
+          call.call()
+              .response(JsonRpcResponse.success(LongNode.valueOf(0), link.initializeResult())),
+          null);
       return;
     }
     long upstreamId = pending.sendCall(call);
-    transmit(link, new JsonRpcRequest(LongNode.valueOf(upstreamId), call.method(), call.params), upstreamId);
+    transmit(
+        link,
+        new JsonRpcRequest(LongNode.valueOf(upstreamId), call.method(), call.params),
+        upstreamId);
   }
 
-  private long sendInternal(Link link, PendingRequests.Internal kind, String method, JsonNode params) {
+  private long sendInternal(
+      Link link, PendingRequests.Internal kind, String method, JsonNode params) {
     long upstreamId = pending.sendInternal(kind);
     transmit(link, new JsonRpcRequest(LongNode.valueOf(upstreamId), method, params), upstreamId);
     return upstreamId;
@@ -199,7 +220,10 @@ final class SessionCalls {
     reportLoad();
   }
 
-  /** The connection died: safe calls in flight go first in line for the next one; the others are answered. */
+  /**
+   * The connection died: safe calls in flight go first in line for the next one; the others are
+   * answered.
+   */
   void linkLost(String reason) {
     List<TrackedCall> requeued = new ArrayList<>();
     for (TrackedCall call : pending.takeCallsInSendOrder()) {
@@ -214,7 +238,9 @@ final class SessionCalls {
     forgetServerRequests();
   }
 
-  /** Sends a ping when nothing else is in flight; answers its upstream id, or -1 when none was sent. */
+  /**
+   * Sends a ping when nothing else is in flight; answers its upstream id, or -1 when none was sent.
+   */
   long pingIfIdle(Link link) {
     if (pending.hasInternal(PendingRequests.Internal.PING) || !pending.hasNoCalls()) {
       return -1;
@@ -235,7 +261,8 @@ final class SessionCalls {
     sendInternal(link, PendingRequests.Internal.TOOLS_LIST, McpMethods.TOOLS_LIST, params);
   }
 
-  // -------------------------------------------------------------------------------------- timers, cancel, failures
+  // -------------------------------------------------------------------------------------- timers,
+  // cancel, failures
 
   void onCallCommand(SessionActor.Command command, Link ready) {
     if (command instanceof SessionActor.Cancel cancel) {
@@ -251,7 +278,9 @@ final class SessionCalls {
           countFailure();
         }
         withdraw(call, "timed out", ready);
-        answerError(call, SupervisorErrors.timeout(call.method(), server, call.call().deadline().toMillis()));
+        answerError(
+            call,
+            SupervisorErrors.timeout(call.method(), server, call.call().deadline().toMillis()));
       }
     } else if (command instanceof RetryCall retry) {
       TrackedCall call = held.get(retry.callId());
@@ -262,14 +291,20 @@ final class SessionCalls {
       ServerRequests.Pending asked = serverRequests.remove(expired.localId());
       if (asked != null && ready != null && asked.link().equals(ready.ref())) {
         String why = "no answer within " + settings.serverRequestTimeout().toMillis() + " ms";
-        transmit(ready, JsonRpcResponse.failure(asked.upstreamId(), SupervisorErrors.noClient(server, asked.method(), why)), 0);
+        transmit(
+            ready,
+            JsonRpcResponse.failure(
+                asked.upstreamId(), SupervisorErrors.noClient(server, asked.method(), why)),
+            0);
       }
     }
   }
 
   /** Takes a call back: if it was sent, the upstream is told to stop working on it. */
   private void withdraw(TrackedCall call, String reason, Link ready) {
-    if (call.state == TrackedCall.State.IN_FLIGHT && pending.removeCall(call.upstreamId) != null && ready != null) {
+    if (call.state == TrackedCall.State.IN_FLIGHT
+        && pending.removeCall(call.upstreamId) != null
+        && ready != null) {
       ObjectNode params = JsonRpcCodec.emptyObject();
       params.put("requestId", call.upstreamId);
       params.put("reason", reason);
@@ -289,7 +324,9 @@ final class SessionCalls {
     if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
       dispatch(call, link);
     } else {
-      answerError(call, SupervisorErrors.sessionLost(server, call.method(), "send failed: " + failed.reason()));
+      answerError(
+          call,
+          SupervisorErrors.sessionLost(server, call.method(), "send failed: " + failed.reason()));
     }
     drainWaiting(link);
     reportLoad();
@@ -298,11 +335,15 @@ final class SessionCalls {
   private void countFailure() {
     if (health.failed()) {
       parent.tell(
-          new ServerKeyActor.SessionFailing(sessionId, health.consecutiveFailures() + " consecutive request failures"));
+          new ServerKeyActor.SessionFailing(
+              sessionId, health.consecutiveFailures() + " consecutive request failures"));
     }
   }
 
-  /** Tells the key actor when the session starts or stops being full, so it opens another session only then. */
+  /**
+   * Tells the key actor when the session starts or stops being full, so it opens another session
+   * only then.
+   */
   private void reportLoad() {
     boolean saturated = held.size() >= env.server().maxInflightPerSession();
     if (health.saturationChanged(saturated)) {
@@ -310,9 +351,12 @@ final class SessionCalls {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------- from the upstream
+  // ----------------------------------------------------------------------------------------------
+  // from the upstream
 
-  /** A message the upstream sent; {@code ready} is null while the link is still in its handshake. */
+  /**
+   * A message the upstream sent; {@code ready} is null while the link is still in its handshake.
+   */
   void onUpstreamMessage(JsonRpcMessage message, JsonNode relatedRequestId, Link ready) {
     if (message instanceof JsonRpcResponse response) {
       onResponse(response, ready);
@@ -344,15 +388,21 @@ final class SessionCalls {
     PendingRequests.Internal kind = pending.removeInternal(upstreamId);
     if (kind == PendingRequests.Internal.TOOLS_LIST && !response.isError()) {
       String cursor = response.result().path("nextCursor").asText(null);
-      if (retryPolicy.learnToolsPage(response.result(), MAX_TOOLS_LIST_PAGES) && cursor != null && ready != null) {
+      if (retryPolicy.learnToolsPage(response.result(), MAX_TOOLS_LIST_PAGES)
+          && cursor != null
+          && ready != null) {
         fetchTools(ready, cursor);
       }
     } else if (kind == null) { // a ping's answer needs nothing more: its timeout finds it gone
-      context.getLog().debug("{} session {}: dropping late response for id {}", server, sessionId, response.id());
+      context
+          .getLog()
+          .debug(
+              "{} session {}: dropping late response for id {}", server, sessionId, response.id());
     }
   }
 
-  private void onNotification(JsonRpcNotification notification, JsonNode relatedRequestId, Link ready) {
+  private void onNotification(
+      JsonRpcNotification notification, JsonNode relatedRequestId, Link ready) {
     String method = notification.method();
     if (McpMethods.NOTIFICATION_PROGRESS.equals(method)) {
       TrackedCall call = progressTokens.callOf(ProgressTokens.tokenOf(notification));
@@ -368,9 +418,12 @@ final class SessionCalls {
           fetchTools(ready, null);
         }
       }
-      // logging on a call's response stream goes to that call's context only; the rest to every listener
+      // logging on a call's response stream goes to that call's context only; the rest to every
+      // listener
       TrackedCall related =
-          McpMethods.NOTIFICATION_MESSAGE.equals(method) ? pending.relatedCall(relatedRequestId) : null;
+          McpMethods.NOTIFICATION_MESSAGE.equals(method)
+              ? pending.relatedCall(relatedRequestId)
+              : null;
       if (related != null) {
         deliver(deliveryFor(related), notification, related.call().tag());
       } else {
@@ -381,8 +434,10 @@ final class SessionCalls {
 
   /** The upstream withdrew one of its server-to-client requests: tell the context that holds it. */
   private void withdrawServerRequest(JsonRpcNotification notification) {
-    JsonNode requestId = notification.params() == null ? null : notification.params().get("requestId");
-    ServerRequests.Pending withdrawn = requestId == null ? null : serverRequests.removeByUpstreamId(requestId);
+    JsonNode requestId =
+        notification.params() == null ? null : notification.params().get("requestId");
+    ServerRequests.Pending withdrawn =
+        requestId == null ? null : serverRequests.removeByUpstreamId(requestId);
     if (withdrawn == null) {
       return;
     }
@@ -392,7 +447,10 @@ final class SessionCalls {
     deliver(withdrawn.delivery(), notification.withParams(params), null);
   }
 
-  /** Sampling, elicitation, roots: to a context chosen by {@link ContextRoutes}; nobody to ask → an error at once. */
+  /**
+   * Sampling, elicitation, roots: to a context chosen by {@link ContextRoutes}; nobody to ask → an
+   * error at once.
+   */
   private void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, Link ready) {
     TrackedCall owner = pending.owningCall(relatedRequestId);
     ContextRoutes.Target<ActorRef<ContextDelivery.Command>> target =
@@ -404,10 +462,15 @@ final class SessionCalls {
       whyNot = serverRequests.size() + " server requests are waiting for an answer already";
     }
     if (whyNot != null) {
-      transmit(ready, JsonRpcResponse.failure(request.id(), SupervisorErrors.noClient(server, request.method(), whyNot)), 0);
+      transmit(
+          ready,
+          JsonRpcResponse.failure(
+              request.id(), SupervisorErrors.noClient(server, request.method(), whyNot)),
+          0);
       return;
     }
-    ServerRequests.Pending asked = serverRequests.add(request.id(), target.delivery(), request.method(), ready.ref());
+    ServerRequests.Pending asked =
+        serverRequests.add(request.id(), target.delivery(), request.method(), ready.ref());
     timers.startSingleTimer(
         new ServerRequestTimer(asked.localId()),
         new ServerRequestExpired(asked.localId()),
@@ -435,7 +498,8 @@ final class SessionCalls {
 
   void onClientNotification(SessionActor.ClientNotification notification, Link ready) {
     routes.notifiedBy(notification.context());
-    if (!McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) { // the link sent its own
+    if (!McpMethods.NOTIFICATION_INITIALIZED.equals(
+        notification.method())) { // the link sent its own
       transmit(ready, new JsonRpcNotification(notification.method(), notification.params()), 0);
     }
   }
@@ -447,7 +511,8 @@ final class SessionCalls {
 
   // ------------------------------------------------------------------------------------------------------ answering
 
-  private void deliver(ActorRef<ContextDelivery.Command> delivery, JsonRpcNotification notification, String tag) {
+  private void deliver(
+      ActorRef<ContextDelivery.Command> delivery, JsonRpcNotification notification, String tag) {
     if (delivery != null) {
       delivery.tell(new ContextDelivery.Notification(server, notification, tag));
     }
@@ -457,7 +522,10 @@ final class SessionCalls {
     return routes.deliveryFor(call.call().context(), call.call().delivery());
   }
 
-  /** The one place a call is answered: removes it everywhere first, so a second answer is impossible. */
+  /**
+   * The one place a call is answered: removes it everywhere first, so a second answer is
+   * impossible.
+   */
   private void finish(TrackedCall call, JsonRpcResponse response, String errorKind) {
     if (held.remove(call.callId()) == null) {
       return;
@@ -470,7 +538,8 @@ final class SessionCalls {
     timers.cancel(new DeadlineTimer(call.callId()));
     timers.cancel(new RetryTimer(call.callId()));
     call.call().answer(response, deliveryFor(call));
-    env.observer().requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
+    env.observer()
+        .requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
   }
 
   private void answerError(TrackedCall call, JsonRpcError error) {

@@ -1,8 +1,8 @@
 package dev.mcpsupervisor.actors;
 
 /**
- * What a session reports to its key actor about itself, once per change: that its requests keep failing (evict it),
- * and whether it is full (open another session only then).
+ * What a session reports to its key actor about itself, once per change: that its requests keep
+ * failing (evict it), and whether it is full (open another session only then).
  */
 final class SessionHealth {
 
@@ -15,7 +15,10 @@ final class SessionHealth {
     this.evictAfterConsecutiveFailures = evictAfterConsecutiveFailures;
   }
 
-  /** A request failed (timed out, could not be sent): true the one time the count reaches the threshold. */
+  /**
+   * A request failed (timed out, could not be sent): true the one time the count reaches the
+   * threshold.
+   */
   boolean failed() {
     consecutiveFailures++;
     if (consecutiveFailures >= evictAfterConsecutiveFailures && !reportedFailing) {

@@ -4,11 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.mcpsupervisor.upstream.DefaultConnectors;
-import dev.mcpsupervisor.upstream.UpstreamConnector;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.upstream.DefaultConnectors;
+import dev.mcpsupervisor.upstream.UpstreamConnector;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -23,37 +23,45 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * The embedding API: shares upstream MCP sessions safely among many concurrent callers. No Pekko types in its
- * signatures except {@link #actorSystem()}, which in-process integrations (the HTTP gateway) use to bind on the same
- * system.
+ * The embedding API: shares upstream MCP sessions safely among many concurrent callers. No Pekko
+ * types in its signatures except {@link #actorSystem()}, which in-process integrations (the HTTP
+ * gateway) use to bind on the same system.
  *
- * <p>A <em>context</em> is who holds a lease (a flow run id, a downstream session id). A context holds at most one
- * lease per server; {@link #request} acquires it on first use; {@link #release} and {@link #releaseAll} end it.
+ * <p>A <em>context</em> is who holds a lease (a flow run id, a downstream session id). A context
+ * holds at most one lease per server; {@link #request} acquires it on first use; {@link #release}
+ * and {@link #releaseAll} end it.
  *
- * <p>Every stage returned completes — with a result, or with a JSON-RPC error response (never exceptionally for an
- * upstream failure): timeouts, lost sessions, open circuits and unknown servers are error responses with the codes in
- * {@code JsonRpcErrorCodes}. Cancelling the stage of {@link #request} (via {@code toCompletableFuture().cancel(..)})
- * sends {@code notifications/cancelled} upstream and frees the pending entry.
+ * <p>Every stage returned completes — with a result, or with a JSON-RPC error response (never
+ * exceptionally for an upstream failure): timeouts, lost sessions, open circuits and unknown
+ * servers are error responses with the codes in {@code JsonRpcErrorCodes}. Cancelling the stage of
+ * {@link #request} (via {@code toCompletableFuture().cancel(..)}) sends {@code
+ * notifications/cancelled} upstream and frees the pending entry.
  *
- * <p>Stages complete on the supervisor's threads: callbacks must not block (use the {@code *Async} variants for heavy
- * work).
+ * <p>Stages complete on the supervisor's threads: callbacks must not block (use the {@code *Async}
+ * variants for heavy work).
  */
 public final class SessionSupervisor implements AutoCloseable {
 
   private final ActorSystem<SupervisorGuardian.Command> system;
   private final SupervisorConfig config;
   private final SupervisorSettings settings;
+
   /** Call ids only name calls (for cancellation and timers); they hold no state. */
   private final AtomicLong callIds = new AtomicLong();
 
   private SessionSupervisor(
-      ActorSystem<SupervisorGuardian.Command> system, SupervisorConfig config, SupervisorSettings settings) {
+      ActorSystem<SupervisorGuardian.Command> system,
+      SupervisorConfig config,
+      SupervisorSettings settings) {
     this.system = system;
     this.config = config;
     this.settings = settings;
   }
 
-  /** Starts a supervisor on its own actor system with the real connectors (stdio, Streamable HTTP, SSE). */
+  /**
+   * Starts a supervisor on its own actor system with the real connectors (stdio, Streamable HTTP,
+   * SSE).
+   */
   public static SessionSupervisor start(SupervisorConfig config) {
     return start(config, DefaultConnectors.create(), SupervisorObserver.NONE);
   }
@@ -65,11 +73,14 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * Starts a supervisor on an actor system built from the given Typesafe configuration (which must include the
-   * defaults, e.g. {@code ConfigFactory.load()} or a config with it as fallback).
+   * Starts a supervisor on an actor system built from the given Typesafe configuration (which must
+   * include the defaults, e.g. {@code ConfigFactory.load()} or a config with it as fallback).
    */
   public static SessionSupervisor start(
-      SupervisorConfig config, UpstreamConnector connector, SupervisorObserver observer, Config actorSystemConfig) {
+      SupervisorConfig config,
+      UpstreamConnector connector,
+      SupervisorObserver observer,
+      Config actorSystemConfig) {
     SupervisorSettings settings = SupervisorSettings.fromConfig(actorSystemConfig);
     // closing every session must fit in the phase that runs it
     Config withPhaseTimeout =
@@ -80,14 +91,16 @@ public final class SessionSupervisor implements AutoCloseable {
             .withFallback(actorSystemConfig);
     ActorSystem<SupervisorGuardian.Command> system =
         ActorSystem.create(
-            SupervisorGuardian.create(config, settings, connector, observer), "mcp-supervisor", withPhaseTimeout);
+            SupervisorGuardian.create(config, settings, connector, observer),
+            "mcp-supervisor",
+            withPhaseTimeout);
     SessionSupervisor supervisor = new SessionSupervisor(system, config, settings);
     CoordinatedShutdown.get(system)
         .addTask(
             CoordinatedShutdown.PhaseServiceStop(),
             "close-upstream-sessions",
             () ->
-                  Asks.<SupervisorGuardian.Command, Done>ask(
+                Asks.<SupervisorGuardian.Command, Done>ask(
                     system,
                     SupervisorGuardian.Shutdown::new,
                     settings.shutdownTimeout().plusSeconds(1),
@@ -97,9 +110,10 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * Sends one request to a server for a context and answers with the upstream's response (its id is the upstream's
-   * business: callers put their own id back). {@code params._meta.progressToken}, if any, is the caller's own: progress
-   * comes back to the context's {@link ContextListener} with that token.
+   * Sends one request to a server for a context and answers with the upstream's response (its id is
+   * the upstream's business: callers put their own id back). {@code params._meta.progressToken}, if
+   * any, is the caller's own: progress comes back to the context's {@link ContextListener} with
+   * that token.
    *
    * @param deadline null for the server's configured {@code requestTimeout}
    */
@@ -109,12 +123,18 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * {@link #request(String, String, String, JsonNode, Duration)} with a tag of the caller's own for this call: the
-   * context's {@link ContextListener} gets it back with the notifications and server-to-client requests related to the
-   * call (e.g. the gateway's downstream request, to pick that request's response stream).
+   * {@link #request(String, String, String, JsonNode, Duration)} with a tag of the caller's own for
+   * this call: the context's {@link ContextListener} gets it back with the notifications and
+   * server-to-client requests related to the call (e.g. the gateway's downstream request, to pick
+   * that request's response stream).
    */
   public CompletionStage<JsonRpcResponse> request(
-      String context, String server, String method, JsonNode params, Duration deadline, String tag) {
+      String context,
+      String server,
+      String method,
+      JsonNode params,
+      Duration deadline,
+      String tag) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(method, "method");
@@ -122,12 +142,14 @@ public final class SessionSupervisor implements AutoCloseable {
     ServerConfig serverConfig = config.servers().get(server);
     if (serverConfig == null) {
       return CompletableFuture.completedFuture(
-          JsonRpcResponse.failure(LongNode.valueOf(callId), SupervisorErrors.unknownServer(server)));
+          JsonRpcResponse.failure(
+              LongNode.valueOf(callId), SupervisorErrors.unknownServer(server)));
     }
     Duration effectiveDeadline = deadline != null ? deadline : serverConfig.requestTimeout();
     CompletableFuture<JsonRpcResponse> answer = new CompletableFuture<>();
     if (isTerminated()) {
-      answer.complete(JsonRpcResponse.failure(LongNode.valueOf(callId), SupervisorErrors.shuttingDown()));
+      answer.complete(
+          JsonRpcResponse.failure(LongNode.valueOf(callId), SupervisorErrors.shuttingDown()));
       return answer;
     }
     // the session answers at the deadline; this ask's own timeout is only a safety net behind it
@@ -137,7 +159,15 @@ public final class SessionSupervisor implements AutoCloseable {
             replyTo ->
                 new SupervisorGuardian.Request(
                     new UpstreamCall(
-                        context, server, callId, method, params, effectiveDeadline, replyTo, tag, null)),
+                        context,
+                        server,
+                        callId,
+                        method,
+                        params,
+                        effectiveDeadline,
+                        replyTo,
+                        tag,
+                        null)),
             effectiveDeadline.plus(settings.askMargin()),
             system.scheduler(),
             failure ->
@@ -162,8 +192,9 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * Forwards a client notification (e.g. roots/list_changed) to the session serving this context. A server-to-client
-   * request the session then gets with no call in flight (roots/list) goes to this context's listener.
+   * Forwards a client notification (e.g. roots/list_changed) to the session serving this context. A
+   * server-to-client request the session then gets with no call in flight (roots/list) goes to this
+   * context's listener.
    */
   public void notify(String context, String server, String method, JsonNode params) {
     Objects.requireNonNull(context, "context");
@@ -173,9 +204,10 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * Takes a lease for the context on the server (starting a session if needed). Completes when the session is ready,
-   * with the upstream's {@code initialize} result (protocolVersion, capabilities, serverInfo, instructions); fails with
-   * {@link SupervisorException} (carrying the JSON-RPC error) when the server is unknown or cannot be reached.
+   * Takes a lease for the context on the server (starting a session if needed). Completes when the
+   * session is ready, with the upstream's {@code initialize} result (protocolVersion, capabilities,
+   * serverInfo, instructions); fails with {@link SupervisorException} (carrying the JSON-RPC error)
+   * when the server is unknown or cannot be reached.
    */
   public CompletionStage<JsonNode> acquire(String context, String server) {
     Objects.requireNonNull(context, "context");
@@ -191,7 +223,8 @@ public final class SessionSupervisor implements AutoCloseable {
                     isTerminated()
                         ? SupervisorErrors.shuttingDown()
                         : SupervisorErrors.unavailable(
-                            server, "not ready within " + settings.acquireTimeout().toMillis() + " ms")));
+                            server,
+                            "not ready within " + settings.acquireTimeout().toMillis() + " ms")));
     CompletableFuture<JsonNode> ready = new CompletableFuture<>();
     reply.whenComplete(
         (answer, notUsed) -> {
@@ -205,8 +238,9 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * Ends the context's lease on the server. Idempotent. Completes once the lease is gone; fails with {@link
-   * SupervisorException} when that cannot be confirmed in time (a timeout is never reported as done).
+   * Ends the context's lease on the server. Idempotent. Completes once the lease is gone; fails
+   * with {@link SupervisorException} when that cannot be confirmed in time (a timeout is never
+   * reported as done).
    */
   public CompletionStage<Void> release(String context, String server) {
     Objects.requireNonNull(context, "context");
@@ -219,8 +253,8 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * Ends every lease the context holds and forgets its listener. Idempotent. Fails with {@link SupervisorException}
-   * when that cannot be confirmed in time.
+   * Ends every lease the context holds and forgets its listener. Idempotent. Fails with {@link
+   * SupervisorException} when that cannot be confirmed in time.
    */
   public CompletionStage<Void> releaseAll(String context) {
     Objects.requireNonNull(context, "context");
@@ -231,9 +265,14 @@ public final class SessionSupervisor implements AutoCloseable {
         .thenApply(done -> null);
   }
 
-  /** Asks the guardian; completes when it confirms, fails (never completes as if done) when it does not in time. */
+  /**
+   * Asks the guardian; completes when it confirms, fails (never completes as if done) when it does
+   * not in time.
+   */
   private <R> CompletionStage<R> confirmed(
-      String what, java.util.function.Function<ActorRef<R>, SupervisorGuardian.Command> message, Duration timeout) {
+      String what,
+      java.util.function.Function<ActorRef<R>, SupervisorGuardian.Command> message,
+      Duration timeout) {
     return Asks.ask(system, message, timeout, system.scheduler())
         .handle(
             (reply, failure) -> {
@@ -242,16 +281,17 @@ public final class SessionSupervisor implements AutoCloseable {
                     isTerminated()
                         ? SupervisorErrors.shuttingDown()
                         : SupervisorErrors.unavailable(
-                            "supervisor", what + " not confirmed within " + timeout.toMillis() + " ms"));
+                            "supervisor",
+                            what + " not confirmed within " + timeout.toMillis() + " ms"));
               }
               return reply;
             });
   }
 
   /**
-   * Routes notifications and server-to-client requests for this context to the listener (replacing any earlier). While
-   * a listener is registered, every notification a session sends the context before a call's answer reaches the
-   * listener before that call's stage completes.
+   * Routes notifications and server-to-client requests for this context to the listener (replacing
+   * any earlier). While a listener is registered, every notification a session sends the context
+   * before a call's answer reaches the listener before that call's stage completes.
    */
   public void register(String context, ContextListener listener) {
     Objects.requireNonNull(context, "context");
@@ -260,11 +300,15 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * Every key's sessions and leases as they are now. Fails with {@link SupervisorException} when the supervisor does
-   * not answer in time: an empty snapshot would pass a "nothing leased" check vacuously.
+   * Every key's sessions and leases as they are now. Fails with {@link SupervisorException} when
+   * the supervisor does not answer in time: an empty snapshot would pass a "nothing leased" check
+   * vacuously.
    */
   public CompletionStage<SupervisorSnapshot> snapshot() {
-    return confirmed("snapshot", SupervisorGuardian.GetSnapshot::new, settings.snapshotTimeout().multipliedBy(2));
+    return confirmed(
+        "snapshot",
+        SupervisorGuardian.GetSnapshot::new,
+        settings.snapshotTimeout().multipliedBy(2));
   }
 
   public SupervisorConfig config() {
@@ -276,7 +320,10 @@ public final class SessionSupervisor implements AutoCloseable {
     return system;
   }
 
-  /** Closes every session and child process, then stops the actor system. Completes when all is gone. */
+  /**
+   * Closes every session and child process, then stops the actor system. Completes when all is
+   * gone.
+   */
   public CompletionStage<Void> shutdown() {
     return CoordinatedShutdown.get(system)
         .runAll(CoordinatedShutdown.unknownReason())
@@ -288,7 +335,9 @@ public final class SessionSupervisor implements AutoCloseable {
   @Override
   public void close() {
     try {
-      shutdown().toCompletableFuture().get(settings.shutdownTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
+      shutdown()
+          .toCompletableFuture()
+          .get(settings.shutdownTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {

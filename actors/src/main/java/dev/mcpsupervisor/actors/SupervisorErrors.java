@@ -14,8 +14,8 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 
 /**
- * The errors the supervisor answers with, worded in one place. Each has a stable {@link #kind} for metrics
- * ({@link SupervisorObserver#requestCompleted}).
+ * The errors the supervisor answers with, worded in one place. Each has a stable {@link #kind} for
+ * metrics ({@link SupervisorObserver#requestCompleted}).
  */
 public final class SupervisorErrors {
 
@@ -31,16 +31,25 @@ public final class SupervisorErrors {
 
   public static JsonRpcError overloaded(long sessionId, String server, int waiting) {
     return new JsonRpcError(
-        OVERLOADED, "session " + sessionId + " of " + server + " is overloaded: " + waiting + " requests waiting");
+        OVERLOADED,
+        "session "
+            + sessionId
+            + " of "
+            + server
+            + " is overloaded: "
+            + waiting
+            + " requests waiting");
   }
 
   public static JsonRpcError timeout(String method, String server, long millis) {
     return new JsonRpcError(
-        REQUEST_TIMEOUT, "request " + method + " to " + server + " timed out after " + millis + " ms");
+        REQUEST_TIMEOUT,
+        "request " + method + " to " + server + " timed out after " + millis + " ms");
   }
 
   public static JsonRpcError cancelled(String method, String server) {
-    return new JsonRpcError(REQUEST_CANCELLED, "request " + method + " to " + server + " was cancelled");
+    return new JsonRpcError(
+        REQUEST_CANCELLED, "request " + method + " to " + server + " was cancelled");
   }
 
   /** The session died (or was closed) while the request was in flight; the caller may retry it. */
@@ -61,10 +70,13 @@ public final class SupervisorErrors {
 
   public static JsonRpcError noClient(String server, String method, String why) {
     return new JsonRpcError(
-        NO_CLIENT_FOR_SERVER_REQUEST, "no client can answer " + method + " from " + server + ": " + why);
+        NO_CLIENT_FOR_SERVER_REQUEST,
+        "no client can answer " + method + " from " + server + ": " + why);
   }
 
-  /** A short word for metrics: "timeout", "session_lost", ...; "error" for an upstream's own error. */
+  /**
+   * A short word for metrics: "timeout", "session_lost", ...; "error" for an upstream's own error.
+   */
   public static String kind(JsonRpcError error) {
     return switch (error.code()) {
       case REQUEST_TIMEOUT -> "timeout";

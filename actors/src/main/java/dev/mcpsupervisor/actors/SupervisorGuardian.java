@@ -2,12 +2,12 @@ package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
-import dev.mcpsupervisor.upstream.UpstreamConnector;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.upstream.UpstreamConnector;
 import java.net.URLEncoder;
-import java.time.Duration;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -23,10 +23,11 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The root of the supervisor: routes every call to its server key's actor (starting one on first use, forgetting it
- * when it goes idle), starts a {@link ContextDelivery} for each context with a listener (and names it in that
- * context's calls and leases), and knows which keys each context has touched (for releaseAll).
- * No map here grows with the number of keys ever seen: entries live as long as their key actor.
+ * The root of the supervisor: routes every call to its server key's actor (starting one on first
+ * use, forgetting it when it goes idle), starts a {@link ContextDelivery} for each context with a
+ * listener (and names it in that context's calls and leases), and knows which keys each context has
+ * touched (for releaseAll). No map here grows with the number of keys ever seen: entries live as
+ * long as their key actor.
  */
 public final class SupervisorGuardian {
 
@@ -38,23 +39,29 @@ public final class SupervisorGuardian {
 
   public record Cancel(String context, String server, long callId) implements Command {}
 
-  public record Notify(String context, String server, String method, JsonNode params) implements Command {}
+  public record Notify(String context, String server, String method, JsonNode params)
+      implements Command {}
 
-  public record Acquire(String context, String server, ActorRef<AcquireReply> replyTo) implements Command {}
+  public record Acquire(String context, String server, ActorRef<AcquireReply> replyTo)
+      implements Command {}
 
   public record Release(String context, String server, ActorRef<Done> replyTo) implements Command {}
 
   public record ReleaseAll(String context, ActorRef<Done> replyTo) implements Command {}
 
   /**
-   * Node-local by nature: it carries the listener object itself. The listener then lives only in the context's
-   * {@link ContextDelivery} on this node; every other message names contexts by their string id or that actor's ref.
+   * Node-local by nature: it carries the listener object itself. The listener then lives only in
+   * the context's {@link ContextDelivery} on this node; every other message names contexts by their
+   * string id or that actor's ref.
    */
   public record Register(String context, ContextListener listener) implements Command {}
 
   public record GetSnapshot(ActorRef<SupervisorSnapshot> replyTo) implements Command {}
 
-  /** Closes every session (answering everything waiting with "shutting down"); replies when all are gone. */
+  /**
+   * Closes every session (answering everything waiting with "shutting down"); replies when all are
+   * gone.
+   */
   public record Shutdown(ActorRef<Done> replyTo) implements Command {}
 
   // From key actors and sessions.
@@ -62,7 +69,9 @@ public final class SupervisorGuardian {
   /** The key actor holds nothing, having processed {@code processed} messages from the guardian. */
   record KeyIdle(String keyId, long incarnation, long processed) implements Command {}
 
-  /** A key actor used session ids below {@code nextSessionId}: later incarnations start beyond it. */
+  /**
+   * A key actor used session ids below {@code nextSessionId}: later incarnations start beyond it.
+   */
   record SessionIdsReserved(long nextSessionId) implements Command {}
 
   // Private.
@@ -78,8 +87,12 @@ public final class SupervisorGuardian {
     final String keyId;
     final long incarnation;
     final ActorRef<ServerKeyActor.Command> ref;
-    /** Contexts whose leases may live there: removed from the context index when the key actor goes. */
+
+    /**
+     * Contexts whose leases may live there: removed from the context index when the key actor goes.
+     */
     final Set<String> contexts = new HashSet<>();
+
     long sent;
 
     KeyEntry(String keyId, long incarnation, ActorRef<ServerKeyActor.Command> ref) {
@@ -97,7 +110,9 @@ public final class SupervisorGuardian {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
-                timers -> new SupervisorGuardian(config, settings, connector, observer, context, timers).active()));
+                timers ->
+                    new SupervisorGuardian(config, settings, connector, observer, context, timers)
+                        .active()));
   }
 
   private final SupervisorConfig config;
@@ -106,15 +121,19 @@ public final class SupervisorGuardian {
   private final SupervisorObserver observer;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
+
   /** Server name → key id, computed once. */
   private final Map<String, String> keyIds = new HashMap<>();
 
   private final Map<String, KeyEntry> keys = new HashMap<>();
   private final Map<String, Set<String>> keysByContext = new HashMap<>();
+
   /** The delivery actor of each context with a listener. */
   private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new HashMap<>();
+
   /** How long a released context's delivery actor still passes answers of calls in flight. */
   private final Duration retireGrace;
+
   private long nextIncarnation = 1;
   private long sessionIdFloor = 1;
   private boolean shuttingDown;
@@ -194,7 +213,8 @@ public final class SupervisorGuardian {
     indexLease(acquire.context(), key);
     send(
         key,
-        new ServerKeyActor.Acquire(acquire.context(), deliveries.get(acquire.context()), acquire.replyTo()));
+        new ServerKeyActor.Acquire(
+            acquire.context(), deliveries.get(acquire.context()), acquire.replyTo()));
     return Behaviors.same();
   }
 
@@ -215,8 +235,8 @@ public final class SupervisorGuardian {
   }
 
   /**
-   * Every lease is taken through this actor, which indexes it first: a context not indexed under a key holds no lease
-   * there, so releasing it needs no message.
+   * Every lease is taken through this actor, which indexes it first: a context not indexed under a
+   * key holds no lease there, so releasing it needs no message.
    */
   private Behavior<Command> onRelease(Release release) {
     KeyEntry key = leasedKey(release.context(), release.server());
@@ -224,7 +244,8 @@ public final class SupervisorGuardian {
       send(key, new ServerKeyActor.Release(release.context()));
       unindexLease(release.context(), key);
     }
-    // later messages to the key actor are processed after this release: it is done as far as any caller can tell
+    // later messages to the key actor are processed after this release: it is done as far as any
+    // caller can tell
     release.replyTo().tell(Done.getInstance());
     return Behaviors.same();
   }
@@ -247,8 +268,9 @@ public final class SupervisorGuardian {
   }
 
   /**
-   * A first listener gets the context its delivery actor, and the keys the context already holds leases on learn it
-   * (their sessions send there from then on); a later one only replaces the listener inside that actor.
+   * A first listener gets the context its delivery actor, and the keys the context already holds
+   * leases on learn it (their sessions send there from then on); a later one only replaces the
+   * listener inside that actor.
    */
   private Behavior<Command> onRegister(Register register) {
     if (shuttingDown) {
@@ -260,7 +282,8 @@ public final class SupervisorGuardian {
       return Behaviors.same();
     }
     ActorRef<ContextDelivery.Command> created =
-        context.spawnAnonymous(ContextDelivery.create(register.context(), register.listener(), retireGrace));
+        context.spawnAnonymous(
+            ContextDelivery.create(register.context(), register.listener(), retireGrace));
     deliveries.put(register.context(), created);
     Set<String> keyIdsOfContext = keysByContext.getOrDefault(register.context(), Set.of());
     for (String keyId : keyIdsOfContext) {
@@ -274,7 +297,8 @@ public final class SupervisorGuardian {
     KeyEntry key = keys.get(keyId);
     if (key == null) {
       long incarnation = nextIncarnation++;
-      KeyEnvironment env = new KeyEnvironment(server, keyId, settings, connector, observer, context.getSelf());
+      KeyEnvironment env =
+          new KeyEnvironment(server, keyId, settings, connector, observer, context.getSelf());
       ActorRef<ServerKeyActor.Command> ref =
           context.spawn(
               ServerKeyActor.create(env, incarnation, sessionIdFloor),
@@ -289,7 +313,9 @@ public final class SupervisorGuardian {
   private KeyEntry leasedKey(String contextId, String serverName) {
     String keyId = keyIds.get(serverName);
     Set<String> keyIdsOfContext = keysByContext.get(contextId);
-    return keyId != null && keyIdsOfContext != null && keyIdsOfContext.contains(keyId) ? keys.get(keyId) : null;
+    return keyId != null && keyIdsOfContext != null && keyIdsOfContext.contains(keyId)
+        ? keys.get(keyId)
+        : null;
   }
 
   private void indexLease(String contextId, KeyEntry key) {
@@ -302,7 +328,9 @@ public final class SupervisorGuardian {
     removeFromContextIndex(contextId, key.keyId);
   }
 
-  /** Drops the context's entry once it names no key, so the index never outgrows the live leases. */
+  /**
+   * Drops the context's entry once it names no key, so the index never outgrows the live leases.
+   */
   private void removeFromContextIndex(String contextId, String keyId) {
     Set<String> keyIdsOfContext = keysByContext.get(contextId);
     if (keyIdsOfContext != null) {
@@ -318,9 +346,12 @@ public final class SupervisorGuardian {
     key.ref.tell(message);
   }
 
-  // ------------------------------------------------------------------------------------------ key actor lifecycle
+  // ------------------------------------------------------------------------------------------ key
+  // actor lifecycle
 
-  /** Stop the key actor only if it has seen everything sent to it: then nothing can be lost to it. */
+  /**
+   * Stop the key actor only if it has seen everything sent to it: then nothing can be lost to it.
+   */
   private Behavior<Command> onKeyIdle(KeyIdle idle) {
     KeyEntry key = keys.get(idle.keyId());
     if (key != null && key.incarnation == idle.incarnation() && key.sent == idle.processed()) {
@@ -351,7 +382,8 @@ public final class SupervisorGuardian {
     return Behaviors.same();
   }
 
-  // ------------------------------------------------------------------------------------------ snapshot, shutdown
+  // ------------------------------------------------------------------------------------------
+  // snapshot, shutdown
 
   private Behavior<Command> onGetSnapshot(GetSnapshot get) {
     List<KeyEntry> live = new ArrayList<>(keys.values());
@@ -365,7 +397,9 @@ public final class SupervisorGuardian {
             parts ->
                 new SupervisorSnapshot(
                     parts.stream()
-                        .sorted(Comparator.comparing(KeySnapshot::server).thenComparing(KeySnapshot::keyId))
+                        .sorted(
+                            Comparator.comparing(KeySnapshot::server)
+                                .thenComparing(KeySnapshot::keyId))
                         .toList()),
             get.replyTo()));
     return Behaviors.same();
@@ -385,7 +419,12 @@ public final class SupervisorGuardian {
   }
 
   private Behavior<Command> onShutdownTimedOut() {
-    context.getLog().warn("shutdown: {} server keys still closing after {}", keys.size(), settings.shutdownTimeout());
+    context
+        .getLog()
+        .warn(
+            "shutdown: {} server keys still closing after {}",
+            keys.size(),
+            settings.shutdownTimeout());
     completeShutdown();
     return Behaviors.same();
   }

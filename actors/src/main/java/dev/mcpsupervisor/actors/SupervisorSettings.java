@@ -3,7 +3,10 @@ package dev.mcpsupervisor.actors;
 import com.typesafe.config.Config;
 import java.time.Duration;
 
-/** The supervisor's tuning, read once from {@code mcp-supervisor.supervisor} (defaults in reference.conf). */
+/**
+ * The supervisor's tuning, read once from {@code mcp-supervisor.supervisor} (defaults in
+ * reference.conf).
+ */
 public record SupervisorSettings(
     int stashCapacity,
     Duration restartBackoffMin,
@@ -50,15 +53,20 @@ public record SupervisorSettings(
         c.getDuration("shutdownTimeout"));
   }
 
-  /** Exponential backoff: {@code min * 2^attempt}, capped at {@code max}, plus up to {@code randomFactor} jitter. */
-  static Duration backoff(Duration min, Duration max, double randomFactor, int attempt, double random) {
+  /**
+   * Exponential backoff: {@code min * 2^attempt}, capped at {@code max}, plus up to {@code
+   * randomFactor} jitter.
+   */
+  static Duration backoff(
+      Duration min, Duration max, double randomFactor, int attempt, double random) {
     long minMillis = Math.max(1, min.toMillis());
     long capped = Math.min(max.toMillis(), minMillis << Math.min(attempt, 30));
     return Duration.ofMillis((long) (capped * (1.0 + randomFactor * random)));
   }
 
   Duration restartBackoff(int attempt, double random) {
-    return backoff(restartBackoffMin, restartBackoffMax, restartBackoffRandomFactor, attempt, random);
+    return backoff(
+        restartBackoffMin, restartBackoffMax, restartBackoffRandomFactor, attempt, random);
   }
 
   Duration stillInitializingRetry(int attempt) {

@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
-/** A point-in-time view of every server key, for admin pages, metrics and tests. Immutable; no secrets. */
+/**
+ * A point-in-time view of every server key, for admin pages, metrics and tests. Immutable; no
+ * secrets.
+ */
 public record SupervisorSnapshot(List<KeySnapshot> keys) {
 
   public SupervisorSnapshot {
@@ -18,7 +21,11 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
    * @param circuit "closed", "open" or "half-open"
    */
   public record KeySnapshot(
-      String server, String keyId, List<SessionSnapshot> sessions, Map<String, Long> leases, String circuit) {
+      String server,
+      String keyId,
+      List<SessionSnapshot> sessions,
+      Map<String, Long> leases,
+      String circuit) {
     public KeySnapshot {
       sessions = List.copyOf(sessions);
       leases = Map.copyOf(leases);

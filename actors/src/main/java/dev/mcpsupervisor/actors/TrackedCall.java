@@ -12,19 +12,27 @@ final class TrackedCall {
   }
 
   final UpstreamCall call;
+
   /** The params as sent upstream (the progress token rewritten). */
   final JsonNode params;
+
   /** The caller's own progress token, or null. */
   final JsonNode callerProgressToken;
+
   /** The token the upstream sees instead, or null. */
   final String upstreamProgressToken;
+
   final long startNanos = System.nanoTime();
   State state = State.WAITING;
   long upstreamId = -1;
   private boolean retriedAfterLoss;
   private int stillInitializingRetries;
 
-  TrackedCall(UpstreamCall call, JsonNode params, JsonNode callerProgressToken, String upstreamProgressToken) {
+  TrackedCall(
+      UpstreamCall call,
+      JsonNode params,
+      JsonNode callerProgressToken,
+      String upstreamProgressToken) {
     this.call = call;
     this.params = params;
     this.callerProgressToken = callerProgressToken;
@@ -43,7 +51,10 @@ final class TrackedCall {
     return call.method();
   }
 
-  /** A call survives one lost session at most: true (and the call waits again) the first time, if it is safe. */
+  /**
+   * A call survives one lost session at most: true (and the call waits again) the first time, if it
+   * is safe.
+   */
   boolean retryAfterLoss(boolean safeToRetry) {
     if (!safeToRetry || retriedAfterLoss) {
       return false;
@@ -54,7 +65,10 @@ final class TrackedCall {
     return true;
   }
 
-  /** Marks the call as waiting for a "still initializing" retry; answers how many retries came before this one. */
+  /**
+   * Marks the call as waiting for a "still initializing" retry; answers how many retries came
+   * before this one.
+   */
   int scheduleStillInitializingRetry() {
     state = State.RETRY_SCHEDULED;
     upstreamId = -1;

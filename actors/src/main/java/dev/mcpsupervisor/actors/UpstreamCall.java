@@ -8,16 +8,19 @@ import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * One caller's request as it travels guardian → key actor → session. Immutable; answered exactly once on
- * {@code replyTo}, always with a response whose id is the {@code callId} (callers put their own id back).
+ * One caller's request as it travels guardian → key actor → session. Immutable; answered exactly
+ * once on {@code replyTo}, always with a response whose id is the {@code callId} (callers put their
+ * own id back).
  *
  * @param callId unique within the supervisor; names the call in cancellations and deadline timers
- * @param params the caller's tree, never mutated (the session copies it to rewrite a progress token)
+ * @param params the caller's tree, never mutated (the session copies it to rewrite a progress
+ *     token)
  * @param deadline how long the caller waits, measured from the session's receipt of the call
- * @param tag the caller's own name for the call, handed back with notifications and server requests related to it; or
- *     null
- * @param delivery the context's {@link ContextDelivery} (set by the guardian when the context has a listener): the
- *     answer then goes through it, after the notifications sent before it; null: straight to {@code replyTo}
+ * @param tag the caller's own name for the call, handed back with notifications and server requests
+ *     related to it; or null
+ * @param delivery the context's {@link ContextDelivery} (set by the guardian when the context has a
+ *     listener): the answer then goes through it, after the notifications sent before it; null:
+ *     straight to {@code replyTo}
  */
 public record UpstreamCall(
     String context,
@@ -31,7 +34,8 @@ public record UpstreamCall(
     ActorRef<ContextDelivery.Command> delivery) {
 
   UpstreamCall withDelivery(ActorRef<ContextDelivery.Command> contextDelivery) {
-    return new UpstreamCall(context, server, callId, method, params, deadline, replyTo, tag, contextDelivery);
+    return new UpstreamCall(
+        context, server, callId, method, params, deadline, replyTo, tag, contextDelivery);
   }
 
   JsonRpcResponse response(JsonRpcResponse upstream) {
@@ -42,7 +46,10 @@ public record UpstreamCall(
     return JsonRpcResponse.failure(LongNode.valueOf(callId), error);
   }
 
-  /** The one way a call is answered: through the context's delivery actor if it has one (after its notifications). */
+  /**
+   * The one way a call is answered: through the context's delivery actor if it has one (after its
+   * notifications).
+   */
   void answer(JsonRpcResponse response, ActorRef<ContextDelivery.Command> through) {
     if (through == null) {
       replyTo.tell(response);
@@ -51,7 +58,10 @@ public record UpstreamCall(
     }
   }
 
-  /** Answers with an error without the call ever reaching a session (unknown server, open circuit, shutdown). */
+  /**
+   * Answers with an error without the call ever reaching a session (unknown server, open circuit,
+   * shutdown).
+   */
   void reject(JsonRpcError error, SupervisorObserver observer) {
     answer(errorResponse(error), delivery);
     observer.requestCompleted(server, method, 0L, SupervisorErrors.kind(error));

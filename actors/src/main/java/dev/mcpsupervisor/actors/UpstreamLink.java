@@ -2,10 +2,10 @@ package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
+import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
-import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -26,19 +26,24 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * One attempt at a connection to an upstream, a child of its {@link SessionActor}: opens the connection, runs the MCP
- * handshake, tells the session when the link is up, and stops when the connection dies or the session closes it. Its
- * lifetime is the connection's: the session watches it instead of counting attempts, and everything the connection
- * reads reaches the session tagged with this link, so a late message of an earlier connection is recognised as such.
+ * One attempt at a connection to an upstream, a child of its {@link SessionActor}: opens the
+ * connection, runs the MCP handshake, tells the session when the link is up, and stops when the
+ * connection dies or the session closes it. Its lifetime is the connection's: the session watches
+ * it instead of counting attempts, and everything the connection reads reaches the session tagged
+ * with this link, so a late message of an earlier connection is recognised as such.
  *
- * <p>Nothing it opens can leak: {@link PostStop} closes the connection, also one whose opening completes only after
- * the link stopped; a {@link Close} while still connecting waits for the opening to finish, then closes it.
+ * <p>Nothing it opens can leak: {@link PostStop} closes the connection, also one whose opening
+ * completes only after the link stopped; a {@link Close} while still connecting waits for the
+ * opening to finish, then closes it.
  */
 final class UpstreamLink {
 
   interface Command {}
 
-  /** From the session: close the connection (waiting until it is gone, within the shutdown timeout), then stop. */
+  /**
+   * From the session: close the connection (waiting until it is gone, within the shutdown timeout),
+   * then stop.
+   */
   enum Close implements Command {
     INSTANCE
   }
@@ -47,7 +52,10 @@ final class UpstreamLink {
 
   private record OpenFailed(String reason) implements Command {}
 
-  /** Read before the handshake completed; once up, the connection's messages go to the session directly. */
+  /**
+   * Read before the handshake completed; once up, the connection's messages go to the session
+   * directly.
+   */
   private record Read(JsonRpcMessage message, JsonNode relatedRequestId) implements Command {}
 
   private record Lost(ConnectionClosed cause) implements Command {}
@@ -62,12 +70,17 @@ final class UpstreamLink {
     ATTEMPT
   }
 
-  /** The handshake's own request id: the session numbers its requests from 1, so 0 is never one of its. */
+  /**
+   * The handshake's own request id: the session numbers its requests from 1, so 0 is never one of
+   * its.
+   */
   static final long INITIALIZE_ID = 0;
 
   static Behavior<Command> create(KeyEnvironment env, ActorRef<SessionActor.Command> session) {
     return Behaviors.setup(
-        context -> Behaviors.withTimers(timers -> new UpstreamLink(env, session, context, timers).connecting()));
+        context ->
+            Behaviors.withTimers(
+                timers -> new UpstreamLink(env, session, context, timers).connecting()));
   }
 
   private final KeyEnvironment env;
@@ -75,6 +88,7 @@ final class UpstreamLink {
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final Router router;
+
   /** The connection as it will be once open: also what PostStop closes, whenever it opens. */
   private final CompletableFuture<UpstreamConnection> opening = new CompletableFuture<>();
 
@@ -113,7 +127,8 @@ final class UpstreamLink {
             failure == null ? new Opened(connection) : new OpenFailed(Failures.describe(failure)));
     timers.startSingleTimer(
         TimerKey.ATTEMPT,
-        new TimedOut("connect timed out after " + env.settings().connectTimeout().toMillis() + " ms"),
+        new TimedOut(
+            "connect timed out after " + env.settings().connectTimeout().toMillis() + " ms"),
         env.settings().connectTimeout());
     return Behaviors.receive(Command.class)
         .onMessage(Opened.class, opened -> initializing(opened.connection()))
@@ -124,7 +139,10 @@ final class UpstreamLink {
         .build();
   }
 
-  /** Closed before the connection opened: wait for the opening to end (bounded by its timer), then close it. */
+  /**
+   * Closed before the connection opened: wait for the opening to end (bounded by its timer), then
+   * close it.
+   */
   private Behavior<Command> closingWhenOpened() {
     return Behaviors.receive(Command.class)
         .onMessage(Opened.class, opened -> closing(opened.connection()))
@@ -138,15 +156,20 @@ final class UpstreamLink {
 
   private Behavior<Command> initializing(UpstreamConnection connection) {
     session.tell(new SessionActor.LinkOpened(context.getSelf(), pidOf(connection)));
-    send(connection, new JsonRpcRequest(LongNode.valueOf(INITIALIZE_ID), McpMethods.INITIALIZE, Handshake.initializeParams()));
+    send(
+        connection,
+        new JsonRpcRequest(
+            LongNode.valueOf(INITIALIZE_ID), McpMethods.INITIALIZE, Handshake.initializeParams()));
     timers.startSingleTimer(
         TimerKey.ATTEMPT,
-        new TimedOut("initialize timed out after " + env.settings().initializeTimeout().toMillis() + " ms"),
+        new TimedOut(
+            "initialize timed out after " + env.settings().initializeTimeout().toMillis() + " ms"),
         env.settings().initializeTimeout());
     return Behaviors.receive(Command.class)
         .onMessage(Read.class, read -> onReadWhileInitializing(read, connection))
         .onMessage(Lost.class, lost -> down(describe(lost.cause())))
-        .onMessage(OpenFailed.class, failed -> down(failed.reason())) // the initialize could not be sent
+        .onMessage(
+            OpenFailed.class, failed -> down(failed.reason())) // the initialize could not be sent
         .onMessage(TimedOut.class, timedOut -> down(timedOut.what()))
         .onMessageEquals(Close.INSTANCE, () -> closing(connection))
         .onSignal(PostStop.class, signal -> closeWhenOpen())
@@ -161,7 +184,8 @@ final class UpstreamLink {
         return down(problem);
       }
       timers.cancel(TimerKey.ATTEMPT);
-      // the session hears of the link before the upstream can hear of "initialized": nothing it sends after reaches
+      // the session hears of the link before the upstream can hear of "initialized": nothing it
+      // sends after reaches
       // the session ahead of LinkUp
       router.up();
       session.tell(new SessionActor.LinkUp(context.getSelf(), connection, response.result()));
@@ -189,32 +213,40 @@ final class UpstreamLink {
     return JsonRpcResponse.failure(
         request.id(),
         new JsonRpcError(
-            JsonRpcErrorCodes.INVALID_REQUEST, request.method() + " before the session was initialized", null));
+            JsonRpcErrorCodes.INVALID_REQUEST,
+            request.method() + " before the session was initialized",
+            null));
   }
 
   // ------------------------------------------------------------------------------------------------------------ up
 
   /**
-   * The session sends and receives on the connection itself now, and hears of its end first-hand (with no hop
-   * through here, so before any send failure can make it retry on a dead connection); the link then stops.
+   * The session sends and receives on the connection itself now, and hears of its end first-hand
+   * (with no hop through here, so before any send failure can make it retry on a dead connection);
+   * the link then stops.
    */
   private Behavior<Command> up(UpstreamConnection connection) {
     return Behaviors.receive(Command.class)
         .onMessage(Lost.class, lost -> Behaviors.stopped())
-        .onMessage(Read.class, read -> forward(read)) // read just before the switch to direct delivery
+        .onMessage(
+            Read.class, read -> forward(read)) // read just before the switch to direct delivery
         .onMessageEquals(Close.INSTANCE, () -> closing(connection))
         .onSignal(PostStop.class, signal -> closeWhenOpen())
         .build();
   }
 
   private Behavior<Command> forward(Read read) {
-    session.tell(new SessionActor.Received(context.getSelf(), read.message(), read.relatedRequestId()));
+    session.tell(
+        new SessionActor.Received(context.getSelf(), read.message(), read.relatedRequestId()));
     return Behaviors.same();
   }
 
   // ------------------------------------------------------------------------------------------------- down, closing
 
-  /** The attempt failed or the connection died: tell the session why, then stop (PostStop closes what is open). */
+  /**
+   * The attempt failed or the connection died: tell the session why, then stop (PostStop closes
+   * what is open).
+   */
   private Behavior<Command> down(String reason) {
     session.tell(new SessionActor.LinkDown(context.getSelf(), reason));
     return Behaviors.stopped();
@@ -223,13 +255,17 @@ final class UpstreamLink {
   private Behavior<Command> closing(UpstreamConnection connection) {
     timers.cancelAll();
     context.pipeToSelf(closeQuietly(connection), (done, failure) -> ClosedByUs.INSTANCE);
-    timers.startSingleTimer(TimerKey.ATTEMPT, ClosedByUs.INSTANCE, env.settings().shutdownTimeout());
+    timers.startSingleTimer(
+        TimerKey.ATTEMPT, ClosedByUs.INSTANCE, env.settings().shutdownTimeout());
     return Behaviors.receive(Command.class)
         .onMessageEquals(ClosedByUs.INSTANCE, () -> Behaviors.stopped())
         .build();
   }
 
-  /** Closes the connection now if it is open, or as soon as its opening completes. Closing twice is harmless. */
+  /**
+   * Closes the connection now if it is open, or as soon as its opening completes. Closing twice is
+   * harmless.
+   */
   private Behavior<Command> closeWhenOpen() {
     opening.thenAccept(this::closeQuietly);
     return Behaviors.same();
@@ -252,7 +288,9 @@ final class UpstreamLink {
           .whenComplete(
               (done, failure) -> {
                 if (failure != null) {
-                  self.tell(new OpenFailed("initialize could not be sent: " + Failures.describe(failure)));
+                  self.tell(
+                      new OpenFailed(
+                          "initialize could not be sent: " + Failures.describe(failure)));
                 }
               });
     } catch (RuntimeException e) {
@@ -274,8 +312,9 @@ final class UpstreamLink {
   }
 
   /**
-   * The connection's listener: until the handshake completes, everything goes to the link; then messages and the
-   * connection's end go to the session directly (no hop through the link on the hot path), the end to the link too.
+   * The connection's listener: until the handshake completes, everything goes to the link; then
+   * messages and the connection's end go to the session directly (no hop through the link on the
+   * hot path), the end to the link too.
    */
   private static final class Router implements ConnectionListener {
     private final ActorRef<Command> link;

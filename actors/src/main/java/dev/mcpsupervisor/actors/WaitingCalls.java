@@ -5,9 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
- * Calls not yet sent, in the order they go out. Not bounded here: the session admits a call only while fewer than
- * {@code stashCapacity} calls are not in flight, so this holds at most that many plus the calls requeued after a lost
- * connection (at most {@code maxInflightPerSession}).
+ * Calls not yet sent, in the order they go out. Not bounded here: the session admits a call only
+ * while fewer than {@code stashCapacity} calls are not in flight, so this holds at most that many
+ * plus the calls requeued after a lost connection (at most {@code maxInflightPerSession}).
  */
 final class WaitingCalls {
 

@@ -27,8 +27,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A session closed while its connection is still opening (a context-isolation release before ready, shutdown, an
- * opening circuit) must close that connection once it opens: nothing it started may outlive it.
+ * A session closed while its connection is still opening (a context-isolation release before ready,
+ * shutdown, an opening circuit) must close that connection once it opens: nothing it started may
+ * outlive it.
  */
 class CloseWhileConnectingTest {
 
@@ -44,9 +45,12 @@ class CloseWhileConnectingTest {
       CompletableFuture<Void> gate = new CompletableFuture<>();
       test.connector.connectGate = gate;
       CompletionStage<?> acquire = test.supervisor.acquire("run-1", "alpha");
-      FakeConnection connection = test.connector.nextConnection(); // the connect is under way, not complete
+      FakeConnection connection =
+          test.connector.nextConnection(); // the connect is under way, not complete
       await(test.supervisor.release("run-1", "alpha"));
-      assertTrue(TestSupervisor.awaitFailure(acquire) instanceof SupervisorException, "the acquire is answered");
+      assertTrue(
+          TestSupervisor.awaitFailure(acquire) instanceof SupervisorException,
+          "the acquire is answered");
 
       gate.complete(null); // the connection opens after the session was told to close
       test.awaitAssert(() -> assertTrue(connection.closed.get(), "the late connection was closed"));
@@ -91,7 +95,8 @@ class CloseWhileConnectingTest {
     ServerConfig server =
         new ServerConfig(
             "fixture",
-            new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null),
+            new ServerSpec.Stdio(
+                command.get(0), command.subList(1, command.size()), Map.of(), null),
             Isolation.CONTEXT,
             4,
             1000,
@@ -100,24 +105,31 @@ class CloseWhileConnectingTest {
             "fixture");
     long pid = -1;
     try (SessionSupervisor supervisor =
-        SessionSupervisor.start(RealFixture.config(server), slowToReport, SupervisorObserver.NONE)) {
+        SessionSupervisor.start(
+            RealFixture.config(server), slowToReport, SupervisorObserver.NONE)) {
       supervisor.acquire("run-1", "fixture");
       UpstreamConnection connection = spawned.poll(30, TimeUnit.SECONDS);
       assertTrue(connection != null, "the fixture process was started");
       pid = connection.pid().orElseThrow();
       assertTrue(ChildProcesses.isAlive(pid));
-      await(supervisor.release("run-1", "fixture")); // closes the session before its connection is reported
+      await(
+          supervisor.release(
+              "run-1", "fixture")); // closes the session before its connection is reported
 
       gate.complete(null);
       Optional<ProcessHandle> process = ProcessHandle.of(pid);
       if (process.isPresent()) {
         process.get().onExit().get(10, TimeUnit.SECONDS);
       }
-      assertFalse(ChildProcesses.isAlive(pid), "the process of the closed session is gone (OS process table)");
+      assertFalse(
+          ChildProcesses.isAlive(pid),
+          "the process of the closed session is gone (OS process table)");
     } catch (java.util.concurrent.TimeoutException e) {
-      throw new AssertionError("process " + pid + " is still alive 10 s after its session closed", e);
+      throw new AssertionError(
+          "process " + pid + " is still alive 10 s after its session closed", e);
     } finally {
-      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // never leave it behind, even on failure
+      ProcessHandle.of(pid)
+          .ifPresent(ProcessHandle::destroyForcibly); // never leave it behind, even on failure
     }
   }
 }

@@ -30,18 +30,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Where a session's notifications and server-to-client requests go, and that an answer never overtakes what the
- * upstream sent before it.
+ * Where a session's notifications and server-to-client requests go, and that an answer never
+ * overtakes what the upstream sent before it.
  */
 class ContextRoutingTest {
 
   private static final int NOTIFICATIONS_PER_KIND = 10;
 
-  // ------------------------------------------------------------------------------------------- answers in order
+  // -------------------------------------------------------------------------------------------
+  // answers in order
 
   @Test
   void everyNotificationOfACallReachesTheListenerBeforeItsAnswerCompletes() {
-    try (TestSupervisor test = TestSupervisor.start(TestSupervisor.server("alpha", Isolation.SHARED, 1, 1000))) {
+    try (TestSupervisor test =
+        TestSupervisor.start(TestSupervisor.server("alpha", Isolation.SHARED, 1, 1000))) {
       // the upstream streams progress and logging on each call's response stream, then answers it
       test.connector.answerCalls =
           request -> {
@@ -49,7 +51,9 @@ class ContextRoutingTest {
             String token = request.params().path("_meta").path("progressToken").asText();
             for (int i = 1; i <= NOTIFICATIONS_PER_KIND; i++) {
               connection.push(progress(token, i), request.id());
-              connection.push(log("call " + request.params().path("arguments").path("n").asInt()), request.id());
+              connection.push(
+                  log("call " + request.params().path("arguments").path("n").asInt()),
+                  request.id());
             }
             return JsonRpcResponse.success(request.id(), FakeConnector.text("done"));
           };
@@ -73,18 +77,24 @@ class ContextRoutingTest {
       }
       for (int c = 0; c < contexts; c++) {
         assertEquals(
-            2 * NOTIFICATIONS_PER_KIND, (int) await(seenAtAnswer.get(c)), "run-" + c + ": all before the answer");
+            2 * NOTIFICATIONS_PER_KIND,
+            (int) await(seenAtAnswer.get(c)),
+            "run-" + c + ": all before the answer");
       }
       listeners.forEach(
           (context, listener) ->
-              assertEquals(2 * NOTIFICATIONS_PER_KIND, listener.notifications.get(), context + " got only its own"));
+              assertEquals(
+                  2 * NOTIFICATIONS_PER_KIND,
+                  listener.notifications.get(),
+                  context + " got only its own"));
     }
   }
 
   @Test
   void sessionWideLoggingSentBeforeAnAnswerReachesTheCallerFirst() {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
-      // stdio: no transport hint, so the logs go to every leased context; each caller must see its own call's logs
+      // stdio: no transport hint, so the logs go to every leased context; each caller must see its
+      // own call's logs
       test.connector.answerCalls =
           request -> {
             FakeConnection connection = test.connector.connections.peek();
@@ -114,12 +124,14 @@ class ContextRoutingTest {
                 .thenApply(answer -> listener.logCount(name) == 5));
       }
       for (int n = 0; n < sawOwnLogs.size(); n++) {
-        assertTrue(await(sawOwnLogs.get(n)), "call " + n + ": its five logs came before its answer");
+        assertTrue(
+            await(sawOwnLogs.get(n)), "call " + n + ": its five logs came before its answer");
       }
     }
   }
 
-  // ----------------------------------------------------------------------------------------- logging per request
+  // -----------------------------------------------------------------------------------------
+  // logging per request
 
   @Test
   void loggingOnACallsResponseStreamGoesOnlyToThatCallsContextWithItsTag() {
@@ -129,7 +141,8 @@ class ContextRoutingTest {
       test.supervisor.register("first", first);
       test.supervisor.register("second", second);
       test.supervisor.request("first", "alpha", McpMethods.TOOLS_CALL, numbered(1), null, "post-1");
-      test.supervisor.request("second", "alpha", McpMethods.TOOLS_CALL, withProgressToken("t"), null, "post-2");
+      test.supervisor.request(
+          "second", "alpha", McpMethods.TOOLS_CALL, withProgressToken("t"), null, "post-2");
       FakeConnection connection = test.connector.nextConnection();
       JsonRpcRequest fromFirst = connection.nextRequest();
       JsonRpcRequest fromSecond = connection.nextRequest();
@@ -160,12 +173,15 @@ class ContextRoutingTest {
       connection.nextRequest();
       JsonRpcRequest second = connection.nextRequest();
 
-      connection.push(new JsonRpcRequest(TextNode.valueOf("up-1"), McpMethods.SAMPLING_CREATE_MESSAGE, null), second.id());
+      connection.push(
+          new JsonRpcRequest(TextNode.valueOf("up-1"), McpMethods.SAMPLING_CREATE_MESSAGE, null),
+          second.id());
       assertEquals("post-2", listener.nextServerRequest().tag());
     }
   }
 
-  // ------------------------------------------------------------------------------- server requests with no call
+  // ------------------------------------------------------------------------------- server requests
+  // with no call
 
   @Test
   void rootsListWithNoCallInFlightGoesToTheContextThatSentListChanged() {
@@ -179,7 +195,8 @@ class ContextRoutingTest {
       FakeConnection connection = test.connector.nextConnection();
 
       test.supervisor.notify("second", "alpha", McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED, null);
-      assertEquals(McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED, connection.nextNotification().method());
+      assertEquals(
+          McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED, connection.nextNotification().method());
       connection.push(new JsonRpcRequest(TextNode.valueOf("up-1"), McpMethods.ROOTS_LIST, null));
       ServerRequestSeen asked = second.nextServerRequest();
       assertEquals(McpMethods.ROOTS_LIST, asked.request().method());
@@ -237,7 +254,8 @@ class ContextRoutingTest {
   /** What a listener saw: a log's data (or the notification's method) and the related tag. */
   record Delivered(String what, String tag) {}
 
-  record ServerRequestSeen(JsonRpcRequest request, String tag, CompletableFuture<JsonRpcResponse> answer) {}
+  record ServerRequestSeen(
+      JsonRpcRequest request, String tag, CompletableFuture<JsonRpcResponse> answer) {}
 
   /** Counts what arrives (on the delivery actor's thread) and keeps it for inspection. */
   static final class CountingListener implements ContextListener {
@@ -268,7 +286,8 @@ class ContextRoutingTest {
     }
 
     @Override
-    public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request, String relatedTag) {
+    public CompletionStage<JsonRpcResponse> onServerRequest(
+        String server, JsonRpcRequest request, String relatedTag) {
       CompletableFuture<JsonRpcResponse> answer = new CompletableFuture<>();
       serverRequests.add(new ServerRequestSeen(request, relatedTag, answer));
       return answer;

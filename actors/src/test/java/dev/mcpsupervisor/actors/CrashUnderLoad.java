@@ -19,9 +19,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The fixture's {@code crash} tool in the middle of 200 concurrent calls: 100 slow calls ({@code sleep}) and 50
- * {@code echo} calls go first, then the crash, then 50 read-only calls ({@code read_only_echo},
- * {@code idempotent_echo}, {@code tools/list}) that the dying server cannot answer. Records when each answer came.
+ * The fixture's {@code crash} tool in the middle of 200 concurrent calls: 100 slow calls ({@code
+ * sleep}) and 50 {@code echo} calls go first, then the crash, then 50 read-only calls ({@code
+ * read_only_echo}, {@code idempotent_echo}, {@code tools/list}) that the dying server cannot
+ * answer. Records when each answer came.
  */
 final class CrashUnderLoad {
 
@@ -29,13 +30,18 @@ final class CrashUnderLoad {
   static final int ECHO_CALLS = 50;
   static final int READ_ONLY_CALLS = 50;
   static final long SLEEP_MILLIS = 1000;
-  /** Far below the 30 s request timeout: an answer later than this means the death was not noticed. */
+
+  /**
+   * Far below the 30 s request timeout: an answer later than this means the death was not noticed.
+   */
   static final Duration ANSWERS_WITHIN = Duration.ofSeconds(25);
 
   /** Calls the server may answer with "session lost" when they were in flight at the crash. */
-  private static final Set<String> MAY_BE_LOST = Set.of(FixtureTools.SLEEP, FixtureTools.ECHO, FixtureTools.CRASH);
+  private static final Set<String> MAY_BE_LOST =
+      Set.of(FixtureTools.SLEEP, FixtureTools.ECHO, FixtureTools.CRASH);
 
-  record Call(String tool, String payload, CompletableFuture<JsonRpcResponse> answer, long[] answeredAt) {}
+  record Call(
+      String tool, String payload, CompletableFuture<JsonRpcResponse> answer, long[] answeredAt) {}
 
   final List<Call> calls = new ArrayList<>();
   long crashSentAt;
@@ -71,7 +77,8 @@ final class CrashUnderLoad {
         String payload = "read-only-" + i;
         switch (i % 3) {
           case 0 -> after.add(() -> call(FixtureTools.READ_ONLY_ECHO, "message", payload, payload));
-          case 1 -> after.add(() -> call(FixtureTools.IDEMPOTENT_ECHO, "message", payload, payload));
+          case 1 ->
+              after.add(() -> call(FixtureTools.IDEMPOTENT_ECHO, "message", payload, payload));
           default -> after.add(this::toolsList);
         }
       }
@@ -81,14 +88,18 @@ final class CrashUnderLoad {
     }
   }
 
-  private void fireConcurrently(ExecutorService callers, List<Supplier<Call>> work) throws InterruptedException {
+  private void fireConcurrently(ExecutorService callers, List<Supplier<Call>> work)
+      throws InterruptedException {
     CountDownLatch start = new CountDownLatch(1);
     List<CompletableFuture<Call>> fired = new ArrayList<>();
     for (Supplier<Call> call : work) {
-      fired.add(CompletableFuture.supplyAsync(() -> {
-        awaitQuietly(start);
-        return call.get();
-      }, callers));
+      fired.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                awaitQuietly(start);
+                return call.get();
+              },
+              callers));
     }
     start.countDown();
     for (CompletableFuture<Call> call : fired) {
@@ -97,7 +108,8 @@ final class CrashUnderLoad {
   }
 
   private Call call(String tool, String argument, Object value, String expected) {
-    return track(tool, expected, RealFixture.call(supervisor, context, server, tool, argument, value));
+    return track(
+        tool, expected, RealFixture.call(supervisor, context, server, tool, argument, value));
   }
 
   private Call toolsList() {
@@ -107,14 +119,17 @@ final class CrashUnderLoad {
   private static Call track(String tool, String expected, CompletionStage<JsonRpcResponse> answer) {
     long[] answeredAt = new long[1];
     CompletableFuture<JsonRpcResponse> recorded =
-        answer.toCompletableFuture().whenComplete((response, failure) -> answeredAt[0] = System.nanoTime());
+        answer
+            .toCompletableFuture()
+            .whenComplete((response, failure) -> answeredAt[0] = System.nanoTime());
     return new Call(tool, expected, recorded, answeredAt);
   }
 
   /**
-   * Every call answered well within its deadline; failures only "session lost" (retryable) and only for calls that
-   * change state; read-only calls all succeed with their own payload; the first "session lost" answer within
-   * {@code detectWithin} of {@code crashedAt} (a {@link System#nanoTime()}). Returns how many calls were lost.
+   * Every call answered well within its deadline; failures only "session lost" (retryable) and only
+   * for calls that change state; read-only calls all succeed with their own payload; the first
+   * "session lost" answer within {@code detectWithin} of {@code crashedAt} (a {@link
+   * System#nanoTime()}). Returns how many calls were lost.
    */
   long assertOutcome(Duration detectWithin, long crashedAt) {
     CompletableFuture.allOf(calls.stream().map(Call::answer).toArray(CompletableFuture[]::new))
@@ -126,25 +141,42 @@ final class CrashUnderLoad {
     for (Call call : calls) {
       JsonRpcResponse response = call.answer().join();
       if (response.isError()) {
-        assertTrue(RealFixture.isSessionLost(response), () -> call.tool() + " failed otherwise: " + response.error());
-        assertTrue(MAY_BE_LOST.contains(call.tool()), () -> "read-only " + call.tool() + " failed: " + response.error());
+        assertTrue(
+            RealFixture.isSessionLost(response),
+            () -> call.tool() + " failed otherwise: " + response.error());
+        assertTrue(
+            MAY_BE_LOST.contains(call.tool()),
+            () -> "read-only " + call.tool() + " failed: " + response.error());
         firstLostAt = Math.min(firstLostAt, call.answeredAt()[0]);
         lost++;
       } else if (call.tool().equals("tools/list")) {
-        assertTrue(response.result().path("tools").size() > 5, () -> "tools/list answered " + response.result());
+        assertTrue(
+            response.result().path("tools").size() > 5,
+            () -> "tools/list answered " + response.result());
       } else {
-        assertEquals(call.payload(), RealFixture.text(response), () -> "wrong answer to " + call.tool());
+        assertEquals(
+            call.payload(), RealFixture.text(response), () -> "wrong answer to " + call.tool());
       }
     }
-    JsonRpcResponse crash = calls.stream().filter(c -> c.tool().equals(FixtureTools.CRASH)).findFirst().orElseThrow()
-        .answer().join();
-    assertTrue(RealFixture.isSessionLost(crash), () -> "the crash call itself is lost, got " + crash);
+    JsonRpcResponse crash =
+        calls.stream()
+            .filter(c -> c.tool().equals(FixtureTools.CRASH))
+            .findFirst()
+            .orElseThrow()
+            .answer()
+            .join();
+    assertTrue(
+        RealFixture.isSessionLost(crash), () -> "the crash call itself is lost, got " + crash);
     long detectedMillis = TimeUnit.NANOSECONDS.toMillis(firstLostAt - crashedAt);
     System.out.printf(
         "crash under load: %d of %d calls lost; first 'session lost' answer %d ms after the crash, %d ms after the crash"
             + " call was sent%n",
-        lost, calls.size(), detectedMillis, TimeUnit.NANOSECONDS.toMillis(firstLostAt - crashSentAt));
-    assertTrue(detectedMillis < detectWithin.toMillis(),
+        lost,
+        calls.size(),
+        detectedMillis,
+        TimeUnit.NANOSECONDS.toMillis(firstLostAt - crashSentAt));
+    assertTrue(
+        detectedMillis < detectWithin.toMillis(),
         "first 'session lost' answer " + detectedMillis + " ms after the crash");
     return lost;
   }

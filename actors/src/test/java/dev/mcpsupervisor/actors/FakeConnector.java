@@ -3,10 +3,6 @@ package dev.mcpsupervisor.actors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.mcpsupervisor.upstream.ConnectionClosed;
-import dev.mcpsupervisor.upstream.ConnectionListener;
-import dev.mcpsupervisor.upstream.UpstreamConnection;
-import dev.mcpsupervisor.upstream.UpstreamConnector;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
@@ -15,6 +11,10 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.upstream.ConnectionClosed;
+import dev.mcpsupervisor.upstream.ConnectionListener;
+import dev.mcpsupervisor.upstream.UpstreamConnection;
+import dev.mcpsupervisor.upstream.UpstreamConnector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,24 +29,34 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * An upstream driven from the test: every connection records what the session sends, and the test pushes responses,
- * notifications, server requests and close events. By default it answers the handshake (initialize, and tools/list
- * without a cursor: the session's own fetch) and ping itself, so tests only script what they are about.
+ * An upstream driven from the test: every connection records what the session sends, and the test
+ * pushes responses, notifications, server requests and close events. By default it answers the
+ * handshake (initialize, and tools/list without a cursor: the session's own fetch) and ping itself,
+ * so tests only script what they are about.
  */
 final class FakeConnector implements UpstreamConnector {
 
   final AtomicInteger connects = new AtomicInteger();
   final LinkedBlockingQueue<FakeConnection> connections = new LinkedBlockingQueue<>();
+
   /** Tool name → annotations, answered to tools/list. */
   final Map<String, ObjectNode> tools = new ConcurrentHashMap<>();
+
   /** While set, connect fails with this reason. */
   volatile String failConnectsWith;
-  /** While set, a connect completes only when this completes (a spawn or handshake that takes its time). */
+
+  /**
+   * While set, a connect completes only when this completes (a spawn or handshake that takes its
+   * time).
+   */
   volatile CompletableFuture<Void> connectGate;
+
   /** While set, initialize is not answered automatically (the test answers it). */
   volatile boolean holdInitialize;
+
   /** Answers ping automatically while set. */
   volatile boolean answerPing = true;
+
   /** Answers tools/call (and other non-handshake requests) automatically when set. */
   volatile Function<JsonRpcRequest, JsonRpcResponse> answerCalls;
 
@@ -59,7 +69,9 @@ final class FakeConnector implements UpstreamConnector {
     FakeConnection connection = new FakeConnection(listener);
     connections.add(connection);
     CompletableFuture<Void> gate = connectGate;
-    return gate == null ? CompletableFuture.completedFuture(connection) : gate.thenApply(opened -> connection);
+    return gate == null
+        ? CompletableFuture.completedFuture(connection)
+        : gate.thenApply(opened -> connection);
   }
 
   FakeConnection nextConnection() {
@@ -89,11 +101,15 @@ final class FakeConnector implements UpstreamConnector {
 
   final class FakeConnection implements UpstreamConnection {
     final ConnectionListener listener;
+
     /** What the session sent and the fake did not handle itself, in order. */
     final LinkedBlockingQueue<JsonRpcMessage> sent = new LinkedBlockingQueue<>();
+
     /** Everything the session sent, in order. */
     final List<JsonRpcMessage> log = java.util.Collections.synchronizedList(new ArrayList<>());
+
     final AtomicBoolean closed = new AtomicBoolean();
+
     /** Makes pid() throw: a stand-in for a bug inside the session actor. */
     volatile boolean failPid;
 
@@ -127,7 +143,8 @@ final class FakeConnector implements UpstreamConnector {
           respond(request.id(), initializeResult());
           return true;
         case McpMethods.TOOLS_LIST:
-          // the session's own fetch has no cursor; tests send theirs with one, to answer them themselves
+          // the session's own fetch has no cursor; tests send theirs with one, to answer them
+          // themselves
           if (request.params() != null && request.params().has("cursor")) {
             return false;
           }

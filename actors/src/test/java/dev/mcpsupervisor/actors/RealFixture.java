@@ -27,11 +27,16 @@ final class RealFixture {
 
   private RealFixture() {}
 
-  /** The fixture over stdio; {@code instance} goes into a JVM flag so that each instance is a distinct server key. */
+  /**
+   * The fixture over stdio; {@code instance} goes into a JVM flag so that each instance is a
+   * distinct server key.
+   */
   static ServerConfig stdio(String name, int instance) {
     List<String> command = new ArrayList<>(FixtureProcess.stdioCommand());
     command.add(1, "-Dfixture.instance=" + instance);
-    return server(name, new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null));
+    return server(
+        name,
+        new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null));
   }
 
   static ServerConfig streamableHttp(String name, String url) {
@@ -39,7 +44,8 @@ final class RealFixture {
   }
 
   private static ServerConfig server(String name, ServerSpec spec) {
-    return new ServerConfig(name, spec, Isolation.SHARED, 1, 1000, REQUEST_TIMEOUT, Duration.ofMinutes(5), name);
+    return new ServerConfig(
+        name, spec, Isolation.SHARED, 1, 1000, REQUEST_TIMEOUT, Duration.ofMinutes(5), name);
   }
 
   static SupervisorConfig config(ServerConfig... servers) {
@@ -61,7 +67,12 @@ final class RealFixture {
   }
 
   static CompletionStage<JsonRpcResponse> call(
-      SessionSupervisor supervisor, String context, String server, String tool, String argument, Object value) {
+      SessionSupervisor supervisor,
+      String context,
+      String server,
+      String tool,
+      String argument,
+      Object value) {
     return supervisor.request(context, server, "tools/call", toolCall(tool, argument, value), null);
   }
 
@@ -83,7 +94,10 @@ final class RealFixture {
 
   /** The pid of the process serving the server's session, as the fixture itself reports it. */
   static long pid(SessionSupervisor supervisor, String context, String server) {
-    return Long.parseLong(text(await(call(supervisor, context, server, FixtureTools.PID, null, null), REQUEST_TIMEOUT)));
+    return Long.parseLong(
+        text(
+            await(
+                call(supervisor, context, server, FixtureTools.PID, null, null), REQUEST_TIMEOUT)));
   }
 
   static boolean isSessionLost(JsonRpcResponse response) {

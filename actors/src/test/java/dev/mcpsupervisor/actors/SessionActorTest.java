@@ -2,8 +2,8 @@ package dev.mcpsupervisor.actors;
 
 import static dev.mcpsupervisor.actors.ServerKeyActorTest.callParams;
 import static dev.mcpsupervisor.actors.TestSupervisor.await;
-import static dev.mcpsupervisor.actors.TestSupervisor.poll;
 import static dev.mcpsupervisor.actors.TestSupervisor.awaitError;
+import static dev.mcpsupervisor.actors.TestSupervisor.poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -30,7 +30,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.junit.jupiter.api.Test;
 
-/** One upstream session: readiness, correlation, deadlines, failures and routing, against a scripted upstream. */
+/**
+ * One upstream session: readiness, correlation, deadlines, failures and routing, against a scripted
+ * upstream.
+ */
 class SessionActorTest {
 
   // ------------------------------------------------------------------------------------------------- readiness
@@ -43,14 +46,17 @@ class SessionActorTest {
       for (int i = 0; i < 500; i++) {
         int n = i;
         CompletableFuture<JsonRpcResponse> answer =
-            test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, numbered(n), null).toCompletableFuture();
+            test.supervisor
+                .request("run", "alpha", McpMethods.TOOLS_CALL, numbered(n), null)
+                .toCompletableFuture();
         answers.add(answer);
       }
       FakeConnection connection = test.connector.nextConnection();
       JsonRpcRequest initialize = connection.nextRequest();
       assertEquals(McpMethods.INITIALIZE, initialize.method());
       assertEquals(500, test.onlySession().stashed());
-      assertTrue(connection.nothingSent(), "nothing but initialize goes out before the session is ready");
+      assertTrue(
+          connection.nothingSent(), "nothing but initialize goes out before the session is ready");
 
       connection.respond(initialize.id(), FakeConnector.initializeResult());
       for (int n = 0; n < 500; n++) {
@@ -59,7 +65,9 @@ class SessionActorTest {
         connection.respond(call.id(), FakeConnector.text("answer " + n));
       }
       for (int n = 0; n < 500; n++) {
-        assertEquals("answer " + n, await(answers.get(n)).result().path("content").get(0).path("text").asText());
+        assertEquals(
+            "answer " + n,
+            await(answers.get(n)).result().path("content").get(0).path("text").asText());
       }
       assertEquals(0, test.onlySession().inFlight());
     }
@@ -68,17 +76,22 @@ class SessionActorTest {
   @Test
   void stashOverflowIsAnsweredOverloaded() {
     try (TestSupervisor test =
-        TestSupervisor.start("mcp-supervisor.supervisor.stashCapacity = 500", TestSupervisor.shared("alpha"))) {
+        TestSupervisor.start(
+            "mcp-supervisor.supervisor.stashCapacity = 500", TestSupervisor.shared("alpha"))) {
       test.connector.holdInitialize = true;
       List<CompletionStage<JsonRpcResponse>> waiting = new ArrayList<>();
       for (int i = 0; i < 500; i++) {
-        waiting.add(test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, numbered(i), null));
+        waiting.add(
+            test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, numbered(i), null));
       }
       JsonRpcError error =
-          awaitError(test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, numbered(500), null));
+          awaitError(
+              test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, numbered(500), null));
       assertEquals(JsonRpcErrorCodes.OVERLOADED, error.code());
       long sessionId = test.onlySession().sessionId();
-      assertEquals("session " + sessionId + " of alpha is overloaded: 500 requests waiting", error.message());
+      assertEquals(
+          "session " + sessionId + " of alpha is overloaded: 500 requests waiting",
+          error.message());
       assertEquals(500, test.onlySession().stashed());
       waiting.forEach(stage -> assertFalse(stage.toCompletableFuture().isDone()));
     }
@@ -108,8 +121,11 @@ class SessionActorTest {
       assertEquals("mcp-supervisor", initializeParams.path("clientInfo").path("name").asText());
       assertTrue(initializeParams.path("capabilities").has("sampling"));
       assertTrue(initializeParams.path("capabilities").has("elicitation"));
-      assertTrue(initializeParams.path("capabilities").path("roots").path("listChanged").asBoolean());
-      connection.respond(forwarded.id(), JsonRpcCodec.emptyObject().set("tools", JsonRpcCodec.mapper().createArrayNode()));
+      assertTrue(
+          initializeParams.path("capabilities").path("roots").path("listChanged").asBoolean());
+      connection.respond(
+          forwarded.id(),
+          JsonRpcCodec.emptyObject().set("tools", JsonRpcCodec.mapper().createArrayNode()));
       assertNull(await(list).error());
     }
   }
@@ -118,11 +134,14 @@ class SessionActorTest {
   void aCallersInitializeIsAnsweredFromTheSessionsHandshakeAndNeverSentAgain() {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
       JsonRpcResponse answer =
-          await(test.supervisor.request("run", "alpha", McpMethods.INITIALIZE, JsonRpcCodec.emptyObject(), null));
+          await(
+              test.supervisor.request(
+                  "run", "alpha", McpMethods.INITIALIZE, JsonRpcCodec.emptyObject(), null));
       assertEquals("fake", answer.result().path("serverInfo").path("name").asText());
       FakeConnection connection = test.connector.nextConnection();
       assertEquals(
-          1, connection.log.stream().filter(m -> McpMethods.INITIALIZE.equals(methodOf(m))).count());
+          1,
+          connection.log.stream().filter(m -> McpMethods.INITIALIZE.equals(methodOf(m))).count());
     }
   }
 
@@ -130,12 +149,15 @@ class SessionActorTest {
   void stillInitializingErrorsAreRetriedWithinTheDeadline() {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
       CompletionStage<JsonRpcResponse> call =
-          test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, callParams("echo"), Duration.ofSeconds(5));
+          test.supervisor.request(
+              "run", "alpha", McpMethods.TOOLS_CALL, callParams("echo"), Duration.ofSeconds(5));
       FakeConnection connection = test.connector.nextConnection();
       JsonRpcRequest first = connection.nextRequest();
       connection.push(
           JsonRpcResponse.failure(
-              first.id(), JsonRpcErrorCodes.INVALID_REQUEST, "Invalid request: invalid during session initialization"));
+              first.id(),
+              JsonRpcErrorCodes.INVALID_REQUEST,
+              "Invalid request: invalid during session initialization"));
       assertEquals(0, test.onlySession().inFlight()); // barrier; the call waits for its retry timer
       assertFalse(call.toCompletableFuture().isDone(), "not answered: it will be retried");
       test.timePasses(Duration.ofMillis(50)); // the first retry backoff
@@ -146,7 +168,8 @@ class SessionActorTest {
 
       // an upstream that never gets ready: retried until the deadline, then a timeout
       CompletionStage<JsonRpcResponse> doomed =
-          test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, callParams("echo"), Duration.ofSeconds(2));
+          test.supervisor.request(
+              "run", "alpha", McpMethods.TOOLS_CALL, callParams("echo"), Duration.ofSeconds(2));
       long elapsedMillis = 0;
       for (int attempt = 0; attempt < 4; attempt++) {
         JsonRpcRequest request = connection.nextRequest();
@@ -155,23 +178,31 @@ class SessionActorTest {
         test.onlySession(); // barrier: the retry timer is running
         test.timePasses(Duration.ofMillis(backoffMillis - 1));
         test.onlySession(); // barrier
-        assertTrue(connection.nothingSent(), "retry " + (attempt + 1) + " waits its whole backoff of " + backoffMillis + " ms");
+        assertTrue(
+            connection.nothingSent(),
+            "retry " + (attempt + 1) + " waits its whole backoff of " + backoffMillis + " ms");
         test.timePasses(Duration.ofMillis(1));
         elapsedMillis += backoffMillis;
       }
-      connection.push(JsonRpcResponse.failure(connection.nextRequest().id(), -32002, "Server not initialized"));
+      connection.push(
+          JsonRpcResponse.failure(connection.nextRequest().id(), -32002, "Server not initialized"));
       test.onlySession(); // barrier: the fifth retry waits 800 ms
       test.timePasses(Duration.ofMillis(800));
       elapsedMillis += 800;
       // the sixth attempt, at 1,550 ms; its retry would wait the 1 s maximum, past the 2 s deadline
-      connection.push(JsonRpcResponse.failure(connection.nextRequest().id(), -32002, "Server not initialized"));
+      connection.push(
+          JsonRpcResponse.failure(connection.nextRequest().id(), -32002, "Server not initialized"));
       test.onlySession(); // barrier
       test.timePasses(Duration.ofMillis(2_000 - elapsedMillis));
       JsonRpcError error = awaitError(doomed);
       assertEquals(JsonRpcErrorCodes.REQUEST_TIMEOUT, error.code());
       test.timePasses(Duration.ofSeconds(10));
       test.onlySession(); // barrier
-      assertTrue(connection.nothingSent(), () -> "no retry is sent after the deadline, but: " + JsonRpcCodec.toString(connection.sent.peek()));
+      assertTrue(
+          connection.nothingSent(),
+          () ->
+              "no retry is sent after the deadline, but: "
+                  + JsonRpcCodec.toString(connection.sent.peek()));
     }
   }
 
@@ -193,8 +224,10 @@ class SessionActorTest {
         kinds.add(kind);
         answers.add(
             kind.equals("list")
-                ? test.supervisor.request("run", "alpha", McpMethods.TOOLS_LIST, cursor("c" + i), null)
-                : test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, numberedCall(kind, i), null));
+                ? test.supervisor.request(
+                    "run", "alpha", McpMethods.TOOLS_LIST, cursor("c" + i), null)
+                : test.supervisor.request(
+                    "run", "alpha", McpMethods.TOOLS_CALL, numberedCall(kind, i), null));
       }
       List<JsonRpcRequest> inFlight = new ArrayList<>();
       for (int i = 0; i < 100; i++) {
@@ -208,7 +241,8 @@ class SessionActorTest {
         if (kinds.get(i).equals("send_mail")) {
           JsonRpcError error = awaitError(answers.get(i));
           assertEquals(JsonRpcErrorCodes.UPSTREAM_SESSION_LOST, error.code());
-          assertEquals("upstream session of alpha was lost while tools/call was in flight", error.message());
+          assertEquals(
+              "upstream session of alpha was lost while tools/call was in flight", error.message());
           assertTrue(error.data().path("retryable").asBoolean());
           assertEquals("alpha", error.data().path("server").asText());
           assertTrue(error.data().path("reason").asText().contains("exit code 137"));
@@ -227,9 +261,10 @@ class SessionActorTest {
       List<Integer> retried = new ArrayList<>();
       for (int i = 0; i < 75; i++) {
         JsonRpcRequest request = second.nextRequest();
-        int n = request.method().equals(McpMethods.TOOLS_LIST)
-            ? Integer.parseInt(request.params().path("cursor").asText().substring(1))
-            : request.params().path("arguments").path("n").asInt();
+        int n =
+            request.method().equals(McpMethods.TOOLS_LIST)
+                ? Integer.parseInt(request.params().path("cursor").asText().substring(1))
+                : request.params().path("arguments").path("n").asInt();
         retried.add(n);
         second.respond(request.id(), FakeConnector.text("retried " + n));
       }
@@ -242,7 +277,9 @@ class SessionActorTest {
       assertEquals(expected, retried, "safe calls are retried first, in their original order");
       for (int i = 0; i < 100; i++) {
         if (!kinds.get(i).equals("send_mail")) {
-          assertEquals("retried " + i, await(answers.get(i)).result().path("content").get(0).path("text").asText());
+          assertEquals(
+              "retried " + i,
+              await(answers.get(i)).result().path("content").get(0).path("text").asText());
         }
       }
       assertEquals(1, test.observer.restarted.get());
@@ -270,13 +307,15 @@ class SessionActorTest {
     }
   }
 
-  // ----------------------------------------------------------------------------------------- deadlines, cancel
+  // -----------------------------------------------------------------------------------------
+  // deadlines, cancel
 
   @Test
   void deadlineAnswersTimeoutCancelsUpstreamAndFreesThePendingEntry() {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
       CompletionStage<JsonRpcResponse> call =
-          test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, callParams("slow"), Duration.ofSeconds(5));
+          test.supervisor.request(
+              "run", "alpha", McpMethods.TOOLS_CALL, callParams("slow"), Duration.ofSeconds(5));
       FakeConnection connection = test.connector.nextConnection();
       JsonRpcRequest sent = connection.nextRequest();
       assertEquals(1, test.onlySession().inFlight());
@@ -323,8 +362,10 @@ class SessionActorTest {
       RecordingListener second = new RecordingListener();
       test.supervisor.register("first", first);
       test.supervisor.register("second", second);
-      test.supervisor.request("first", "alpha", McpMethods.TOOLS_CALL, withProgressToken("tok"), null);
-      test.supervisor.request("second", "alpha", McpMethods.TOOLS_CALL, withProgressToken("tok"), null);
+      test.supervisor.request(
+          "first", "alpha", McpMethods.TOOLS_CALL, withProgressToken("tok"), null);
+      test.supervisor.request(
+          "second", "alpha", McpMethods.TOOLS_CALL, withProgressToken("tok"), null);
       FakeConnection connection = test.connector.nextConnection();
       JsonRpcRequest fromFirst = connection.nextRequest();
       JsonRpcRequest fromSecond = connection.nextRequest();
@@ -341,7 +382,8 @@ class SessionActorTest {
       JsonRpcNotification toFirst = first.nextNotification();
       assertEquals("tok", toFirst.params().path("progressToken").asText());
       assertEquals(2, toFirst.params().path("progress").asInt());
-      assertTrue(first.notifications.isEmpty() && second.notifications.isEmpty(), "each got only its own");
+      assertTrue(
+          first.notifications.isEmpty() && second.notifications.isEmpty(), "each got only its own");
     }
   }
 
@@ -365,7 +407,9 @@ class SessionActorTest {
           () ->
               assertEquals(
                   2,
-                  connection.log.stream().filter(m -> McpMethods.TOOLS_LIST.equals(methodOf(m))).count(),
+                  connection.log.stream()
+                      .filter(m -> McpMethods.TOOLS_LIST.equals(methodOf(m)))
+                      .count(),
                   "the tool annotations are fetched again"));
       ObjectNode log = JsonRpcCodec.emptyObject().put("level", "info").put("data", "hello");
       connection.push(new JsonRpcNotification(McpMethods.NOTIFICATION_MESSAGE, log));
@@ -391,12 +435,17 @@ class SessionActorTest {
 
       // the transport says which request it belongs to: the second context's
       JsonRpcRequest sampling =
-          new JsonRpcRequest(TextNode.valueOf("up-7"), McpMethods.SAMPLING_CREATE_MESSAGE, JsonRpcCodec.emptyObject());
+          new JsonRpcRequest(
+              TextNode.valueOf("up-7"),
+              McpMethods.SAMPLING_CREATE_MESSAGE,
+              JsonRpcCodec.emptyObject());
       connection.push(sampling, fromSecond.id());
       JsonRpcRequest delivered = second.nextServerRequest();
       assertEquals(McpMethods.SAMPLING_CREATE_MESSAGE, delivered.method());
-      assertNotEquals(TextNode.valueOf("up-7"), delivered.id(), "the context sees the supervisor's own id");
-      second.answer(JsonRpcResponse.success(delivered.id(), JsonRpcCodec.emptyObject().put("model", "m")));
+      assertNotEquals(
+          TextNode.valueOf("up-7"), delivered.id(), "the context sees the supervisor's own id");
+      second.answer(
+          JsonRpcResponse.success(delivered.id(), JsonRpcCodec.emptyObject().put("model", "m")));
       JsonRpcMessage answer = connection.nextSent();
       assertTrue(answer instanceof JsonRpcResponse);
       assertEquals(TextNode.valueOf("up-7"), ((JsonRpcResponse) answer).id());
@@ -418,7 +467,8 @@ class SessionActorTest {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
       await(test.supervisor.acquire("first", "alpha"));
       FakeConnection connection = test.connector.nextConnection();
-      connection.push(new JsonRpcRequest(TextNode.valueOf("up-1"), McpMethods.ELICITATION_CREATE, null));
+      connection.push(
+          new JsonRpcRequest(TextNode.valueOf("up-1"), McpMethods.ELICITATION_CREATE, null));
       JsonRpcResponse answer = (JsonRpcResponse) connection.nextSent();
       assertEquals(TextNode.valueOf("up-1"), answer.id());
       assertEquals(JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST, answer.error().code());
@@ -465,11 +515,15 @@ class SessionActorTest {
     return "response";
   }
 
-  /** A context's listener that records what it receives and answers server requests when the test says. */
+  /**
+   * A context's listener that records what it receives and answers server requests when the test
+   * says.
+   */
   static final class RecordingListener implements ContextListener {
     final LinkedBlockingQueue<JsonRpcNotification> notifications = new LinkedBlockingQueue<>();
     final LinkedBlockingQueue<JsonRpcRequest> serverRequests = new LinkedBlockingQueue<>();
-    final LinkedBlockingQueue<CompletableFuture<JsonRpcResponse>> answers = new LinkedBlockingQueue<>();
+    final LinkedBlockingQueue<CompletableFuture<JsonRpcResponse>> answers =
+        new LinkedBlockingQueue<>();
 
     @Override
     public void onNotification(String server, JsonRpcNotification notification) {

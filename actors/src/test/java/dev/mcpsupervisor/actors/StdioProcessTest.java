@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureTools;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
@@ -34,7 +34,8 @@ class StdioProcessTest {
   void crashUnderLoadIsSeenAtOnceAndTheSessionComesBack() throws Exception {
     long firstPid;
     long secondPid;
-    try (SessionSupervisor supervisor = SessionSupervisor.start(RealFixture.config(RealFixture.stdio(SERVER, 0)))) {
+    try (SessionSupervisor supervisor =
+        SessionSupervisor.start(RealFixture.config(RealFixture.stdio(SERVER, 0)))) {
       firstPid = RealFixture.pid(supervisor, "flow-1", SERVER);
       CrashUnderLoad load = new CrashUnderLoad(supervisor, "flow-1", SERVER);
 
@@ -43,10 +44,18 @@ class StdioProcessTest {
 
       assertTrue(lost >= 1, "at least the crash call itself is lost");
       assertFalse(ChildProcesses.isAlive(firstPid), "the crashed process is gone");
-      assertEquals("after the crash",
-          RealFixture.text(RealFixture.await(
-              RealFixture.call(supervisor, "flow-2", SERVER, FixtureTools.ECHO, "message", "after the crash"),
-              RealFixture.REQUEST_TIMEOUT)));
+      assertEquals(
+          "after the crash",
+          RealFixture.text(
+              RealFixture.await(
+                  RealFixture.call(
+                      supervisor,
+                      "flow-2",
+                      SERVER,
+                      FixtureTools.ECHO,
+                      "message",
+                      "after the crash"),
+                  RealFixture.REQUEST_TIMEOUT)));
       secondPid = RealFixture.pid(supervisor, "flow-1", SERVER);
       assertNotEquals(firstPid, secondPid, "a new process serves the session");
       assertTrue(ChildProcesses.isAlive(secondPid));
@@ -57,7 +66,8 @@ class StdioProcessTest {
 
   @Test
   void afterRootsListChangedTheServersRootsRequestIsAnsweredAndCallsGoOn() throws Exception {
-    try (SessionSupervisor supervisor = SessionSupervisor.start(RealFixture.config(RealFixture.stdio(SERVER, 1)))) {
+    try (SessionSupervisor supervisor =
+        SessionSupervisor.start(RealFixture.config(RealFixture.stdio(SERVER, 1)))) {
       CompletableFuture<JsonRpcRequest> rootsAsked = new CompletableFuture<>();
       supervisor.register(
           "client",
@@ -66,11 +76,13 @@ class StdioProcessTest {
             public void onNotification(String server, JsonRpcNotification notification) {}
 
             @Override
-            public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request) {
+            public CompletionStage<JsonRpcResponse> onServerRequest(
+                String server, JsonRpcRequest request) {
               rootsAsked.complete(request);
               ObjectNode result = JsonRpcCodec.emptyObject();
               result.putArray("roots").addObject().put("uri", "file:///tmp").put("name", "tmp");
-              return CompletableFuture.completedFuture(JsonRpcResponse.success(request.id(), result));
+              return CompletableFuture.completedFuture(
+                  JsonRpcResponse.success(request.id(), result));
             }
           });
       supervisor.acquire("client", SERVER).toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -79,10 +91,13 @@ class StdioProcessTest {
       assertEquals(McpMethods.ROOTS_LIST, rootsAsked.get(10, TimeUnit.SECONDS).method());
       for (int i = 0; i < 3; i++) {
         String message = "still answering " + i;
-        assertEquals(message,
-            RealFixture.text(RealFixture.await(
-                RealFixture.call(supervisor, "client", SERVER, FixtureTools.ECHO, "message", message),
-                Duration.ofSeconds(10))));
+        assertEquals(
+            message,
+            RealFixture.text(
+                RealFixture.await(
+                    RealFixture.call(
+                        supervisor, "client", SERVER, FixtureTools.ECHO, "message", message),
+                    Duration.ofSeconds(10))));
       }
     }
     ChildProcesses.assertNoneAlive();

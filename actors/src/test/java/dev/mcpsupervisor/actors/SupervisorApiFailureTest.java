@@ -8,8 +8,9 @@ import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Java API never reports an unconfirmed operation as done: a snapshot, release or releaseAll the supervisor does
- * not answer fails, so that a check such as "no leases left" cannot pass because nobody answered.
+ * The Java API never reports an unconfirmed operation as done: a snapshot, release or releaseAll
+ * the supervisor does not answer fails, so that a check such as "no leases left" cannot pass
+ * because nobody answered.
  */
 class SupervisorApiFailureTest {
 
@@ -37,7 +38,9 @@ class SupervisorApiFailureTest {
       assertEquals(1, test.onlyKey().leases().size());
       await(test.supervisor.release("run", "alpha"));
       assertEquals(0, test.onlyKey().leases().size(), "the lease is gone when release completes");
-      await(test.supervisor.releaseAll("run")); // idempotent: nothing left to release is still a confirmed release
+      await(
+          test.supervisor.releaseAll(
+              "run")); // idempotent: nothing left to release is still a confirmed release
     }
   }
 }

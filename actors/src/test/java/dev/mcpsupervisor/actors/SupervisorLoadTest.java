@@ -17,7 +17,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Many contexts calling at once: every call answered, each with its own answer; pooled sessions stay bounded. */
+/**
+ * Many contexts calling at once: every call answered, each with its own answer; pooled sessions
+ * stay bounded.
+ */
 class SupervisorLoadTest {
 
   private static final int CONTEXTS = 100;
@@ -31,8 +34,10 @@ class SupervisorLoadTest {
       test.connector.answerCalls =
           request ->
               JsonRpcResponse.success(
-                  request.id(), FakeConnector.text(request.params().path("arguments").path("marker").asText()));
-      // every context is an agent run: it calls, waits for the answer, calls again (100 runs at once)
+                  request.id(),
+                  FakeConnector.text(request.params().path("arguments").path("marker").asText()));
+      // every context is an agent run: it calls, waits for the answer, calls again (100 runs at
+      // once)
       long started = System.nanoTime();
       List<CompletableFuture<Integer>> runs = new ArrayList<>();
       for (int c = 0; c < CONTEXTS; c++) {
@@ -44,7 +49,10 @@ class SupervisorLoadTest {
       long elapsedNanos = System.nanoTime() - started;
       System.out.printf(
           "%d calls from %d concurrent contexts in %d ms (%.0f calls/s)%n",
-          CONTEXTS * CALLS, CONTEXTS, elapsedNanos / 1_000_000, CONTEXTS * CALLS / (elapsedNanos / 1e9));
+          CONTEXTS * CALLS,
+          CONTEXTS,
+          elapsedNanos / 1_000_000,
+          CONTEXTS * CALLS / (elapsedNanos / 1e9));
 
       List<SessionSnapshot> sessions = test.onlyKey().sessions();
       assertTrue(sessions.size() >= 1 && sessions.size() <= 4, "at most maxSessions: " + sessions);
@@ -68,8 +76,12 @@ class SupervisorLoadTest {
     }
   }
 
-  /** Calls one after another; completes with the number of calls answered with the caller's own marker. */
-  private static CompletableFuture<Integer> run(SessionSupervisor supervisor, String context, int call, int correct) {
+  /**
+   * Calls one after another; completes with the number of calls answered with the caller's own
+   * marker.
+   */
+  private static CompletableFuture<Integer> run(
+      SessionSupervisor supervisor, String context, int call, int correct) {
     if (call == CALLS) {
       return CompletableFuture.completedFuture(correct);
     }
@@ -81,7 +93,8 @@ class SupervisorLoadTest {
             response -> {
               boolean own =
                   response.error() == null
-                      && marker.equals(response.result().path("content").get(0).path("text").asText());
+                      && marker.equals(
+                          response.result().path("content").get(0).path("text").asText());
               return run(supervisor, context, call + 1, correct + (own ? 1 : 0));
             });
   }

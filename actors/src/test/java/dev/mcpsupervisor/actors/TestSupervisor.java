@@ -51,21 +51,27 @@ final class TestSupervisor implements AutoCloseable {
     return start("", servers);
   }
 
-  /** @param settings HOCON overriding mcp-supervisor.supervisor (or anything else) */
+  /**
+   * @param settings HOCON overriding mcp-supervisor.supervisor (or anything else)
+   */
   static TestSupervisor start(String settings, ServerConfig... servers) {
     Map<String, ServerConfig> byName = new LinkedHashMap<>();
     Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
     return new TestSupervisor(new SupervisorConfig(byName, null), settings, true);
   }
 
-  /** On the real clock: for throughput, where a manual scheduler's bookkeeping would be measured instead. */
+  /**
+   * On the real clock: for throughput, where a manual scheduler's bookkeeping would be measured
+   * instead.
+   */
   static TestSupervisor startOnRealTime(ServerConfig... servers) {
     Map<String, ServerConfig> byName = new LinkedHashMap<>();
     Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
     return new TestSupervisor(new SupervisorConfig(byName, null), "", false);
   }
 
-  static ServerConfig server(String name, Isolation isolation, int maxSessions, int maxInflightPerSession) {
+  static ServerConfig server(
+      String name, Isolation isolation, int maxSessions, int maxInflightPerSession) {
     return new ServerConfig(
         name,
         new ServerSpec.Stdio("fake-" + name, List.of(), Map.of(), null),
@@ -86,7 +92,9 @@ final class TestSupervisor implements AutoCloseable {
     return poll(queue, "nothing arrived within 10 s");
   }
 
-  /** @param nothingMessage the failure when nothing arrives within 10 s */
+  /**
+   * @param nothingMessage the failure when nothing arrives within 10 s
+   */
   static <T> T poll(BlockingQueue<T> queue, String nothingMessage) {
     try {
       T next = queue.poll(10, TimeUnit.SECONDS);
@@ -154,7 +162,10 @@ final class TestSupervisor implements AutoCloseable {
     return sessions.get(0);
   }
 
-  /** Repeats the assertion until it holds (bounded): for effects that happen after an answer was given. */
+  /**
+   * Repeats the assertion until it holds (bounded): for effects that happen after an answer was
+   * given.
+   */
   void awaitAssert(Runnable assertion) {
     TestProbe<Object> probe = TestProbe.create(supervisor.actorSystem());
     probe.awaitAssert(
@@ -204,7 +215,9 @@ final class TestSupervisor implements AutoCloseable {
 
     @Override
     public void requestCompleted(String server, String method, long nanos, String errorKind) {
-      completed.computeIfAbsent(errorKind == null ? "ok" : errorKind, k -> new AtomicInteger()).incrementAndGet();
+      completed
+          .computeIfAbsent(errorKind == null ? "ok" : errorKind, k -> new AtomicInteger())
+          .incrementAndGet();
     }
 
     int evicted(String reason) {

@@ -4,13 +4,16 @@ import java.util.Locale;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 
 /**
- * What a client accepts, as far as MCP cares: JSON answers, SSE answers. A missing Accept header accepts both; a media
- * range with {@code q=0} accepts nothing.
+ * What a client accepts, as far as MCP cares: JSON answers, SSE answers. A missing Accept header
+ * accepts both; a media range with {@code q=0} accepts nothing.
  */
 record AcceptHeader(boolean json, boolean sse) {
 
   static AcceptHeader of(HttpRequest request) {
-    return request.getHeader("Accept").map(header -> parse(header.value())).orElse(new AcceptHeader(true, true));
+    return request
+        .getHeader("Accept")
+        .map(header -> parse(header.value()))
+        .orElse(new AcceptHeader(true, true));
   }
 
   static AcceptHeader parse(String value) {

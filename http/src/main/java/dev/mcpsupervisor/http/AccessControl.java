@@ -28,18 +28,21 @@ import org.apache.pekko.http.javadsl.server.Route;
  * Who may call the gateway.
  *
  * <ul>
- *   <li>Host (DNS rebinding): bound to a loopback address, only {@code localhost}, {@code 127.0.0.1} and {@code
- *       [::1]} (any port) are accepted; a rebound name is refused with 403.
- *   <li>Origin: absent is fine (not a browser); a loopback origin is fine when bound to loopback; otherwise only the
- *       configured {@code allowedOrigins}; anything else (including {@code null}) gets 403.
- *   <li>Bearer tokens, when configured: 401 with {@code WWW-Authenticate: Bearer} without a valid one. Tokens are
- *       compared as SHA-256 digests with {@link MessageDigest#isEqual}, against every configured token, so the time
- *       taken says nothing about how much of a token matched. Tokens are never logged.
+ *   <li>Host (DNS rebinding): bound to a loopback address, only {@code localhost}, {@code
+ *       127.0.0.1} and {@code [::1]} (any port) are accepted; a rebound name is refused with 403.
+ *   <li>Origin: absent is fine (not a browser); a loopback origin is fine when bound to loopback;
+ *       otherwise only the configured {@code allowedOrigins}; anything else (including {@code
+ *       null}) gets 403.
+ *   <li>Bearer tokens, when configured: 401 with {@code WWW-Authenticate: Bearer} without a valid
+ *       one. Tokens are compared as SHA-256 digests with {@link MessageDigest#isEqual}, against
+ *       every configured token, so the time taken says nothing about how much of a token matched.
+ *       Tokens are never logged.
  * </ul>
  */
 final class AccessControl extends AllDirectives {
 
-  private static final Set<String> LOOPBACK_HOSTS = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
+  private static final Set<String> LOOPBACK_HOSTS =
+      Set.of("localhost", "127.0.0.1", "[::1]", "::1");
   private static final String REALM = "mcp-supervisor";
 
   private final boolean loopbackBound;
@@ -49,19 +52,23 @@ final class AccessControl extends AllDirectives {
 
   AccessControl(GatewayConfig gateway, GatewayMetrics metrics) {
     this.loopbackBound = isLoopback(gateway.host());
-    gateway.allowedOrigins().forEach(origin -> normalizedOrigin(origin).ifPresent(allowedOrigins::add));
+    gateway
+        .allowedOrigins()
+        .forEach(origin -> normalizedOrigin(origin).ifPresent(allowedOrigins::add));
     this.tokenDigests = gateway.authTokens().stream().map(AccessControl::digest).toList();
     this.metrics = metrics;
   }
 
   /** Host and Origin validation, for every route. */
   Route checkHostAndOrigin(Supplier<Route> inner) {
-    return extractRequest(request -> refusalByHostOrOrigin(request).map(this::complete).orElseGet(inner));
+    return extractRequest(
+        request -> refusalByHostOrOrigin(request).map(this::complete).orElseGet(inner));
   }
 
   /** Bearer token validation when tokens are configured. */
   Route requireToken(Supplier<Route> inner) {
-    return extractRequest(request -> hasValidToken(request) ? inner.get() : complete(unauthorized()));
+    return extractRequest(
+        request -> hasValidToken(request) ? inner.get() : complete(unauthorized()));
   }
 
   private Optional<HttpResponse> refusalByHostOrOrigin(HttpRequest request) {
@@ -69,13 +76,17 @@ final class AccessControl extends AllDirectives {
       Optional<String> host = request.getHeader("Host").map(header -> hostName(header.value()));
       if (host.isPresent() && !LOOPBACK_HOSTS.contains(host.get())) {
         metrics.rejected("forbidden_host");
-        return Optional.of(McpResponses.error(StatusCodes.FORBIDDEN, INVALID_REQUEST, "Forbidden: Host not allowed"));
+        return Optional.of(
+            McpResponses.error(
+                StatusCodes.FORBIDDEN, INVALID_REQUEST, "Forbidden: Host not allowed"));
       }
     }
     Optional<String> origin = request.getHeader("Origin").map(header -> header.value().trim());
     if (origin.isPresent() && !isAllowedOrigin(origin.get())) {
       metrics.rejected("forbidden_origin");
-      return Optional.of(McpResponses.error(StatusCodes.FORBIDDEN, INVALID_REQUEST, "Forbidden: Origin not allowed"));
+      return Optional.of(
+          McpResponses.error(
+              StatusCodes.FORBIDDEN, INVALID_REQUEST, "Forbidden: Origin not allowed"));
     }
     return Optional.empty();
   }
@@ -115,11 +126,16 @@ final class AccessControl extends AllDirectives {
   private HttpResponse unauthorized() {
     metrics.rejected("unauthorized");
     return McpResponses.error(
-            StatusCodes.UNAUTHORIZED, INVALID_REQUEST, "Unauthorized: a valid bearer token is required")
+            StatusCodes.UNAUTHORIZED,
+            INVALID_REQUEST,
+            "Unauthorized: a valid bearer token is required")
         .addHeader(WWWAuthenticate.create(HttpChallenge.create("Bearer", REALM)));
   }
 
-  /** The host part of a Host header value, lower case, without the port; IPv6 literals keep their brackets. */
+  /**
+   * The host part of a Host header value, lower case, without the port; IPv6 literals keep their
+   * brackets.
+   */
   static String hostName(String hostHeader) {
     String value = hostHeader.trim().toLowerCase(Locale.ROOT);
     if (value.startsWith("[")) {
@@ -130,7 +146,10 @@ final class AccessControl extends AllDirectives {
     return colon < 0 ? value : value.substring(0, colon);
   }
 
-  /** {@code scheme://host[:port]} in lower case without a default port, or empty when it is no origin. */
+  /**
+   * {@code scheme://host[:port]} in lower case without a default port, or empty when it is no
+   * origin.
+   */
   static Optional<String> normalizedOrigin(String origin) {
     try {
       URI uri = new URI(origin);
@@ -142,8 +161,11 @@ final class AccessControl extends AllDirectives {
       scheme = scheme.toLowerCase(Locale.ROOT);
       int port = uri.getPort();
       boolean defaultPort =
-          port == -1 || ("http".equals(scheme) && port == 80) || ("https".equals(scheme) && port == 443);
-      return Optional.of(scheme + "://" + host.toLowerCase(Locale.ROOT) + (defaultPort ? "" : ":" + port));
+          port == -1
+              || ("http".equals(scheme) && port == 80)
+              || ("https".equals(scheme) && port == 443);
+      return Optional.of(
+          scheme + "://" + host.toLowerCase(Locale.ROOT) + (defaultPort ? "" : ":" + port));
     } catch (URISyntaxException e) {
       return Optional.empty();
     }

@@ -8,15 +8,17 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The {@code /admin/sessions} document: downstream sessions (ids shortened: a full id is a credential), and per server
- * key its upstream sessions with state, refcount, in-flight, stash, restarts, age and pid. No header or env values
- * appear: key ids are names with a digest, and the snapshot holds no spec.
+ * The {@code /admin/sessions} document: downstream sessions (ids shortened: a full id is a
+ * credential), and per server key its upstream sessions with state, refcount, in-flight, stash,
+ * restarts, age and pid. No header or env values appear: key ids are names with a digest, and the
+ * snapshot holds no spec.
  */
 final class AdminReport {
 
   private AdminReport() {}
 
-  static ObjectNode of(DownstreamSessions.Listing listing, SupervisorSnapshot snapshot, Instant now) {
+  static ObjectNode of(
+      DownstreamSessions.Listing listing, SupervisorSnapshot snapshot, Instant now) {
     ObjectNode report = JsonRpcCodec.emptyObject();
     ArrayNode downstream = report.putArray("downstreamSessions");
     for (DownstreamSessions.SessionInfo session : listing.sessions()) {

@@ -7,25 +7,20 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.RESOURCE_NOT_FOUND;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.mcpsupervisor.upstream.Failures;
-import dev.mcpsupervisor.actors.SupervisorException;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.upstream.Failures;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,19 +28,21 @@ import org.slf4j.LoggerFactory;
  * {@code /mcp}: every configured server behind one MCP endpoint.
  *
  * <ul>
- *   <li>initialize asks every server in parallel (bounded by {@code upstreamInitializeTimeout}) and answers the
- *       gateway's own server info with the union of the capabilities of those that answered; a server that is down
- *       is left out with a one-line log, and later calls still try it.
- *   <li>tools and prompts are published as {@code <toolPrefix>__<name>} ({@link ServerNamespace}); calls and gets
- *       route by the prefix.
- *   <li>Resource URIs are passed through unchanged (they are the servers' own, and clients may have them from
- *       elsewhere, e.g. tool results). A read, subscribe or completion goes to the server that listed the URI, or
- *       whose template's literal prefix matches it, in this session's resources/list and templates/list answers;
- *       a URI the session never saw listed is tried on each server with resources in file order, and the first
- *       that answers owns it from then on. When two servers list the same URI, the first in file order owns it.
- *   <li>Lists are complete: each server's pages are followed ({@code maxListPages} at most) and merged into one
- *       answer without {@code nextCursor}; a server that fails or is slower than {@code aggregatedListTimeout} is
- *       left out of that answer.
+ *   <li>initialize asks every server in parallel (bounded by {@code upstreamInitializeTimeout}) and
+ *       answers the gateway's own server info with the union of the capabilities of those that
+ *       answered; a server that is down is left out with a one-line log, and later calls still try
+ *       it.
+ *   <li>tools and prompts are published as {@code <toolPrefix>__<name>} ({@link ServerNamespace});
+ *       calls and gets route by the prefix.
+ *   <li>Resource URIs are passed through unchanged (they are the servers' own, and clients may have
+ *       them from elsewhere, e.g. tool results). A read, subscribe or completion goes to the server
+ *       that listed the URI, or whose template's literal prefix matches it, in this session's
+ *       resources/list and templates/list answers; a URI the session never saw listed is tried on
+ *       each server with resources in file order, and the first that answers owns it from then on.
+ *       When two servers list the same URI, the first in file order owns it.
+ *   <li>Lists are complete: each server's pages are followed ({@code maxListPages} at most) and
+ *       merged into one answer without {@code nextCursor}; a server that fails or is slower than
+ *       {@code aggregatedListTimeout} is left out of that answer.
  * </ul>
  */
 final class AggregatedEndpoint implements McpEndpoint {
@@ -117,7 +114,8 @@ final class AggregatedEndpoint implements McpEndpoint {
                       upstreams.put(server, result);
                     }
                   });
-              return new Outcome.Initialized(initializeResult(protocolVersion, upstreams), upstreams);
+              return new Outcome.Initialized(
+                  initializeResult(protocolVersion, upstreams), upstreams);
             });
   }
 
@@ -154,17 +152,21 @@ final class AggregatedEndpoint implements McpEndpoint {
       case McpMethods.RESOURCES_LIST -> listResources(request, view, calls, "resources", "uri");
       case McpMethods.RESOURCES_TEMPLATES_LIST ->
           listResources(request, view, calls, "resourceTemplates", "uriTemplate");
-      case McpMethods.RESOURCES_READ, McpMethods.RESOURCES_SUBSCRIBE -> routeByUri(request, view, calls);
+      case McpMethods.RESOURCES_READ, McpMethods.RESOURCES_SUBSCRIBE ->
+          routeByUri(request, view, calls);
       case McpMethods.COMPLETION_COMPLETE -> complete(request, view, calls);
       default ->
-          done(new Outcome.Failure(new JsonRpcError(METHOD_NOT_FOUND, "Method not found: " + request.method())));
+          done(
+              new Outcome.Failure(
+                  new JsonRpcError(METHOD_NOT_FOUND, "Method not found: " + request.method())));
     };
   }
 
   /** tools/list, prompts/list: every server's items, each renamed {@code <prefix>__<name>}. */
   private CompletionStage<Outcome> listNamed(
       JsonRpcRequest request, View view, UpstreamCalls calls, String capability, String field) {
-    return lists.collect(request, calls, serversWith(capability, view.upstreams()), field)
+    return lists
+        .collect(request, calls, serversWith(capability, view.upstreams()), field)
         .thenApply(
             byServer -> {
               ArrayNode all = JsonRpcCodec.mapper().createArrayNode();
@@ -174,7 +176,8 @@ final class AggregatedEndpoint implements McpEndpoint {
                           item -> {
                             if (item.path("name").isTextual()) {
                               ObjectNode renamed = ((ObjectNode) item).deepCopy();
-                              renamed.put("name", namespace.qualify(server, item.get("name").textValue()));
+                              renamed.put(
+                                  "name", namespace.qualify(server, item.get("name").textValue()));
                               all.add(renamed);
                             }
                           }));
@@ -184,10 +187,14 @@ final class AggregatedEndpoint implements McpEndpoint {
             });
   }
 
-  /** resources/list, resources/templates/list: every server's items unchanged, learning who owns which. */
+  /**
+   * resources/list, resources/templates/list: every server's items unchanged, learning who owns
+   * which.
+   */
   private CompletionStage<Outcome> listResources(
       JsonRpcRequest request, View view, UpstreamCalls calls, String field, String key) {
-    return lists.collect(request, calls, serversWith("resources", view.upstreams()), field)
+    return lists
+        .collect(request, calls, serversWith("resources", view.upstreams()), field)
         .thenApply(
             byServer -> {
               ArrayNode all = JsonRpcCodec.mapper().createArrayNode();
@@ -210,10 +217,12 @@ final class AggregatedEndpoint implements McpEndpoint {
   }
 
   /** tools/call, prompts/get: the prefix names the server; the rest is that server's own name. */
-  private CompletionStage<Outcome> routeByName(JsonRpcRequest request, UpstreamCalls calls, String kind) {
+  private CompletionStage<Outcome> routeByName(
+      JsonRpcRequest request, UpstreamCalls calls, String kind) {
     JsonNode name = request.params() == null ? null : request.params().get("name");
     if (name == null || !name.isTextual()) {
-      return done(new Outcome.Failure(new JsonRpcError(INVALID_PARAMS, "params.name must be a string")));
+      return done(
+          new Outcome.Failure(new JsonRpcError(INVALID_PARAMS, "params.name must be a string")));
     }
     Optional<ServerNamespace.Qualified> target = namespace.resolve(name.textValue());
     if (target.isEmpty()) {
@@ -224,14 +233,20 @@ final class AggregatedEndpoint implements McpEndpoint {
     return calls.call(target.get().server(), request.method(), params).thenApply(Outcome::of);
   }
 
-  /** resources/read and resources/subscribe: the server that owns the URI, else the first that answers for it. */
-  private CompletionStage<Outcome> routeByUri(JsonRpcRequest request, View view, UpstreamCalls calls) {
+  /**
+   * resources/read and resources/subscribe: the server that owns the URI, else the first that
+   * answers for it.
+   */
+  private CompletionStage<Outcome> routeByUri(
+      JsonRpcRequest request, View view, UpstreamCalls calls) {
     JsonNode uri = request.params() == null ? null : request.params().get("uri");
     if (uri == null || !uri.isTextual()) {
-      return done(new Outcome.Failure(new JsonRpcError(INVALID_PARAMS, "params.uri must be a string")));
+      return done(
+          new Outcome.Failure(new JsonRpcError(INVALID_PARAMS, "params.uri must be a string")));
     }
     String owner = owner(uri.textValue(), view);
-    List<String> candidates = owner != null ? List.of(owner) : serversWith("resources", view.upstreams());
+    List<String> candidates =
+        owner != null ? List.of(owner) : serversWith("resources", view.upstreams());
     return firstAnswering(candidates, 0, request, calls, null)
         .thenApply(
             answered -> {
@@ -241,12 +256,14 @@ final class AggregatedEndpoint implements McpEndpoint {
               JsonNode result = answered.response().result();
               return McpMethods.RESOURCES_SUBSCRIBE.equals(request.method())
                   ? new Outcome.Subscribed(result, uri.textValue(), answered.server())
-                  : new Outcome.ResourcesLearned(result, Map.of(uri.textValue(), answered.server()), Map.of());
+                  : new Outcome.ResourcesLearned(
+                      result, Map.of(uri.textValue(), answered.server()), Map.of());
             });
   }
 
   /** completion/complete: a prompt ref routes by its prefix, a resource ref by its URI. */
-  private CompletionStage<Outcome> complete(JsonRpcRequest request, View view, UpstreamCalls calls) {
+  private CompletionStage<Outcome> complete(
+      JsonRpcRequest request, View view, UpstreamCalls calls) {
     JsonNode ref = request.params() == null ? null : request.params().get("ref");
     String type = ref == null ? "" : ref.path("type").asText("");
     if ("ref/prompt".equals(type) && ref.path("name").isTextual()) {
@@ -261,22 +278,31 @@ final class AggregatedEndpoint implements McpEndpoint {
     }
     if ("ref/resource".equals(type) && ref.path("uri").isTextual()) {
       String owner = owner(ref.get("uri").textValue(), view);
-      List<String> candidates = owner != null ? List.of(owner) : serversWith("completions", view.upstreams());
+      List<String> candidates =
+          owner != null ? List.of(owner) : serversWith("completions", view.upstreams());
       return firstAnswering(candidates, 0, request, calls, null)
           .thenApply(answered -> Outcome.of(answered.response()));
     }
     return done(
         new Outcome.Failure(
-            new JsonRpcError(INVALID_PARAMS, "params.ref must be a ref/prompt with a name or a ref/resource with a uri")));
+            new JsonRpcError(
+                INVALID_PARAMS,
+                "params.ref must be a ref/prompt with a name or a ref/resource with a uri")));
   }
 
   // ------------------------------------------------------------------------------------------------------- helpers
 
   private record Answered(String server, JsonRpcResponse response) {}
 
-  /** Asks the candidates one after another until one answers without an error; else the last error. */
+  /**
+   * Asks the candidates one after another until one answers without an error; else the last error.
+   */
   private CompletionStage<Answered> firstAnswering(
-      List<String> candidates, int index, JsonRpcRequest request, UpstreamCalls calls, Answered lastError) {
+      List<String> candidates,
+      int index,
+      JsonRpcRequest request,
+      UpstreamCalls calls,
+      Answered lastError) {
     if (index >= candidates.size()) {
       JsonNode uri = request.params().path("uri");
       return done(
@@ -286,7 +312,8 @@ final class AggregatedEndpoint implements McpEndpoint {
                   null,
                   JsonRpcResponse.failure(
                       request.id(),
-                      new JsonRpcError(RESOURCE_NOT_FOUND, "no server has resource " + uri.asText(""), null))));
+                      new JsonRpcError(
+                          RESOURCE_NOT_FOUND, "no server has resource " + uri.asText(""), null))));
     }
     String server = candidates.get(index);
     return calls
@@ -294,11 +321,15 @@ final class AggregatedEndpoint implements McpEndpoint {
         .thenCompose(
             response ->
                 response.isError()
-                    ? firstAnswering(candidates, index + 1, request, calls, new Answered(server, response))
+                    ? firstAnswering(
+                        candidates, index + 1, request, calls, new Answered(server, response))
                     : done(new Answered(server, response)));
   }
 
-  /** The server that listed the URI, else the one whose template's literal prefix matches it longest. */
+  /**
+   * The server that listed the URI, else the one whose template's literal prefix matches it
+   * longest.
+   */
   private static String owner(String uri, View view) {
     String listed = view.resourceOwners().get(uri);
     if (listed != null) {
@@ -317,7 +348,10 @@ final class AggregatedEndpoint implements McpEndpoint {
     return best;
   }
 
-  /** Servers whose initialize result lists the capability, and those whose capabilities are unknown (not up yet). */
+  /**
+   * Servers whose initialize result lists the capability, and those whose capabilities are unknown
+   * (not up yet).
+   */
   private List<String> serversWith(String capability, Map<String, JsonNode> upstreams) {
     List<String> servers = new ArrayList<>();
     for (String server : namespace.servers()) {
@@ -332,5 +366,4 @@ final class AggregatedEndpoint implements McpEndpoint {
   private static <T> CompletionStage<T> done(T value) {
     return CompletableFuture.completedFuture(value);
   }
-
 }

@@ -18,9 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A list method (tools/list, prompts/list, resources/list, ...) asked of several servers at once for the aggregated
- * endpoint: each server's pages are followed ({@code maxListPages} at most) within {@code aggregatedListTimeout}; a
- * server that fails or is slower is left out of the answer with a log line.
+ * A list method (tools/list, prompts/list, resources/list, ...) asked of several servers at once
+ * for the aggregated endpoint: each server's pages are followed ({@code maxListPages} at most)
+ * within {@code aggregatedListTimeout}; a server that fails or is slower is left out of the answer
+ * with a log line.
  */
 final class AggregatedLists {
 
@@ -32,7 +33,10 @@ final class AggregatedLists {
     this.settings = settings;
   }
 
-  /** The listed servers' items of one list method, all pages, by server in file order; failed servers left out. */
+  /**
+   * The listed servers' items of one list method, all pages, by server in file order; failed
+   * servers left out.
+   */
   CompletionStage<Map<String, List<JsonNode>>> collect(
       JsonRpcRequest request, UpstreamCalls calls, List<String> servers, String field) {
     Map<String, CompletableFuture<List<JsonNode>>> parts = new LinkedHashMap<>();

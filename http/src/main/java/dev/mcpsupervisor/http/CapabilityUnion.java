@@ -6,14 +6,17 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.util.Collection;
 import java.util.List;
 
-/** The capabilities an aggregated endpoint advertises: the union of what its servers declared at initialize. */
+/**
+ * The capabilities an aggregated endpoint advertises: the union of what its servers declared at
+ * initialize.
+ */
 final class CapabilityUnion {
 
   private CapabilityUnion() {}
 
   /**
-   * Every one of {@code routable} that any server has; a boolean flag is set when any server sets it, nested objects
-   * are merged, and other values are the first server's.
+   * Every one of {@code routable} that any server has; a boolean flag is set when any server sets
+   * it, nested objects are merged, and other values are the first server's.
    */
   static ObjectNode of(Collection<JsonNode> initializeResults, List<String> routable) {
     ObjectNode union = JsonRpcCodec.emptyObject();
@@ -37,7 +40,8 @@ final class CapabilityUnion {
               JsonNode value = member.getValue();
               JsonNode existing = into.get(name);
               if (value.isBoolean()) {
-                into.put(name, value.booleanValue() || (existing != null && existing.asBoolean(false)));
+                into.put(
+                    name, value.booleanValue() || (existing != null && existing.asBoolean(false)));
               } else if (value.isObject() && existing != null && existing.isObject()) {
                 merge((ObjectNode) existing, value);
               } else if (existing == null) {

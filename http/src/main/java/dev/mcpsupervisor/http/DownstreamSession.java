@@ -37,19 +37,22 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * One downstream MCP session (one {@code Mcp-Session-Id}), which is also the supervisor context holding its leases.
- * It owns the session's protocol state — negotiated version, client capabilities, log level, resource subscriptions,
- * which server owns which resource — its open streams, the requests in flight and the server-to-client requests
- * waiting for the client's answer.
+ * One downstream MCP session (one {@code Mcp-Session-Id}), which is also the supervisor context
+ * holding its leases. It owns the session's protocol state — negotiated version, client
+ * capabilities, log level, resource subscriptions, which server owns which resource — its open
+ * streams, the requests in flight and the server-to-client requests waiting for the client's
+ * answer.
  *
- * <p>Every POST is an exchange: requests are answered on it, and while they are in flight, notifications and
- * server-to-client requests that belong to them (progress with their token; logging, sampling and elicitation from
- * the servers they reached) go on it too, which turns it into an SSE stream when the client accepts one. Everything
- * else goes on the GET stream. A stream the client closed is forgotten; its requests still run, but their answers
- * are dropped (the transport says a disconnect is not a cancellation).
+ * <p>Every POST is an exchange: requests are answered on it, and while they are in flight,
+ * notifications and server-to-client requests that belong to them (progress with their token;
+ * logging, sampling and elicitation from the servers they reached) go on it too, which turns it
+ * into an SSE stream when the client accepts one. Everything else goes on the GET stream. A stream
+ * the client closed is forgotten; its requests still run, but their answers are dropped (the
+ * transport says a disconnect is not a cancellation).
  *
- * <p>Created and ended only by {@link DownstreamSessions}: it never stops on its own, it asks to be ended (idle,
- * failed initialize), so that the registry never routes a message to a session that is gone.
+ * <p>Created and ended only by {@link DownstreamSessions}: it never stops on its own, it asks to be
+ * ended (idle, failed initialize), so that the registry never routes a message to a session that is
+ * gone.
  */
 public final class DownstreamSession {
 
@@ -63,7 +66,8 @@ public final class DownstreamSession {
   /**
    * A POST's messages.
    *
-   * @param preAnswered errors for batch elements that were not valid messages, sent with the other answers
+   * @param preAnswered errors for batch elements that were not valid messages, sent with the other
+   *     answers
    * @param batch whether the body was a JSON array (only 2025-03-26 and older allow one)
    * @param acceptsSse whether the client accepts an SSE answer
    */
@@ -94,9 +98,11 @@ public final class DownstreamSession {
 
   // From the supervisor, through SessionListener.
 
-  /** {@code relatedTag}: the sequence number of the request it belongs to (as a string), or null. */
-  public record UpstreamNotification(String server, JsonRpcNotification notification, String relatedTag)
-      implements Command {}
+  /**
+   * {@code relatedTag}: the sequence number of the request it belongs to (as a string), or null.
+   */
+  public record UpstreamNotification(
+      String server, JsonRpcNotification notification, String relatedTag) implements Command {}
 
   public record UpstreamRequest(
       String server, JsonRpcRequest request, String relatedTag, ActorRef<JsonRpcResponse> replyTo)
@@ -121,8 +127,10 @@ public final class DownstreamSession {
   private static final class OpenExchange {
     final ActorRef<Exchange.Event> ref;
     final boolean acceptsSse;
+
     /** Answers not sent yet: all of them until the exchange streams. */
     final List<ObjectNode> unsent = new ArrayList<>();
+
     final List<InFlight> requests = new ArrayList<>();
     boolean streaming;
     boolean closed;
@@ -132,7 +140,9 @@ public final class DownstreamSession {
       this.acceptsSse = acceptsSse;
     }
 
-    /** Whether server messages from this server belong here: a request on it reached that server. */
+    /**
+     * Whether server messages from this server belong here: a request on it reached that server.
+     */
     boolean relatesTo(String server) {
       for (InFlight request : requests) {
         if (request.carriesServerMessages && request.calls.reached(server)) {
@@ -150,8 +160,10 @@ public final class DownstreamSession {
     final OpenExchange exchange;
     final UpstreamCalls calls;
     final JsonNode progressToken;
+
     /** initialize and setLevel do not: nothing a server sends meanwhile belongs to them. */
     final boolean carriesServerMessages;
+
     boolean cancelled;
 
     InFlight(
@@ -171,10 +183,15 @@ public final class DownstreamSession {
   }
 
   /** A server-to-client request sent to the client under our id, waiting for its answer. */
-  private record PendingServerRequest(JsonNode upstreamId, String server, ActorRef<JsonRpcResponse> replyTo) {}
+  private record PendingServerRequest(
+      JsonNode upstreamId, String server, ActorRef<JsonRpcResponse> replyTo) {}
 
-  /** JSON-RPC batches came with 2025-03-26 and left with 2025-06-18 (2024-11-05 clients may send them too). */
-  private static final Set<String> BATCH_VERSIONS = Set.of(ProtocolVersions.V2025_03_26, ProtocolVersions.V2024_11_05);
+  /**
+   * JSON-RPC batches came with 2025-03-26 and left with 2025-06-18 (2024-11-05 clients may send
+   * them too).
+   */
+  private static final Set<String> BATCH_VERSIONS =
+      Set.of(ProtocolVersions.V2025_03_26, ProtocolVersions.V2024_11_05);
 
   public static Behavior<Command> create(
       String id,
@@ -188,7 +205,14 @@ public final class DownstreamSession {
             Behaviors.withTimers(
                 timers ->
                     new DownstreamSession(
-                            id, endpoint, supervisor, settings, idleTimeout, registry, context, timers)
+                            id,
+                            endpoint,
+                            supervisor,
+                            settings,
+                            idleTimeout,
+                            registry,
+                            context,
+                            timers)
                         .start()));
   }
 
@@ -211,12 +235,14 @@ public final class DownstreamSession {
 
   /** Oldest first: server messages go to the oldest exchange they belong to. */
   private final Map<ActorRef<Exchange.Event>, OpenExchange> exchanges = new LinkedHashMap<>();
+
   private final Map<JsonNode, InFlight> inFlight = new HashMap<>();
   private final Map<JsonNode, PendingServerRequest> serverRequests = new HashMap<>();
   private ActorRef<Exchange.Event> getStream;
   private ActorRef<DownstreamSessions.Command> drainWaiter;
   private long nextSequence;
   private long nextServerRequest;
+
   /** Messages the registry routed here, so that an idle end never races a message on its way. */
   private long routedProcessed;
 
@@ -241,7 +267,9 @@ public final class DownstreamSession {
 
   private Behavior<Command> start() {
     supervisor.register(
-        id, new SessionListener(context.getSelf(), context.getSystem().scheduler(), settings.serverRequestTimeout()));
+        id,
+        new SessionListener(
+            context.getSelf(), context.getSystem().scheduler(), settings.serverRequestTimeout()));
     restartIdleTimer();
     return active();
   }
@@ -273,7 +301,9 @@ public final class DownstreamSession {
                   400,
                   McpResponses.errorBody(
                       INVALID_REQUEST,
-                      "Invalid Request: protocol version " + protocolVersion + " does not allow batches")));
+                      "Invalid Request: protocol version "
+                          + protocolVersion
+                          + " does not allow batches")));
       return Behaviors.same();
     }
     OpenExchange exchange = new OpenExchange(post.exchange(), post.acceptsSse());
@@ -294,7 +324,12 @@ public final class DownstreamSession {
 
   private void startRequest(OpenExchange exchange, JsonRpcRequest request) {
     if (inFlight.containsKey(request.id())) {
-      answer(exchange, failure(request, INVALID_REQUEST, "Invalid Request: id " + request.id() + " is already in flight"));
+      answer(
+          exchange,
+          failure(
+              request,
+              INVALID_REQUEST,
+              "Invalid Request: id " + request.id() + " is already in flight"));
       return;
     }
     long sequence = nextSequence++;
@@ -303,24 +338,33 @@ public final class DownstreamSession {
     switch (request.method()) {
       case McpMethods.INITIALIZE -> {
         if (protocolVersion != null) {
-          answer(exchange, failure(request, INVALID_REQUEST, "Invalid Request: the session is already initialized"));
+          answer(
+              exchange,
+              failure(
+                  request, INVALID_REQUEST, "Invalid Request: the session is already initialized"));
         } else {
           track(exchange, request, sequence, calls, false, initialize(request, calls));
         }
       }
-      case McpMethods.PING -> answer(exchange, JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
+      case McpMethods.PING ->
+          answer(exchange, JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
       case McpMethods.LOGGING_SET_LEVEL -> {
-        String level = request.params() == null ? null : request.params().path("level").asText(null);
+        String level =
+            request.params() == null ? null : request.params().path("level").asText(null);
         if (level == null || !LogLevels.isLevel(level)) {
-          answer(exchange, failure(request, INVALID_PARAMS, "params.level must be one of " + LogLevels.ORDER));
+          answer(
+              exchange,
+              failure(request, INVALID_PARAMS, "params.level must be one of " + LogLevels.ORDER));
         } else {
           logLevel = level;
           track(exchange, request, sequence, calls, false, askUpstreamsForEveryLevel(calls));
         }
       }
       case McpMethods.RESOURCES_UNSUBSCRIBE -> {
-        // upstream subscriptions are shared with other sessions: only this session stops receiving updates
-        subscriptions.remove(request.params() == null ? null : request.params().path("uri").asText(null));
+        // upstream subscriptions are shared with other sessions: only this session stops receiving
+        // updates
+        subscriptions.remove(
+            request.params() == null ? null : request.params().path("uri").asText(null));
         answer(exchange, JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
       }
       default -> track(exchange, request, sequence, calls, true, handle(request, calls));
@@ -336,11 +380,17 @@ public final class DownstreamSession {
     JsonNode clientInfo = params.path("clientInfo");
     registry.tell(
         new DownstreamSessions.Describe(
-            id, protocolVersion, clientInfo.path("name").asText(null), clientInfo.path("version").asText(null)));
+            id,
+            protocolVersion,
+            clientInfo.path("name").asText(null),
+            clientInfo.path("version").asText(null)));
     return endpoint.initialize(calls, protocolVersion);
   }
 
-  /** Upstream sessions are shared: each is asked for everything, and every session filters at its own level. */
+  /**
+   * Upstream sessions are shared: each is asked for everything, and every session filters at its
+   * own level.
+   */
   private CompletionStage<Outcome> askUpstreamsForEveryLevel(UpstreamCalls calls) {
     ObjectNode params = JsonRpcCodec.emptyObject();
     params.put("level", LogLevels.UPSTREAM_LEVEL);
@@ -358,7 +408,9 @@ public final class DownstreamSession {
   private CompletionStage<Outcome> handle(JsonRpcRequest request, UpstreamCalls calls) {
     McpEndpoint.View view =
         new McpEndpoint.View(
-            upstreams, Collections.unmodifiableMap(resourceOwners), Collections.unmodifiableMap(templateOwners));
+            upstreams,
+            Collections.unmodifiableMap(resourceOwners),
+            Collections.unmodifiableMap(templateOwners));
     try {
       return endpoint.handle(request, view, calls);
     } catch (RuntimeException e) {
@@ -389,20 +441,26 @@ public final class DownstreamSession {
       complete(call, null);
       return Behaviors.same();
     }
-    // the supervisor hands this context's listener every notification sent before an answer before the answer, and
+    // the supervisor hands this context's listener every notification sent before an answer before
+    // the answer, and
     // both reach this actor in that order: whatever belongs on the stream is on it already
     complete(call, apply(call.request, answered.outcome(), answered.failure()));
     return Behaviors.same();
   }
 
-  /** The request is done: its answer (null: none, it was cancelled) goes out, and its exchange may finish. */
+  /**
+   * The request is done: its answer (null: none, it was cancelled) goes out, and its exchange may
+   * finish.
+   */
   private void complete(InFlight call, JsonRpcResponse response) {
     inFlight.remove(call.request.id());
     call.exchange.requests.remove(call);
     if (response != null) {
       answer(call.exchange, response);
       if (McpMethods.INITIALIZE.equals(call.request.method()) && response.isError()) {
-        registry.tell(new DownstreamSessions.EndMe(id, "initialize failed: " + response.error().message(), -1));
+        registry.tell(
+            new DownstreamSessions.EndMe(
+                id, "initialize failed: " + response.error().message(), -1));
       }
     }
     finishIfAnswered(call.exchange);
@@ -412,7 +470,9 @@ public final class DownstreamSession {
   /** Remembers what the outcome teaches the session, and turns it into the response. */
   private JsonRpcResponse apply(JsonRpcRequest request, Outcome outcome, Throwable failure) {
     if (failure != null) {
-      context.getLog().error("session {}: {} failed", SessionIds.redact(id), request.method(), failure);
+      context
+          .getLog()
+          .error("session {}: {} failed", SessionIds.redact(id), request.method(), failure);
       return failure(request, INTERNAL_ERROR, "internal error");
     }
     if (outcome instanceof Outcome.Failure failed) {
@@ -437,7 +497,8 @@ public final class DownstreamSession {
   }
 
   private void onClientNotification(JsonRpcNotification notification) {
-    JsonNode params = notification.params() == null ? JsonRpcCodec.emptyObject() : notification.params();
+    JsonNode params =
+        notification.params() == null ? JsonRpcCodec.emptyObject() : notification.params();
     switch (notification.method()) {
       case McpMethods.NOTIFICATION_CANCELLED -> {
         InFlight call = inFlight.get(params.path("requestId"));
@@ -449,7 +510,9 @@ public final class DownstreamSession {
       case McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED -> {
         // only a client with roots can answer the roots/list that servers send in reply
         if (clientCapabilities.has("roots")) {
-          endpoint.servers().forEach(server -> supervisor.notify(id, server, notification.method(), params));
+          endpoint
+              .servers()
+              .forEach(server -> supervisor.notify(id, server, notification.method(), params));
         }
       }
       default -> {
@@ -461,7 +524,9 @@ public final class DownstreamSession {
   private void onClientResponse(JsonRpcResponse response) {
     PendingServerRequest pending = serverRequests.remove(response.id());
     if (pending == null) {
-      context.getLog().debug("session {}: answer for unknown request {}", SessionIds.redact(id), response.id());
+      context
+          .getLog()
+          .debug("session {}: answer for unknown request {}", SessionIds.redact(id), response.id());
       return;
     }
     timers.cancel(response.id());
@@ -528,12 +593,18 @@ public final class DownstreamSession {
     }
   }
 
-  /** On the oldest streaming-capable exchange with a request that reached the server, else on the GET stream. */
+  /**
+   * On the oldest streaming-capable exchange with a request that reached the server, else on the
+   * GET stream.
+   */
   private boolean sendRelated(ObjectNode json, String server) {
     return sendOnRelatedExchange(json, server) || sendOnGetStream(json);
   }
 
-  /** On the stream of the request the supervisor related the message to (by its tag), if it is still open. */
+  /**
+   * On the stream of the request the supervisor related the message to (by its tag), if it is still
+   * open.
+   */
   private boolean sendOnTaggedExchange(ObjectNode json, String relatedTag) {
     if (relatedTag == null) {
       return false;
@@ -573,18 +644,24 @@ public final class DownstreamSession {
     return true;
   }
 
-  // ------------------------------------------------------------------------------------------- from the upstreams
+  // -------------------------------------------------------------------------------------------
+  // from the upstreams
 
   private Behavior<Command> onUpstreamNotification(UpstreamNotification upstream) {
     JsonRpcNotification notification = upstream.notification();
-    JsonNode params = notification.params() == null ? JsonRpcCodec.emptyObject() : notification.params();
+    JsonNode params =
+        notification.params() == null ? JsonRpcCodec.emptyObject() : notification.params();
     switch (notification.method()) {
-      case McpMethods.NOTIFICATION_PROGRESS -> sendProgress(upstream.server(), notification, params);
+      case McpMethods.NOTIFICATION_PROGRESS ->
+          sendProgress(upstream.server(), notification, params);
       case McpMethods.NOTIFICATION_MESSAGE -> {
         String threshold = logLevel != null ? logLevel : LogLevels.DEFAULT_THRESHOLD;
-        // logs on a request's upstream stream come tagged with that request: they go on its stream. Untagged ones
-        // (stdio) reach every context leased on that upstream session: only a session with a request in flight
-        // there can be the one they are about, so the GET stream never carries them (no cross-client leak)
+        // logs on a request's upstream stream come tagged with that request: they go on its stream.
+        // Untagged ones
+        // (stdio) reach every context leased on that upstream session: only a session with a
+        // request in flight
+        // there can be the one they are about, so the GET stream never carries them (no
+        // cross-client leak)
         if (LogLevels.passes(params.path("level").asText(""), threshold)) {
           ObjectNode json = JsonRpcCodec.toJson(notification);
           if (!sendOnTaggedExchange(json, upstream.relatedTag())) {
@@ -597,13 +674,17 @@ public final class DownstreamSession {
           sendUnrelated(JsonRpcCodec.toJson(notification), upstream.server());
         }
       }
-      case McpMethods.NOTIFICATION_CANCELLED -> withdrawServerRequest(upstream.server(), notification, params);
+      case McpMethods.NOTIFICATION_CANCELLED ->
+          withdrawServerRequest(upstream.server(), notification, params);
       default -> sendUnrelated(JsonRpcCodec.toJson(notification), upstream.server());
     }
     return Behaviors.same();
   }
 
-  /** Progress carries the client's own token (the supervisor restored it): it goes with that request. */
+  /**
+   * Progress carries the client's own token (the supervisor restored it): it goes with that
+   * request.
+   */
   private void sendProgress(String server, JsonRpcNotification notification, JsonNode params) {
     JsonNode token = params.get("progressToken");
     for (InFlight call : inFlight.values()) {
@@ -620,12 +701,15 @@ public final class DownstreamSession {
   }
 
   /** The upstream gave up on one of its requests: tell the client under the id it knows. */
-  private void withdrawServerRequest(String server, JsonRpcNotification notification, JsonNode params) {
+  private void withdrawServerRequest(
+      String server, JsonRpcNotification notification, JsonNode params) {
     JsonNode upstreamId = params.get("requestId");
-    Iterator<Map.Entry<JsonNode, PendingServerRequest>> pending = serverRequests.entrySet().iterator();
+    Iterator<Map.Entry<JsonNode, PendingServerRequest>> pending =
+        serverRequests.entrySet().iterator();
     while (pending.hasNext()) {
       Map.Entry<JsonNode, PendingServerRequest> entry = pending.next();
-      if (entry.getValue().upstreamId().equals(upstreamId) && entry.getValue().server().equals(server)) {
+      if (entry.getValue().upstreamId().equals(upstreamId)
+          && entry.getValue().server().equals(server)) {
         pending.remove();
         timers.cancel(entry.getKey());
         ObjectNode withdrawn = ((ObjectNode) params).deepCopy();
@@ -636,7 +720,10 @@ public final class DownstreamSession {
     }
   }
 
-  /** Sampling, elicitation, roots: sent to the client under an id of ours; its answer goes back upstream. */
+  /**
+   * Sampling, elicitation, roots: sent to the client under an id of ours; its answer goes back
+   * upstream.
+   */
   private Behavior<Command> onUpstreamRequest(UpstreamRequest upstream) {
     JsonRpcRequest request = upstream.request();
     if (McpMethods.PING.equals(request.method())) {
@@ -650,11 +737,15 @@ public final class DownstreamSession {
     }
     JsonNode downstreamId = TextNode.valueOf("gw-" + ++nextServerRequest);
     ObjectNode json = JsonRpcCodec.toJson(request.withId(downstreamId));
-    if (!sendOnTaggedExchange(json, upstream.relatedTag()) && !sendRelated(json, upstream.server())) {
-      refuseServerRequest(upstream, "no stream is open to the client (no SSE request in flight, no GET stream)");
+    if (!sendOnTaggedExchange(json, upstream.relatedTag())
+        && !sendRelated(json, upstream.server())) {
+      refuseServerRequest(
+          upstream, "no stream is open to the client (no SSE request in flight, no GET stream)");
       return Behaviors.same();
     }
-    serverRequests.put(downstreamId, new PendingServerRequest(request.id(), upstream.server(), upstream.replyTo()));
+    serverRequests.put(
+        downstreamId,
+        new PendingServerRequest(request.id(), upstream.server(), upstream.replyTo()));
     timers.startSingleTimer(
         downstreamId, new ServerRequestExpired(downstreamId), settings.serverRequestTimeout());
     return Behaviors.same();
@@ -716,11 +807,14 @@ public final class DownstreamSession {
   }
 
   private Behavior<Command> onEnd(End end) {
-    context.getLog().info("session {} on {} ended: {}", SessionIds.redact(id), endpoint.path(), end.reason());
+    context
+        .getLog()
+        .info("session {} on {} ended: {}", SessionIds.redact(id), endpoint.path(), end.reason());
     for (InFlight call : inFlight.values()) {
       call.cancelled = true;
       call.calls.cancelAll();
-      answer(call.exchange, failure(call.request, REQUEST_CANCELLED, "the downstream session ended"));
+      answer(
+          call.exchange, failure(call.request, REQUEST_CANCELLED, "the downstream session ended"));
       call.exchange.requests.clear();
     }
     inFlight.clear();
@@ -736,7 +830,10 @@ public final class DownstreamSession {
                 .tell(
                     JsonRpcResponse.failure(
                         pending.upstreamId(),
-                        SupervisorErrors.noClient(pending.server(), "a server request", "the downstream session ended"))));
+                        SupervisorErrors.noClient(
+                            pending.server(),
+                            "a server request",
+                            "the downstream session ended"))));
     serverRequests.clear();
     timers.cancelAll();
     if (drainWaiter != null) {
@@ -749,7 +846,10 @@ public final class DownstreamSession {
     return ending(waiters);
   }
 
-  /** Waiting for the supervisor to release every lease; then replies to whoever asked for the end, and stops. */
+  /**
+   * Waiting for the supervisor to release every lease; then replies to whoever asked for the end,
+   * and stops.
+   */
   private Behavior<Command> ending(List<ActorRef<DownstreamSessions.Reply>> waiters) {
     return Behaviors.receive(Command.class)
         .onMessage(

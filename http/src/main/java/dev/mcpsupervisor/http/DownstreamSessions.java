@@ -18,10 +18,11 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * The registry of downstream sessions: issues their ids (32 bytes of SecureRandom), spawns one {@link
- * DownstreamSession} per id, routes HTTP commands to it by id, and answers 404 for ids it does not know — never
- * issued, deleted, expired, or created on another endpoint. A session is removed from routing before it is told to
- * end, so nothing is ever routed to a session that is ending.
+ * The registry of downstream sessions: issues their ids (32 bytes of SecureRandom), spawns one
+ * {@link DownstreamSession} per id, routes HTTP commands to it by id, and answers 404 for ids it
+ * does not know — never issued, deleted, expired, or created on another endpoint. A session is
+ * removed from routing before it is told to end, so nothing is ever routed to a session that is
+ * ending.
  */
 public final class DownstreamSessions {
 
@@ -35,17 +36,24 @@ public final class DownstreamSessions {
   /** Starts a session on {@code /mcp} ({@code server} null) or on {@code /servers/<server>/mcp}. */
   public record Create(String server, ActorRef<Created> replyTo) implements Command {}
 
-  /** @param sessionId null when the gateway is stopping and takes no new session */
+  /**
+   * @param sessionId null when the gateway is stopping and takes no new session
+   */
   public record Created(String sessionId) {}
 
-  public record Deliver(String sessionId, String path, DownstreamSession.Command command) implements Command {}
+  public record Deliver(String sessionId, String path, DownstreamSession.Command command)
+      implements Command {}
 
   /** DELETE: ends the session; replies once its leases are released. */
-  public record Terminate(String sessionId, String path, ActorRef<Reply> replyTo) implements Command {}
+  public record Terminate(String sessionId, String path, ActorRef<Reply> replyTo)
+      implements Command {}
 
   public record ListSessions(ActorRef<Listing> replyTo) implements Command {}
 
-  /** Stop taking sessions, close GET streams and reply once no exchange is open (or the caller gives up). */
+  /**
+   * Stop taking sessions, close GET streams and reply once no exchange is open (or the caller gives
+   * up).
+   */
   public record Drain(ActorRef<Done> replyTo) implements Command {}
 
   /** End every session (releasing its leases) and reply once all are gone. */
@@ -53,12 +61,13 @@ public final class DownstreamSessions {
 
   // From sessions.
 
-  public record Describe(String sessionId, String protocolVersion, String clientName, String clientVersion)
+  public record Describe(
+      String sessionId, String protocolVersion, String clientName, String clientVersion)
       implements Command {}
 
   /**
-   * A session asks to be ended. {@code routedProcessed} is how many routed messages it had processed (-1: end it
-   * regardless); an idle session that has a message on its way is kept.
+   * A session asks to be ended. {@code routedProcessed} is how many routed messages it had
+   * processed (-1: end it regardless); an idle session that has a message on its way is kept.
    */
   public record EndMe(String sessionId, String reason, long routedProcessed) implements Command {}
 
@@ -73,7 +82,9 @@ public final class DownstreamSessions {
     }
   }
 
-  /** @param id the redacted session id */
+  /**
+   * @param id the redacted session id
+   */
   public record SessionInfo(
       String id,
       String endpoint,
@@ -102,7 +113,13 @@ public final class DownstreamSessions {
 
     SessionInfo info() {
       return new SessionInfo(
-          SessionIds.redact(id), path, protocolVersion, clientName, clientVersion, createdAt, lastActivity);
+          SessionIds.redact(id),
+          path,
+          protocolVersion,
+          clientName,
+          clientVersion,
+          createdAt,
+          lastActivity);
     }
   }
 
@@ -113,7 +130,10 @@ public final class DownstreamSessions {
       Duration idleTimeout,
       GatewayMetrics metrics) {
     return Behaviors.setup(
-        context -> new DownstreamSessions(supervisor, endpointsByPath, settings, idleTimeout, metrics, context).active());
+        context ->
+            new DownstreamSessions(
+                    supervisor, endpointsByPath, settings, idleTimeout, metrics, context)
+                .active());
   }
 
   private final SessionSupervisor supervisor;
@@ -126,8 +146,10 @@ public final class DownstreamSessions {
 
   /** Sessions that take messages, by id. */
   private final Map<String, Entry> routable = new HashMap<>();
+
   /** Session actors not yet stopped (routable ones and those ending), by id. */
   private final Map<String, ActorRef<DownstreamSession.Command>> alive = new HashMap<>();
+
   private long spawned;
   private boolean accepting = true;
   private final Set<String> draining = new HashSet<>();
@@ -165,7 +187,10 @@ public final class DownstreamSessions {
   }
 
   private Behavior<Command> onCreate(Create create) {
-    String path = create.server() == null ? AggregatedEndpoint.PATH : SingleServerEndpoint.pathOf(create.server());
+    String path =
+        create.server() == null
+            ? AggregatedEndpoint.PATH
+            : SingleServerEndpoint.pathOf(create.server());
     McpEndpoint endpoint = endpointsByPath.get(path);
     if (!accepting || endpoint == null) {
       create.replyTo().tell(new Created(null));
@@ -176,7 +201,8 @@ public final class DownstreamSessions {
         context.spawn(
             // a fault while handling one message must not drop the session's streams and leases
             Behaviors.supervise(
-                    DownstreamSession.create(id, endpoint, supervisor, settings, idleTimeout, context.getSelf()))
+                    DownstreamSession.create(
+                        id, endpoint, supervisor, settings, idleTimeout, context.getSelf()))
                 .onFailure(SupervisorStrategy.resume()),
             "session-" + ++spawned);
     context.watchWith(session, new SessionStopped(id));
@@ -270,7 +296,8 @@ public final class DownstreamSessions {
   private Behavior<Command> onEndAll(EndAll endAll) {
     accepting = false;
     endAllWaiters.add(endAll.replyTo());
-    new ArrayList<>(routable.values()).forEach(entry -> end(entry, "the gateway is stopping", context.getSystem().ignoreRef()));
+    new ArrayList<>(routable.values())
+        .forEach(entry -> end(entry, "the gateway is stopping", context.getSystem().ignoreRef()));
     replyIfAllEnded();
     return Behaviors.same();
   }
@@ -279,7 +306,9 @@ public final class DownstreamSessions {
     alive.remove(stopped.sessionId());
     if (routable.remove(stopped.sessionId()) != null) {
       // only an unexpected failure stops a session that was not told to end
-      context.getLog().warn("session {} stopped unexpectedly", SessionIds.redact(stopped.sessionId()));
+      context
+          .getLog()
+          .warn("session {} stopped unexpectedly", SessionIds.redact(stopped.sessionId()));
       supervisor.releaseAll(stopped.sessionId());
       metrics.downstreamSessions(routable.size());
     }

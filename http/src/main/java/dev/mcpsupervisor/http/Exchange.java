@@ -17,10 +17,11 @@ import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 
 /**
- * One HTTP exchange seen as a stream of events: the route materializes it and hands its {@link #ref()} to the
- * downstream session, which tells it what to send. The first event decides the HTTP answer: {@link Complete} first
- * means a plain JSON (or 202) answer, {@link Message} or {@link Opened} first means an SSE stream that carries the
- * rest, {@link Refused} means an HTTP error. {@link Complete} and {@link Refused} end the stream.
+ * One HTTP exchange seen as a stream of events: the route materializes it and hands its {@link
+ * #ref()} to the downstream session, which tells it what to send. The first event decides the HTTP
+ * answer: {@link Complete} first means a plain JSON (or 202) answer, {@link Message} or {@link
+ * Opened} first means an SSE stream that carries the rest, {@link Refused} means an HTTP error.
+ * {@link Complete} and {@link Refused} end the stream.
  *
  * <p>Only an {@code ActorRef} crosses to the session, so the session could live on another node.
  */
@@ -29,10 +30,15 @@ final class Exchange {
   /** What a downstream session tells an exchange. */
   public interface Event {}
 
-  /** A JSON-RPC message to send on the stream (a notification, a server request, or a response once streaming). */
+  /**
+   * A JSON-RPC message to send on the stream (a notification, a server request, or a response once
+   * streaming).
+   */
   public record Message(ObjectNode json) implements Event {}
 
-  /** The last event: the responses not yet sent (all of them unless the exchange already streams). */
+  /**
+   * The last event: the responses not yet sent (all of them unless the exchange already streams).
+   */
   public record Complete(List<ObjectNode> responses) implements Event {
     public Complete {
       responses = List.copyOf(responses);
@@ -59,23 +65,34 @@ final class Exchange {
     this.head = head;
   }
 
-  /** Materializes the event stream; old events are dropped when a slow client lets more than {@code buffer} pile up. */
+  /**
+   * Materializes the event stream; old events are dropped when a slow client lets more than {@code
+   * buffer} pile up.
+   */
   static Exchange open(Materializer materializer, int buffer) {
     CompletableFuture<Void> terminated = new CompletableFuture<>();
-    // one materialization, one stream actor: the ref feeds the stream that answers the head directly
-    Pair<org.apache.pekko.actor.ActorRef, CompletionStage<Pair<List<Event>, Source<Event, NotUsed>>>> materialized =
-        Source.actorRef(
-                message -> Optional.empty(), message -> Optional.empty(), buffer, OverflowStrategy.dropHead())
-            .map(Event.class::cast)
-            .takeWhile(event -> !isTerminal(event), true)
-            .watchTermination(
-                (ref, done) -> {
-                  Asks.sameThread(done).whenComplete((ok, failure) -> terminated.complete(null));
-                  return ref;
-                })
-            .prefixAndTail(1)
-            .toMat(Sink.head(), Keep.both())
-            .run(materializer);
+    // one materialization, one stream actor: the ref feeds the stream that answers the head
+    // directly
+    Pair<
+            org.apache.pekko.actor.ActorRef,
+            CompletionStage<Pair<List<Event>, Source<Event, NotUsed>>>>
+        materialized =
+            Source.actorRef(
+                    message -> Optional.empty(),
+                    message -> Optional.empty(),
+                    buffer,
+                    OverflowStrategy.dropHead())
+                .map(Event.class::cast)
+                .takeWhile(event -> !isTerminal(event), true)
+                .watchTermination(
+                    (ref, done) -> {
+                      Asks.sameThread(done)
+                          .whenComplete((ok, failure) -> terminated.complete(null));
+                      return ref;
+                    })
+                .prefixAndTail(1)
+                .toMat(Sink.head(), Keep.both())
+                .run(materializer);
     CompletionStage<Head> head =
         Asks.sameThread(materialized.second())
             .thenApply(

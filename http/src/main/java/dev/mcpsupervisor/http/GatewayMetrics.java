@@ -17,22 +17,26 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The gateway's Prometheus metrics: it observes the supervisor (pass it to {@code SessionSupervisor.start(config,
- * connector, metrics)}) and the HTTP layer, and writes the Prometheus text format with the client library.
+ * The gateway's Prometheus metrics: it observes the supervisor (pass it to {@code
+ * SessionSupervisor.start(config, connector, metrics)}) and the HTTP layer, and writes the
+ * Prometheus text format with the client library.
  *
  * <ul>
- *   <li>{@code mcp_supervisor_upstream_sessions{server,state}}, {@code _inflight_requests{server}}, {@code
- *       _stashed_requests{server}}, {@code _leases{server}}: from a supervisor snapshot taken at each scrape.
- *   <li>{@code mcp_supervisor_upstream_sessions_created_total}, {@code _reused_total}, {@code _restarted_total},
- *       {@code _evicted_total{reason}} per server.
- *   <li>{@code mcp_supervisor_upstream_request_duration_seconds{server,method}} (histogram) and {@code
- *       mcp_supervisor_upstream_request_errors_total{server,kind}}.
- *   <li>{@code mcp_supervisor_downstream_sessions} and {@code mcp_supervisor_downstream_rejections_total{reason}}
- *       (HTTP requests refused: bad input, auth, unknown session...).
+ *   <li>{@code mcp_supervisor_upstream_sessions{server,state}}, {@code _inflight_requests{server}},
+ *       {@code _stashed_requests{server}}, {@code _leases{server}}: from a supervisor snapshot
+ *       taken at each scrape.
+ *   <li>{@code mcp_supervisor_upstream_sessions_created_total}, {@code _reused_total}, {@code
+ *       _restarted_total}, {@code _evicted_total{reason}} per server.
+ *   <li>{@code mcp_supervisor_upstream_request_duration_seconds{server,method}} (histogram) and
+ *       {@code mcp_supervisor_upstream_request_errors_total{server,kind}}.
+ *   <li>{@code mcp_supervisor_downstream_sessions} and {@code
+ *       mcp_supervisor_downstream_rejections_total{reason}} (HTTP requests refused: bad input,
+ *       auth, unknown session...).
  * </ul>
  *
- * Label values are bounded: methods outside MCP's own are counted as "other", eviction reasons other than "idle" and
- * "failures" as "other". Thread-safe; observer calls are cheap and never block.
+ * Label values are bounded: methods outside MCP's own are counted as "other", eviction reasons
+ * other than "idle" and "failures" as "other". Thread-safe; observer calls are cheap and never
+ * block.
  */
 public final class GatewayMetrics implements SupervisorObserver {
 
@@ -59,17 +63,30 @@ public final class GatewayMetrics implements SupervisorObserver {
 
   private final PrometheusRegistry registry = new PrometheusRegistry();
 
-  private final Counter created = counter("upstream_sessions_created_total", "Upstream sessions created", "server");
+  private final Counter created =
+      counter("upstream_sessions_created_total", "Upstream sessions created", "server");
   private final Counter reused =
-      counter("upstream_sessions_reused_total", "Leases served by an existing upstream session", "server");
+      counter(
+          "upstream_sessions_reused_total",
+          "Leases served by an existing upstream session",
+          "server");
   private final Counter restarted =
       counter("upstream_sessions_restarted_total", "Upstream connections re-established", "server");
   private final Counter evicted =
-      counter("upstream_sessions_evicted_total", "Upstream sessions closed for idleness or failures", "server", "reason");
+      counter(
+          "upstream_sessions_evicted_total",
+          "Upstream sessions closed for idleness or failures",
+          "server",
+          "reason");
   private final Counter requestErrors =
-      counter("upstream_request_errors_total", "Upstream requests answered with an error, by kind", "server", "kind");
+      counter(
+          "upstream_request_errors_total",
+          "Upstream requests answered with an error, by kind",
+          "server",
+          "kind");
   private final Counter rejections =
-      counter("downstream_rejections_total", "HTTP requests the gateway refused, by reason", "reason");
+      counter(
+          "downstream_rejections_total", "HTTP requests the gateway refused, by reason", "reason");
   private final Histogram latency =
       Histogram.builder()
           .name(PREFIX + "upstream_request_duration_seconds")
@@ -80,15 +97,23 @@ public final class GatewayMetrics implements SupervisorObserver {
           .register(registry);
   private final Gauge upstreamSessions =
       gauge("upstream_sessions", "Upstream sessions by state", "server", "state");
-  private final Gauge inFlight = gauge("upstream_inflight_requests", "Requests sent upstream, not yet answered", "server");
+  private final Gauge inFlight =
+      gauge("upstream_inflight_requests", "Requests sent upstream, not yet answered", "server");
   private final Gauge stashed =
-      gauge("upstream_stashed_requests", "Requests waiting for an upstream session to be ready", "server");
+      gauge(
+          "upstream_stashed_requests",
+          "Requests waiting for an upstream session to be ready",
+          "server");
   private final Gauge leases = gauge("upstream_leases", "Contexts holding a lease", "server");
-  private final Gauge downstreamSessions = gauge("downstream_sessions", "Open downstream MCP sessions");
+  private final Gauge downstreamSessions =
+      gauge("downstream_sessions", "Open downstream MCP sessions");
 
   public GatewayMetrics() {}
 
-  /** The registry, for an application that wants to add its own metrics (JVM, process) to the same scrape. */
+  /**
+   * The registry, for an application that wants to add its own metrics (JVM, process) to the same
+   * scrape.
+   */
   public PrometheusRegistry registry() {
     return registry;
   }
@@ -115,7 +140,9 @@ public final class GatewayMetrics implements SupervisorObserver {
 
   @Override
   public void requestCompleted(String server, String method, long nanos, String errorKind) {
-    latency.labelValues(server, KNOWN_METHODS.contains(method) ? method : "other").observe(nanos / 1e9);
+    latency
+        .labelValues(server, KNOWN_METHODS.contains(method) ? method : "other")
+        .observe(nanos / 1e9);
     if (errorKind != null) {
       requestErrors.labelValues(server, errorKind).inc();
     }
@@ -139,7 +166,10 @@ public final class GatewayMetrics implements SupervisorObserver {
     downstreamSessions.set(open);
   }
 
-  /** The Prometheus text exposition, with the upstream gauges taken from the snapshot (null: left as they were). */
+  /**
+   * The Prometheus text exposition, with the upstream gauges taken from the snapshot (null: left as
+   * they were).
+   */
   public synchronized String scrape(SupervisorSnapshot snapshot) {
     if (snapshot != null) {
       updateGauges(snapshot);
@@ -169,12 +199,17 @@ public final class GatewayMetrics implements SupervisorObserver {
       int[] serverLoad = load.computeIfAbsent(key.server(), notUsed -> new int[3]);
       serverLoad[2] += key.leases().size();
       for (SupervisorSnapshot.SessionSnapshot session : key.sessions()) {
-        byState.computeIfAbsent(key.server(), notUsed -> new HashMap<>()).merge(session.state(), 1, Integer::sum);
+        byState
+            .computeIfAbsent(key.server(), notUsed -> new HashMap<>())
+            .merge(session.state(), 1, Integer::sum);
         serverLoad[0] += session.inFlight();
         serverLoad[1] += session.stashed();
       }
     }
-    byState.forEach((server, states) -> states.forEach((state, count) -> upstreamSessions.labelValues(server, state).set(count)));
+    byState.forEach(
+        (server, states) ->
+            states.forEach(
+                (state, count) -> upstreamSessions.labelValues(server, state).set(count)));
     load.forEach(
         (server, values) -> {
           inFlight.labelValues(server).set(values[0]);

@@ -15,9 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole route tree: Host/Origin checks on everything, the probes, then the bearer token for metrics, admin and MCP.
- * Failures never leak: an exception is logged (with the session, shortened) and answered 500 with a JSON-RPC
- * {@code -32603 internal error} body and no details; a wrong method or path gets a JSON-RPC error body too.
+ * The whole route tree: Host/Origin checks on everything, the probes, then the bearer token for
+ * metrics, admin and MCP. Failures never leak: an exception is logged (with the session, shortened)
+ * and answered 500 with a JSON-RPC {@code -32603 internal error} body and no details; a wrong
+ * method or path gets a JSON-RPC error body too.
  */
 final class GatewayRoutes extends AllDirectives {
 
@@ -59,9 +60,14 @@ final class GatewayRoutes extends AllDirectives {
                               .map(header -> SessionIds.redact(header.value()))
                               .orElse("-");
                       log.error(
-                          "{} {} (session {}) failed", request.method().name(), request.getUri().path(), session, failure);
+                          "{} {} (session {}) failed",
+                          request.method().name(),
+                          request.getUri().path(),
+                          session,
+                          failure);
                       return complete(
-                          McpResponses.error(StatusCodes.INTERNAL_SERVER_ERROR, INTERNAL_ERROR, "internal error"));
+                          McpResponses.error(
+                              StatusCodes.INTERNAL_SERVER_ERROR, INTERNAL_ERROR, "internal error"));
                     }))
         .build();
   }
@@ -81,9 +87,12 @@ final class GatewayRoutes extends AllDirectives {
                                     .collect(Collectors.joining(", ")))
                         .addHeader(
                             Allow.create(
-                                rejections.stream().map(MethodRejection::supported).toArray(
-                                    org.apache.pekko.http.javadsl.model.HttpMethod[]::new)))))
-        .handleNotFound(complete(McpResponses.error(StatusCodes.NOT_FOUND, INVALID_REQUEST, "Not Found")))
+                                rejections.stream()
+                                    .map(MethodRejection::supported)
+                                    .toArray(
+                                        org.apache.pekko.http.javadsl.model.HttpMethod[]::new)))))
+        .handleNotFound(
+            complete(McpResponses.error(StatusCodes.NOT_FOUND, INVALID_REQUEST, "Not Found")))
         .build()
         .withFallback(RejectionHandler.defaultHandler());
   }

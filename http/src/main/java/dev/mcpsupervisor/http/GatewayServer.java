@@ -28,17 +28,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gateway's HTTP server: binding and lifecycle only. It binds on the supervisor's actor system, so one
- * coordinated shutdown covers both.
+ * The gateway's HTTP server: binding and lifecycle only. It binds on the supervisor's actor system,
+ * so one coordinated shutdown covers both.
  */
 public final class GatewayServer {
 
   private static final Logger log = LoggerFactory.getLogger(GatewayServer.class);
+
   /** Ending every session (releasing its leases) at stop takes at most this long. */
   private static final Duration END_SESSIONS_TIMEOUT = Duration.ofSeconds(15);
+
   /** Beyond the drain deadline, how long connections still busy get before they are closed. */
   private static final Duration CLOSE_CONNECTIONS_DEADLINE = Duration.ofSeconds(1);
+
   private static final Duration ANSWER_TIMEOUT_MARGIN = Duration.ofSeconds(30);
+
   /** Several gateways may share one actor system (tests); each registry needs its own name. */
   private static final AtomicLong INSTANCES = new AtomicLong();
 
@@ -47,13 +51,17 @@ public final class GatewayServer {
   private final ActorSystem<?> system;
   private final AtomicReference<CompletionStage<Void>> stopping = new AtomicReference<>();
 
-  private GatewayServer(ServerBinding binding, ActorRef<DownstreamSessions.Command> sessions, ActorSystem<?> system) {
+  private GatewayServer(
+      ServerBinding binding, ActorRef<DownstreamSessions.Command> sessions, ActorSystem<?> system) {
     this.binding = binding;
     this.sessions = sessions;
     this.system = system;
   }
 
-  /** Binds the MCP, probe, metrics and admin endpoints on {@code config.host():config.port()} (port 0: any free). */
+  /**
+   * Binds the MCP, probe, metrics and admin endpoints on {@code config.host():config.port()} (port
+   * 0: any free).
+   */
   public static CompletionStage<GatewayServer> start(
       SessionSupervisor supervisor, GatewayConfig config, GatewayMetrics metrics) {
     ActorSystem<?> system = supervisor.actorSystem();
@@ -67,11 +75,15 @@ public final class GatewayServer {
         .config()
         .servers()
         .keySet()
-        .forEach(server -> endpoints.put(SingleServerEndpoint.pathOf(server), new SingleServerEndpoint(server)));
+        .forEach(
+            server ->
+                endpoints.put(
+                    SingleServerEndpoint.pathOf(server), new SingleServerEndpoint(server)));
     ActorRef<DownstreamSessions.Command> sessions =
         system.systemActorOf(
             Behaviors.supervise(
-                    DownstreamSessions.create(supervisor, endpoints, settings, config.sessionIdleTimeout(), metrics))
+                    DownstreamSessions.create(
+                        supervisor, endpoints, settings, config.sessionIdleTimeout(), metrics))
                 .onFailure(SupervisorStrategy.resume()),
             "mcp-gateway-sessions-" + INSTANCES.incrementAndGet(),
             Props.empty());
@@ -100,10 +112,11 @@ public final class GatewayServer {
   }
 
   /**
-   * No request timeout (every upstream call has its own deadline, and SSE streams are long), and an idle timeout
-   * longer than the longest request timeout, so a slow JSON answer is never cut off.
+   * No request timeout (every upstream call has its own deadline, and SSE streams are long), and an
+   * idle timeout longer than the longest request timeout, so a slow JSON answer is never cut off.
    */
-  private static ServerSettings serverSettings(ActorSystem<?> system, SessionSupervisor supervisor) {
+  private static ServerSettings serverSettings(
+      ActorSystem<?> system, SessionSupervisor supervisor) {
     Duration idle = max(longestRequestTimeout(supervisor).plusMinutes(1), Duration.ofMinutes(2));
     Config overrides =
         ConfigFactory.parseString(
@@ -114,7 +127,9 @@ public final class GatewayServer {
     return ServerSettings.create(overrides.withFallback(system.settings().config()));
   }
 
-  /** Longer than any upstream call or acquire can take: a safety net for an exchange nobody answers. */
+  /**
+   * Longer than any upstream call or acquire can take: a safety net for an exchange nobody answers.
+   */
   private static Duration answerTimeout(ActorSystem<?> system, SessionSupervisor supervisor) {
     Duration acquire = SupervisorSettings.fromConfig(system.settings().config()).acquireTimeout();
     return max(longestRequestTimeout(supervisor), acquire).plus(ANSWER_TIMEOUT_MARGIN);
@@ -142,22 +157,29 @@ public final class GatewayServer {
   }
 
   /**
-   * Stops taking connections, closes GET streams, lets in-flight requests finish up to {@code drainDeadline} — until
-   * their responses are written, not only answered — then closes the connections and only then ends every downstream
-   * session (releasing its leases). Idempotent.
+   * Stops taking connections, closes GET streams, lets in-flight requests finish up to {@code
+   * drainDeadline} — until their responses are written, not only answered — then closes the
+   * connections and only then ends every downstream session (releasing its leases). Idempotent.
    */
   public CompletionStage<Void> stop(Duration drainDeadline) {
     CompletionStage<Void> stop = stopping.get();
     if (stop != null) {
       return stop;
     }
-    Duration drain = drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
-    // terminate first: every request in flight now is known to the server, which waits until its response is written
-    // (new requests on open connections get 503); meanwhile the sessions close their GET streams, which never end
+    Duration drain =
+        drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
+    // terminate first: every request in flight now is known to the server, which waits until its
+    // response is written
+    // (new requests on open connections get 503); meanwhile the sessions close their GET streams,
+    // which never end
     CompletionStage<?> terminated = binding.terminate(drain.plus(CLOSE_CONNECTIONS_DEADLINE));
     CompletionStage<Done> drained =
         Asks.<DownstreamSessions.Command, Done>ask(
-            sessions, DownstreamSessions.Drain::new, drain, system.scheduler(), timedOut -> Done.getInstance());
+            sessions,
+            DownstreamSessions.Drain::new,
+            drain,
+            system.scheduler(),
+            timedOut -> Done.getInstance());
     CompletionStage<Void> started =
         terminated
             .thenCombine(drained, (connectionsClosed, exchangesAnswered) -> Done.getInstance())

@@ -4,7 +4,10 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
 
-/** The gateway's tuning, read once from {@code mcp-supervisor.http} (defaults in this module's reference.conf). */
+/**
+ * The gateway's tuning, read once from {@code mcp-supervisor.http} (defaults in this module's
+ * reference.conf).
+ */
 record GatewaySettings(
     Duration sseKeepAlive,
     Duration upstreamInitializeTimeout,
@@ -16,7 +19,10 @@ record GatewaySettings(
 
   static final String PATH = "mcp-supervisor.http";
 
-  /** Reads the settings from a whole configuration (an actor system's), falling back to this module's defaults. */
+  /**
+   * Reads the settings from a whole configuration (an actor system's), falling back to this
+   * module's defaults.
+   */
   static GatewaySettings fromConfig(Config root) {
     Config c = root.withFallback(ConfigFactory.defaultReference()).getConfig(PATH);
     return new GatewaySettings(

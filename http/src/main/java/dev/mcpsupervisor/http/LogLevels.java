@@ -2,19 +2,26 @@ package dev.mcpsupervisor.http;
 
 import java.util.List;
 
-/** MCP logging levels (RFC 5424 severities), least severe first, and the per-session filter built on them. */
+/**
+ * MCP logging levels (RFC 5424 severities), least severe first, and the per-session filter built on
+ * them.
+ */
 final class LogLevels {
 
   static final List<String> ORDER =
       List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
 
   /**
-   * What a session that never sent {@code logging/setLevel} receives. Upstream sessions are shared, so another
-   * client's setLevel may make an upstream more verbose; this keeps the default view the same for everyone.
+   * What a session that never sent {@code logging/setLevel} receives. Upstream sessions are shared,
+   * so another client's setLevel may make an upstream more verbose; this keeps the default view the
+   * same for everyone.
    */
   static final String DEFAULT_THRESHOLD = "info";
 
-  /** Asked of every upstream on setLevel, so that each session's own filter sees everything it might want. */
+  /**
+   * Asked of every upstream on setLevel, so that each session's own filter sees everything it might
+   * want.
+   */
   static final String UPSTREAM_LEVEL = "debug";
 
   private LogLevels() {}
@@ -23,7 +30,10 @@ final class LogLevels {
     return ORDER.contains(level);
   }
 
-  /** Whether a message at {@code level} reaches a session filtering at {@code threshold}; unknown levels pass. */
+  /**
+   * Whether a message at {@code level} reaches a session filtering at {@code threshold}; unknown
+   * levels pass.
+   */
   static boolean passes(String level, String threshold) {
     int rank = ORDER.indexOf(level);
     return rank < 0 || rank >= ORDER.indexOf(threshold);

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
- * How one MCP endpoint maps a downstream request onto upstream servers: {@code /mcp} aggregates every server, {@code
- * /servers/<name>/mcp} passes everything to one. Methods the downstream session answers itself (ping,
- * logging/setLevel, resources/unsubscribe) never reach it.
+ * How one MCP endpoint maps a downstream request onto upstream servers: {@code /mcp} aggregates
+ * every server, {@code /servers/<name>/mcp} passes everything to one. Methods the downstream
+ * session answers itself (ping, logging/setLevel, resources/unsubscribe) never reach it.
  */
 interface McpEndpoint {
 
@@ -19,19 +19,27 @@ interface McpEndpoint {
   /** The servers behind it, in file order. */
   List<String> servers();
 
-  /** Answers {@code initialize}: the capabilities and server info a client of this endpoint sees. */
+  /**
+   * Answers {@code initialize}: the capabilities and server info a client of this endpoint sees.
+   */
   CompletionStage<Outcome> initialize(UpstreamCalls calls, String protocolVersion);
 
-  /** Answers any other request. Reads {@code view}'s maps only before it returns (they belong to the session). */
+  /**
+   * Answers any other request. Reads {@code view}'s maps only before it returns (they belong to the
+   * session).
+   */
   CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls);
 
   /**
    * What the session knows that routing needs.
    *
-   * @param upstreams server → its initialize result (absent for servers that did not answer at initialize)
+   * @param upstreams server → its initialize result (absent for servers that did not answer at
+   *     initialize)
    * @param resourceOwners resource URI → server, learned from resources/list and reads
    * @param templateOwners URI template → server, learned from resources/templates/list
    */
   record View(
-      Map<String, JsonNode> upstreams, Map<String, String> resourceOwners, Map<String, String> templateOwners) {}
+      Map<String, JsonNode> upstreams,
+      Map<String, String> resourceOwners,
+      Map<String, String> templateOwners) {}
 }

@@ -20,7 +20,9 @@ import org.apache.pekko.http.javadsl.model.headers.CacheDirectives;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 
-/** The HTTP answers of the MCP endpoints: JSON bodies, JSON-RPC error bodies, 202, and SSE streams. */
+/**
+ * The HTTP answers of the MCP endpoints: JSON bodies, JSON-RPC error bodies, 202, and SSE streams.
+ */
 final class McpResponses {
 
   static final String SESSION_ID_HEADER = "Mcp-Session-Id";
@@ -33,13 +35,17 @@ final class McpResponses {
       return HttpResponse.create()
           .withStatus(status)
           .withEntity(
-              HttpEntities.create(ContentTypes.APPLICATION_JSON, JsonRpcCodec.mapper().writeValueAsBytes(body)));
+              HttpEntities.create(
+                  ContentTypes.APPLICATION_JSON, JsonRpcCodec.mapper().writeValueAsBytes(body)));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  /** A JSON-RPC error response with no id: what the transport answers when it refuses a whole HTTP request. */
+  /**
+   * A JSON-RPC error response with no id: what the transport answers when it refuses a whole HTTP
+   * request.
+   */
   static ObjectNode errorBody(int code, String message) {
     return JsonRpcCodec.toJson(JsonRpcResponse.failure(null, new JsonRpcError(code, message)));
   }

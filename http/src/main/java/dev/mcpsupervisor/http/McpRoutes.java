@@ -5,7 +5,6 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
@@ -14,6 +13,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
+import dev.mcpsupervisor.upstream.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,13 +41,15 @@ import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 
 /**
- * The MCP Streamable HTTP endpoints, {@code /mcp} and {@code /servers/<name>/mcp}: HTTP only. A request is checked
- * (Content-Type, Accept, MCP-Protocol-Version, size), its body parsed, its messages handed to the downstream session
- * through {@link DownstreamSessions}, and the session's {@link Exchange} events written back as JSON, 202 or SSE.
+ * The MCP Streamable HTTP endpoints, {@code /mcp} and {@code /servers/<name>/mcp}: HTTP only. A
+ * request is checked (Content-Type, Accept, MCP-Protocol-Version, size), its body parsed, its
+ * messages handed to the downstream session through {@link DownstreamSessions}, and the session's
+ * {@link Exchange} events written back as JSON, 202 or SSE.
  */
 final class McpRoutes extends AllDirectives {
 
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(10);
+
   /** DELETE waits for the session's leases to be released. */
   private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -61,8 +63,9 @@ final class McpRoutes extends AllDirectives {
   private final Duration answerTimeout;
 
   /**
-   * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose first answer has not
-   *     come by then means something inside broke; it gets 504 instead of hanging
+   * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
+   *     first answer has not come by then means something inside broke; it gets 504 instead of
+   *     hanging
    */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
@@ -134,15 +137,14 @@ final class McpRoutes extends AllDirectives {
       return done(tooLarge());
     }
     return Asks.sameThread(
-            request.entity().withSizeLimit(maxBodyBytes).toStrict(settings.bodyReadTimeout().toMillis(), materializer))
+            request
+                .entity()
+                .withSizeLimit(maxBodyBytes)
+                .toStrict(settings.bodyReadTimeout().toMillis(), materializer))
         .thenCompose(
             body ->
                 dispatch(
-                    JsonRpcCodec.parse(body.getData().toArray()),
-                    request,
-                    path,
-                    server,
-                    accept))
+                    JsonRpcCodec.parse(body.getData().toArray()), request, path, server, accept))
         .exceptionally(this::unreadableBody);
   }
 
@@ -151,7 +153,8 @@ final class McpRoutes extends AllDirectives {
     if (payload instanceof ParsedPayload.Rejected rejected) {
       boolean parseError = rejected.error().error().code() == PARSE_ERROR;
       metrics.rejected(parseError ? "parse_error" : "invalid_request");
-      return done(McpResponses.json(StatusCodes.BAD_REQUEST, JsonRpcCodec.toJson(rejected.error())));
+      return done(
+          McpResponses.json(StatusCodes.BAD_REQUEST, JsonRpcCodec.toJson(rejected.error())));
     }
     if (payload instanceof ParsedPayload.Single single
         && single.message() instanceof JsonRpcRequest call
@@ -175,7 +178,9 @@ final class McpRoutes extends AllDirectives {
             && McpMethods.INITIALIZE.equals(call.method())) {
           preAnswered.add(
               JsonRpcResponse.failure(
-                  call.id(), INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch"));
+                  call.id(),
+                  INVALID_REQUEST,
+                  "Invalid Request: initialize must not be part of a batch"));
         } else {
           messages.add(element.message());
         }
@@ -184,11 +189,16 @@ final class McpRoutes extends AllDirectives {
     return exchange(sessionId.get(), path, messages, preAnswered, batch, accept, null);
   }
 
-  /** initialize creates the session; its id goes back in Mcp-Session-Id unless initialize failed. */
+  /**
+   * initialize creates the session; its id goes back in Mcp-Session-Id unless initialize failed.
+   */
   private CompletionStage<HttpResponse> initialize(
       JsonRpcRequest initialize, String path, String server, AcceptHeader accept) {
     return Asks.<DownstreamSessions.Command, DownstreamSessions.Created>ask(
-            sessions, replyTo -> new DownstreamSessions.Create(server, replyTo), ASK_TIMEOUT, scheduler)
+            sessions,
+            replyTo -> new DownstreamSessions.Create(server, replyTo),
+            ASK_TIMEOUT,
+            scheduler)
         .thenCompose(
             created ->
                 created.sessionId() == null
@@ -198,12 +208,19 @@ final class McpRoutes extends AllDirectives {
                             "shutting_down",
                             "Service Unavailable: the gateway is shutting down"))
                     : exchange(
-                        created.sessionId(), path, List.of(initialize), List.of(), false, accept, created.sessionId()));
+                        created.sessionId(),
+                        path,
+                        List.of(initialize),
+                        List.of(),
+                        false,
+                        accept,
+                        created.sessionId()));
   }
 
   /**
-   * Hands the messages to the session and answers from its exchange: 202 when nothing needs an answer, JSON when the
-   * answers come alone, SSE when something came before them (or the client accepts nothing else).
+   * Hands the messages to the session and answers from its exchange: 202 when nothing needs an
+   * answer, JSON when the answers come alone, SSE when something came before them (or the client
+   * accepts nothing else).
    *
    * @param newSessionId the id to return in Mcp-Session-Id (initialize only), else null
    */
@@ -220,7 +237,8 @@ final class McpRoutes extends AllDirectives {
         new DownstreamSessions.Deliver(
             sessionId,
             path,
-            new DownstreamSession.Post(messages, preAnswered, batch, accept.sse(), exchange.ref())));
+            new DownstreamSession.Post(
+                messages, preAnswered, batch, accept.sse(), exchange.ref())));
     return exchange
         .head()
         .toCompletableFuture()
@@ -230,7 +248,9 @@ final class McpRoutes extends AllDirectives {
               if (failure != null) {
                 exchange.ref().tell(new Exchange.Complete(List.of()));
                 return refuse(
-                    StatusCodes.GATEWAY_TIMEOUT, "no_answer", "Gateway Timeout: no answer within " + answerTimeout);
+                    StatusCodes.GATEWAY_TIMEOUT,
+                    "no_answer",
+                    "Gateway Timeout: no answer within " + answerTimeout);
               }
               if (head.first() instanceof Exchange.Refused refused) {
                 return refused(refused);
@@ -243,7 +263,8 @@ final class McpRoutes extends AllDirectives {
                 boolean succeeded = answers.size() != 1 || !answers.get(0).has("error");
                 HttpResponse response =
                     accept.json()
-                        ? McpResponses.json(StatusCodes.OK, batch ? arrayOf(answers) : answers.get(0))
+                        ? McpResponses.json(
+                            StatusCodes.OK, batch ? arrayOf(answers) : answers.get(0))
                         : McpResponses.eventStream(
                             Source.from(answers).map(SseFrames::event), settings.sseKeepAlive());
                 return withSessionId(response, succeeded ? newSessionId : null);
@@ -317,17 +338,22 @@ final class McpRoutes extends AllDirectives {
         .filter(value -> !value.isEmpty());
   }
 
-  /** 406 when the client cannot accept what this method answers with, else {@link #checkProtocolVersion}. */
+  /**
+   * 406 when the client cannot accept what this method answers with, else {@link
+   * #checkProtocolVersion}.
+   */
   private Optional<HttpResponse> checkAcceptAndProtocolVersion(
       HttpRequest request, boolean accepted, String notAcceptableMessage) {
     if (!accepted) {
-      return Optional.of(refuse(StatusCodes.NOT_ACCEPTABLE, "not_acceptable", notAcceptableMessage));
+      return Optional.of(
+          refuse(StatusCodes.NOT_ACCEPTABLE, "not_acceptable", notAcceptableMessage));
     }
     return checkProtocolVersion(request);
   }
 
   private Optional<HttpResponse> checkProtocolVersion(HttpRequest request) {
-    Optional<String> version = request.getHeader(McpResponses.PROTOCOL_VERSION_HEADER).map(h -> h.value().trim());
+    Optional<String> version =
+        request.getHeader(McpResponses.PROTOCOL_VERSION_HEADER).map(h -> h.value().trim());
     if (version.isPresent() && !ProtocolVersions.isSupported(version.get())) {
       return Optional.of(
           refuse(
@@ -343,7 +369,10 @@ final class McpRoutes extends AllDirectives {
   }
 
   private HttpResponse missingSessionId() {
-    return refuse(StatusCodes.BAD_REQUEST, "missing_session", "Bad Request: Mcp-Session-Id header is required");
+    return refuse(
+        StatusCodes.BAD_REQUEST,
+        "missing_session",
+        "Bad Request: Mcp-Session-Id header is required");
   }
 
   private HttpResponse tooLarge() {
@@ -359,7 +388,10 @@ final class McpRoutes extends AllDirectives {
       return tooLarge();
     }
     if (cause instanceof TimeoutException) {
-      return refuse(StatusCodes.REQUEST_TIMEOUT, "body_timeout", "Request Timeout: the body did not arrive in time");
+      return refuse(
+          StatusCodes.REQUEST_TIMEOUT,
+          "body_timeout",
+          "Request Timeout: the body did not arrive in time");
     }
     if (cause instanceof RuntimeException runtime) {
       throw runtime; // a fault of ours: the exception handler answers -32603
@@ -409,7 +441,9 @@ final class McpRoutes extends AllDirectives {
   }
 
   private static HttpResponse withSessionId(HttpResponse response, String sessionId) {
-    return sessionId == null ? response : response.addHeader(RawHeader.create(McpResponses.SESSION_ID_HEADER, sessionId));
+    return sessionId == null
+        ? response
+        : response.addHeader(RawHeader.create(McpResponses.SESSION_ID_HEADER, sessionId));
   }
 
   private static <T> CompletionStage<T> done(T value) {

@@ -1,14 +1,13 @@
 package dev.mcpsupervisor.http;
 
-import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.SupervisorSnapshot;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.upstream.Failures;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
@@ -20,8 +19,9 @@ import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * Operations endpoints: {@code /healthz} (the process serves HTTP), {@code /readyz} (listening and taking sessions;
- * 503 while stopping), {@code /metrics} (Prometheus text) and {@code /admin/sessions} (JSON). HTTP only.
+ * Operations endpoints: {@code /healthz} (the process serves HTTP), {@code /readyz} (listening and
+ * taking sessions; 503 while stopping), {@code /metrics} (Prometheus text) and {@code
+ * /admin/sessions} (JSON). HTTP only.
  */
 final class OpsRoutes extends AllDirectives {
 
@@ -58,7 +58,8 @@ final class OpsRoutes extends AllDirectives {
                                     listing ->
                                         listing.accepting()
                                             ? status(StatusCodes.OK, "ready")
-                                            : status(StatusCodes.SERVICE_UNAVAILABLE, "stopping"))))));
+                                            : status(
+                                                StatusCodes.SERVICE_UNAVAILABLE, "stopping"))))));
   }
 
   /** Metrics and admin: behind the bearer token when tokens are configured. */
@@ -76,8 +77,11 @@ final class OpsRoutes extends AllDirectives {
                                         HttpResponse.create()
                                             .withEntity(
                                                 HttpEntities.create(
-                                                    ContentTypes.parse(GatewayMetrics.contentType()),
-                                                    metrics.scrape(snapshot).getBytes(StandardCharsets.UTF_8))))))),
+                                                    ContentTypes.parse(
+                                                        GatewayMetrics.contentType()),
+                                                    metrics
+                                                        .scrape(snapshot)
+                                                        .getBytes(StandardCharsets.UTF_8))))))),
         pathPrefix(
             "admin",
             () ->
@@ -93,18 +97,25 @@ final class OpsRoutes extends AllDirectives {
                                             (listing, snapshot) ->
                                                 McpResponses.json(
                                                     StatusCodes.OK,
-                                                    AdminReport.of(listing, snapshot, Instant.now())))
-                                        // a report without the supervisor's part would say "no sessions": say why not
+                                                    AdminReport.of(
+                                                        listing, snapshot, Instant.now())))
+                                        // a report without the supervisor's part would say "no
+                                        // sessions": say why not
                                         .exceptionally(
                                             failure ->
                                                 McpResponses.json(
                                                     StatusCodes.SERVICE_UNAVAILABLE,
                                                     JsonRpcCodec.emptyObject()
                                                         .put("status", "unavailable")
-                                                        .put("error", Failures.describe(failure)))))))));
+                                                        .put(
+                                                            "error",
+                                                            Failures.describe(failure)))))))));
   }
 
-  /** For metrics: without the supervisor's answer the counters still render, the per-session gauges are left out. */
+  /**
+   * For metrics: without the supervisor's answer the counters still render, the per-session gauges
+   * are left out.
+   */
   private CompletionStage<SupervisorSnapshot> snapshot() {
     return supervisor.snapshot().exceptionally(failure -> null);
   }
@@ -113,7 +124,8 @@ final class OpsRoutes extends AllDirectives {
     return Asks.ask(sessions, DownstreamSessions.ListSessions::new, ASK_TIMEOUT, scheduler);
   }
 
-  private static HttpResponse status(org.apache.pekko.http.javadsl.model.StatusCode code, String status) {
+  private static HttpResponse status(
+      org.apache.pekko.http.javadsl.model.StatusCode code, String status) {
     return McpResponses.json(code, JsonRpcCodec.emptyObject().put("status", status));
   }
 }

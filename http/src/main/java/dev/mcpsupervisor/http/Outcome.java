@@ -6,9 +6,10 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.Map;
 
 /**
- * What an endpoint answers a request with: a result or an error, and for some methods what the downstream session
- * should remember (the upstreams' initialize results, which server owns a resource, a new subscription). Endpoints
- * compute it off the actor; the session applies it when it arrives.
+ * What an endpoint answers a request with: a result or an error, and for some methods what the
+ * downstream session should remember (the upstreams' initialize results, which server owns a
+ * resource, a new subscription). Endpoints compute it off the actor; the session applies it when it
+ * arrives.
  */
 sealed interface Outcome {
 
@@ -16,11 +17,16 @@ sealed interface Outcome {
 
   record Failure(JsonRpcError error) implements Outcome {}
 
-  /** @param upstreams server → its initialize result, for the servers that answered */
+  /**
+   * @param upstreams server → its initialize result, for the servers that answered
+   */
   record Initialized(JsonNode result, Map<String, JsonNode> upstreams) implements Outcome {}
 
-  /** @param owners resource URI → server; {@code templateOwners} URI template → server */
-  record ResourcesLearned(JsonNode result, Map<String, String> owners, Map<String, String> templateOwners)
+  /**
+   * @param owners resource URI → server; {@code templateOwners} URI template → server
+   */
+  record ResourcesLearned(
+      JsonNode result, Map<String, String> owners, Map<String, String> templateOwners)
       implements Outcome {}
 
   record Subscribed(JsonNode result, String uri, String server) implements Outcome {}

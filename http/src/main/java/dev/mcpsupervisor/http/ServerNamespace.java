@@ -10,10 +10,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Names on the aggregated endpoint: a tool or prompt {@code name} of server S is published as {@code <prefix>__name}
- * where the prefix is S's {@code toolPrefix} (its name by default). Prefixes are unique, contain no {@code "__"} and
- * do not end with {@code '_'} (the config loader enforces it), so splitting at the FIRST {@code "__"} always gives
- * back the prefix and the original name, whatever the name contains.
+ * Names on the aggregated endpoint: a tool or prompt {@code name} of server S is published as
+ * {@code <prefix>__name} where the prefix is S's {@code toolPrefix} (its name by default). Prefixes
+ * are unique, contain no {@code "__"} and do not end with {@code '_'} (the config loader enforces
+ * it), so splitting at the FIRST {@code "__"} always gives back the prefix and the original name,
+ * whatever the name contains.
  */
 final class ServerNamespace {
 
@@ -55,13 +56,27 @@ final class ServerNamespace {
         : Optional.of(new Qualified(server, published.substring(separator + SEPARATOR.length())));
   }
 
-  /** The error for a published name that {@link #resolve} cannot place: it names the prefix it did not know. */
+  /**
+   * The error for a published name that {@link #resolve} cannot place: it names the prefix it did
+   * not know.
+   */
   static JsonRpcError unknownPrefix(String kind, String published) {
     int separator = published.indexOf(SEPARATOR);
     String problem =
         separator <= 0
-            ? kind + " \"" + published + "\" has no server prefix (expected <server>" + SEPARATOR + "<name>)"
-            : "unknown server \"" + published.substring(0, separator) + "\" in " + kind + " \"" + published + "\"";
+            ? kind
+                + " \""
+                + published
+                + "\" has no server prefix (expected <server>"
+                + SEPARATOR
+                + "<name>)"
+            : "unknown server \""
+                + published.substring(0, separator)
+                + "\" in "
+                + kind
+                + " \""
+                + published
+                + "\"";
     return new JsonRpcError(JsonRpcErrorCodes.UNKNOWN_SERVER, problem);
   }
 }

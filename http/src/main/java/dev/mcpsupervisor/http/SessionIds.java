@@ -4,9 +4,9 @@ import java.security.SecureRandom;
 import java.util.Base64;
 
 /**
- * Downstream session ids: 32 bytes from SecureRandom, URL-safe Base64 without padding (43 visible ASCII characters,
- * as the transport requires). An id is a bearer credential for its session, so logs and the admin page show only its
- * first characters.
+ * Downstream session ids: 32 bytes from SecureRandom, URL-safe Base64 without padding (43 visible
+ * ASCII characters, as the transport requires). An id is a bearer credential for its session, so
+ * logs and the admin page show only its first characters.
  */
 final class SessionIds {
 

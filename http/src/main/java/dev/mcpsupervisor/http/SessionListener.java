@@ -10,15 +10,22 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
 
-/** What the supervisor sends a downstream session's context, turned into messages to that session's actor. */
+/**
+ * What the supervisor sends a downstream session's context, turned into messages to that session's
+ * actor.
+ */
 final class SessionListener implements ContextListener {
 
   private final ActorRef<DownstreamSession.Command> session;
   private final Scheduler scheduler;
   private final Duration answerTimeout;
 
-  /** @param answerTimeout how long a server-to-client request may wait for the downstream client's answer */
-  SessionListener(ActorRef<DownstreamSession.Command> session, Scheduler scheduler, Duration answerTimeout) {
+  /**
+   * @param answerTimeout how long a server-to-client request may wait for the downstream client's
+   *     answer
+   */
+  SessionListener(
+      ActorRef<DownstreamSession.Command> session, Scheduler scheduler, Duration answerTimeout) {
     this.session = session;
     this.scheduler = scheduler;
     this.answerTimeout = answerTimeout;
@@ -29,7 +36,10 @@ final class SessionListener implements ContextListener {
     onNotification(server, notification, null);
   }
 
-  /** {@code relatedTag}: the downstream request (see {@link UpstreamCalls}) whose stream it belongs on, or null. */
+  /**
+   * {@code relatedTag}: the downstream request (see {@link UpstreamCalls}) whose stream it belongs
+   * on, or null.
+   */
   @Override
   public void onNotification(String server, JsonRpcNotification notification, String relatedTag) {
     session.tell(new DownstreamSession.UpstreamNotification(server, notification, relatedTag));
@@ -41,7 +51,8 @@ final class SessionListener implements ContextListener {
   }
 
   @Override
-  public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request, String relatedTag) {
+  public CompletionStage<JsonRpcResponse> onServerRequest(
+      String server, JsonRpcRequest request, String relatedTag) {
     return Asks.ask(
         session,
         replyTo -> new DownstreamSession.UpstreamRequest(server, request, relatedTag, replyTo),

@@ -2,19 +2,19 @@ package dev.mcpsupervisor.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.mcpsupervisor.upstream.Failures;
-import dev.mcpsupervisor.actors.SupervisorException;
 import dev.mcpsupervisor.actors.SupervisorErrors;
+import dev.mcpsupervisor.actors.SupervisorException;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.upstream.Failures;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
- * {@code /servers/<name>/mcp}: one server, names unchanged. initialize answers that upstream's own capabilities,
- * server info and instructions with the version negotiated with this client; every other request goes upstream as it
- * came (pagination cursors included).
+ * {@code /servers/<name>/mcp}: one server, names unchanged. initialize answers that upstream's own
+ * capabilities, server info and instructions with the version negotiated with this client; every
+ * other request goes upstream as it came (pagination cursors included).
  */
 final class SingleServerEndpoint implements McpEndpoint {
 
@@ -58,7 +58,8 @@ final class SingleServerEndpoint implements McpEndpoint {
 
   @Override
   public CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls) {
-    CompletionStage<Outcome> answer = calls.call(server, request.method(), request.params()).thenApply(Outcome::of);
+    CompletionStage<Outcome> answer =
+        calls.call(server, request.method(), request.params()).thenApply(Outcome::of);
     if (!McpMethods.RESOURCES_SUBSCRIBE.equals(request.method())) {
       return answer;
     }

@@ -7,9 +7,10 @@ import java.io.UncheckedIOException;
 import org.apache.pekko.util.ByteString;
 
 /**
- * Server-sent events framing for JSON-RPC messages. Each message is one {@code message} event whose data is the
- * compact JSON (Jackson escapes control characters, so the data never holds a raw line break). Keep-alives are SSE
- * comments, which clients ignore (an empty {@code data:} event would reach them as an empty message).
+ * Server-sent events framing for JSON-RPC messages. Each message is one {@code message} event whose
+ * data is the compact JSON (Jackson escapes control characters, so the data never holds a raw line
+ * break). Keep-alives are SSE comments, which clients ignore (an empty {@code data:} event would
+ * reach them as an empty message).
  */
 final class SseFrames {
 
@@ -22,7 +23,9 @@ final class SseFrames {
 
   static ByteString event(JsonNode json) {
     try {
-      return EVENT_PREFIX.concat(ByteString.fromArray(JsonRpcCodec.mapper().writeValueAsBytes(json))).concat(EVENT_END);
+      return EVENT_PREFIX
+          .concat(ByteString.fromArray(JsonRpcCodec.mapper().writeValueAsBytes(json)))
+          .concat(EVENT_END);
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

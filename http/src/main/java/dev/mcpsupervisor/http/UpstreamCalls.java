@@ -12,10 +12,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The upstream calls one downstream request makes through the supervisor (a single call, or a fan-out that follows
- * cursors from callbacks), so that cancelling the request cancels every one of them — which sends
- * {@code notifications/cancelled} upstream. It also records which servers the request reached, so that sampling or
- * logging from those servers can be sent on this request's stream. Thread-safe: fan-outs call it from futures.
+ * The upstream calls one downstream request makes through the supervisor (a single call, or a
+ * fan-out that follows cursors from callbacks), so that cancelling the request cancels every one of
+ * them — which sends {@code notifications/cancelled} upstream. It also records which servers the
+ * request reached, so that sampling or logging from those servers can be sent on this request's
+ * stream. Thread-safe: fan-outs call it from futures.
  */
 final class UpstreamCalls {
 
@@ -26,7 +27,10 @@ final class UpstreamCalls {
   private final List<CompletableFuture<?>> calls = new ArrayList<>();
   private boolean cancelled;
 
-  /** @param tag names the downstream request: the supervisor hands it back with what relates to these calls */
+  /**
+   * @param tag names the downstream request: the supervisor hands it back with what relates to
+   *     these calls
+   */
   UpstreamCalls(SessionSupervisor supervisor, String context, String tag) {
     this.supervisor = supervisor;
     this.context = context;
@@ -43,10 +47,14 @@ final class UpstreamCalls {
     return call(server, method, params, null);
   }
 
-  /** @param deadline null for the server's configured request timeout */
-  CompletionStage<JsonRpcResponse> call(String server, String method, JsonNode params, Duration deadline) {
+  /**
+   * @param deadline null for the server's configured request timeout
+   */
+  CompletionStage<JsonRpcResponse> call(
+      String server, String method, JsonNode params, Duration deadline) {
     servers.add(server);
-    return track(supervisor.request(context, server, method, params, deadline, tag).toCompletableFuture());
+    return track(
+        supervisor.request(context, server, method, params, deadline, tag).toCompletableFuture());
   }
 
   /** The server's initialize result, taking this session's lease on it. */

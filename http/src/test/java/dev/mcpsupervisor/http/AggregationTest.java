@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot;
 import dev.mcpsupervisor.fixture.FixtureTools;
-import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,8 +24,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code /mcp} in front of two fixtures over stdio ("alpha" with its name as prefix, "beta" with prefix "b") and a
- * server that cannot start ("down").
+ * {@code /mcp} in front of two fixtures over stdio ("alpha" with its name as prefix, "beta" with
+ * prefix "b") and a server that cannot start ("down").
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -54,7 +53,8 @@ class AggregationTest {
 
   @Test
   void initializeAnswersTheUnionOfTheLiveServersCapabilities() {
-    HttpResponse<String> response = gateway.post("/mcp", null, TestGateway.initializeBody("2025-06-18", "{}"));
+    HttpResponse<String> response =
+        gateway.post("/mcp", null, TestGateway.initializeBody("2025-06-18", "{}"));
     JsonNode result = json(response.body()).path("result");
     JsonNode capabilities = result.path("capabilities");
     assertEquals("mcp-supervisor", result.path("serverInfo").path("name").asText());
@@ -70,8 +70,11 @@ class AggregationTest {
     List<String> names = names(call("tools/list", "{}"), "tools");
     assertTrue(names.contains("alpha__" + FixtureTools.ECHO), names.toString());
     assertTrue(names.contains("b__" + FixtureTools.ECHO), names.toString());
-    assertEquals(names.size() / 2, names.stream().filter(name -> name.startsWith("alpha__")).count());
-    assertTrue(names.stream().allMatch(name -> name.startsWith("alpha__") || name.startsWith("b__")), names.toString());
+    assertEquals(
+        names.size() / 2, names.stream().filter(name -> name.startsWith("alpha__")).count());
+    assertTrue(
+        names.stream().allMatch(name -> name.startsWith("alpha__") || name.startsWith("b__")),
+        names.toString());
   }
 
   @Test
@@ -87,23 +90,38 @@ class AggregationTest {
     assertNotEquals(alphaPid, betaPid);
     assertEquals(List.of(Long.parseLong(alphaPid)), pidsOf("alpha"));
     assertEquals(List.of(Long.parseLong(betaPid)), pidsOf("beta"));
-    assertEquals("routed", text(answer(gateway.post("/mcp", session, callTool(3, "b__echo", "{\"message\":\"routed\"}")))));
+    assertEquals(
+        "routed",
+        text(
+            answer(
+                gateway.post(
+                    "/mcp", session, callTool(3, "b__echo", "{\"message\":\"routed\"}")))));
   }
 
   @Test
   void aDownServerGetsAClearErrorAndDoesNotBreakTheOthers() {
-    JsonNode down = answer(gateway.post("/mcp", session, callTool(1, "down__echo", "{\"message\":\"x\"}")));
+    JsonNode down =
+        answer(gateway.post("/mcp", session, callTool(1, "down__echo", "{\"message\":\"x\"}")));
     assertTrue(down.has("error"), down.toString());
     assertTrue(down.path("error").path("message").asText().contains("down"), down.toString());
-    assertEquals("still here", text(answer(gateway.post("/mcp", session, callTool(2, "alpha__echo", "{\"message\":\"still here\"}")))));
+    assertEquals(
+        "still here",
+        text(
+            answer(
+                gateway.post(
+                    "/mcp", session, callTool(2, "alpha__echo", "{\"message\":\"still here\"}")))));
   }
 
   @Test
   void promptsAreMergedAndRouted() {
     List<String> names = names(call("prompts/list", "{}"), "prompts");
-    assertTrue(names.contains("alpha__greeting") && names.contains("b__greeting"), names.toString());
-    JsonNode prompt = call("prompts/get", "{\"name\":\"b__greeting\",\"arguments\":{\"name\":\"Ada\"}}");
-    assertEquals("Hello, Ada!", prompt.path("result").path("messages").path(0).path("content").path("text").asText());
+    assertTrue(
+        names.contains("alpha__greeting") && names.contains("b__greeting"), names.toString());
+    JsonNode prompt =
+        call("prompts/get", "{\"name\":\"b__greeting\",\"arguments\":{\"name\":\"Ada\"}}");
+    assertEquals(
+        "Hello, Ada!",
+        prompt.path("result").path("messages").path(0).path("content").path("text").asText());
   }
 
   @Test
@@ -112,30 +130,56 @@ class AggregationTest {
         call(
             "completion/complete",
             "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"alpha__greeting\"},\"argument\":{\"name\":\"name\",\"value\":\"A\"}}");
-    assertEquals("Alice", completion.path("result").path("completion").path("values").path(0).asText(), completion.toString());
+    assertEquals(
+        "Alice",
+        completion.path("result").path("completion").path("values").path(0).asText(),
+        completion.toString());
   }
 
   @Test
   void resourcesKeepTheirUrisAndAreReadFromTheirServer() {
     JsonNode listed = call("resources/list", "{}");
     List<String> uris = new ArrayList<>();
-    listed.path("result").path("resources").forEach(resource -> uris.add(resource.path("uri").asText()));
+    listed
+        .path("result")
+        .path("resources")
+        .forEach(resource -> uris.add(resource.path("uri").asText()));
     assertTrue(uris.contains(FixtureTools.STATIC_RESOURCE_URI), uris.toString());
-    JsonNode read = call("resources/read", "{\"uri\":\"" + FixtureTools.STATIC_RESOURCE_URI + "\"}");
-    assertEquals(FixtureTools.STATIC_RESOURCE_TEXT, read.path("result").path("contents").path(0).path("text").asText());
+    JsonNode read =
+        call("resources/read", "{\"uri\":\"" + FixtureTools.STATIC_RESOURCE_URI + "\"}");
+    assertEquals(
+        FixtureTools.STATIC_RESOURCE_TEXT,
+        read.path("result").path("contents").path(0).path("text").asText());
     JsonNode templates = call("resources/templates/list", "{}");
-    assertTrue(templates.toString().contains(FixtureTools.ITEM_RESOURCE_TEMPLATE), templates.toString());
-    JsonNode item = call("resources/read", "{\"uri\":\"" + FixtureTools.ITEM_RESOURCE_PREFIX + "42\"}");
-    assertEquals("item 42", item.path("result").path("contents").path(0).path("text").asText(), item.toString());
+    assertTrue(
+        templates.toString().contains(FixtureTools.ITEM_RESOURCE_TEMPLATE), templates.toString());
+    JsonNode item =
+        call("resources/read", "{\"uri\":\"" + FixtureTools.ITEM_RESOURCE_PREFIX + "42\"}");
+    assertEquals(
+        "item 42",
+        item.path("result").path("contents").path(0).path("text").asText(),
+        item.toString());
   }
 
   @Test
   void aResourceNeverListedIsFoundOnItsServer() {
     String fresh = gateway.initialize("/mcp");
     JsonNode read =
-        answer(gateway.post("/mcp", fresh, request(1, "resources/read", "{\"uri\":\"" + FixtureTools.ITEM_RESOURCE_PREFIX + "7\"}")));
-    assertEquals("item 7", read.path("result").path("contents").path(0).path("text").asText(), read.toString());
-    JsonNode missing = answer(gateway.post("/mcp", fresh, request(2, "resources/read", "{\"uri\":\"nowhere://x\"}")));
+        answer(
+            gateway.post(
+                "/mcp",
+                fresh,
+                request(
+                    1,
+                    "resources/read",
+                    "{\"uri\":\"" + FixtureTools.ITEM_RESOURCE_PREFIX + "7\"}")));
+    assertEquals(
+        "item 7",
+        read.path("result").path("contents").path(0).path("text").asText(),
+        read.toString());
+    JsonNode missing =
+        answer(
+            gateway.post("/mcp", fresh, request(2, "resources/read", "{\"uri\":\"nowhere://x\"}")));
     assertTrue(missing.has("error"), missing.toString());
   }
 

@@ -76,26 +76,37 @@ class BadInputTest {
   @Test
   void anUnknownMethodOnTheAggregatedEndpointGetsMethodNotFound() {
     String aggregated = gateway.initialize("/mcp");
-    HttpResponse<String> response = gateway.post("/mcp", aggregated, request(2, "no/such/method", "{}"));
+    HttpResponse<String> response =
+        gateway.post("/mcp", aggregated, request(2, "no/such/method", "{}"));
     assertEquals(200, response.statusCode());
-    assertEquals(JsonRpcErrorCodes.METHOD_NOT_FOUND, TestGateway.answer(response).path("error").path("code").asInt());
+    assertEquals(
+        JsonRpcErrorCodes.METHOD_NOT_FOUND,
+        TestGateway.answer(response).path("error").path("code").asInt());
   }
 
   @Test
   void anUnknownMethodOnOneServerGetsThatServersMethodNotFound() {
-    HttpResponse<String> response = gateway.post(FIXTURE, session, request(2, "no/such/method", "{}"));
-    assertEquals(JsonRpcErrorCodes.METHOD_NOT_FOUND, TestGateway.answer(response).path("error").path("code").asInt());
+    HttpResponse<String> response =
+        gateway.post(FIXTURE, session, request(2, "no/such/method", "{}"));
+    assertEquals(
+        JsonRpcErrorCodes.METHOD_NOT_FOUND,
+        TestGateway.answer(response).path("error").path("code").asInt());
   }
 
   @Test
   void aToolOfAnUnknownServerGetsAnErrorNamingIt() {
     String aggregated = gateway.initialize("/mcp");
-    JsonNode unknown = TestGateway.answer(gateway.post("/mcp", aggregated, callTool(2, "zeta__echo", "{}")));
-    JsonNode unprefixed = TestGateway.answer(gateway.post("/mcp", aggregated, callTool(3, "echo", "{}")));
+    JsonNode unknown =
+        TestGateway.answer(gateway.post("/mcp", aggregated, callTool(2, "zeta__echo", "{}")));
+    JsonNode unprefixed =
+        TestGateway.answer(gateway.post("/mcp", aggregated, callTool(3, "echo", "{}")));
     assertEquals(JsonRpcErrorCodes.UNKNOWN_SERVER, unknown.path("error").path("code").asInt());
-    assertTrue(unknown.path("error").path("message").asText().contains("\"zeta\""), unknown.toString());
+    assertTrue(
+        unknown.path("error").path("message").asText().contains("\"zeta\""), unknown.toString());
     assertEquals(JsonRpcErrorCodes.UNKNOWN_SERVER, unprefixed.path("error").path("code").asInt());
-    assertTrue(unprefixed.path("error").path("message").asText().contains("\"echo\""), unprefixed.toString());
+    assertTrue(
+        unprefixed.path("error").path("message").asText().contains("\"echo\""),
+        unprefixed.toString());
   }
 
   @Test
@@ -121,7 +132,12 @@ class BadInputTest {
         406,
         JsonRpcErrorCodes.INVALID_REQUEST);
     assertError(
-        gateway.post(FIXTURE, session, request(1, "ping", "{}"), "Accept", "application/json;q=0, text/html"),
+        gateway.post(
+            FIXTURE,
+            session,
+            request(1, "ping", "{}"),
+            "Accept",
+            "application/json;q=0, text/html"),
         406,
         JsonRpcErrorCodes.INVALID_REQUEST);
   }
@@ -140,7 +156,10 @@ class BadInputTest {
         gateway.post(
             FIXTURE,
             session,
-            request(5, "tools/call", "{\"name\":\"progress\",\"arguments\":{\"steps\":3},\"_meta\":{\"progressToken\":\"t\"}}"),
+            request(
+                5,
+                "tools/call",
+                "{\"name\":\"progress\",\"arguments\":{\"steps\":3},\"_meta\":{\"progressToken\":\"t\"}}"),
             "Accept",
             "application/json");
     assertEquals(200, response.statusCode());
@@ -167,8 +186,14 @@ class BadInputTest {
 
   @Test
   void aForeignOriginGets403() {
-    for (String origin : List.of("https://evil.example.com", "null", "http://localhost.evil.com", "https://app.example.com:8443")) {
-      HttpResponse<String> response = gateway.post(FIXTURE, session, request(1, "ping", "{}"), "Origin", origin);
+    for (String origin :
+        List.of(
+            "https://evil.example.com",
+            "null",
+            "http://localhost.evil.com",
+            "https://app.example.com:8443")) {
+      HttpResponse<String> response =
+          gateway.post(FIXTURE, session, request(1, "ping", "{}"), "Origin", origin);
       assertError(response, 403, JsonRpcErrorCodes.INVALID_REQUEST);
     }
   }
@@ -176,8 +201,13 @@ class BadInputTest {
   @Test
   void loopbackAndAllowedOriginsAreAccepted() {
     for (String origin :
-        List.of("http://localhost:3000", "http://127.0.0.1", "http://[::1]:9", "https://APP.example.com:443")) {
-      HttpResponse<String> response = gateway.post(FIXTURE, session, request(1, "ping", "{}"), "Origin", origin);
+        List.of(
+            "http://localhost:3000",
+            "http://127.0.0.1",
+            "http://[::1]:9",
+            "https://APP.example.com:443")) {
+      HttpResponse<String> response =
+          gateway.post(FIXTURE, session, request(1, "ping", "{}"), "Origin", origin);
       assertEquals(200, response.statusCode(), origin + ": " + response.body());
     }
   }
@@ -188,23 +218,29 @@ class BadInputTest {
     String initialize = TestGateway.initializeBody("2025-11-25", "{}");
     RawResponse evil = raw("POST", "/mcp", "evil.example.com", initialize);
     assertEquals(403, evil.status(), evil.body());
-    assertEquals(JsonRpcErrorCodes.INVALID_REQUEST, json(evil.body()).path("error").path("code").asInt());
+    assertEquals(
+        JsonRpcErrorCodes.INVALID_REQUEST, json(evil.body()).path("error").path("code").asInt());
     assertEquals(403, raw("GET", "/healthz", "evil.example.com:" + port, null).status());
-    for (String host : List.of("localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port, "localhost")) {
+    for (String host :
+        List.of("localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port, "localhost")) {
       assertEquals(200, raw("POST", FIXTURE, host, initialize).status(), host);
     }
   }
 
   @Test
   void anUnknownServerPathGets404() {
-    assertError(gateway.post("/servers/nope/mcp", null, request(1, "ping", "{}")), 404, JsonRpcErrorCodes.INVALID_REQUEST);
+    assertError(
+        gateway.post("/servers/nope/mcp", null, request(1, "ping", "{}")),
+        404,
+        JsonRpcErrorCodes.INVALID_REQUEST);
     assertError(gateway.get("/nowhere"), 404, JsonRpcErrorCodes.INVALID_REQUEST);
   }
 
   @Test
   void aWrongMethodGets405WithAllow() {
     HttpResponse<String> response =
-        gateway.send(gateway.request("/mcp").PUT(HttpRequest.BodyPublishers.ofString("{}")).build());
+        gateway.send(
+            gateway.request("/mcp").PUT(HttpRequest.BodyPublishers.ofString("{}")).build());
     assertError(response, 405, JsonRpcErrorCodes.INVALID_REQUEST);
     String allow = response.headers().firstValue("Allow").orElseThrow();
     assertTrue(allow.contains("POST") && allow.contains("GET") && allow.contains("DELETE"), allow);
@@ -214,12 +250,15 @@ class BadInputTest {
   void rejectionsAreCounted() {
     gateway.post(FIXTURE, session, "{");
     String metrics = gateway.metrics.scrape(null);
-    assertTrue(metrics.contains("mcp_supervisor_downstream_rejections_total{reason=\"parse_error\"}"), metrics);
+    assertTrue(
+        metrics.contains("mcp_supervisor_downstream_rejections_total{reason=\"parse_error\"}"),
+        metrics);
   }
 
   private static void assertError(HttpResponse<String> response, int status, int code) {
     assertEquals(status, response.statusCode(), response.body());
-    assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
+    assertTrue(
+        response.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
     JsonNode body = json(response.body());
     assertEquals("2.0", body.path("jsonrpc").asText());
     assertEquals(code, body.path("error").path("code").asInt(), response.body());

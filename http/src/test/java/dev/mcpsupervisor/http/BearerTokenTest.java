@@ -26,7 +26,8 @@ class BearerTokenTest {
 
   @BeforeAll
   void start() {
-    gateway = TestGateway.start(TestGateway.gateway(List.of(TOKEN, OTHER_TOKEN), List.of(), 1024 * 1024));
+    gateway =
+        TestGateway.start(TestGateway.gateway(List.of(TOKEN, OTHER_TOKEN), List.of(), 1024 * 1024));
   }
 
   @AfterAll
@@ -36,15 +37,23 @@ class BearerTokenTest {
 
   @Test
   void mcpWithoutATokenGets401WithBearerChallenge() {
-    HttpResponse<String> response = gateway.post("/mcp", null, TestGateway.initializeBody("2025-11-25", "{}"));
+    HttpResponse<String> response =
+        gateway.post("/mcp", null, TestGateway.initializeBody("2025-11-25", "{}"));
     assertUnauthorized(response);
   }
 
   @Test
   void aWrongTokenGets401() {
-    for (String header : List.of("Bearer wrong", "Bearer " + TOKEN + "x", "Bearer s3cret", "Basic " + TOKEN, "Bearer")) {
+    for (String header :
+        List.of(
+            "Bearer wrong", "Bearer " + TOKEN + "x", "Bearer s3cret", "Basic " + TOKEN, "Bearer")) {
       assertUnauthorized(
-          gateway.post("/mcp", null, TestGateway.initializeBody("2025-11-25", "{}"), "Authorization", header));
+          gateway.post(
+              "/mcp",
+              null,
+              TestGateway.initializeBody("2025-11-25", "{}"),
+              "Authorization",
+              header));
     }
   }
 
@@ -53,12 +62,21 @@ class BearerTokenTest {
     for (String token : List.of(TOKEN, OTHER_TOKEN)) {
       HttpResponse<String> response =
           gateway.post(
-              "/mcp", null, TestGateway.initializeBody("2025-11-25", "{}"), "Authorization", "Bearer " + token);
+              "/mcp",
+              null,
+              TestGateway.initializeBody("2025-11-25", "{}"),
+              "Authorization",
+              "Bearer " + token);
       assertEquals(200, response.statusCode(), response.body());
       assertTrue(response.headers().firstValue("Mcp-Session-Id").isPresent());
     }
     HttpResponse<String> lowerCaseScheme =
-        gateway.post("/mcp", null, TestGateway.initializeBody("2025-11-25", "{}"), "Authorization", "bearer " + TOKEN);
+        gateway.post(
+            "/mcp",
+            null,
+            TestGateway.initializeBody("2025-11-25", "{}"),
+            "Authorization",
+            "bearer " + TOKEN);
     assertEquals(200, lowerCaseScheme.statusCode());
   }
 
@@ -75,13 +93,16 @@ class BearerTokenTest {
     assertUnauthorized(gateway.get("/metrics"));
     assertUnauthorized(gateway.get("/admin/sessions"));
     assertEquals(200, gateway.get("/metrics", "Authorization", "Bearer " + TOKEN).statusCode());
-    assertEquals(200, gateway.get("/admin/sessions", "Authorization", "Bearer " + TOKEN).statusCode());
+    assertEquals(
+        200, gateway.get("/admin/sessions", "Authorization", "Bearer " + TOKEN).statusCode());
   }
 
   private static void assertUnauthorized(HttpResponse<String> response) {
     assertEquals(401, response.statusCode(), response.body());
     assertTrue(response.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Bearer"));
-    assertEquals(JsonRpcErrorCodes.INVALID_REQUEST, json(response.body()).path("error").path("code").asInt());
+    assertEquals(
+        JsonRpcErrorCodes.INVALID_REQUEST,
+        json(response.body()).path("error").path("code").asInt());
     assertTrue(!response.body().contains(TOKEN));
   }
 }

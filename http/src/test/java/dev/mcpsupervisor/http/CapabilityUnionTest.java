@@ -19,11 +19,13 @@ class CapabilityUnionTest {
         CapabilityUnion.of(
             List.of(
                 init("{\"tools\":{\"listChanged\":false},\"resources\":{\"subscribe\":true}}"),
-                init("{\"tools\":{\"listChanged\":true},\"resources\":{\"listChanged\":true,\"subscribe\":false}}")),
+                init(
+                    "{\"tools\":{\"listChanged\":true},\"resources\":{\"listChanged\":true,\"subscribe\":false}}")),
             List.of("tools", "resources"));
     assertEquals(
         JsonRpcCodec.mapper()
-            .readTree("{\"tools\":{\"listChanged\":true},\"resources\":{\"subscribe\":true,\"listChanged\":true}}"),
+            .readTree(
+                "{\"tools\":{\"listChanged\":true},\"resources\":{\"subscribe\":true,\"listChanged\":true}}"),
         union);
   }
 

@@ -17,7 +17,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Hundreds of downstream sessions at once on one shared upstream: each gets its own answers, nothing leaks. */
+/**
+ * Hundreds of downstream sessions at once on one shared upstream: each gets its own answers,
+ * nothing leaks.
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ConcurrentSessionsTest {
 
@@ -32,7 +35,9 @@ class ConcurrentSessionsTest {
         List<CompletableFuture<String>> sessions = new ArrayList<>();
         for (int i = 0; i < SESSIONS; i++) {
           String payload = "payload-" + i + "-" + path;
-          sessions.add(CompletableFuture.supplyAsync(() -> await(start)).thenCompose(ready -> session(gateway, path, tool, payload)));
+          sessions.add(
+              CompletableFuture.supplyAsync(() -> await(start))
+                  .thenCompose(ready -> session(gateway, path, tool, payload)));
         }
         start.countDown();
         Set<String> ids = new HashSet<>();
@@ -41,8 +46,10 @@ class ConcurrentSessionsTest {
         }
         assertEquals(SESSIONS, ids.size(), "every session got its own id");
         SupervisorSnapshot snapshot = gateway.snapshot();
-        int upstreamSessions = snapshot.keys().stream().mapToInt(key -> key.sessions().size()).sum();
-        assertTrue(upstreamSessions <= 4, "sessions share the pool (maxSessions 4): " + upstreamSessions);
+        int upstreamSessions =
+            snapshot.keys().stream().mapToInt(key -> key.sessions().size()).sum();
+        assertTrue(
+            upstreamSessions <= 4, "sessions share the pool (maxSessions 4): " + upstreamSessions);
         int leases = snapshot.keys().stream().mapToInt(key -> key.leases().size()).sum();
         assertEquals(0, leases, "every DELETE released its lease");
       }
@@ -50,7 +57,8 @@ class ConcurrentSessionsTest {
   }
 
   /** initialize, initialized, echo a unique payload three times, DELETE; answers the session id. */
-  private static CompletableFuture<String> session(TestGateway gateway, String path, String tool, String payload) {
+  private static CompletableFuture<String> session(
+      TestGateway gateway, String path, String tool, String payload) {
     return gateway
         .postAsync(path, null, TestGateway.initializeBody(ProtocolVersions.LATEST, "{}"))
         .thenCompose(
@@ -58,7 +66,8 @@ class ConcurrentSessionsTest {
               assertEquals(200, initialized.statusCode(), initialized.body());
               String id = initialized.headers().firstValue("Mcp-Session-Id").orElseThrow();
               return gateway
-                  .postAsync(path, id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}")
+                  .postAsync(
+                      path, id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}")
                   .thenCompose(notUsed -> echo(gateway, path, id, tool, payload, 3))
                   .thenCompose(
                       notUsed ->
@@ -80,12 +89,14 @@ class ConcurrentSessionsTest {
     }
     String message = payload + "-" + times;
     return gateway
-        .postAsync(path, id, callTool("\"" + message + "\"", tool, "{\"message\":\"" + message + "\"}"))
+        .postAsync(
+            path, id, callTool("\"" + message + "\"", tool, "{\"message\":\"" + message + "\"}"))
         .thenCompose(
             response -> {
               assertEquals(200, response.statusCode(), response.body());
               assertEquals(message, TestGateway.answer(response).path("id").asText());
-              assertEquals(message, TestGateway.text(TestGateway.answer(response)), "its own answer");
+              assertEquals(
+                  message, TestGateway.text(TestGateway.answer(response)), "its own answer");
               return echo(gateway, path, id, tool, payload, times - 1);
             });
   }

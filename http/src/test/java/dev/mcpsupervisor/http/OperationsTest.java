@@ -88,7 +88,9 @@ class OperationsTest {
       List<CompletableFuture<HttpResponse<String>>> sleeping = new ArrayList<>();
       for (int i = 0; i < sessions; i++) {
         String session = gateway.initialize("/servers/fixture/mcp");
-        sleeping.add(gateway.postAsync("/servers/fixture/mcp", session, callTool(5, "sleep", "{\"ms\":1500}")));
+        sleeping.add(
+            gateway.postAsync(
+                "/servers/fixture/mcp", session, callTool(5, "sleep", "{\"ms\":1500}")));
       }
       awaitLeases(gateway, sessions);
 
@@ -97,19 +99,27 @@ class OperationsTest {
       System.out.println("stop took " + (System.nanoTime() - stopping) / 1_000_000 + " ms");
 
       for (CompletableFuture<HttpResponse<String>> call : sleeping) {
-        // every answer whole: none cut off by a closed connection ("header parser received no bytes")
+        // every answer whole: none cut off by a closed connection ("header parser received no
+        // bytes")
         HttpResponse<String> answer = call.get(5, TimeUnit.SECONDS);
-        assertEquals("slept 1500", TestGateway.text(TestGateway.answer(answer)), "the in-flight call finished");
+        assertEquals(
+            "slept 1500",
+            TestGateway.text(TestGateway.answer(answer)),
+            "the in-flight call finished");
       }
-      assertEquals(0, gateway.snapshot().keys().stream().mapToInt(key -> key.leases().size()).sum());
-      assertThrows(UncheckedIOException.class, () -> gateway.get("/healthz"), "no longer listening");
+      assertEquals(
+          0, gateway.snapshot().keys().stream().mapToInt(key -> key.leases().size()).sum());
+      assertThrows(
+          UncheckedIOException.class, () -> gateway.get("/healthz"), "no longer listening");
     }
   }
 
   private static void awaitLeases(TestGateway gateway, int expected) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < deadline
-        && gateway.snapshot().keys().stream().mapToInt(key -> key.sessions().stream().mapToInt(s -> s.inFlight()).sum()).sum()
+        && gateway.snapshot().keys().stream()
+                .mapToInt(key -> key.sessions().stream().mapToInt(s -> s.inFlight()).sum())
+                .sum()
             < expected) {
       Thread.sleep(50); // polling an observable state with a bound, not synchronizing
     }
@@ -119,6 +129,7 @@ class OperationsTest {
     List<String> command = FixtureProcess.stdioCommand();
     return TestGateway.server(
         name,
-        new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of("API_KEY", SECRET), null));
+        new ServerSpec.Stdio(
+            command.get(0), command.subList(1, command.size()), Map.of("API_KEY", SECRET), null));
   }
 }

@@ -18,8 +18,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
- * The MCP Java SDK's client on the gateway over Streamable HTTP, answering sampling ({@code "sampled: <prompt>"}) and
- * elicitation (accept with {@code {"answer":"yes"}}), recording progress and logging notifications.
+ * The MCP Java SDK's client on the gateway over Streamable HTTP, answering sampling ({@code
+ * "sampled: <prompt>"}) and elicitation (accept with {@code {"answer":"yes"}}), recording progress
+ * and logging notifications.
  */
 final class SdkClient implements AutoCloseable {
 

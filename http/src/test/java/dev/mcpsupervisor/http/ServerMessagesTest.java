@@ -36,8 +36,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What servers send clients, through the gateway: progress and logging on the request's SSE stream, sampling and
- * elicitation round trips with an SDK client, list_changed on the GET stream, and cancellation the other way.
+ * What servers send clients, through the gateway: progress and logging on the request's SSE stream,
+ * sampling and elicitation round trips with an SDK client, list_changed on the GET stream, and
+ * cancellation the other way.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -75,9 +76,12 @@ class ServerMessagesTest {
     assertEquals("text/event-stream", response.headers().firstValue("Content-Type").orElseThrow());
     List<JsonNode> messages = messages(response);
     List<JsonNode> progress =
-        messages.stream().filter(message -> "notifications/progress".equals(message.path("method").asText())).toList();
+        messages.stream()
+            .filter(message -> "notifications/progress".equals(message.path("method").asText()))
+            .toList();
     assertEquals(3, progress.size(), messages.toString());
-    progress.forEach(message -> assertEquals("mine-42", message.path("params").path("progressToken").asText()));
+    progress.forEach(
+        message -> assertEquals("mine-42", message.path("params").path("progressToken").asText()));
     assertEquals("done 3", TestGateway.text(messages.get(messages.size() - 1)));
   }
 
@@ -86,7 +90,10 @@ class ServerMessagesTest {
     String session = gateway.initialize(FIXTURE);
     for (int i = 0; i < 40; i++) {
       HttpResponse<String> response =
-          gateway.post(FIXTURE, session, callTool(i, "log", "{\"level\":\"error\",\"message\":\"m" + i + "\"}"));
+          gateway.post(
+              FIXTURE,
+              session,
+              callTool(i, "log", "{\"level\":\"error\",\"message\":\"m" + i + "\"}"));
       List<JsonNode> messages = messages(response);
       assertEquals(2, messages.size(), "call " + i + ": " + response.body());
       assertEquals("m" + i, messages.get(0).path("params").path("data").asText());
@@ -117,7 +124,11 @@ class ServerMessagesTest {
       try (SdkClient sdk = new SdkClient(gateway.base, endpoint)) {
         String tool = endpoint.equals("/mcp") ? "fixture__sample" : "sample";
         CallToolResult result =
-            sdk.client.callTool(CallToolRequest.builder().name(tool).arguments(Map.of("prompt", "hi there")).build());
+            sdk.client.callTool(
+                CallToolRequest.builder()
+                    .name(tool)
+                    .arguments(Map.of("prompt", "hi there"))
+                    .build());
         assertEquals("sampled: hi there", ((TextContent) result.content().get(0)).text(), endpoint);
       }
     }
@@ -127,7 +138,8 @@ class ServerMessagesTest {
   void elicitationRoundTripsThroughTheGateway() {
     try (SdkClient sdk = new SdkClient(gateway.base, FIXTURE)) {
       CallToolResult result =
-          sdk.client.callTool(CallToolRequest.builder().name("elicit").arguments(Map.of("message", "ok?")).build());
+          sdk.client.callTool(
+              CallToolRequest.builder().name("elicit").arguments(Map.of("message", "ok?")).build());
       assertEquals("accept:{\"answer\":\"yes\"}", ((TextContent) result.content().get(0)).text());
     }
   }
@@ -135,9 +147,11 @@ class ServerMessagesTest {
   @Test
   void samplingForAClientWithoutTheCapabilityFailsClearly() {
     String session = gateway.initialize(FIXTURE);
-    HttpResponse<String> response = gateway.post(FIXTURE, session, callTool(3, "sample", "{\"prompt\":\"x\"}"));
+    HttpResponse<String> response =
+        gateway.post(FIXTURE, session, callTool(3, "sample", "{\"prompt\":\"x\"}"));
     JsonNode answer = TestGateway.answer(response);
-    assertTrue(answer.toString().contains("did not declare the sampling capability"), answer.toString());
+    assertTrue(
+        answer.toString().contains("did not declare the sampling capability"), answer.toString());
   }
 
   @Test
@@ -154,7 +168,8 @@ class ServerMessagesTest {
       assertEquals("verbose-debug", String.valueOf(verboseLog.data()));
       LoggingMessageNotification quietLog = quiet.logs.poll(10, TimeUnit.SECONDS);
       assertNotNull(quietLog);
-      assertEquals("quiet-warning", String.valueOf(quietLog.data()), "the debug message was filtered out");
+      assertEquals(
+          "quiet-warning", String.valueOf(quietLog.data()), "the debug message was filtered out");
       assertNull(verbose.logs.poll(500, TimeUnit.MILLISECONDS), "no other session's logs");
       assertTrue(quiet.logs.isEmpty());
     }
@@ -188,7 +203,8 @@ class ServerMessagesTest {
 
       gateway.post(FIXTURE, session, callTool(2, FixtureTools.TRIGGER_LIST_CHANGED, "{}"));
       assertTrue(
-          awaitLine(lines, line -> line.contains("notifications/tools/list_changed")), "list_changed on the GET stream");
+          awaitLine(lines, line -> line.contains("notifications/tools/list_changed")),
+          "list_changed on the GET stream");
     } finally {
       assertEquals(200, gateway.delete(FIXTURE, session).statusCode());
       reader.join(10_000);
@@ -214,7 +230,10 @@ class ServerMessagesTest {
     awaitInFlight(1);
     assertEquals(200, gateway.delete(FIXTURE, session).statusCode());
     JsonNode answer = TestGateway.answer(sleeping.get(10, TimeUnit.SECONDS));
-    assertEquals(JsonRpcErrorCodes.REQUEST_CANCELLED, answer.path("error").path("code").asInt(), answer.toString());
+    assertEquals(
+        JsonRpcErrorCodes.REQUEST_CANCELLED,
+        answer.path("error").path("code").asInt(),
+        answer.toString());
     awaitInFlight(0);
   }
 
@@ -259,7 +278,9 @@ class ServerMessagesTest {
     HttpResponse<String> answer = sleeping.get(10, TimeUnit.SECONDS);
     assertTrue(answer.statusCode() < 300, answer.statusCode() + " " + answer.body());
     assertFalse(answer.body().contains("slept"), answer.body());
-    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15), "answered long before the sleep ended");
+    assertTrue(
+        System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15),
+        "answered long before the sleep ended");
     awaitInFlight(0);
   }
 
@@ -292,7 +313,8 @@ class ServerMessagesTest {
         .sum();
   }
 
-  private static boolean awaitLine(BlockingQueue<String> lines, java.util.function.Predicate<String> wanted)
+  private static boolean awaitLine(
+      BlockingQueue<String> lines, java.util.function.Predicate<String> wanted)
       throws InterruptedException {
     List<String> seen = new ArrayList<>();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -53,8 +53,10 @@ class SessionLifecycleTest {
 
   @Test
   void initializeIssuesAnUnguessableSessionIdAndTheUpstreamsIdentity() {
-    HttpResponse<String> first = gateway.post(FIXTURE, null, TestGateway.initializeBody(ProtocolVersions.LATEST, "{}"));
-    HttpResponse<String> second = gateway.post(FIXTURE, null, TestGateway.initializeBody(ProtocolVersions.LATEST, "{}"));
+    HttpResponse<String> first =
+        gateway.post(FIXTURE, null, TestGateway.initializeBody(ProtocolVersions.LATEST, "{}"));
+    HttpResponse<String> second =
+        gateway.post(FIXTURE, null, TestGateway.initializeBody(ProtocolVersions.LATEST, "{}"));
     String firstId = first.headers().firstValue("Mcp-Session-Id").orElseThrow();
     String secondId = second.headers().firstValue("Mcp-Session-Id").orElseThrow();
     assertTrue(SESSION_ID.matcher(firstId).matches(), firstId);
@@ -78,7 +80,8 @@ class SessionLifecycleTest {
   @ValueSource(strings = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
   void everySupportedVersionIsNegotiatedAsAsked(String version) {
     for (String path : List.of(FIXTURE, "/mcp")) {
-      HttpResponse<String> response = gateway.post(path, null, TestGateway.initializeBody(version, "{}"));
+      HttpResponse<String> response =
+          gateway.post(path, null, TestGateway.initializeBody(version, "{}"));
       assertEquals(200, response.statusCode(), response.body());
       assertEquals(version, json(response.body()).path("result").path("protocolVersion").asText());
       String sessionId = response.headers().firstValue("Mcp-Session-Id").orElseThrow();
@@ -90,8 +93,11 @@ class SessionLifecycleTest {
 
   @Test
   void anUnknownVersionIsAnsweredWithTheLatest() {
-    HttpResponse<String> response = gateway.post(FIXTURE, null, TestGateway.initializeBody("1999-01-01", "{}"));
-    assertEquals(ProtocolVersions.LATEST, json(response.body()).path("result").path("protocolVersion").asText());
+    HttpResponse<String> response =
+        gateway.post(FIXTURE, null, TestGateway.initializeBody("1999-01-01", "{}"));
+    assertEquals(
+        ProtocolVersions.LATEST,
+        json(response.body()).path("result").path("protocolVersion").asText());
   }
 
   @Test
@@ -106,10 +112,15 @@ class SessionLifecycleTest {
 
   @Test
   void anUnknownSessionIdGets404() {
-    HttpResponse<String> response = gateway.post(FIXTURE, "no-such-session", request(2, "tools/list", "{}"));
+    HttpResponse<String> response =
+        gateway.post(FIXTURE, "no-such-session", request(2, "tools/list", "{}"));
     assertEquals(404, response.statusCode());
-    assertEquals(JsonRpcErrorCodes.INVALID_REQUEST, json(response.body()).path("error").path("code").asInt());
-    assertEquals(404, gateway.get(FIXTURE, "Accept", "text/event-stream", "Mcp-Session-Id", "nope").statusCode());
+    assertEquals(
+        JsonRpcErrorCodes.INVALID_REQUEST,
+        json(response.body()).path("error").path("code").asInt());
+    assertEquals(
+        404,
+        gateway.get(FIXTURE, "Accept", "text/event-stream", "Mcp-Session-Id", "nope").statusCode());
     assertEquals(404, gateway.delete(FIXTURE, "nope").statusCode());
   }
 
@@ -122,7 +133,9 @@ class SessionLifecycleTest {
   @Test
   void deleteEndsTheSessionAndReleasesItsLeases() {
     String sessionId = gateway.initialize(FIXTURE);
-    assertEquals(200, gateway.post(FIXTURE, sessionId, callTool(2, "echo", "{\"message\":\"x\"}")).statusCode());
+    assertEquals(
+        200,
+        gateway.post(FIXTURE, sessionId, callTool(2, "echo", "{\"message\":\"x\"}")).statusCode());
     assertTrue(leaseHolders().contains(sessionId), "initialize took a lease");
 
     HttpResponse<String> deleted = gateway.delete(FIXTURE, sessionId);
@@ -149,7 +162,10 @@ class SessionLifecycleTest {
   void notificationsAndResponsesGet202WithoutBody() {
     String sessionId = gateway.initialize(FIXTURE);
     HttpResponse<String> notification =
-        gateway.post(FIXTURE, sessionId, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}");
+        gateway.post(
+            FIXTURE,
+            sessionId,
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}");
     HttpResponse<String> response =
         gateway.post(FIXTURE, sessionId, "{\"jsonrpc\":\"2.0\",\"id\":\"gw-999\",\"result\":{}}");
     assertEquals(202, notification.statusCode());
@@ -178,7 +194,8 @@ class SessionLifecycleTest {
             + ",{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"ping\"}"
             + ",{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
             + ","
-            + TestGateway.initializeBody(ProtocolVersions.V2025_03_26, "{}").replace("\"id\":1", "\"id\":4")
+            + TestGateway.initializeBody(ProtocolVersions.V2025_03_26, "{}")
+                .replace("\"id\":1", "\"id\":4")
             + "]";
     HttpResponse<String> response = gateway.post(FIXTURE, sessionId, batch);
     assertEquals(200, response.statusCode(), response.body());
@@ -198,7 +215,10 @@ class SessionLifecycleTest {
   void aBatchIsRejectedFrom2025_06_18On(String version) {
     String sessionId = gateway.initialize(FIXTURE, version, "{}");
     HttpResponse<String> response =
-        gateway.post(FIXTURE, sessionId, "[" + request(901, "ping", "{}") + "," + request(902, "ping", "{}") + "]");
+        gateway.post(
+            FIXTURE,
+            sessionId,
+            "[" + request(901, "ping", "{}") + "," + request(902, "ping", "{}") + "]");
     assertEquals(400, response.statusCode(), response.body());
     JsonNode error = json(response.body());
     assertEquals(JsonRpcErrorCodes.INVALID_REQUEST, error.path("error").path("code").asInt());
@@ -222,9 +242,11 @@ class SessionLifecycleTest {
     String sessionId = gateway.initialize(FIXTURE);
     for (String version : List.of("invalid-protocol-version", "2000-01-01", "2099-01-01")) {
       HttpResponse<String> before =
-          gateway.post(FIXTURE, null, request(1, "tools/list", "{}"), "MCP-Protocol-Version", version);
+          gateway.post(
+              FIXTURE, null, request(1, "tools/list", "{}"), "MCP-Protocol-Version", version);
       HttpResponse<String> after =
-          gateway.post(FIXTURE, sessionId, request(1, "tools/list", "{}"), "MCP-Protocol-Version", version);
+          gateway.post(
+              FIXTURE, sessionId, request(1, "tools/list", "{}"), "MCP-Protocol-Version", version);
       assertEquals(400, before.statusCode(), version);
       assertEquals(400, after.statusCode(), version);
       assertTrue(json(after.body()).path("error").path("message").asText().contains(version));
@@ -234,9 +256,15 @@ class SessionLifecycleTest {
   @Test
   void answersCarryTheClientsIdsUnchanged() {
     String sessionId = gateway.initialize(FIXTURE);
-    JsonNode stringId = answer(gateway.post(FIXTURE, sessionId, callTool("\"abc\"", "echo", "{\"message\":\"s\"}")));
+    JsonNode stringId =
+        answer(
+            gateway.post(FIXTURE, sessionId, callTool("\"abc\"", "echo", "{\"message\":\"s\"}")));
     JsonNode bigId =
-        answer(gateway.post(FIXTURE, sessionId, callTool("12345678901234567890", "echo", "{\"message\":\"n\"}")));
+        answer(
+            gateway.post(
+                FIXTURE,
+                sessionId,
+                callTool("12345678901234567890", "echo", "{\"message\":\"n\"}")));
     assertTrue(stringId.path("id").isTextual());
     assertEquals("abc", stringId.path("id").asText());
     assertEquals("12345678901234567890", bigId.path("id").toString());

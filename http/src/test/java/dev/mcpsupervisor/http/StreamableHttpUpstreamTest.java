@@ -23,7 +23,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
-/** The gateway in front of a Streamable HTTP upstream (the fixture served in this JVM), with the SDK client. */
+/**
+ * The gateway in front of a Streamable HTTP upstream (the fixture served in this JVM), with the SDK
+ * client.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class StreamableHttpUpstreamTest {
@@ -36,7 +39,8 @@ class StreamableHttpUpstreamTest {
     upstream = FixtureServer.startHttp(0);
     gateway =
         TestGateway.start(
-            TestGateway.server("remote", new ServerSpec.StreamableHttp(URI.create(upstream.url()), Map.of())));
+            TestGateway.server(
+                "remote", new ServerSpec.StreamableHttp(URI.create(upstream.url()), Map.of())));
   }
 
   @AfterAll
@@ -56,7 +60,8 @@ class StreamableHttpUpstreamTest {
       List<String> names = aggregated.client.listTools().tools().stream().map(Tool::name).toList();
       assertTrue(names.contains("remote__echo"), names.toString());
       assertEquals("over http", text(single.client.callTool(echo("echo", "over http"))));
-      assertEquals("aggregated", text(aggregated.client.callTool(echo("remote__echo", "aggregated"))));
+      assertEquals(
+          "aggregated", text(aggregated.client.callTool(echo("remote__echo", "aggregated"))));
     }
   }
 
@@ -64,7 +69,11 @@ class StreamableHttpUpstreamTest {
   void samplingAndProgressPassThroughAStreamableHttpUpstream() throws InterruptedException {
     try (SdkClient sdk = new SdkClient(gateway.base, "/servers/remote/mcp")) {
       CallToolResult sampled =
-          sdk.client.callTool(CallToolRequest.builder().name(FixtureTools.SAMPLE).arguments(Map.of("prompt", "p")).build());
+          sdk.client.callTool(
+              CallToolRequest.builder()
+                  .name(FixtureTools.SAMPLE)
+                  .arguments(Map.of("prompt", "p"))
+                  .build());
       assertEquals("sampled: p", text(sampled));
       CallToolResult progressed =
           sdk.client.callTool(

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.SupervisorSnapshot;
-import dev.mcpsupervisor.upstream.DefaultConnectors;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
@@ -16,6 +15,7 @@ import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.upstream.DefaultConnectors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -35,8 +35,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A real gateway on 127.0.0.1 (any port) in front of a real supervisor, with raw HTTP helpers. The servers are real:
- * the fixture over stdio (spawned by the supervisor), or whatever spec a test passes.
+ * A real gateway on 127.0.0.1 (any port) in front of a real supervisor, with raw HTTP helpers. The
+ * servers are real: the fixture over stdio (spawned by the supervisor), or whatever spec a test
+ * passes.
  */
 final class TestGateway implements AutoCloseable {
 
@@ -56,13 +57,18 @@ final class TestGateway implements AutoCloseable {
             DefaultConnectors.create(),
             metrics,
             ConfigFactory.parseString(settings)
-                .withFallback(ConfigFactory.parseString("pekko.loglevel = WARNING\npekko.log-dead-letters = off"))
+                .withFallback(
+                    ConfigFactory.parseString(
+                        "pekko.loglevel = WARNING\npekko.log-dead-letters = off"))
                 .withFallback(ConfigFactory.load()));
     server = await(GatewayServer.start(supervisor, config.gateway(), metrics));
     base = "http://127.0.0.1:" + server.address().getPort();
   }
 
-  /** @param settings HOCON over the actor system's configuration, e.g. {@code mcp-supervisor.http.sseKeepAlive} */
+  /**
+   * @param settings HOCON over the actor system's configuration, e.g. {@code
+   *     mcp-supervisor.http.sseKeepAlive}
+   */
   static TestGateway start(String settings, GatewayConfig gateway, ServerConfig... servers) {
     Map<String, ServerConfig> byName = new LinkedHashMap<>();
     Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
@@ -81,14 +87,17 @@ final class TestGateway implements AutoCloseable {
     return gateway(tokens, origins, maxBodyBytes, Duration.ofMinutes(30));
   }
 
-  static GatewayConfig gateway(List<String> tokens, List<String> origins, long maxBodyBytes, Duration idleTimeout) {
+  static GatewayConfig gateway(
+      List<String> tokens, List<String> origins, long maxBodyBytes, Duration idleTimeout) {
     return new GatewayConfig("127.0.0.1", 0, tokens, origins, maxBodyBytes, idleTimeout);
   }
 
   /** The fixture over stdio, spawned by the supervisor. */
   static ServerConfig stdioFixture(String name) {
     List<String> command = FixtureProcess.stdioCommand();
-    return server(name, new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null));
+    return server(
+        name,
+        new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null));
   }
 
   static ServerConfig server(String name, ServerSpec spec) {
@@ -108,7 +117,8 @@ final class TestGateway implements AutoCloseable {
 
   /** A server that can never start: its command does not exist. */
   static ServerConfig downServer(String name) {
-    return server(name, new ServerSpec.Stdio("/nonexistent/mcp-server-" + name, List.of(), Map.of(), null));
+    return server(
+        name, new ServerSpec.Stdio("/nonexistent/mcp-server-" + name, List.of(), Map.of(), null));
   }
 
   // ------------------------------------------------------------------------------------------------- raw HTTP
@@ -128,13 +138,17 @@ final class TestGateway implements AutoCloseable {
     }
   }
 
-  /** POST with the headers a conforming client sends (JSON, accepting JSON and SSE), plus {@code headers}. */
+  /**
+   * POST with the headers a conforming client sends (JSON, accepting JSON and SSE), plus {@code
+   * headers}.
+   */
   HttpResponse<String> post(String path, String sessionId, String body, String... headers) {
     return send(postRequest(path, sessionId, body, headers).build());
   }
 
   CompletableFuture<HttpResponse<String>> postAsync(String path, String sessionId, String body) {
-    return http.sendAsync(postRequest(path, sessionId, body).build(), HttpResponse.BodyHandlers.ofString());
+    return http.sendAsync(
+        postRequest(path, sessionId, body).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   HttpRequest.Builder postRequest(String path, String sessionId, String body, String... headers) {
@@ -194,7 +208,13 @@ final class TestGateway implements AutoCloseable {
   }
 
   static String request(Object id, String method, String params) {
-    return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":" + params + "}";
+    return "{\"jsonrpc\":\"2.0\",\"id\":"
+        + id
+        + ",\"method\":\""
+        + method
+        + "\",\"params\":"
+        + params
+        + "}";
   }
 
   static String callTool(Object id, String tool, String arguments) {

@@ -1,6 +1,9 @@
 package dev.mcpsupervisor.protocol;
 
-/** JSON-RPC and MCP error codes, and the gateway's own (in the implementation-defined server error range). */
+/**
+ * JSON-RPC and MCP error codes, and the gateway's own (in the implementation-defined server error
+ * range).
+ */
 public final class JsonRpcErrorCodes {
 
   private JsonRpcErrorCodes() {}
@@ -15,20 +18,32 @@ public final class JsonRpcErrorCodes {
   public static final int RESOURCE_NOT_FOUND = -32002;
 
   // Gateway errors, -32000..-32099 ("server error" range reserved for implementations).
-  /** The upstream session died while this request was in flight; {@code data.retryable} says whether to retry. */
+  /**
+   * The upstream session died while this request was in flight; {@code data.retryable} says whether
+   * to retry.
+   */
   public static final int UPSTREAM_SESSION_LOST = -32001;
+
   /** The request's deadline passed before the upstream answered. */
   public static final int REQUEST_TIMEOUT = -32003;
+
   /** The session's stash or in-flight limit is full. */
   public static final int OVERLOADED = -32004;
+
   /** The server key's circuit is open after repeated restart failures. */
   public static final int UPSTREAM_UNAVAILABLE = -32005;
+
   /** No configured server has that name (or tool prefix). */
   public static final int UNKNOWN_SERVER = -32006;
+
   /** The caller cancelled the request. */
   public static final int REQUEST_CANCELLED = -32007;
+
   /** The supervisor is shutting down. */
   public static final int SHUTTING_DOWN = -32008;
-  /** A server-to-client request (sampling, elicitation, roots) that no downstream client can answer. */
+
+  /**
+   * A server-to-client request (sampling, elicitation, roots) that no downstream client can answer.
+   */
   public static final int NO_CLIENT_FOR_SERVER_REQUEST = -32009;
 }

@@ -32,9 +32,11 @@ public final class McpMethods {
   public static final String NOTIFICATION_PROGRESS = "notifications/progress";
   public static final String NOTIFICATION_MESSAGE = "notifications/message";
   public static final String NOTIFICATION_TOOLS_LIST_CHANGED = "notifications/tools/list_changed";
-  public static final String NOTIFICATION_RESOURCES_LIST_CHANGED = "notifications/resources/list_changed";
+  public static final String NOTIFICATION_RESOURCES_LIST_CHANGED =
+      "notifications/resources/list_changed";
   public static final String NOTIFICATION_RESOURCE_UPDATED = "notifications/resources/updated";
-  public static final String NOTIFICATION_PROMPTS_LIST_CHANGED = "notifications/prompts/list_changed";
+  public static final String NOTIFICATION_PROMPTS_LIST_CHANGED =
+      "notifications/prompts/list_changed";
   public static final String NOTIFICATION_ROOTS_LIST_CHANGED = "notifications/roots/list_changed";
 
   /** Methods that read and never change upstream state: safe to retry once on a new session. */

@@ -14,7 +14,8 @@ public final class ProtocolVersions {
 
   public static final String LATEST = V2025_11_25;
 
-  public static final List<String> SUPPORTED = List.of(V2025_11_25, V2025_06_18, V2025_03_26, V2024_11_05);
+  public static final List<String> SUPPORTED =
+      List.of(V2025_11_25, V2025_06_18, V2025_03_26, V2024_11_05);
 
   public static boolean isSupported(String version) {
     return SUPPORTED.contains(version);

@@ -5,9 +5,9 @@ import java.io.InputStream;
 import java.util.Arrays;
 
 /**
- * Reads LF-terminated lines (a CR before the LF is dropped) as raw bytes, in chunks, so that a line can be handed to
- * the JSON parser without a round trip through String. A line longer than the bound is discarded up to its end and
- * reported as {@link #OVERSIZED}. Not thread-safe.
+ * Reads LF-terminated lines (a CR before the LF is dropped) as raw bytes, in chunks, so that a line
+ * can be handed to the JSON parser without a round trip through String. A line longer than the
+ * bound is discarded up to its end and reported as {@link #OVERSIZED}. Not thread-safe.
  */
 final class BoundedLineReader {
 
@@ -74,7 +74,9 @@ final class BoundedLineReader {
       return;
     }
     if (lineLength + count > line.length) {
-      line = Arrays.copyOf(line, Math.min(maxLineBytes, Math.max(line.length * 2, lineLength + count)));
+      line =
+          Arrays.copyOf(
+              line, Math.min(maxLineBytes, Math.max(line.length * 2, lineLength + count)));
     }
     System.arraycopy(chunk, from, line, lineLength, count);
     lineLength += count;
@@ -89,7 +91,8 @@ final class BoundedLineReader {
     byte[] taken = Arrays.copyOf(line, length);
     lineLength = 0;
     if (line.length > RETAINED_BUFFER_BYTES) {
-      line = new byte[INITIAL_BUFFER_BYTES]; // one huge message must not pin megabytes for the connection's life
+      line = new byte[INITIAL_BUFFER_BYTES]; // one huge message must not pin megabytes for the
+      // connection's life
     }
     return taken;
   }

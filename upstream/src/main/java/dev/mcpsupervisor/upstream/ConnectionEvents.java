@@ -13,10 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one door from a connection's threads to its {@link ConnectionListener}: calls are serialized (a connection reads
- * on several threads: stdout and process exit, or several HTTP streams), nothing is delivered after the close, and
- * {@code onClosed} happens at most once. Also turns raw payloads into messages; what is not JSON-RPC is logged and
- * skipped, never fatal.
+ * The one door from a connection's threads to its {@link ConnectionListener}: calls are serialized
+ * (a connection reads on several threads: stdout and process exit, or several HTTP streams),
+ * nothing is delivered after the close, and {@code onClosed} happens at most once. Also turns raw
+ * payloads into messages; what is not JSON-RPC is logged and skipped, never fatal.
  */
 final class ConnectionEvents {
 
@@ -30,13 +30,18 @@ final class ConnectionEvents {
   private boolean closed;
   private final CompletableFuture<Void> closeReported = new CompletableFuture<>();
 
-  /** @param name the connection as logs name it (never holding a secret) */
+  /**
+   * @param name the connection as logs name it (never holding a secret)
+   */
   ConnectionEvents(String name, ConnectionListener listener) {
     this.name = name;
     this.listener = listener;
   }
 
-  /** Parses one payload (a stdio line, an HTTP body, an SSE event's data) and delivers what it holds. */
+  /**
+   * Parses one payload (a stdio line, an HTTP body, an SSE event's data) and delivers what it
+   * holds.
+   */
   void payload(byte[] payload, JsonNode relatedRequestId, UnaryOperator<JsonRpcMessage> inspect) {
     ParsedPayload parsed = JsonRpcCodec.parse(payload);
     if (parsed instanceof ParsedPayload.Single single) {
@@ -59,7 +64,8 @@ final class ConnectionEvents {
   }
 
   private void skipped(String problem, byte[] payload) {
-    String text = new String(payload, 0, Math.min(payload.length, PREVIEW_CHARS * 4), StandardCharsets.UTF_8);
+    String text =
+        new String(payload, 0, Math.min(payload.length, PREVIEW_CHARS * 4), StandardCharsets.UTF_8);
     if (text.length() > PREVIEW_CHARS) {
       text = text.substring(0, PREVIEW_CHARS) + "…";
     }
@@ -94,9 +100,10 @@ final class ConnectionEvents {
   }
 
   /**
-   * Fails {@code send} because the connection is gone, but only once the listener was told so: it must learn of the
-   * loss before it sees the failure, or it would retry on this dead connection (and lose its one retry). Bounded, for
-   * a write that failed while the connection is not (yet) known to be gone.
+   * Fails {@code send} because the connection is gone, but only once the listener was told so: it
+   * must learn of the loss before it sees the failure, or it would retry on this dead connection
+   * (and lose its one retry). Bounded, for a write that failed while the connection is not (yet)
+   * known to be gone.
    */
   void failAfterClose(CompletableFuture<Void> send, IOException failure) {
     closeReported

@@ -14,10 +14,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
-/** What the two HTTP connectors share: the client, request headers, content types and error wording. */
+/**
+ * What the two HTTP connectors share: the client, request headers, content types and error wording.
+ */
 final class HttpTransport {
 
   static final String EVENT_STREAM = "text/event-stream";
@@ -30,11 +30,15 @@ final class HttpTransport {
   /** Headers the connectors set themselves: a configured header of the same name is not sent. */
   private static final Set<String> OWN_HEADERS =
       Set.of("accept", "content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id");
+
   private static final int PREVIEW_CHARS = 200;
 
   private HttpTransport() {}
 
-  /** One client per connector: HTTP/1.1 (one stream per connection, as MCP servers expect), daemon threads. */
+  /**
+   * One client per connector: HTTP/1.1 (one stream per connection, as MCP servers expect), daemon
+   * threads.
+   */
   static HttpClient newClient(String threadPrefix) {
     return HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
@@ -46,7 +50,8 @@ final class HttpTransport {
   /**
    * The configured headers to send, minus those the connector sets itself.
    *
-   * @throws IllegalArgumentException naming a header the HTTP client refuses to set (Host, Connection, ...)
+   * @throws IllegalArgumentException naming a header the HTTP client refuses to set (Host,
+   *     Connection, ...)
    */
   static List<Map.Entry<String, String>> configuredHeaders(Map<String, String> configured) {
     List<Map.Entry<String, String>> headers =
@@ -60,7 +65,8 @@ final class HttpTransport {
         probe.header(header.getKey(), header.getValue());
       } catch (IllegalArgumentException e) {
         // the value may be a secret: only the name is named
-        throw new IllegalArgumentException("header \"" + header.getKey() + "\" cannot be sent by the HTTP client", e);
+        throw new IllegalArgumentException(
+            "header \"" + header.getKey() + "\" cannot be sent by the HTTP client", e);
       }
     }
     return headers;
@@ -98,7 +104,9 @@ final class HttpTransport {
     if (body == null || body.length == 0) {
       return "(empty body)";
     }
-    String text = new String(body, 0, Math.min(body.length, PREVIEW_CHARS * 4), StandardCharsets.UTF_8).strip();
+    String text =
+        new String(body, 0, Math.min(body.length, PREVIEW_CHARS * 4), StandardCharsets.UTF_8)
+            .strip();
     return text.length() > PREVIEW_CHARS ? text.substring(0, PREVIEW_CHARS) + "…" : text;
   }
 

@@ -15,24 +15,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stdio servers run in process groups of their own, and the JVM knows every one that lives: a server that dies on its
- * own cannot leave its children behind (they stay in its group, which is ended after it), and a JVM that must exit at
- * once (a second termination signal) can still kill every tree it started.
+ * Stdio servers run in process groups of their own, and the JVM knows every one that lives: a
+ * server that dies on its own cannot leave its children behind (they stay in its group, which is
+ * ended after it), and a JVM that must exit at once (a second termination signal) can still kill
+ * every tree it started.
  *
- * <p>A group is made with util-linux {@code setsid}: started from the JVM the child is no group leader, so setsid
- * makes a new session and execs the server in place (same pid: the pid is the group id). Without setsid on the
- * machine, servers run in the JVM's group as before, and only their descendants found while they live are ended.
+ * <p>A group is made with util-linux {@code setsid}: started from the JVM the child is no group
+ * leader, so setsid makes a new session and execs the server in place (same pid: the pid is the
+ * group id). Without setsid on the machine, servers run in the JVM's group as before, and only
+ * their descendants found while they live are ended.
  *
- * <p>The registry is static on purpose: processes belong to the JVM, not to an actor, and the last-resort kill runs
- * in a signal handler where no actor can be asked.
+ * <p>The registry is static on purpose: processes belong to the JVM, not to an actor, and the
+ * last-resort kill runs in a signal handler where no actor can be asked.
  */
 public final class ProcessGroups {
 
   private static final Logger log = LoggerFactory.getLogger(ProcessGroups.class);
   private static final Optional<String> SETSID = executable("setsid");
   private static final Optional<String> KILL = executable("kill");
+
   /** Leaders of the live groups (and, without setsid, the live servers). */
   private static final Set<ProcessHandle> LIVE = ConcurrentHashMap.newKeySet();
+
   /** Where process tables are walked and kill runs: never on the caller's (an actor's) thread. */
   static final ExecutorService WORKERS = DaemonThreads.cachedPool("mcp-process-groups");
 
@@ -43,7 +47,10 @@ public final class ProcessGroups {
     return SETSID.isPresent() && KILL.isPresent();
   }
 
-  /** The command that starts {@code command} as the leader of a new process group (unchanged without setsid). */
+  /**
+   * The command that starts {@code command} as the leader of a new process group (unchanged without
+   * setsid).
+   */
   static List<String> inOwnGroup(List<String> command) {
     if (!available()) {
       return command;
@@ -64,8 +71,8 @@ public final class ProcessGroups {
   }
 
   /**
-   * Ends what is left in the group of a server that exited on its own (its children, re-parented but still in its
-   * group): TERM, then KILL after {@code grace}.
+   * Ends what is left in the group of a server that exited on its own (its children, re-parented
+   * but still in its group): TERM, then KILL after {@code grace}.
    */
   static void endOrphans(ProcessHandle leader, Duration grace) {
     WORKERS.execute(
@@ -73,17 +80,21 @@ public final class ProcessGroups {
           if (signal(leader, "TERM")) {
             log.debug("ended the children left behind by exited process {}", leader.pid());
             CompletableFuture.delayedExecutor(grace.toMillis(), TimeUnit.MILLISECONDS, WORKERS)
-                .execute(() -> {
-                  signal(leader, "KILL");
-                  ended(leader);
-                });
+                .execute(
+                    () -> {
+                      signal(leader, "KILL");
+                      ended(leader);
+                    });
           } else {
             ended(leader);
           }
         });
   }
 
-  /** Sends {@code signal} (TERM, KILL) to every process of the group led by {@code leader}; false if none was there. */
+  /**
+   * Sends {@code signal} (TERM, KILL) to every process of the group led by {@code leader}; false if
+   * none was there.
+   */
   static boolean signal(ProcessHandle leader, String signal) {
     if (!available()) {
       return false;
@@ -105,8 +116,8 @@ public final class ProcessGroups {
   }
 
   /**
-   * KILLs every live stdio server tree at once, without a grace period: for a JVM that exits now. Answers how many
-   * servers were live.
+   * KILLs every live stdio server tree at once, without a grace period: for a JVM that exits now.
+   * Answers how many servers were live.
    */
   public static int killAllNow() {
     List<ProcessHandle> leaders = List.copyOf(LIVE);

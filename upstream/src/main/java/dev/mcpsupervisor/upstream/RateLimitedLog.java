@@ -3,8 +3,8 @@ package dev.mcpsupervisor.upstream;
 import org.slf4j.Logger;
 
 /**
- * Logs at most {@code perSecond} lines a second for one source (a chatty upstream must not flood the log); what it
- * drops is counted and reported with the next line it lets through. Thread-safe.
+ * Logs at most {@code perSecond} lines a second for one source (a chatty upstream must not flood
+ * the log); what it drops is counted and reported with the next line it lets through. Thread-safe.
  */
 final class RateLimitedLog {
 

@@ -27,10 +27,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One legacy HTTP+SSE session: a GET stream whose first {@code endpoint} event names the URL to POST messages to
- * (resolved against the stream's URL, and only on the same origin, so configured headers never go elsewhere);
- * messages arrive as {@code message} events on the stream. The stream's end is the session's end
- * ({@code TRANSPORT_ERROR}); a 404 to a POST means the server forgot the session ({@code SESSION_NOT_FOUND}).
+ * One legacy HTTP+SSE session: a GET stream whose first {@code endpoint} event names the URL to
+ * POST messages to (resolved against the stream's URL, and only on the same origin, so configured
+ * headers never go elsewhere); messages arrive as {@code message} events on the stream. The
+ * stream's end is the session's end ({@code TRANSPORT_ERROR}); a 404 to a POST means the server
+ * forgot the session ({@code SESSION_NOT_FOUND}).
  */
 final class SseConnection implements UpstreamConnection, SseStream.Handler {
 
@@ -48,7 +49,10 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
   private volatile URI endpoint;
 
   private SseConnection(
-      HttpClient client, URI streamUrl, List<Map.Entry<String, String>> headers, String name,
+      HttpClient client,
+      URI streamUrl,
+      List<Map.Entry<String, String>> headers,
+      String name,
       ConnectionListener listener) {
     this.client = client;
     this.streamUrl = streamUrl;
@@ -56,13 +60,26 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
     this.events = new ConnectionEvents(name, listener);
   }
 
-  /** GETs the stream; completes once the endpoint is known, fails if it is not within {@code endpointTimeout}. */
+  /**
+   * GETs the stream; completes once the endpoint is known, fails if it is not within {@code
+   * endpointTimeout}.
+   */
   static CompletionStage<UpstreamConnection> open(
-      HttpClient client, URI url, List<Map.Entry<String, String>> headers, String name, ConnectionListener listener,
+      HttpClient client,
+      URI url,
+      List<Map.Entry<String, String>> headers,
+      String name,
+      ConnectionListener listener,
       Duration endpointTimeout) {
     SseConnection connection = new SseConnection(client, url, headers, name, listener);
-    HttpRequest get = HttpTransport.request(url, headers).header("Accept", HttpTransport.EVENT_STREAM).GET().build();
-    client.sendAsync(get, connection::onStreamAnswer).whenComplete(connection::onStreamExchangeDone);
+    HttpRequest get =
+        HttpTransport.request(url, headers)
+            .header("Accept", HttpTransport.EVENT_STREAM)
+            .GET()
+            .build();
+    client
+        .sendAsync(get, connection::onStreamAnswer)
+        .whenComplete(connection::onStreamExchangeDone);
     return connection
         .opened
         .orTimeout(endpointTimeout.toMillis(), TimeUnit.MILLISECONDS)
@@ -72,7 +89,9 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
                 connection.abandon();
               }
             })
-        .exceptionallyCompose(failure -> CompletableFuture.failedFuture(connection.openFailure(failure, endpointTimeout)));
+        .exceptionallyCompose(
+            failure ->
+                CompletableFuture.failedFuture(connection.openFailure(failure, endpointTimeout)));
   }
 
   private Throwable openFailure(Throwable failure, Duration endpointTimeout) {
@@ -83,7 +102,9 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
     return cause;
   }
 
-  /** The connect failed: drop the stream without telling the listener of a connection it never got. */
+  /**
+   * The connect failed: drop the stream without telling the listener of a connection it never got.
+   */
   private void abandon() {
     closing.set(true);
     SseStream current = stream;
@@ -110,11 +131,17 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
     }
     if (failure != null) {
       opened.completeExceptionally(
-          new IOException(events.name() + ": cannot open the SSE stream: " + HttpTransport.describe(failure)));
+          new IOException(
+              events.name() + ": cannot open the SSE stream: " + HttpTransport.describe(failure)));
     } else {
       opened.completeExceptionally(
-          new IOException(events.name() + ": the SSE stream answered HTTP " + response.statusCode() + " ("
-              + response.headers().firstValue("Content-Type").orElse("no content type") + ")"));
+          new IOException(
+              events.name()
+                  + ": the SSE stream answered HTTP "
+                  + response.statusCode()
+                  + " ("
+                  + response.headers().firstValue("Content-Type").orElse("no content type")
+                  + ")"));
     }
   }
 
@@ -138,13 +165,21 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
     try {
       resolved = streamUrl.resolve(data);
     } catch (IllegalArgumentException e) {
-      opened.completeExceptionally(new IOException(events.name() + ": the endpoint event holds no URL"));
+      opened.completeExceptionally(
+          new IOException(events.name() + ": the endpoint event holds no URL"));
       return;
     }
     if (!sameOrigin(resolved, streamUrl)) {
       opened.completeExceptionally(
-          new IOException(events.name() + ": the endpoint event names another origin (" + resolved.getScheme() + "://"
-              + resolved.getHost() + ":" + resolved.getPort() + ")"));
+          new IOException(
+              events.name()
+                  + ": the endpoint event names another origin ("
+                  + resolved.getScheme()
+                  + "://"
+                  + resolved.getHost()
+                  + ":"
+                  + resolved.getPort()
+                  + ")"));
       return;
     }
     endpoint = resolved;
@@ -167,14 +202,19 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
   @Override
   public void onEnd(Throwable error) {
     if (!opened.isDone()) {
-      opened.completeExceptionally(new IOException(events.name() + ": the SSE stream ended before the endpoint event"
-          + (error == null ? "" : ": " + HttpTransport.describe(error))));
+      opened.completeExceptionally(
+          new IOException(
+              events.name()
+                  + ": the SSE stream ended before the endpoint event"
+                  + (error == null ? "" : ": " + HttpTransport.describe(error))));
       return;
     }
     if (!closing.get()) {
       events.close(
           ConnectionClosed.Kind.TRANSPORT_ERROR,
-          error == null ? "the SSE stream ended" : "the SSE stream broke: " + HttpTransport.describe(error));
+          error == null
+              ? "the SSE stream ended"
+              : "the SSE stream broke: " + HttpTransport.describe(error));
       posts.forEach(post -> post.cancel(true));
     }
   }
@@ -182,14 +222,16 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
   @Override
   public CompletionStage<Void> send(JsonRpcMessage message) {
     if (closing.get() || events.isClosed()) {
-      return CompletableFuture.failedFuture(new IOException(events.name() + ": the connection is closed"));
+      return CompletableFuture.failedFuture(
+          new IOException(events.name() + ": the connection is closed"));
     }
     HttpRequest post =
         HttpTransport.request(endpoint, headers)
             .header("Content-Type", HttpTransport.JSON)
             .POST(HttpRequest.BodyPublishers.ofByteArray(JsonRpcCodec.toBytes(message)))
             .build();
-    CompletableFuture<HttpResponse<byte[]>> exchange = client.sendAsync(post, HttpResponse.BodyHandlers.ofByteArray());
+    CompletableFuture<HttpResponse<byte[]>> exchange =
+        client.sendAsync(post, HttpResponse.BodyHandlers.ofByteArray());
     posts.add(exchange);
     return exchange
         .handle(
@@ -201,25 +243,32 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
               if (HttpTransport.isSuccess(response.statusCode())) {
                 return CompletableFuture.<Void>completedFuture(null);
               }
-              String detail = "POST answered HTTP " + response.statusCode() + ": " + HttpTransport.preview(response.body());
+              String detail =
+                  "POST answered HTTP "
+                      + response.statusCode()
+                      + ": "
+                      + HttpTransport.preview(response.body());
               if (response.statusCode() == 404) {
                 events.close(ConnectionClosed.Kind.SESSION_NOT_FOUND, detail);
               }
-              return CompletableFuture.<Void>failedFuture(new IOException(events.name() + ": " + detail));
+              return CompletableFuture.<Void>failedFuture(
+                  new IOException(events.name() + ": " + detail));
             })
         .thenCompose(result -> result);
   }
 
   private CompletableFuture<Void> sendFailed(Throwable failure) {
     if (closing.get()) {
-      return CompletableFuture.failedFuture(new IOException(events.name() + ": the connection was closed"));
+      return CompletableFuture.failedFuture(
+          new IOException(events.name() + ": the connection was closed"));
     }
     String detail = "POST failed: " + HttpTransport.describe(failure);
     if (HttpTransport.isUnreachable(failure)) {
       events.close(ConnectionClosed.Kind.TRANSPORT_ERROR, detail);
     }
     // a broken POST often means the stream is breaking too: its end is reported before this failure
-    return events.failedAfterClose(new IOException(events.name() + ": " + detail, Failures.unwrap(failure)));
+    return events.failedAfterClose(
+        new IOException(events.name() + ": " + detail, Failures.unwrap(failure)));
   }
 
   @Override

@@ -9,9 +9,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Client side of the legacy MCP HTTP+SSE transport (protocol 2024-11-05), on {@code java.net.http}: one HTTP/1.1
- * client for all its connections. A connection is open once the server named its message endpoint. See
- * {@link SseConnection}.
+ * Client side of the legacy MCP HTTP+SSE transport (protocol 2024-11-05), on {@code java.net.http}:
+ * one HTTP/1.1 client for all its connections. A connection is open once the server named its
+ * message endpoint. See {@link SseConnection}.
  */
 public final class SseConnector implements UpstreamConnector {
 
@@ -39,8 +39,10 @@ public final class SseConnector implements UpstreamConnector {
     try {
       headers = HttpTransport.configuredHeaders(sse.headers());
     } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(new IllegalArgumentException(spec + ": " + e.getMessage(), e));
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException(spec + ": " + e.getMessage(), e));
     }
-    return SseConnection.open(client, sse.url(), headers, spec.toString(), listener, endpointTimeout);
+    return SseConnection.open(
+        client, sse.url(), headers, spec.toString(), listener, endpointTimeout);
   }
 }

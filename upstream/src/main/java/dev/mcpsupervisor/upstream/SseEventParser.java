@@ -3,12 +3,13 @@ package dev.mcpsupervisor.upstream;
 import java.util.function.Consumer;
 
 /**
- * Turns the lines of a {@code text/event-stream} body into events, following the HTML "server-sent events"
- * interpretation rules: {@code data} lines accumulate (joined by "\n"), {@code event} names the type, {@code id} sets
- * the last event id (ignored when it contains NUL), {@code retry} sets the reconnection delay (digits only), lines
- * starting with ':' are comments, unknown fields are ignored, and a blank line dispatches. An event without data is not
- * dispatched. Lines come already split (on CR, LF or CRLF); a leading byte order mark is dropped. Not thread-safe: one
- * parser per stream.
+ * Turns the lines of a {@code text/event-stream} body into events, following the HTML "server-sent
+ * events" interpretation rules: {@code data} lines accumulate (joined by "\n"), {@code event} names
+ * the type, {@code id} sets the last event id (ignored when it contains NUL), {@code retry} sets
+ * the reconnection delay (digits only), lines starting with ':' are comments, unknown fields are
+ * ignored, and a blank line dispatches. An event without data is not dispatched. Lines come already
+ * split (on CR, LF or CRLF); a leading byte order mark is dropped. Not thread-safe: one parser per
+ * stream.
  */
 final class SseEventParser {
 
@@ -23,7 +24,8 @@ final class SseEventParser {
 
   /**
    * @param sink receives each dispatched event, on the caller's thread
-   * @param maxDataChars the largest event data accepted; a bigger event fails the stream ({@link IllegalStateException})
+   * @param maxDataChars the largest event data accepted; a bigger event fails the stream ({@link
+   *     IllegalStateException})
    */
   SseEventParser(Consumer<SseEvent> sink, int maxDataChars) {
     this.sink = sink;
@@ -84,7 +86,8 @@ final class SseEventParser {
 
   private void appendData(String value) {
     if (data.length() + value.length() + 1 > maxDataChars) {
-      throw new IllegalStateException("server-sent event larger than " + maxDataChars + " characters");
+      throw new IllegalStateException(
+          "server-sent event larger than " + maxDataChars + " characters");
     }
     if (hasData) {
       data.append('\n');
@@ -95,14 +98,18 @@ final class SseEventParser {
 
   private void dispatch() {
     if (hasData) {
-      sink.accept(new SseEvent(type.isEmpty() ? SseEvent.DEFAULT_TYPE : type, data.toString(), lastEventId));
+      sink.accept(
+          new SseEvent(
+              type.isEmpty() ? SseEvent.DEFAULT_TYPE : type, data.toString(), lastEventId));
     }
     data.setLength(0);
     hasData = false;
     type = "";
   }
 
-  /** The id of the last event seen ("" when none): sent as {@code Last-Event-ID} when reconnecting. */
+  /**
+   * The id of the last event seen ("" when none): sent as {@code Last-Event-ID} when reconnecting.
+   */
   String lastEventId() {
     return lastEventId;
   }

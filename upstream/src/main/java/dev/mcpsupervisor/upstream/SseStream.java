@@ -5,12 +5,11 @@ import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.BodySubscribers;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 /**
- * One {@code text/event-stream} response body being read: the HTTP client pushes its lines, the parser turns them into
- * events. Reports its end exactly once, unless {@link #cancel() cancelled} first (then the connection is dropped and
- * nothing more is reported).
+ * One {@code text/event-stream} response body being read: the HTTP client pushes its lines, the
+ * parser turns them into events. Reports its end exactly once, unless {@link #cancel() cancelled}
+ * first (then the connection is dropped and nothing more is reported).
  */
 final class SseStream implements Flow.Subscriber<String> {
 
@@ -32,7 +31,9 @@ final class SseStream implements Flow.Subscriber<String> {
     this.parser = new SseEventParser(handler::onEvent, JsonRpcCodec.MAX_STRING_LENGTH);
   }
 
-  /** The body subscriber to hand to the HTTP client for this stream (lines split on CR, LF or CRLF). */
+  /**
+   * The body subscriber to hand to the HTTP client for this stream (lines split on CR, LF or CRLF).
+   */
   BodySubscriber<Void> bodySubscriber() {
     return BodySubscribers.fromLineSubscriber(this);
   }
@@ -61,7 +62,8 @@ final class SseStream implements Flow.Subscriber<String> {
     if (finished.get()) {
       subscription.cancel();
     } else {
-      // the handler never blocks (it hands messages to an actor), so there is no reason to hold lines back
+      // the handler never blocks (it hands messages to an actor), so there is no reason to hold
+      // lines back
       subscription.request(Long.MAX_VALUE);
     }
   }

@@ -10,8 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Drains a process's stderr on its own daemon thread (a full pipe would block the process), logs it (rate-limited) and
- * keeps the last lines (bounded in count and length) to explain an exit.
+ * Drains a process's stderr on its own daemon thread (a full pipe would block the process), logs it
+ * (rate-limited) and keeps the last lines (bounded in count and length) to explain an exit.
  */
 final class StderrTail {
 
@@ -64,7 +64,8 @@ final class StderrTail {
     if (lines.size() == KEPT_LINES) {
       lines.removeFirst();
     }
-    lines.addLast(line.length() > KEPT_LINE_CHARS ? line.substring(0, KEPT_LINE_CHARS) + "…" : line);
+    lines.addLast(
+        line.length() > KEPT_LINE_CHARS ? line.substring(0, KEPT_LINE_CHARS) + "…" : line);
   }
 
   /** Completes when stderr reached its end. */

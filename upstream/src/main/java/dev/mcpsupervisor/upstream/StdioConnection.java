@@ -18,18 +18,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A spawned stdio MCP server. One JSON-RPC message per line each way. Three daemon threads named after the server: the
- * stdout reader, the stderr drain and the stdin writer (sends queue up, so a caller never blocks on a full pipe, and
- * lines never interleave). The process's exit is reported at once through {@link Process#onExit()}, with its exit code
- * and last stderr lines; close() ends the whole process tree.
+ * A spawned stdio MCP server. One JSON-RPC message per line each way. Three daemon threads named
+ * after the server: the stdout reader, the stderr drain and the stdin writer (sends queue up, so a
+ * caller never blocks on a full pipe, and lines never interleave). The process's exit is reported
+ * at once through {@link Process#onExit()}, with its exit code and last stderr lines; close() ends
+ * the whole process tree.
  */
 final class StdioConnection implements UpstreamConnection {
 
   private static final Logger log = LoggerFactory.getLogger(StdioConnection.class);
+
   /**
-   * After the exit, what the process wrote last is still in the pipes: its final answers and the stderr lines that
-   * explain the exit. Wait this long at most for both to be read (a descendant holding the pipes open keeps them from
-   * ending) before reporting the exit.
+   * After the exit, what the process wrote last is still in the pipes: its final answers and the
+   * stderr lines that explain the exit. Wait this long at most for both to be read (a descendant
+   * holding the pipes open keeps them from ending) before reporting the exit.
    */
   private static final long OUTPUT_AFTER_EXIT_MILLIS = 200;
 
@@ -49,17 +51,20 @@ final class StdioConnection implements UpstreamConnection {
 
   private static final Outgoing STOP = new Outgoing(null, null);
 
-  private StdioConnection(Process process, String name, Duration grace, ConnectionListener listener) {
+  private StdioConnection(
+      Process process, String name, Duration grace, ConnectionListener listener) {
     this.process = process;
     this.grace = grace;
-    this.events = new ConnectionEvents("stdio server " + name + " (pid " + process.pid() + ")", listener);
+    this.events =
+        new ConnectionEvents("stdio server " + name + " (pid " + process.pid() + ")", listener);
     String threadPrefix = "mcp-stdio-" + name + "-" + process.pid();
     this.stderr = StderrTail.drain(name, process.getErrorStream(), threadPrefix + "-stderr");
     DaemonThreads.start(threadPrefix + "-stdout", this::readStdout);
     DaemonThreads.start(threadPrefix + "-stdin", this::writeStdin);
   }
 
-  static StdioConnection start(Process process, String name, Duration grace, ConnectionListener listener) {
+  static StdioConnection start(
+      Process process, String name, Duration grace, ConnectionListener listener) {
     StdioConnection connection = new StdioConnection(process, name, grace, listener);
     ProcessGroups.started(process.toHandle());
     process.onExit().thenRun(connection::onExit);
@@ -69,7 +74,8 @@ final class StdioConnection implements UpstreamConnection {
   @Override
   public CompletionStage<Void> send(JsonRpcMessage message) {
     if (closing.get() || exited) {
-      return events.failedAfterClose(new IOException(events.name() + " is " + (exited ? "gone" : "closed")));
+      return events.failedAfterClose(
+          new IOException(events.name() + " is " + (exited ? "gone" : "closed")));
     }
     CompletableFuture<Void> written = new CompletableFuture<>();
     outgoing.add(new Outgoing(JsonRpcCodec.toBytes(message), written));
@@ -91,7 +97,10 @@ final class StdioConnection implements UpstreamConnection {
     return closed;
   }
 
-  /** TERM to the tree (and its group), KILL after the grace period to what is left; then the group is gone. */
+  /**
+   * TERM to the tree (and its group), KILL after the grace period to what is left; then the group
+   * is gone.
+   */
   private void endTree() {
     ProcessHandle leader = process.toHandle();
     List<ProcessHandle> tree = ProcessTree.snapshot(leader);
@@ -99,7 +108,8 @@ final class StdioConnection implements UpstreamConnection {
     ProcessTree.terminate(tree, grace)
         .whenCompleteAsync(
             (done, failure) -> {
-              ProcessGroups.signal(leader, "KILL"); // whatever the walk could not see (re-parented children)
+              ProcessGroups.signal(
+                  leader, "KILL"); // whatever the walk could not see (re-parented children)
               ProcessGroups.ended(leader);
               closed.complete(null);
             },
@@ -123,17 +133,23 @@ final class StdioConnection implements UpstreamConnection {
               String lastStderr = stderr.lastLines();
               events.close(
                   ConnectionClosed.Kind.PROCESS_EXITED,
-                  "exit code " + process.exitValue() + (lastStderr.isEmpty() ? "" : "; last stderr: " + lastStderr));
+                  "exit code "
+                      + process.exitValue()
+                      + (lastStderr.isEmpty() ? "" : "; last stderr: " + lastStderr));
               outgoing.add(STOP);
             });
   }
 
   private void readStdout() {
     try (InputStream stdout = process.getInputStream()) {
-      BoundedLineReader lines = new BoundedLineReader(stdout, (int) JsonRpcCodec.MAX_DOCUMENT_LENGTH);
+      BoundedLineReader lines =
+          new BoundedLineReader(stdout, (int) JsonRpcCodec.MAX_DOCUMENT_LENGTH);
       for (byte[] line = lines.readLine(); line != null; line = lines.readLine()) {
         if (line == BoundedLineReader.OVERSIZED) {
-          log.warn("{}: skipped a line longer than {} bytes", events.name(), JsonRpcCodec.MAX_DOCUMENT_LENGTH);
+          log.warn(
+              "{}: skipped a line longer than {} bytes",
+              events.name(),
+              JsonRpcCodec.MAX_DOCUMENT_LENGTH);
         } else if (!isBlank(line)) {
           events.payload(line, null);
         }
@@ -184,8 +200,11 @@ final class StdioConnection implements UpstreamConnection {
         if (line == STOP) {
           stdin.flush();
           written.forEach(done -> done.written().complete(null));
-          IOException stopped = new IOException(events.name() + " is " + (exited ? "gone" : "closed"));
-          batch.stream().skip(written.size() + 1L).filter(after -> after != STOP)
+          IOException stopped =
+              new IOException(events.name() + " is " + (exited ? "gone" : "closed"));
+          batch.stream()
+              .skip(written.size() + 1L)
+              .filter(after -> after != STOP)
               .forEach(after -> events.failAfterClose(after.written(), stopped));
           return false;
         }
@@ -197,8 +216,11 @@ final class StdioConnection implements UpstreamConnection {
       written.forEach(done -> done.written().complete(null));
       return true;
     } catch (IOException e) {
-      IOException failure = new IOException(events.name() + ": cannot write to stdin: " + e.getMessage(), e);
-      batch.stream().filter(line -> line != STOP).forEach(line -> events.failAfterClose(line.written(), failure));
+      IOException failure =
+          new IOException(events.name() + ": cannot write to stdin: " + e.getMessage(), e);
+      batch.stream()
+          .filter(line -> line != STOP)
+          .forEach(line -> events.failAfterClose(line.written(), failure));
       return false;
     }
   }
@@ -206,7 +228,9 @@ final class StdioConnection implements UpstreamConnection {
   private void failPendingWrites(IOException failure) {
     List<Outgoing> pending = new ArrayList<>();
     outgoing.drainTo(pending);
-    pending.stream().filter(line -> line != STOP).forEach(line -> events.failAfterClose(line.written(), failure));
+    pending.stream()
+        .filter(line -> line != STOP)
+        .forEach(line -> events.failAfterClose(line.written(), failure));
   }
 
   private static void closeQuietly(OutputStream stream) {

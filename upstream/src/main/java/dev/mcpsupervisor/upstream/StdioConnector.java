@@ -14,8 +14,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 
 /**
- * Spawns a stdio MCP server: the configured command and args, the inherited environment plus the configured variables,
- * the configured working directory. See {@link StdioConnection} for what the connection does.
+ * Spawns a stdio MCP server: the configured command and args, the inherited environment plus the
+ * configured variables, the configured working directory. See {@link StdioConnection} for what the
+ * connection does.
  */
 public final class StdioConnector implements UpstreamConnector {
 
@@ -30,7 +31,9 @@ public final class StdioConnector implements UpstreamConnector {
     this(DEFAULT_GRACE);
   }
 
-  /** @param grace how long close() waits between TERM and KILL */
+  /**
+   * @param grace how long close() waits between TERM and KILL
+   */
   public StdioConnector(Duration grace) {
     this.grace = grace;
   }
@@ -54,7 +57,12 @@ public final class StdioConnector implements UpstreamConnector {
       Path cwd = Path.of(spec.cwd());
       if (!Files.isDirectory(cwd)) {
         throw new CompletionException(
-            new IOException("cannot start \"" + spec.command() + "\": working directory " + cwd + " does not exist"));
+            new IOException(
+                "cannot start \""
+                    + spec.command()
+                    + "\": working directory "
+                    + cwd
+                    + " does not exist"));
       }
       builder.directory(cwd.toFile());
     }
@@ -69,8 +77,9 @@ public final class StdioConnector implements UpstreamConnector {
   }
 
   /**
-   * The checks the JDK's own exec would make, made here because the server is started through setsid (which would
-   * only exit 1): a bare name must be an executable on the PATH, a path an executable file.
+   * The checks the JDK's own exec would make, made here because the server is started through
+   * setsid (which would only exit 1): a bare name must be an executable on the PATH, a path an
+   * executable file.
    */
   private static void requireExecutable(String command, File directory) throws IOException {
     if (!ProcessGroups.available()) {
@@ -87,7 +96,8 @@ public final class StdioConnector implements UpstreamConnector {
       }
     }
     if (candidates.stream().noneMatch(File::isFile)) {
-      throw new IOException("Cannot run program \"" + command + "\": error=2, No such file or directory");
+      throw new IOException(
+          "Cannot run program \"" + command + "\": error=2, No such file or directory");
     }
     if (candidates.stream().noneMatch(file -> file.isFile() && file.canExecute())) {
       throw new IOException("Cannot run program \"" + command + "\": error=13, Permission denied");

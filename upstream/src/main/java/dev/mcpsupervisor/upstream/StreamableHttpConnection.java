@@ -31,15 +31,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One MCP Streamable HTTP session, client side. Every message is POSTed (Accept: JSON or SSE); the session id and the
- * protocol version are learnt from the initialize exchange passing through and sent on every later request. An answer
- * arrives as a JSON body or as an SSE stream that may carry notifications and server requests before it; both are
- * delivered with the POSTed request's id as the related id. Once {@code notifications/initialized} is accepted, the
- * standalone GET stream carries server-initiated messages; it is reopened with backoff (and {@code Last-Event-ID})
+ * One MCP Streamable HTTP session, client side. Every message is POSTed (Accept: JSON or SSE); the
+ * session id and the protocol version are learnt from the initialize exchange passing through and
+ * sent on every later request. An answer arrives as a JSON body or as an SSE stream that may carry
+ * notifications and server requests before it; both are delivered with the POSTed request's id as
+ * the related id. Once {@code notifications/initialized} is accepted, the standalone GET stream
+ * carries server-initiated messages; it is reopened with backoff (and {@code Last-Event-ID})
  * whenever it ends, for as long as the connection lives.
  *
- * <p>A 404 for our session id means the server forgot the session ({@code SESSION_NOT_FOUND}); a refused connection or
- * a broken response stream is a {@code TRANSPORT_ERROR}. Either ends the connection.
+ * <p>A 404 for our session id means the server forgot the session ({@code SESSION_NOT_FOUND}); a
+ * refused connection or a broken response stream is a {@code TRANSPORT_ERROR}. Either ends the
+ * connection.
  */
 final class StreamableHttpConnection implements UpstreamConnection {
 
@@ -55,10 +57,13 @@ final class StreamableHttpConnection implements UpstreamConnection {
   private final AtomicBoolean closing = new AtomicBoolean();
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final AtomicBoolean standaloneOpened = new AtomicBoolean();
+
   /** Open response and standalone streams, cancelled on close. */
   private final Set<SseStream> streams = ConcurrentHashMap.newKeySet();
+
   /** Exchanges still waiting for their response, aborted on close. */
   private final Set<CompletableFuture<?>> exchanges = ConcurrentHashMap.newKeySet();
+
   private volatile String sessionId;
   private volatile String protocolVersion;
   private volatile JsonNode initializeId;
@@ -79,7 +84,8 @@ final class StreamableHttpConnection implements UpstreamConnection {
   @Override
   public CompletionStage<Void> send(JsonRpcMessage message) {
     if (closing.get() || events.isClosed()) {
-      return CompletableFuture.failedFuture(new IOException(events.name() + ": the connection is closed"));
+      return CompletableFuture.failedFuture(
+          new IOException(events.name() + ": the connection is closed"));
     }
     JsonNode requestId = null;
     boolean initialize = false;
@@ -122,7 +128,10 @@ final class StreamableHttpConnection implements UpstreamConnection {
             .whenComplete(
                 (response, failure) -> {
                   if (failure != null) {
-                    log.debug("{}: DELETE of the session failed: {}", events.name(), HttpTransport.describe(failure));
+                    log.debug(
+                        "{}: DELETE of the session failed: {}",
+                        events.name(),
+                        HttpTransport.describe(failure));
                   }
                   closed.complete(null);
                 });
@@ -176,7 +185,9 @@ final class StreamableHttpConnection implements UpstreamConnection {
 
   /** Learns the protocol version from the initialize result on its way to the session actor. */
   private JsonRpcMessage inspect(JsonRpcMessage message) {
-    if (message instanceof JsonRpcResponse response && !response.isError() && sameId(response.id(), initializeId)) {
+    if (message instanceof JsonRpcResponse response
+        && !response.isError()
+        && sameId(response.id(), initializeId)) {
       JsonNode version = response.result().get("protocolVersion");
       if (version != null && version.isTextual()) {
         protocolVersion = version.textValue();
@@ -185,7 +196,10 @@ final class StreamableHttpConnection implements UpstreamConnection {
     return message;
   }
 
-  /** Ids compare by value: the parser reads 7 as an int node, the session actor may have sent a long node. */
+  /**
+   * Ids compare by value: the parser reads 7 as an int node, the session actor may have sent a long
+   * node.
+   */
   private static boolean sameId(JsonNode a, JsonNode b) {
     if (a == null || b == null) {
       return false;
@@ -198,13 +212,16 @@ final class StreamableHttpConnection implements UpstreamConnection {
 
   private void deliverEvent(SseEvent event, JsonNode relatedRequestId) {
     if (SseEvent.DEFAULT_TYPE.equals(event.type())) {
-      events.payload(event.data().getBytes(StandardCharsets.UTF_8), relatedRequestId, this::inspect);
+      events.payload(
+          event.data().getBytes(StandardCharsets.UTF_8), relatedRequestId, this::inspect);
     } else {
       log.debug("{}: ignored a server-sent event of type {}", events.name(), event.type());
     }
   }
 
-  /** One POST: its handler decides between a JSON body and an SSE stream when the headers arrive. */
+  /**
+   * One POST: its handler decides between a JSON body and an SSE stream when the headers arrive.
+   */
   private final class Post implements HttpResponse.BodyHandler<byte[]> {
 
     final CompletableFuture<Void> accepted = new CompletableFuture<>();
@@ -222,7 +239,8 @@ final class StreamableHttpConnection implements UpstreamConnection {
       if (initialize) {
         info.headers().firstValue(HttpTransport.SESSION_ID_HEADER).ifPresent(id -> sessionId = id);
       }
-      if (HttpTransport.isSuccess(info.statusCode()) && HttpTransport.isEventStream(info.headers())) {
+      if (HttpTransport.isSuccess(info.statusCode())
+          && HttpTransport.isEventStream(info.headers())) {
         streaming = true;
         SseStream stream = new SseStream(new ResponseStream(requestId));
         streams.add(stream);
@@ -248,13 +266,15 @@ final class StreamableHttpConnection implements UpstreamConnection {
 
     private void failed(Throwable failure) {
       if (closing.get()) {
-        accepted.completeExceptionally(new IOException(events.name() + ": the connection was closed"));
+        accepted.completeExceptionally(
+            new IOException(events.name() + ": the connection was closed"));
         return;
       }
       String detail = "POST failed: " + HttpTransport.describe(failure);
       // the listener learns of the loss first, so that it does not retry on this connection
       fail(ConnectionClosed.Kind.TRANSPORT_ERROR, detail);
-      accepted.completeExceptionally(new IOException(events.name() + ": " + detail, Failures.unwrap(failure)));
+      accepted.completeExceptionally(
+          new IOException(events.name() + ": " + detail, Failures.unwrap(failure)));
     }
 
     private void answered(int status, HttpResponse<byte[]> response) {
@@ -263,11 +283,15 @@ final class StreamableHttpConnection implements UpstreamConnection {
         if (body.length > 0 && HttpTransport.isJson(response.headers())) {
           events.payload(body, requestId, StreamableHttpConnection.this::inspect);
         } else if (body.length > 0) {
-          log.warn("{}: ignored a {} answer of type {}", events.name(), status,
+          log.warn(
+              "{}: ignored a {} answer of type {}",
+              events.name(),
+              status,
               response.headers().firstValue("Content-Type").orElse("(none)"));
         }
         accepted.complete(null);
-      } else if (status == 404 && response.request().headers().firstValue(HttpTransport.SESSION_ID_HEADER).isPresent()) {
+      } else if (status == 404
+          && response.request().headers().firstValue(HttpTransport.SESSION_ID_HEADER).isPresent()) {
         String detail = "HTTP 404 for our session id: the server no longer knows the session";
         fail(ConnectionClosed.Kind.SESSION_NOT_FOUND, detail);
         accepted.completeExceptionally(new IOException(events.name() + ": " + detail));
@@ -275,20 +299,23 @@ final class StreamableHttpConnection implements UpstreamConnection {
         accepted.complete(null);
       } else {
         accepted.completeExceptionally(
-            new IOException(events.name() + ": HTTP " + status + ": " + HttpTransport.preview(body)));
+            new IOException(
+                events.name() + ": HTTP " + status + ": " + HttpTransport.preview(body)));
       }
     }
 
     /**
-     * A 4xx/5xx whose body is a JSON-RPC response is the answer to our request: delivered, with our request's id when
-     * the server could not name it (it answers id null when it rejected the POST as a whole).
+     * A 4xx/5xx whose body is a JSON-RPC response is the answer to our request: delivered, with our
+     * request's id when the server could not name it (it answers id null when it rejected the POST
+     * as a whole).
      */
     private boolean deliverErrorAnswer(byte[] body) {
       if (body.length == 0) {
         return false;
       }
       ParsedPayload parsed = JsonRpcCodec.parse(body);
-      if (parsed instanceof ParsedPayload.Single single && single.message() instanceof JsonRpcResponse answer) {
+      if (parsed instanceof ParsedPayload.Single single
+          && single.message() instanceof JsonRpcResponse answer) {
         events.message(answer.id().isNull() ? answer.withId(requestId) : answer, requestId);
         return true;
       }
@@ -313,7 +340,9 @@ final class StreamableHttpConnection implements UpstreamConnection {
     @Override
     public void onEnd(Throwable error) {
       if (error != null) {
-        fail(ConnectionClosed.Kind.TRANSPORT_ERROR, "response stream broke: " + HttpTransport.describe(error));
+        fail(
+            ConnectionClosed.Kind.TRANSPORT_ERROR,
+            "response stream broke: " + HttpTransport.describe(error));
       }
     }
   }
@@ -328,12 +357,16 @@ final class StreamableHttpConnection implements UpstreamConnection {
     return !closing.get() && !events.isClosed();
   }
 
-  /** GETs the stream for server-initiated messages; reopens it whenever it ends, while the connection lives. */
+  /**
+   * GETs the stream for server-initiated messages; reopens it whenever it ends, while the
+   * connection lives.
+   */
   private void openStandaloneStream(int attempt) {
     if (!isLive()) {
       return;
     }
-    HttpRequest.Builder get = sessionRequest(url).header("Accept", HttpTransport.EVENT_STREAM).GET();
+    HttpRequest.Builder get =
+        sessionRequest(url).header("Accept", HttpTransport.EVENT_STREAM).GET();
     if (!standaloneLastEventId.isEmpty()) {
       get.header(HttpTransport.LAST_EVENT_ID_HEADER, standaloneLastEventId);
     }
@@ -354,7 +387,8 @@ final class StreamableHttpConnection implements UpstreamConnection {
   }
 
   /** The standalone GET stream: what it reads has no related request. */
-  private final class StandaloneStream implements HttpResponse.BodyHandler<Void>, SseStream.Handler {
+  private final class StandaloneStream
+      implements HttpResponse.BodyHandler<Void>, SseStream.Handler {
 
     private final int attempt;
     private volatile SseStream stream;
@@ -392,7 +426,8 @@ final class StreamableHttpConnection implements UpstreamConnection {
       SseStream ended = stream;
       streams.remove(ended);
       if (error != null) {
-        log.debug("{}: the standalone stream broke: {}", events.name(), HttpTransport.describe(error));
+        log.debug(
+            "{}: the standalone stream broke: {}", events.name(), HttpTransport.describe(error));
       }
       // a stream that carried events starts the backoff over
       reopenStandaloneStream(receivedEvents ? 0 : attempt, ended.retryMillis());
@@ -404,7 +439,9 @@ final class StreamableHttpConnection implements UpstreamConnection {
       }
       if (failure != null) {
         if (HttpTransport.isUnreachable(failure)) {
-          fail(ConnectionClosed.Kind.TRANSPORT_ERROR, "server unreachable: " + HttpTransport.describe(failure));
+          fail(
+              ConnectionClosed.Kind.TRANSPORT_ERROR,
+              "server unreachable: " + HttpTransport.describe(failure));
         } else {
           reopenStandaloneStream(attempt, -1);
         }
@@ -414,7 +451,9 @@ final class StreamableHttpConnection implements UpstreamConnection {
       if (status == 405) {
         log.debug("{}: the server offers no standalone stream", events.name());
       } else if (status == 404 && sessionId != null) {
-        fail(ConnectionClosed.Kind.SESSION_NOT_FOUND, "HTTP 404 for our session id on the standalone stream");
+        fail(
+            ConnectionClosed.Kind.SESSION_NOT_FOUND,
+            "HTTP 404 for our session id on the standalone stream");
       } else if (status >= 500 || status == 408 || status == 429) {
         reopenStandaloneStream(attempt, -1);
       } else {

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 class BoundedLineReaderTest {
 
   private static BoundedLineReader reader(String text, int maxLineBytes) {
-    return new BoundedLineReader(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), maxLineBytes);
+    return new BoundedLineReader(
+        new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), maxLineBytes);
   }
 
   private static byte[] utf8(String text) {
@@ -42,12 +43,13 @@ class BoundedLineReaderTest {
   void linesSpanningManyReadsAreWhole() throws IOException {
     String longLine = "é".repeat(100_000);
     // hands out 7 bytes per read, splitting multi-byte characters and terminators
-    InputStream trickle = new ByteArrayInputStream(utf8(longLine + "\r\nend\n")) {
-      @Override
-      public synchronized int read(byte[] buffer, int offset, int length) {
-        return super.read(buffer, offset, Math.min(length, 7));
-      }
-    };
+    InputStream trickle =
+        new ByteArrayInputStream(utf8(longLine + "\r\nend\n")) {
+          @Override
+          public synchronized int read(byte[] buffer, int offset, int length) {
+            return super.read(buffer, offset, Math.min(length, 7));
+          }
+        };
     BoundedLineReader lines = new BoundedLineReader(trickle, 1_000_000);
     assertArrayEquals(utf8(longLine), lines.readLine());
     assertArrayEquals(utf8("end"), lines.readLine());

@@ -26,8 +26,10 @@ final class RecordingListener implements ConnectionListener {
   record Received(JsonRpcMessage message, JsonNode relatedRequestId) {}
 
   private final LinkedBlockingQueue<Received> inbox = new LinkedBlockingQueue<>();
+
   /** Messages taken from the inbox while waiting for another one, in arrival order. */
   final List<Received> passedOver = new ArrayList<>();
+
   final CompletableFuture<ConnectionClosed> closed = new CompletableFuture<>();
   final AtomicInteger closeCount = new AtomicInteger();
   volatile long closedAtNanos;
@@ -58,10 +60,14 @@ final class RecordingListener implements ConnectionListener {
     concurrentCalls.decrementAndGet();
   }
 
-  /** The first message matching {@code filter}; the others taken meanwhile go to {@link #passedOver}. */
+  /**
+   * The first message matching {@code filter}; the others taken meanwhile go to {@link
+   * #passedOver}.
+   */
   Received await(Predicate<Received> filter) {
     return awaitWithin(filter, WAIT)
-        .orElseGet(() -> fail("no matching message within " + WAIT + "; passed over: " + passedOver));
+        .orElseGet(
+            () -> fail("no matching message within " + WAIT + "; passed over: " + passedOver));
   }
 
   /** Like {@link #await} but empty when nothing matching arrives within {@code timeout}. */
@@ -86,7 +92,10 @@ final class RecordingListener implements ConnectionListener {
 
   JsonRpcResponse awaitResponse(JsonNode id) {
     return (JsonRpcResponse)
-        await(received -> received.message() instanceof JsonRpcResponse response && Rpc.sameId(response.id(), id))
+        await(
+                received ->
+                    received.message() instanceof JsonRpcResponse response
+                        && Rpc.sameId(response.id(), id))
             .message();
   }
 

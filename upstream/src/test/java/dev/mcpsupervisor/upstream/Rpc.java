@@ -24,7 +24,9 @@ final class Rpc {
   }
 
   static boolean sameId(JsonNode a, JsonNode b) {
-    return a.isNumber() && b.isNumber() ? a.decimalValue().compareTo(b.decimalValue()) == 0 : a.equals(b);
+    return a.isNumber() && b.isNumber()
+        ? a.decimalValue().compareTo(b.decimalValue()) == 0
+        : a.equals(b);
   }
 
   static JsonRpcRequest initialize(long id, String protocolVersion) {
@@ -67,13 +69,16 @@ final class Rpc {
     return answer;
   }
 
-  static void send(UpstreamConnection connection, dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage message) {
+  static void send(
+      UpstreamConnection connection, dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage message) {
     await(connection.send(message));
   }
 
   static <T> T await(CompletionStage<T> stage) {
     try {
-      return stage.toCompletableFuture().get(RecordingListener.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      return stage
+          .toCompletableFuture()
+          .get(RecordingListener.WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       throw new AssertionError("stage did not complete: " + e, e);
     }

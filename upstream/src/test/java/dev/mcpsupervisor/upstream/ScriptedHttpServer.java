@@ -16,8 +16,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A loopback HTTP server whose answers the test scripts, recording every request: for what the fixture cannot show
- * (exact headers, error statuses, event ids, misbehaving servers).
+ * A loopback HTTP server whose answers the test scripts, recording every request: for what the
+ * fixture cannot show (exact headers, error statuses, event ids, misbehaving servers).
  */
 final class ScriptedHttpServer implements AutoCloseable {
 
@@ -44,15 +44,22 @@ final class ScriptedHttpServer implements AutoCloseable {
   ScriptedHttpServer(Script script) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.setExecutor(threads);
-    server.createContext("/", exchange -> {
-      try (exchange) {
-        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-        Recorded request =
-            new Recorded(exchange.getRequestMethod(), exchange.getRequestURI(), Map.copyOf(exchange.getRequestHeaders()), body);
-        requests.add(request);
-        script.answer(request, exchange);
-      }
-    });
+    server.createContext(
+        "/",
+        exchange -> {
+          try (exchange) {
+            String body =
+                new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            Recorded request =
+                new Recorded(
+                    exchange.getRequestMethod(),
+                    exchange.getRequestURI(),
+                    Map.copyOf(exchange.getRequestHeaders()),
+                    body);
+            requests.add(request);
+            script.answer(request, exchange);
+          }
+        });
     server.start();
   }
 
@@ -68,7 +75,8 @@ final class ScriptedHttpServer implements AutoCloseable {
     return request;
   }
 
-  static void respond(HttpExchange exchange, int status, String contentType, String body) throws IOException {
+  static void respond(HttpExchange exchange, int status, String contentType, String body)
+      throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     if (contentType != null) {
       exchange.getResponseHeaders().add("Content-Type", contentType);
@@ -81,7 +89,10 @@ final class ScriptedHttpServer implements AutoCloseable {
     }
   }
 
-  /** Starts an event stream and writes {@code events} (already in wire form); the caller decides when it ends. */
+  /**
+   * Starts an event stream and writes {@code events} (already in wire form); the caller decides
+   * when it ends.
+   */
   static OutputStream startEventStream(HttpExchange exchange, String events) throws IOException {
     exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
     exchange.sendResponseHeaders(200, 0);

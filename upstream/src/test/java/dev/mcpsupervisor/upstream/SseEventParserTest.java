@@ -70,7 +70,10 @@ class SseEventParserTest {
     feed("event: ping", "", "", "id: 3", "");
     assertTrue(events.isEmpty());
     feed("data: after", "");
-    assertEquals("message", events.get(0).type(), "the type of an undispatched event does not leak into the next");
+    assertEquals(
+        "message",
+        events.get(0).type(),
+        "the type of an undispatched event does not leak into the next");
   }
 
   @Test

@@ -1,6 +1,5 @@
 package dev.mcpsupervisor.upstream;
 
-import dev.mcpsupervisor.fixture.ChildProcesses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -9,13 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.upstream.RecordingListener.Received;
+import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.upstream.RecordingListener.Received;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +45,8 @@ class StdioConnectorTest {
   }
 
   private static ServerSpec.Stdio spec(List<String> commandLine) {
-    return new ServerSpec.Stdio(commandLine.get(0), commandLine.subList(1, commandLine.size()), Map.of(), null);
+    return new ServerSpec.Stdio(
+        commandLine.get(0), commandLine.subList(1, commandLine.size()), Map.of(), null);
   }
 
   private static ServerSpec.Stdio shell(String script) {
@@ -62,7 +63,8 @@ class StdioConnectorTest {
     UpstreamConnection connection = connect(spec(FixtureProcess.stdioCommand()), listener);
     try {
       JsonRpcResponse initialized = Rpc.handshake(connection, listener);
-      assertEquals(FixtureTools.SERVER_NAME, initialized.result().path("serverInfo").path("name").asText());
+      assertEquals(
+          FixtureTools.SERVER_NAME, initialized.result().path("serverInfo").path("name").asText());
 
       Rpc.send(connection, Rpc.echo(1, "hello over stdio"));
       Received answer = listener.await(r -> r.message() instanceof JsonRpcResponse);
@@ -88,13 +90,17 @@ class StdioConnectorTest {
       ConnectionClosed closed = listener.awaitClosed();
       long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(listener.closedAtNanos - sentAt);
       assertEquals(ConnectionClosed.Kind.PROCESS_EXITED, closed.kind());
-      assertTrue(closed.detail().startsWith("exit code " + FixtureTools.CRASH_EXIT_CODE), closed.detail());
-      // seen from the process's exit, not from a timeout: a request deadline is 30 s, a ping interval 30 s; the margin
+      assertTrue(
+          closed.detail().startsWith("exit code " + FixtureTools.CRASH_EXIT_CODE), closed.detail());
+      // seen from the process's exit, not from a timeout: a request deadline is 30 s, a ping
+      // interval 30 s; the margin
       // is for a loaded 2-core machine (a typical run sees it within ~100 ms)
       assertTrue(elapsedMillis < 5_000, "death seen after " + elapsedMillis + " ms");
 
       ExecutionException sendAfterExit =
-          assertThrows(ExecutionException.class, () -> connection.send(Rpc.echo(2, "too late")).toCompletableFuture().get());
+          assertThrows(
+              ExecutionException.class,
+              () -> connection.send(Rpc.echo(2, "too late")).toCompletableFuture().get());
       assertInstanceOf(IOException.class, sendAfterExit.getCause());
     } finally {
       Rpc.await(connection.close());
@@ -118,11 +124,16 @@ class StdioConnectorTest {
   void stderrKeepsOnlyTheLastTwentyLines() {
     RecordingListener listener = new RecordingListener();
     UpstreamConnection connection =
-        connect(shell("i=1; while [ $i -le 100 ]; do echo \"line $i\" >&2; i=$((i+1)); done; exit 1"), listener);
+        connect(
+            shell("i=1; while [ $i -le 100 ]; do echo \"line $i\" >&2; i=$((i+1)); done; exit 1"),
+            listener);
     ConnectionClosed closed = listener.awaitClosed();
     Rpc.await(connection.close());
 
-    String lastStderr = closed.detail().substring(closed.detail().indexOf("last stderr: ") + "last stderr: ".length());
+    String lastStderr =
+        closed
+            .detail()
+            .substring(closed.detail().indexOf("last stderr: ") + "last stderr: ".length());
     String[] lines = lastStderr.split(" \\| ");
     assertEquals(StderrTail.KEPT_LINES, lines.length);
     assertEquals("line 81", lines[0]);
@@ -140,7 +151,8 @@ class StdioConnectorTest {
 
     assertFalse(ChildProcesses.isAlive(parent), "the parent survived close()");
     for (ProcessHandle child : children) {
-      assertFalse(ChildProcesses.isAlive(child.pid()), "child " + child.pid() + " survived close()");
+      assertFalse(
+          ChildProcesses.isAlive(child.pid()), "child " + child.pid() + " survived close()");
     }
     listener.assertClosedOnceAs(ConnectionClosed.Kind.CLOSED_BY_US);
   }
@@ -174,41 +186,54 @@ class StdioConnectorTest {
 
     listener.assertClosedOnceAs(ConnectionClosed.Kind.CLOSED_BY_US);
     ExecutionException failure =
-        assertThrows(ExecutionException.class, () -> connection.send(Rpc.echo(1, "x")).toCompletableFuture().get());
+        assertThrows(
+            ExecutionException.class,
+            () -> connection.send(Rpc.echo(1, "x")).toCompletableFuture().get());
     assertInstanceOf(IOException.class, failure.getCause());
   }
 
   @Test
   void missingCommandFailsTheConnectNamingTheCommand() {
     RecordingListener listener = new RecordingListener();
-    ServerSpec.Stdio missing = new ServerSpec.Stdio("mcp-server-that-does-not-exist", List.of(), Map.of(), null);
+    ServerSpec.Stdio missing =
+        new ServerSpec.Stdio("mcp-server-that-does-not-exist", List.of(), Map.of(), null);
 
     ExecutionException failure =
-        assertThrows(ExecutionException.class, () -> connector.connect(missing, listener).toCompletableFuture().get());
+        assertThrows(
+            ExecutionException.class,
+            () -> connector.connect(missing, listener).toCompletableFuture().get());
 
     assertInstanceOf(IOException.class, failure.getCause());
     assertEquals(
         "command not found: \"mcp-server-that-does-not-exist\" (not an executable file, nor on the PATH)",
         failure.getCause().getMessage());
-    assertEquals(0, listener.closeCount.get(), "a connection that never opened is not reported closed");
+    assertEquals(
+        0, listener.closeCount.get(), "a connection that never opened is not reported closed");
   }
 
   @Test
   void missingWorkingDirectoryFailsTheConnect(@TempDir Path dir) {
-    ServerSpec.Stdio spec = new ServerSpec.Stdio("sh", List.of(), Map.of(), dir.resolve("absent").toString());
+    ServerSpec.Stdio spec =
+        new ServerSpec.Stdio("sh", List.of(), Map.of(), dir.resolve("absent").toString());
 
     ExecutionException failure =
-        assertThrows(ExecutionException.class,
+        assertThrows(
+            ExecutionException.class,
             () -> connector.connect(spec, new RecordingListener()).toCompletableFuture().get());
 
-    assertTrue(failure.getCause().getMessage().contains("working directory"), failure.getCause().getMessage());
+    assertTrue(
+        failure.getCause().getMessage().contains("working directory"),
+        failure.getCause().getMessage());
   }
 
   @Test
   void stdoutLinesThatAreNotJsonRpcAreSkipped() {
     RecordingListener listener = new RecordingListener();
     UpstreamConnection connection =
-        connect(shell("echo 'Starting server...'; echo '{\"not\":\"json-rpc\"}'; echo '[1,'; echo; cat"), listener);
+        connect(
+            shell(
+                "echo 'Starting server...'; echo '{\"not\":\"json-rpc\"}'; echo '[1,'; echo; cat"),
+            listener);
     try {
       Rpc.send(connection, Rpc.echo(42, "after the junk"));
       Received echoed = listener.await(r -> true);
@@ -222,13 +247,16 @@ class StdioConnectorTest {
   }
 
   @Test
-  void configuredEnvironmentAndWorkingDirectoryReachTheProcess(@TempDir Path dir) throws IOException {
+  void configuredEnvironmentAndWorkingDirectoryReachTheProcess(@TempDir Path dir)
+      throws IOException {
     Path cwd = Files.createDirectory(dir.resolve("server-home")).toRealPath();
     ServerSpec.Stdio spec =
         new ServerSpec.Stdio(
             "sh",
-            List.of("-c", "printf '{\"jsonrpc\":\"2.0\",\"method\":\"env\",\"params\":{\"key\":\"%s\",\"cwd\":\"%s\","
-                + "\"path\":\"%s\"}}\\n' \"$API_KEY\" \"$(pwd)\" \"$PATH\"; cat"),
+            List.of(
+                "-c",
+                "printf '{\"jsonrpc\":\"2.0\",\"method\":\"env\",\"params\":{\"key\":\"%s\",\"cwd\":\"%s\","
+                    + "\"path\":\"%s\"}}\\n' \"$API_KEY\" \"$(pwd)\" \"$PATH\"; cat"),
             Map.of("API_KEY", "sk-test-123"),
             cwd.toString());
     RecordingListener listener = new RecordingListener();
@@ -237,7 +265,8 @@ class StdioConnectorTest {
       JsonNode params = ((JsonRpcNotification) listener.await(r -> true).message()).params();
       assertEquals("sk-test-123", params.path("key").asText());
       assertEquals(cwd.toString(), params.path("cwd").asText());
-      assertEquals(System.getenv("PATH"), params.path("path").asText(), "the environment is inherited");
+      assertEquals(
+          System.getenv("PATH"), params.path("path").asText(), "the environment is inherited");
     } finally {
       Rpc.await(connection.close());
     }
@@ -256,10 +285,14 @@ class StdioConnectorTest {
         long id = i;
         // big enough that unserialized writes would interleave inside the pipe
         String payload = ("payload-" + id + "-").repeat(500);
-        sends.add(CompletableFuture.supplyAsync(() -> {
-          awaitLatch(start);
-          return connection.send(Rpc.echo(id, payload)).toCompletableFuture();
-        }, pool).thenCompose(sent -> sent));
+        sends.add(
+            CompletableFuture.supplyAsync(
+                    () -> {
+                      awaitLatch(start);
+                      return connection.send(Rpc.echo(id, payload)).toCompletableFuture();
+                    },
+                    pool)
+                .thenCompose(sent -> sent));
       }
       start.countDown();
       CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
@@ -268,11 +301,14 @@ class StdioConnectorTest {
       for (int i = 0; i < senders; i++) {
         JsonRpcRequest echoed = (JsonRpcRequest) listener.await(r -> true).message();
         long id = echoed.id().longValue();
-        assertEquals(("payload-" + id + "-").repeat(500), echoed.params().path("arguments").path("message").asText());
+        assertEquals(
+            ("payload-" + id + "-").repeat(500),
+            echoed.params().path("arguments").path("message").asText());
         seen.add(id);
       }
       assertEquals(senders, seen.size());
-      assertEquals(1, listener.maxConcurrentCalls.get(), "the listener is never called concurrently");
+      assertEquals(
+          1, listener.maxConcurrentCalls.get(), "the listener is never called concurrently");
     } finally {
       pool.shutdownNow();
       Rpc.await(connection.close());

@@ -1,6 +1,5 @@
 package dev.mcpsupervisor.upstream;
 
-import dev.mcpsupervisor.fixture.ChildProcesses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -9,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.mcpsupervisor.upstream.RecordingListener.Received;
+import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
@@ -20,6 +19,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.upstream.RecordingListener.Received;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,8 +27,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
@@ -36,7 +36,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Against the fixture served over Streamable HTTP in this JVM (the SDK's server transport on Tomcat). */
+/**
+ * Against the fixture served over Streamable HTTP in this JVM (the SDK's server transport on
+ * Tomcat).
+ */
 class StreamableHttpConnectorTest {
 
   private final StreamableHttpConnector connector = new StreamableHttpConnector();
@@ -63,7 +66,8 @@ class StreamableHttpConnectorTest {
   }
 
   private UpstreamConnection connect(String url) {
-    ServerSpec spec = new ServerSpec.StreamableHttp(URI.create(url), Map.of("X-Api-Key", "secret-key"));
+    ServerSpec spec =
+        new ServerSpec.StreamableHttp(URI.create(url), Map.of("X-Api-Key", "secret-key"));
     connection = Rpc.await(connector.connect(spec, listener));
     return connection;
   }
@@ -72,8 +76,11 @@ class StreamableHttpConnectorTest {
   void initializeCapturesTheSessionIdAndEchoWorks() {
     UpstreamConnection connection = connect(server.url());
     JsonRpcResponse initialized = Rpc.handshake(connection, listener);
-    assertEquals(FixtureTools.SERVER_NAME, initialized.result().path("serverInfo").path("name").asText());
-    assertNotNull(((StreamableHttpConnection) connection).sessionId(), "session id from the initialize answer");
+    assertEquals(
+        FixtureTools.SERVER_NAME, initialized.result().path("serverInfo").path("name").asText());
+    assertNotNull(
+        ((StreamableHttpConnection) connection).sessionId(),
+        "session id from the initialize answer");
 
     Rpc.send(connection, Rpc.echo(1, "hello over http"));
     Received answer = listener.await(r -> r.message() instanceof JsonRpcResponse);
@@ -96,7 +103,10 @@ class StreamableHttpConnectorTest {
     assertEquals("done 3", Rpc.text(answer));
     List<Received> progress =
         listener.passedOver.stream()
-            .filter(r -> r.message() instanceof JsonRpcNotification n && n.method().equals(McpMethods.NOTIFICATION_PROGRESS))
+            .filter(
+                r ->
+                    r.message() instanceof JsonRpcNotification n
+                        && n.method().equals(McpMethods.NOTIFICATION_PROGRESS))
             .toList();
     assertEquals(3, progress.size(), () -> "progress notifications among " + listener.passedOver);
     for (int step = 1; step <= 3; step++) {
@@ -104,7 +114,9 @@ class StreamableHttpConnectorTest {
       JsonRpcNotification notification = (JsonRpcNotification) received.message();
       assertEquals("token-7", notification.params().path("progressToken").asText());
       assertEquals(step, notification.params().path("progress").asInt());
-      assertTrue(Rpc.sameId(Rpc.id(7), received.relatedRequestId()), "progress carries the request it belongs to");
+      assertTrue(
+          Rpc.sameId(Rpc.id(7), received.relatedRequestId()),
+          "progress carries the request it belongs to");
     }
   }
 
@@ -119,7 +131,9 @@ class StreamableHttpConnectorTest {
     server = FixtureServer.startHttp(port);
 
     ExecutionException failure =
-        assertThrows(ExecutionException.class, () -> connection.send(Rpc.echo(1, "anyone?")).toCompletableFuture().get());
+        assertThrows(
+            ExecutionException.class,
+            () -> connection.send(Rpc.echo(1, "anyone?")).toCompletableFuture().get());
 
     assertInstanceOf(IOException.class, failure.getCause());
     listener.assertClosedOnceAs(ConnectionClosed.Kind.SESSION_NOT_FOUND);
@@ -130,21 +144,30 @@ class StreamableHttpConnectorTest {
     UpstreamConnection connection = connect(server.url());
     Rpc.handshake(connection, listener);
 
-    // The SDK server sends the GET stream's headers only with its first event, so the client cannot see when the
-    // server registered the stream; a notification sent before that is dropped. Trigger until one arrives (bounded).
-    Predicate<Received> listChanged = r -> r.message() instanceof JsonRpcNotification n
-        && n.method().equals(McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED)
-        && r.relatedRequestId() == null;
+    // The SDK server sends the GET stream's headers only with its first event, so the client cannot
+    // see when the
+    // server registered the stream; a notification sent before that is dropped. Trigger until one
+    // arrives (bounded).
+    Predicate<Received> listChanged =
+        r ->
+            r.message() instanceof JsonRpcNotification n
+                && n.method().equals(McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED)
+                && r.relatedRequestId() == null;
     Optional<Received> changed = Optional.empty();
     for (int attempt = 1; attempt <= 10 && changed.isEmpty(); attempt++) {
       Rpc.send(connection, Rpc.callTool(attempt, FixtureTools.TRIGGER_LIST_CHANGED, null));
       assertEquals("changed", Rpc.text(listener.awaitResponse(Rpc.id(attempt))));
       // it may have come before the answer (passed over while waiting for it) or come after
-      changed = listener.passedOver.stream().filter(listChanged).findFirst()
-          .or(() -> listener.awaitWithin(listChanged, Duration.ofSeconds(1)));
+      changed =
+          listener.passedOver.stream()
+              .filter(listChanged)
+              .findFirst()
+              .or(() -> listener.awaitWithin(listChanged, Duration.ofSeconds(1)));
     }
 
-    assertTrue(changed.isPresent(), () -> "no list_changed on the standalone stream; got " + listener.passedOver);
+    assertTrue(
+        changed.isPresent(),
+        () -> "no list_changed on the standalone stream; got " + listener.passedOver);
   }
 
   @Test
@@ -162,9 +185,12 @@ class StreamableHttpConnectorTest {
             .header("Content-Type", "application/json")
             .header("Mcp-Session-Id", sessionId)
             .header("MCP-Protocol-Version", initialized.result().path("protocolVersion").asText())
-            .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"))
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"))
             .build();
-    HttpResponse<String> answer = HttpClient.newHttpClient().send(ping, HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> answer =
+        HttpClient.newHttpClient().send(ping, HttpResponse.BodyHandlers.ofString());
     assertEquals(404, answer.statusCode(), "the server no longer knows the session");
   }
 
@@ -177,7 +203,11 @@ class StreamableHttpConnectorTest {
     ExecutionException failure =
         assertThrows(
             ExecutionException.class,
-            () -> connection.send(Rpc.initialize(0, ProtocolVersions.LATEST)).toCompletableFuture().get());
+            () ->
+                connection
+                    .send(Rpc.initialize(0, ProtocolVersions.LATEST))
+                    .toCompletableFuture()
+                    .get());
 
     assertInstanceOf(IOException.class, failure.getCause());
     listener.assertClosedOnceAs(ConnectionClosed.Kind.TRANSPORT_ERROR);

@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mcpsupervisor.upstream.RecordingListener.Received;
-import dev.mcpsupervisor.upstream.ScriptedHttpServer.Recorded;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.upstream.RecordingListener.Received;
+import dev.mcpsupervisor.upstream.ScriptedHttpServer.Recorded;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
@@ -23,7 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The Streamable HTTP wire details, against a scripted server that records what the connector sends. */
+/**
+ * The Streamable HTTP wire details, against a scripted server that records what the connector
+ * sends.
+ */
 class StreamableHttpProtocolTest {
 
   private static final String INITIALIZE_RESULT =
@@ -46,13 +49,17 @@ class StreamableHttpProtocolTest {
   }
 
   private UpstreamConnection connect() {
-    ServerSpec spec = new ServerSpec.StreamableHttp(server.url("/mcp"), Map.of("X-Api-Key", "secret-key"));
+    ServerSpec spec =
+        new ServerSpec.StreamableHttp(server.url("/mcp"), Map.of("X-Api-Key", "secret-key"));
     connection = Rpc.await(connector.connect(spec, listener));
     return connection;
   }
 
-  /** Answers initialize with session "s-1", notifications with 202, GET with 405, DELETE with 200. */
-  private static void basics(Recorded request, com.sun.net.httpserver.HttpExchange exchange) throws IOException {
+  /**
+   * Answers initialize with session "s-1", notifications with 202, GET with 405, DELETE with 200.
+   */
+  private static void basics(Recorded request, com.sun.net.httpserver.HttpExchange exchange)
+      throws IOException {
     if (request.method().equals("GET")) {
       ScriptedHttpServer.respond(exchange, 405, null, "");
     } else if (request.method().equals("DELETE")) {
@@ -89,7 +96,8 @@ class StreamableHttpProtocolTest {
     assertEquals("2025-06-18", initialized.header("MCP-Protocol-Version"));
     assertEquals("secret-key", initialized.header("X-Api-Key"));
 
-    assertEquals("GET", get.method(), "the standalone stream opens after notifications/initialized");
+    assertEquals(
+        "GET", get.method(), "the standalone stream opens after notifications/initialized");
     assertEquals("text/event-stream", get.header("Accept"));
     assertEquals("s-1", get.header("Mcp-Session-Id"));
 
@@ -100,8 +108,14 @@ class StreamableHttpProtocolTest {
 
   @Test
   void errorStatusWithAJsonRpcBodyIsTheAnswerToTheRequest() throws Exception {
-    server = new ScriptedHttpServer((request, exchange) -> ScriptedHttpServer.respond(exchange, 400, "application/json",
-        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Bad Request: no session\"}}"));
+    server =
+        new ScriptedHttpServer(
+            (request, exchange) ->
+                ScriptedHttpServer.respond(
+                    exchange,
+                    400,
+                    "application/json",
+                    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Bad Request: no session\"}}"));
     UpstreamConnection connection = connect();
 
     Rpc.send(connection, Rpc.echo(5, "x"));
@@ -114,39 +128,53 @@ class StreamableHttpProtocolTest {
 
   @Test
   void errorStatusWithoutAJsonRpcBodyFailsTheSendOnly() throws Exception {
-    server = new ScriptedHttpServer((request, exchange) ->
-        ScriptedHttpServer.respond(exchange, 500, "text/plain", "upstream exploded"));
+    server =
+        new ScriptedHttpServer(
+            (request, exchange) ->
+                ScriptedHttpServer.respond(exchange, 500, "text/plain", "upstream exploded"));
     UpstreamConnection connection = connect();
 
     ExecutionException failure =
-        assertThrows(ExecutionException.class, () -> connection.send(Rpc.echo(5, "x")).toCompletableFuture().get());
+        assertThrows(
+            ExecutionException.class,
+            () -> connection.send(Rpc.echo(5, "x")).toCompletableFuture().get());
 
     assertInstanceOf(IOException.class, failure.getCause());
-    assertTrue(failure.getCause().getMessage().contains("HTTP 500: upstream exploded"), failure.getCause().getMessage());
+    assertTrue(
+        failure.getCause().getMessage().contains("HTTP 500: upstream exploded"),
+        failure.getCause().getMessage());
     assertFalse(listener.closed.isDone(), "one failed POST does not end the session");
   }
 
   @Test
   void sseAnswerDeliversEveryEventWithTheRequestIdAndSkipsJunk() throws Exception {
-    server = new ScriptedHttpServer((request, exchange) -> {
-      try (OutputStream stream = ScriptedHttpServer.startEventStream(exchange,
-          ": a comment\n\n"
-              + "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\n"
-              + "data: \"params\":{\"level\":\"info\",\"data\":\"two data lines\"}}\n\n"
-              + "data: not json at all\n\n"
-              + "id: 9\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"ok\":true}}\n\n")) {
-        stream.flush();
-      }
-    });
+    server =
+        new ScriptedHttpServer(
+            (request, exchange) -> {
+              try (OutputStream stream =
+                  ScriptedHttpServer.startEventStream(
+                      exchange,
+                      ": a comment\n\n"
+                          + "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\n"
+                          + "data: \"params\":{\"level\":\"info\",\"data\":\"two data lines\"}}\n\n"
+                          + "data: not json at all\n\n"
+                          + "id: 9\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"ok\":true}}\n\n")) {
+                stream.flush();
+              }
+            });
     UpstreamConnection connection = connect();
 
     Rpc.send(connection, Rpc.echo(3, "x"));
     JsonRpcResponse answer = listener.awaitResponse(Rpc.id(3));
 
     assertTrue(answer.result().path("ok").asBoolean());
-    assertEquals(1, listener.passedOver.size(), () -> "only the log notification before it: " + listener.passedOver);
+    assertEquals(
+        1,
+        listener.passedOver.size(),
+        () -> "only the log notification before it: " + listener.passedOver);
     Received log = listener.passedOver.get(0);
-    assertEquals("two data lines", ((JsonRpcNotification) log.message()).params().path("data").asText());
+    assertEquals(
+        "two data lines", ((JsonRpcNotification) log.message()).params().path("data").asText());
     assertTrue(Rpc.sameId(Rpc.id(3), log.relatedRequestId()));
     assertFalse(listener.closed.isDone(), "a response stream that ends cleanly is fine");
   }
@@ -154,16 +182,20 @@ class StreamableHttpProtocolTest {
   @Test
   void standaloneStreamReconnectsWithLastEventId() throws Exception {
     AtomicInteger gets = new AtomicInteger();
-    server = new ScriptedHttpServer((request, exchange) -> {
-      if (request.method().equals("GET") && gets.incrementAndGet() == 1) {
-        try (OutputStream stream = ScriptedHttpServer.startEventStream(exchange,
-            "id: e-41\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"server-1\",\"method\":\"roots/list\"}\n\n")) {
-          stream.flush(); // then the stream ends: the connector must come back
-        }
-      } else {
-        basics(request, exchange);
-      }
-    });
+    server =
+        new ScriptedHttpServer(
+            (request, exchange) -> {
+              if (request.method().equals("GET") && gets.incrementAndGet() == 1) {
+                try (OutputStream stream =
+                    ScriptedHttpServer.startEventStream(
+                        exchange,
+                        "id: e-41\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"server-1\",\"method\":\"roots/list\"}\n\n")) {
+                  stream.flush(); // then the stream ends: the connector must come back
+                }
+              } else {
+                basics(request, exchange);
+              }
+            });
     UpstreamConnection connection = connect();
     Rpc.handshake(connection, listener);
 
@@ -184,12 +216,17 @@ class StreamableHttpProtocolTest {
   @Test
   void badConfiguredHeaderFailsTheConnect() throws Exception {
     server = new ScriptedHttpServer(StreamableHttpProtocolTest::basics);
-    ServerSpec spec = new ServerSpec.StreamableHttp(server.url("/mcp"), Map.of("Host", "elsewhere.example"));
+    ServerSpec spec =
+        new ServerSpec.StreamableHttp(server.url("/mcp"), Map.of("Host", "elsewhere.example"));
 
     ExecutionException failure =
-        assertThrows(ExecutionException.class, () -> connector.connect(spec, listener).toCompletableFuture().get());
+        assertThrows(
+            ExecutionException.class,
+            () -> connector.connect(spec, listener).toCompletableFuture().get());
 
-    assertTrue(failure.getCause().getMessage().contains("header \"Host\""), failure.getCause().getMessage());
+    assertTrue(
+        failure.getCause().getMessage().contains("header \"Host\""),
+        failure.getCause().getMessage());
   }
 
   @Test
@@ -197,7 +234,9 @@ class StreamableHttpProtocolTest {
     ServerSpec stdio = new ServerSpec.Stdio("cat", List.of(), Map.of(), null);
 
     ExecutionException failure =
-        assertThrows(ExecutionException.class, () -> connector.connect(stdio, listener).toCompletableFuture().get());
+        assertThrows(
+            ExecutionException.class,
+            () -> connector.connect(stdio, listener).toCompletableFuture().get());
 
     assertInstanceOf(IllegalArgumentException.class, failure.getCause());
   }

@@ -10,8 +10,8 @@ import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
@@ -31,9 +31,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Not a test: the latency one echo call adds when it goes through the supervisor instead of straight through the MCP
- * Java SDK's own client, both over stdio to the same fixture (one process each), in one run. Prints median / p90 / p99
- * of sequential calls and the throughput of concurrent callers.
+ * Not a test: the latency one echo call adds when it goes through the supervisor instead of
+ * straight through the MCP Java SDK's own client, both over stdio to the same fixture (one process
+ * each), in one run. Prints median / p90 / p99 of sequential calls and the throughput of concurrent
+ * callers.
  *
  * <pre>
  * mvn -o -q -pl actors test-compile dependency:build-classpath -Dmdep.outputFile=cp.txt -Dmdep.includeScope=test
@@ -55,7 +56,8 @@ public final class OverheadBench {
 
   private record Result(String name, long[] sequentialNanos, double callsPerSecond) {
     long percentile(double p) {
-      return sequentialNanos[(int) Math.min(sequentialNanos.length - 1, Math.floor(p * sequentialNanos.length))];
+      return sequentialNanos[
+          (int) Math.min(sequentialNanos.length - 1, Math.floor(p * sequentialNanos.length))];
     }
   }
 
@@ -66,22 +68,38 @@ public final class OverheadBench {
     List<String> command = FixtureProcess.stdioCommand();
 
     Result direct;
-    McpAsyncClient client = McpClient.async(new StdioClientTransport(
-            ServerParameters.builder(command.get(0)).args(command.subList(1, command.size())).build(),
-            McpJsonDefaults.getMapper()))
-        .requestTimeout(TIMEOUT)
-        .build();
-    // The SDK's stdio transport fails concurrent sends ("signaled serially"): concurrent callers hand their sends to
+    McpAsyncClient client =
+        McpClient.async(
+                new StdioClientTransport(
+                    ServerParameters.builder(command.get(0))
+                        .args(command.subList(1, command.size()))
+                        .build(),
+                    McpJsonDefaults.getMapper()))
+            .requestTimeout(TIMEOUT)
+            .build();
+    // The SDK's stdio transport fails concurrent sends ("signaled serially"): concurrent callers
+    // hand their sends to
     // one thread and wait for the answers on their own, so that the SDK still pipelines them.
     ExecutorService sender = Executors.newSingleThreadExecutor();
     try {
       client.initialize().block(TIMEOUT);
-      EchoCaller sequential = (caller, message) -> text(client.callTool(echoRequest(message)).block(TIMEOUT));
-      EchoCaller concurrent = (caller, message) -> text(CompletableFuture
-          .supplyAsync(() -> client.callTool(echoRequest(message)).toFuture(), sender)
-          .thenCompose(answer -> answer)
-          .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
-      direct = measure("direct SDK client", sequential, concurrent, sequentialCalls, callers, concurrentCalls);
+      EchoCaller sequential =
+          (caller, message) -> text(client.callTool(echoRequest(message)).block(TIMEOUT));
+      EchoCaller concurrent =
+          (caller, message) ->
+              text(
+                  CompletableFuture.supplyAsync(
+                          () -> client.callTool(echoRequest(message)).toFuture(), sender)
+                      .thenCompose(answer -> answer)
+                      .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+      direct =
+          measure(
+              "direct SDK client",
+              sequential,
+              concurrent,
+              sequentialCalls,
+              callers,
+              concurrentCalls);
     } finally {
       sender.shutdownNow();
       client.closeGracefully().block(TIMEOUT);
@@ -89,19 +107,32 @@ public final class OverheadBench {
     }
 
     Result supervised;
-    ServerSpec spec = new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null);
-    ServerConfig server = new ServerConfig("fixture", spec, Isolation.SHARED, 1, 10_000, TIMEOUT, Duration.ofMinutes(5),
-        "fixture");
-    try (SessionSupervisor supervisor = SessionSupervisor.start(new SupervisorConfig(Map.of("fixture", server), null))) {
-      EchoCaller echo = (caller, message) -> supervisedEcho(supervisor, "context-" + caller, message);
-      supervised = measure("through the supervisor", echo, echo, sequentialCalls, callers, concurrentCalls);
+    ServerSpec spec =
+        new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null);
+    ServerConfig server =
+        new ServerConfig(
+            "fixture",
+            spec,
+            Isolation.SHARED,
+            1,
+            10_000,
+            TIMEOUT,
+            Duration.ofMinutes(5),
+            "fixture");
+    try (SessionSupervisor supervisor =
+        SessionSupervisor.start(new SupervisorConfig(Map.of("fixture", server), null))) {
+      EchoCaller echo =
+          (caller, message) -> supervisedEcho(supervisor, "context-" + caller, message);
+      supervised =
+          measure("through the supervisor", echo, echo, sequentialCalls, callers, concurrentCalls);
     } finally {
       killDescendants();
     }
 
     print(direct);
     print(supervised);
-    System.out.printf("added latency: median %+.1f us, p90 %+.1f us; median ratio %.2f; throughput ratio %.2f%n",
+    System.out.printf(
+        "added latency: median %+.1f us, p90 %+.1f us; median ratio %.2f; throughput ratio %.2f%n",
         micros(supervised.percentile(0.5) - direct.percentile(0.5)),
         micros(supervised.percentile(0.9) - direct.percentile(0.9)),
         (double) supervised.percentile(0.5) / direct.percentile(0.5),
@@ -116,20 +147,30 @@ public final class OverheadBench {
     return ((TextContent) result.content().get(0)).text();
   }
 
-  private static String supervisedEcho(SessionSupervisor supervisor, String context, String message) throws Exception {
+  private static String supervisedEcho(SessionSupervisor supervisor, String context, String message)
+      throws Exception {
     ObjectNode params = JsonRpcCodec.emptyObject();
     params.put("name", FixtureTools.ECHO);
     params.putObject("arguments").put("message", message);
-    JsonRpcResponse response = supervisor.request(context, "fixture", "tools/call", params, null)
-        .toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    JsonRpcResponse response =
+        supervisor
+            .request(context, "fixture", "tools/call", params, null)
+            .toCompletableFuture()
+            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     if (response.isError()) {
       throw new IllegalStateException("error: " + response.error());
     }
     return response.result().path("content").path(0).path("text").asText();
   }
 
-  private static Result measure(String name, EchoCaller caller, EchoCaller concurrentCaller, int sequentialCalls,
-      int callers, int concurrentCalls) throws Exception {
+  private static Result measure(
+      String name,
+      EchoCaller caller,
+      EchoCaller concurrentCaller,
+      int sequentialCalls,
+      int callers,
+      int concurrentCalls)
+      throws Exception {
     for (int i = 0; i < WARM_UP_CALLS; i++) {
       check(caller.echo(0, "warm-up-" + i), "warm-up-" + i);
     }
@@ -157,14 +198,16 @@ public final class OverheadBench {
       Future<?>[] running = new Future<?>[callers];
       for (int c = 0; c < callers; c++) {
         int callerId = c;
-        running[c] = threads.submit(() -> {
-          start.await();
-          for (int i = next.getAndIncrement(); i < calls; i = next.getAndIncrement()) {
-            String message = "concurrent-" + callerId + "-" + i;
-            check(caller.echo(callerId, message), message);
-          }
-          return null;
-        });
+        running[c] =
+            threads.submit(
+                () -> {
+                  start.await();
+                  for (int i = next.getAndIncrement(); i < calls; i = next.getAndIncrement()) {
+                    String message = "concurrent-" + callerId + "-" + i;
+                    check(caller.echo(callerId, message), message);
+                  }
+                  return null;
+                });
       }
       start.countDown();
       for (Future<?> future : running) {
@@ -182,16 +225,24 @@ public final class OverheadBench {
   }
 
   private static void print(Result result) {
-    System.out.printf("%-24s sequential n=%d: median %.1f us, p90 %.1f us, p99 %.1f us; concurrent: %.0f calls/s%n",
-        result.name(), result.sequentialNanos().length, micros(result.percentile(0.5)), micros(result.percentile(0.9)),
-        micros(result.percentile(0.99)), result.callsPerSecond());
+    System.out.printf(
+        "%-24s sequential n=%d: median %.1f us, p90 %.1f us, p99 %.1f us; concurrent: %.0f calls/s%n",
+        result.name(),
+        result.sequentialNanos().length,
+        micros(result.percentile(0.5)),
+        micros(result.percentile(0.9)),
+        micros(result.percentile(0.99)),
+        result.callsPerSecond());
   }
 
   private static double micros(long nanos) {
     return nanos / 1_000.0;
   }
 
-  /** The SDK's close sends SIGTERM only and may leave the process: nothing the bench started may outlive it. */
+  /**
+   * The SDK's close sends SIGTERM only and may leave the process: nothing the bench started may
+   * outlive it.
+   */
   private static void killDescendants() {
     ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
   }

@@ -2,7 +2,6 @@ package dev.mcpsupervisor.http.bench;
 
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.upstream.DefaultConnectors;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.http.GatewayMetrics;
@@ -13,6 +12,7 @@ import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.upstream.DefaultConnectors;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,10 +31,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Not a test: what the HTTP gateway adds to an echo call. Side by side in one run, the same raw Streamable HTTP client
- * load goes (a) through the gateway (in this JVM) to the fixture over stdio, and (b) straight to the fixture serving
- * Streamable HTTP. Prints p50 / p90 of sequential calls on one session, and the throughput of 10 and 64 concurrent
- * sessions (one thread each, calls back to back); every figure is the median of several interleaved rounds.
+ * Not a test: what the HTTP gateway adds to an echo call. Side by side in one run, the same raw
+ * Streamable HTTP client load goes (a) through the gateway (in this JVM) to the fixture over stdio,
+ * and (b) straight to the fixture serving Streamable HTTP. Prints p50 / p90 of sequential calls on
+ * one session, and the throughput of 10 and 64 concurrent sessions (one thread each, calls back to
+ * back); every figure is the median of several interleaved rounds.
  *
  * <pre>
  * mvn -o -q -B -pl http test-compile
@@ -60,7 +61,8 @@ public final class GatewayBench {
     Target(String name, String uri, ExecutorService executor) {
       this.name = name;
       this.uri = URI.create(uri);
-      // HTTP/1.1 keep-alive pool: each concurrent session thread holds its own connection while it calls
+      // HTTP/1.1 keep-alive pool: each concurrent session thread holds its own connection while it
+      // calls
       this.http =
           HttpClient.newBuilder()
               .version(HttpClient.Version.HTTP_1_1)
@@ -77,7 +79,9 @@ public final class GatewayBench {
               .header("Accept", "application/json, text/event-stream")
               .POST(HttpRequest.BodyPublishers.ofString(body));
       if (sessionId != null) {
-        builder.header("Mcp-Session-Id", sessionId).header("MCP-Protocol-Version", ProtocolVersions.LATEST);
+        builder
+            .header("Mcp-Session-Id", sessionId)
+            .header("MCP-Protocol-Version", ProtocolVersions.LATEST);
       }
       HttpRequest request = builder.build();
       HttpResponse<String> response = null;
@@ -85,7 +89,8 @@ public final class GatewayBench {
         try {
           response = http.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
-          // Tomcat (the direct fixture) closes a keep-alive connection after 100 requests, and the JDK client may
+          // Tomcat (the direct fixture) closes a keep-alive connection after 100 requests, and the
+          // JDK client may
           // reuse it just then: resend (echo is idempotent), a few times at most, and count it
           if (attempt == 3) {
             throw e;
@@ -94,7 +99,8 @@ public final class GatewayBench {
         }
       }
       if (response.statusCode() / 100 != 2) {
-        throw new IllegalStateException(name + ": HTTP " + response.statusCode() + ": " + response.body());
+        throw new IllegalStateException(
+            name + ": HTTP " + response.statusCode() + ": " + response.body());
       }
       return response;
     }
@@ -139,14 +145,17 @@ public final class GatewayBench {
     ServerConfig fixture =
         new ServerConfig(
             "fx",
-            new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null),
+            new ServerSpec.Stdio(
+                command.get(0), command.subList(1, command.size()), Map.of(), null),
             Isolation.SHARED,
             4,
             64,
             TIMEOUT,
             Duration.ofMinutes(5),
             "fx");
-    GatewayConfig gatewayConfig = new GatewayConfig("127.0.0.1", 0, List.of(), List.of(), 1024 * 1024, Duration.ofMinutes(30));
+    GatewayConfig gatewayConfig =
+        new GatewayConfig(
+            "127.0.0.1", 0, List.of(), List.of(), 1024 * 1024, Duration.ofMinutes(30));
     GatewayMetrics metrics = new GatewayMetrics();
     SessionSupervisor supervisor =
         SessionSupervisor.start(
@@ -158,9 +167,15 @@ public final class GatewayBench {
     GatewayServer server = null;
     FixtureProcess direct = FixtureProcess.startHttp();
     try {
-      server = GatewayServer.start(supervisor, gatewayConfig, metrics).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      server =
+          GatewayServer.start(supervisor, gatewayConfig, metrics)
+              .toCompletableFuture()
+              .get(60, TimeUnit.SECONDS);
       Target gateway =
-          new Target("gateway", "http://127.0.0.1:" + server.address().getPort() + "/servers/fx/mcp", clientThreads);
+          new Target(
+              "gateway",
+              "http://127.0.0.1:" + server.address().getPort() + "/servers/fx/mcp",
+              clientThreads);
       Target straight = new Target("direct", direct.url(), clientThreads);
       List<Target> targets = List.of(gateway, straight);
 
@@ -169,7 +184,8 @@ public final class GatewayBench {
         for (int i = 0; i < 3_000; i++) {
           target.echo(session, i, "warm" + i);
         }
-        throughput(target, maxSessions, callsPerSession, sessionThreads); // warms the concurrent path too
+        throughput(
+            target, maxSessions, callsPerSession, sessionThreads); // warms the concurrent path too
       }
 
       long[][] p50 = new long[2][rounds];
@@ -181,7 +197,8 @@ public final class GatewayBench {
           p50[t][round] = nanos[nanos.length / 2];
           p90[t][round] = nanos[(int) (nanos.length * 0.9)];
           for (int c = 0; c < CONCURRENT_SESSIONS.length; c++) {
-            rates[t][c][round] = throughput(targets.get(t), CONCURRENT_SESSIONS[c], callsPerSession, sessionThreads);
+            rates[t][c][round] =
+                throughput(targets.get(t), CONCURRENT_SESSIONS[c], callsPerSession, sessionThreads);
           }
         }
       }
@@ -195,20 +212,25 @@ public final class GatewayBench {
       }
       System.out.println();
       for (int t = 0; t < targets.size(); t++) {
-        System.out.printf("%-8s %10.0f %10.0f", targets.get(t).name, median(p50[t]) / 1e3, median(p90[t]) / 1e3);
+        System.out.printf(
+            "%-8s %10.0f %10.0f", targets.get(t).name, median(p50[t]) / 1e3, median(p90[t]) / 1e3);
         for (int c = 0; c < CONCURRENT_SESSIONS.length; c++) {
           System.out.printf(" %14.0f", median(rates[t][c]));
         }
         System.out.println();
       }
       System.out.printf(
-          "gateway adds p50 %.0f µs, p90 %.0f µs", (median(p50[0]) - median(p50[1])) / 1e3, (median(p90[0]) - median(p90[1])) / 1e3);
+          "gateway adds p50 %.0f µs, p90 %.0f µs",
+          (median(p50[0]) - median(p50[1])) / 1e3, (median(p90[0]) - median(p90[1])) / 1e3);
       for (int c = 0; c < CONCURRENT_SESSIONS.length; c++) {
         System.out.printf(
-            "; %d sessions: gateway/direct throughput %.2f", CONCURRENT_SESSIONS[c], median(rates[0][c]) / median(rates[1][c]));
+            "; %d sessions: gateway/direct throughput %.2f",
+            CONCURRENT_SESSIONS[c], median(rates[0][c]) / median(rates[1][c]));
       }
       System.out.println();
-      System.out.printf("resent after a closed connection: gateway %d, direct %d%n", gateway.retries.get(), straight.retries.get());
+      System.out.printf(
+          "resent after a closed connection: gateway %d, direct %d%n",
+          gateway.retries.get(), straight.retries.get());
     } finally {
       if (server != null) {
         server.stop(Duration.ofSeconds(2)).toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -233,8 +255,8 @@ public final class GatewayBench {
   }
 
   /** Calls per second of {@code sessions} sessions calling back to back, each on its own thread. */
-  private static double throughput(Target target, int sessions, int callsPerSession, ExecutorService threads)
-      throws Exception {
+  private static double throughput(
+      Target target, int sessions, int callsPerSession, ExecutorService threads) throws Exception {
     List<String> ids = new ArrayList<>();
     for (int s = 0; s < sessions; s++) {
       ids.add(target.openSession());

@@ -1,9 +1,9 @@
 package dev.mcpsupervisor.protocol.config;
 
 /**
- * An invalid configuration. The message is one line naming the file, the server (if any), the field and what is
- * wrong, e.g. {@code servers.json: mcpServers.github.transport: unknown transport "htp" (expected stdio,
- * streamable-http or sse)}.
+ * An invalid configuration. The message is one line naming the file, the server (if any), the field
+ * and what is wrong, e.g. {@code servers.json: mcpServers.github.transport: unknown transport "htp"
+ * (expected stdio, streamable-http or sse)}.
  */
 public final class ConfigException extends RuntimeException {
 
@@ -16,7 +16,10 @@ public final class ConfigException extends RuntimeException {
     this.path = path;
   }
 
-  /** A problem with the file as a whole (missing, unreadable, a syntax error): {@code path()} is empty. */
+  /**
+   * A problem with the file as a whole (missing, unreadable, a syntax error): {@code path()} is
+   * empty.
+   */
   public ConfigException(String origin, String problem) {
     super(origin + ": " + problem);
     this.origin = origin;
@@ -28,7 +31,10 @@ public final class ConfigException extends RuntimeException {
     return origin;
   }
 
-  /** The config path of the offending field, e.g. {@code mcpServers.github.url}; empty for file-level problems. */
+  /**
+   * The config path of the offending field, e.g. {@code mcpServers.github.url}; empty for
+   * file-level problems.
+   */
   public String path() {
     return path;
   }

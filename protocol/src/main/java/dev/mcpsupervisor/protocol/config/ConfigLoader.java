@@ -23,23 +23,29 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads a JSON or HOCON configuration with Typesafe Config (so {@code ${?VAR}} substitution works), over the defaults in
- * {@code reference.conf}, and validates it completely.
+ * Reads a JSON or HOCON configuration with Typesafe Config (so {@code ${?VAR}} substitution works),
+ * over the defaults in {@code reference.conf}, and validates it completely.
  *
- * <p>The file is the one MCP clients use: {@code mcpServers.<name>} (or VS Code's {@code servers.<name>}), plus an
- * optional {@code gateway} section. Every file is parsed as HOCON, a superset of JSON, so substitutions work in
- * {@code .json} files too. A file with neither {@code mcpServers} nor {@code servers} is rejected (most likely the
- * wrong file); an explicitly empty {@code "mcpServers": {}} is valid and configures no server. Servers keep file order
- * (by line; servers that share a line are ordered by name, because HOCON keeps no member order).
+ * <p>The file is the one MCP clients use: {@code mcpServers.<name>} (or VS Code's {@code
+ * servers.<name>}), plus an optional {@code gateway} section. Every file is parsed as HOCON, a
+ * superset of JSON, so substitutions work in {@code .json} files too. A file with neither {@code
+ * mcpServers} nor {@code servers} is rejected (most likely the wrong file); an explicitly empty
+ * {@code "mcpServers": {}} is valid and configures no server. Servers keep file order (by line;
+ * servers that share a line are ordered by name, because HOCON keeps no member order).
  */
 public final class ConfigLoader {
 
   static final String MCP_SERVERS = "mcpServers";
+
   /** VS Code's name for the servers section. */
   static final String SERVERS = "servers";
+
   static final String GATEWAY = "gateway";
 
-  /** Top-level fields of client configs that mean nothing here: VS Code's secret prompts and JSON schema links. */
+  /**
+   * Top-level fields of client configs that mean nothing here: VS Code's secret prompts and JSON
+   * schema links.
+   */
   static final Set<String> IGNORED_TOP_LEVEL_FIELDS = Set.of("inputs", "$schema");
 
   static final FieldRules TOP_LEVEL_RULES =
@@ -47,8 +53,10 @@ public final class ConfigLoader {
 
   /** The root of this module's block in reference.conf. */
   public static final String DEFAULTS_ROOT = "mcp-supervisor";
+
   /** Defaults of every server's fields, under {@link #DEFAULTS_ROOT}. */
   public static final String SERVER_DEFAULTS = "server-defaults";
+
   /** Defaults of the gateway section's fields, under {@link #DEFAULTS_ROOT}. */
   public static final String GATEWAY_DEFAULTS = "gateway";
 
@@ -57,7 +65,9 @@ public final class ConfigLoader {
 
   private ConfigLoader() {}
 
-  /** @throws ConfigException naming the file, the server and the field */
+  /**
+   * @throws ConfigException naming the file, the server and the field
+   */
   public static SupervisorConfig load(Path file) {
     String origin = file.toString();
     return parse(readText(file, origin), origin);
@@ -66,14 +76,17 @@ public final class ConfigLoader {
   /** Parses config text; {@code origin} names it in errors (a file name, or "built-in default"). */
   public static SupervisorConfig parse(String text, String origin) {
     ConfigSection top = new ConfigSection(parseAndResolve(text, origin), origin, "");
-    Config defaults = ConfigFactory.defaultReference(ConfigLoader.class.getClassLoader()).getConfig(DEFAULTS_ROOT);
+    Config defaults =
+        ConfigFactory.defaultReference(ConfigLoader.class.getClassLoader())
+            .getConfig(DEFAULTS_ROOT);
     TOP_LEVEL_RULES.check(top);
     Map<String, ServerConfig> servers = servers(top, defaults.getConfig(SERVER_DEFAULTS));
     ConfigSection gateway = top.section(GATEWAY);
     if (gateway == null) {
       gateway = new ConfigSection(ConfigFactory.empty(), origin, GATEWAY);
     }
-    return new SupervisorConfig(servers, GatewayConfigReader.read(gateway, defaults.getConfig(GATEWAY_DEFAULTS)));
+    return new SupervisorConfig(
+        servers, GatewayConfigReader.read(gateway, defaults.getConfig(GATEWAY_DEFAULTS)));
   }
 
   private static String readText(Path file, String origin) {
@@ -92,7 +105,8 @@ public final class ConfigLoader {
     } catch (IOException e) {
       throw new ConfigException(origin, "cannot read the file: " + e.getMessage());
     }
-    // editors on Windows save UTF-8 with a byte order mark, which the HOCON parser would take for content
+    // editors on Windows save UTF-8 with a byte order mark, which the HOCON parser would take for
+    // content
     return !text.isEmpty() && text.charAt(0) == BYTE_ORDER_MARK ? text.substring(1) : text;
   }
 
@@ -115,14 +129,18 @@ public final class ConfigLoader {
   }
 
   private static String lineOf(com.typesafe.config.ConfigException e) {
-    return e.origin() != null && e.origin().lineNumber() > 0 ? "line " + e.origin().lineNumber() + ": " : "";
+    return e.origin() != null && e.origin().lineNumber() > 0
+        ? "line " + e.origin().lineNumber() + ": "
+        : "";
   }
 
   /** Typesafe's message without its own "origin: line: " prefix, which ours replaces. */
   private static String problemOf(com.typesafe.config.ConfigException e) {
     String message = e.getMessage();
     String prefix = e.origin() == null ? null : e.origin().description() + ": ";
-    return prefix != null && message.startsWith(prefix) ? message.substring(prefix.length()) : message;
+    return prefix != null && message.startsWith(prefix)
+        ? message.substring(prefix.length())
+        : message;
   }
 
   private static String unresolved(String problem) {
@@ -131,7 +149,10 @@ public final class ConfigLoader {
       return problem;
     }
     String name = substitution.group(1);
-    return "${" + name + "} is not set (no such setting or environment variable; write ${?" + name
+    return "${"
+        + name
+        + "} is not set (no such setting or environment variable; write ${?"
+        + name
         + "} where it may be absent)";
   }
 
@@ -142,7 +163,9 @@ public final class ConfigLoader {
       throw top.error(SERVERS, "use either mcpServers or servers, not both");
     }
     if (!hasMcpServers && !hasServers) {
-      throw top.error(MCP_SERVERS, "missing (no server is configured; write \"mcpServers\": {} to run with none)");
+      throw top.error(
+          MCP_SERVERS,
+          "missing (no server is configured; write \"mcpServers\": {} to run with none)");
     }
     ConfigSection section = top.section(hasMcpServers ? MCP_SERVERS : SERVERS);
     Map<String, ServerConfig> servers = new LinkedHashMap<>();
@@ -150,7 +173,8 @@ public final class ConfigLoader {
     for (Map.Entry<String, ConfigValue> member : section.membersInFileOrder()) {
       String name = member.getKey();
       if (member.getValue().valueType() != ConfigValueType.OBJECT) {
-        throw section.error(name, "must be an object, got " + ConfigSection.typeOf(member.getValue()));
+        throw section.error(
+            name, "must be an object, got " + ConfigSection.typeOf(member.getValue()));
       }
       ConfigSection server = section.section(name);
       Optional<ServerConfig> config = ServerConfigReader.read(name, server, serverDefaults);

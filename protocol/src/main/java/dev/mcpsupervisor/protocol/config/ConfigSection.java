@@ -16,12 +16,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One object of the config file (the top level, a server, the gateway section), with typed reads that fail with a
- * {@link ConfigException} naming the file and the full path of the field. Absent and {@code null} fields read the same.
+ * One object of the config file (the top level, a server, the gateway section), with typed reads
+ * that fail with a {@link ConfigException} naming the file and the full path of the field. Absent
+ * and {@code null} fields read the same.
  */
 final class ConfigSection {
 
-  /** A client-side variable such as VS Code's ${input:token} or ${env:HOME}, which arrives here unexpanded. */
+  /**
+   * A client-side variable such as VS Code's ${input:token} or ${env:HOME}, which arrives here
+   * unexpanded.
+   */
   private static final Pattern CLIENT_VARIABLE = Pattern.compile("\\$\\{[^}]*}");
 
   private final Config config;
@@ -42,7 +46,9 @@ final class ConfigSection {
     return path;
   }
 
-  /** The path of a member: elements are quoted as HOCON needs ({@code mcpServers."my.server".url}). */
+  /**
+   * The path of a member: elements are quoted as HOCON needs ({@code mcpServers."my.server".url}).
+   */
   static String childPath(String parent, String key) {
     String element = ConfigUtil.joinPath(key);
     return parent.isEmpty() ? element : parent + "." + element;
@@ -80,7 +86,10 @@ final class ConfigSection {
     return new ConfigSection(((ConfigObject) value).toConfig(), origin, path(field));
   }
 
-  /** This section's members, in file order (by line; same-line members by name, as HOCON keeps no order). */
+  /**
+   * This section's members, in file order (by line; same-line members by name, as HOCON keeps no
+   * order).
+   */
   List<Map.Entry<String, ConfigValue>> membersInFileOrder() {
     return inFileOrder(config.root());
   }
@@ -88,7 +97,8 @@ final class ConfigSection {
   static List<Map.Entry<String, ConfigValue>> inFileOrder(ConfigObject object) {
     List<Map.Entry<String, ConfigValue>> members = new ArrayList<>(object.entrySet());
     members.sort(
-        Comparator.<Map.Entry<String, ConfigValue>>comparingInt(member -> member.getValue().origin().lineNumber())
+        Comparator.<Map.Entry<String, ConfigValue>>comparingInt(
+                member -> member.getValue().origin().lineNumber())
             .thenComparing(Map.Entry::getKey));
     return members;
   }
@@ -155,13 +165,17 @@ final class ConfigSection {
       throw new ConfigException(
           origin,
           valuePath,
-          "\"" + clientVariable.group() + "\" is a client-side variable, which is not supported;"
+          "\""
+              + clientVariable.group()
+              + "\" is a client-side variable, which is not supported;"
               + " use HOCON substitution outside the quotes instead, e.g. \"Bearer \"${?TOKEN}");
     }
     return string;
   }
 
-  /** An integer in [min, max]; a numeric string (as an environment substitution gives) is accepted. */
+  /**
+   * An integer in [min, max]; a numeric string (as an environment substitution gives) is accepted.
+   */
   int integer(String field, int min, int max) {
     ConfigValue value = value(field);
     Object unwrapped = value.unwrapped();
@@ -174,9 +188,11 @@ final class ConfigSection {
       throw error(field, "must be an integer, got " + describe(value));
     }
     if (number < min || number > max) {
-      throw error(field, max == Integer.MAX_VALUE
-          ? "must be at least " + min + ", got " + number
-          : "must be between " + min + " and " + max + ", got " + number);
+      throw error(
+          field,
+          max == Integer.MAX_VALUE
+              ? "must be at least " + min + ", got " + number
+              : "must be between " + min + " and " + max + ", got " + number);
     }
     return (int) number;
   }
@@ -187,7 +203,10 @@ final class ConfigSection {
     try {
       duration = config.getDuration(ConfigUtil.joinPath(field));
     } catch (com.typesafe.config.ConfigException e) {
-      throw error(field, "must be a duration such as \"30s\" or a number of milliseconds, got " + describe(value(field)));
+      throw error(
+          field,
+          "must be a duration such as \"30s\" or a number of milliseconds, got "
+              + describe(value(field)));
     }
     if (duration.isNegative() || duration.isZero()) {
       throw error(field, "must be greater than zero, got " + describe(value(field)));
@@ -201,7 +220,9 @@ final class ConfigSection {
     try {
       bytes = config.getBytes(ConfigUtil.joinPath(field));
     } catch (com.typesafe.config.ConfigException e) {
-      throw error(field, "must be a size such as \"4 MiB\" or a number of bytes, got " + describe(value(field)));
+      throw error(
+          field,
+          "must be a size such as \"4 MiB\" or a number of bytes, got " + describe(value(field)));
     }
     if (bytes <= 0) {
       throw error(field, "must be greater than zero, got " + describe(value(field)));
@@ -209,7 +230,9 @@ final class ConfigSection {
     return bytes;
   }
 
-  /** true or false (also as a string, as an environment substitution gives); absent: {@code absent}. */
+  /**
+   * true or false (also as a string, as an environment substitution gives); absent: {@code absent}.
+   */
   boolean bool(String field, boolean absent) {
     if (!has(field)) {
       return absent;

@@ -7,9 +7,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which fields one kind of section may have: the ones read, the ones other MCP clients write that mean nothing to a
- * gateway (accepted and ignored), and the ones that would change behaviour if honoured (rejected with a hint, never
- * silently dropped). Anything else is an unknown field, answered with the nearest known name for a near miss.
+ * Which fields one kind of section may have: the ones read, the ones other MCP clients write that
+ * mean nothing to a gateway (accepted and ignored), and the ones that would change behaviour if
+ * honoured (rejected with a hint, never silently dropped). Anything else is an unknown field,
+ * answered with the nearest known name for a near miss.
  */
 record FieldRules(List<String> known, Set<String> ignored, Map<String, String> unsupported) {
 
@@ -46,7 +47,8 @@ record FieldRules(List<String> known, Set<String> ignored, Map<String, String> u
     String best = null;
     int bestDistance = MAX_SUGGESTION_DISTANCE + 1;
     for (String candidate : known) {
-      int distance = levenshtein(field.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+      int distance =
+          levenshtein(field.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
       if (distance < bestDistance) {
         best = candidate;
         bestDistance = distance;

@@ -7,7 +7,8 @@ import java.util.List;
  * The {@code gateway} section.
  *
  * @param authTokens bearer tokens accepted on the MCP endpoints; empty means no authentication
- * @param allowedOrigins Origin header values accepted (besides loopback origins when bound to loopback)
+ * @param allowedOrigins Origin header values accepted (besides loopback origins when bound to
+ *     loopback)
  * @param maxBodyBytes requests with larger bodies get 413
  * @param sessionIdleTimeout a downstream session idle this long is ended and its leases released
  */
@@ -26,8 +27,19 @@ public record GatewayConfig(
 
   @Override
   public String toString() {
-    return "GatewayConfig[host=" + host + ", port=" + port + ", authTokens=" + authTokens.size() + " configured"
-        + ", allowedOrigins=" + allowedOrigins + ", maxBodyBytes=" + maxBodyBytes
-        + ", sessionIdleTimeout=" + sessionIdleTimeout + "]";
+    return "GatewayConfig[host="
+        + host
+        + ", port="
+        + port
+        + ", authTokens="
+        + authTokens.size()
+        + " configured"
+        + ", allowedOrigins="
+        + allowedOrigins
+        + ", maxBodyBytes="
+        + maxBodyBytes
+        + ", sessionIdleTimeout="
+        + sessionIdleTimeout
+        + "]";
   }
 }

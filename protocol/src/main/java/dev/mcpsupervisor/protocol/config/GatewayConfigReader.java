@@ -27,7 +27,9 @@ final class GatewayConfigReader {
 
   private GatewayConfigReader() {}
 
-  /** @param gateway the file's section (empty when the file has none) */
+  /**
+   * @param gateway the file's section (empty when the file has none)
+   */
   static GatewayConfig read(ConfigSection gateway, Config defaults) {
     RULES.check(gateway);
     ConfigSection section = gateway.withDefaults(defaults);
@@ -47,7 +49,9 @@ final class GatewayConfigReader {
       // the token itself is never echoed
       if (token.isEmpty() || !token.chars().noneMatch(Character::isWhitespace)) {
         throw new ConfigException(
-            gateway.origin(), gateway.path(AUTH_TOKENS) + "[" + i + "]", "must be non-empty, without spaces");
+            gateway.origin(),
+            gateway.path(AUTH_TOKENS) + "[" + i + "]",
+            "must be non-empty, without spaces");
       }
     }
     return tokens;
@@ -60,7 +64,9 @@ final class GatewayConfigReader {
         throw new ConfigException(
             gateway.origin(),
             gateway.path(ALLOWED_ORIGINS) + "[" + i + "]",
-            "\"" + origins.get(i) + "\" is not an origin (expected scheme://host[:port], e.g. \"https://app.example.com\")");
+            "\""
+                + origins.get(i)
+                + "\" is not an origin (expected scheme://host[:port], e.g. \"https://app.example.com\")");
       }
     }
     return origins;

@@ -20,8 +20,10 @@ final class ServerConfigReader {
   static final String URL = "url";
   static final String HEADERS = "headers";
   static final String TRANSPORT = "transport";
+
   /** VS Code's and Claude Code's name for the transport: stdio, http or sse. */
   static final String TYPE = "type";
+
   static final String ISOLATION = "isolation";
   static final String MAX_SESSIONS = "maxSessions";
   static final String MAX_INFLIGHT_PER_SESSION = "maxInflightPerSession";
@@ -31,25 +33,49 @@ final class ServerConfigReader {
   static final String DISABLED = "disabled";
 
   /** Fields other MCP clients write that concern only their own UI: accepted and ignored. */
-  static final Set<String> IGNORED_CLIENT_FIELDS = Set.of("autoApprove", "alwaysAllow", "description", "trust", "dev");
+  static final Set<String> IGNORED_CLIENT_FIELDS =
+      Set.of("autoApprove", "alwaysAllow", "description", "trust", "dev");
 
-  private static final String NO_TOOL_FILTERING = "the gateway serves every tool of a server (no tool filtering)";
+  private static final String NO_TOOL_FILTERING =
+      "the gateway serves every tool of a server (no tool filtering)";
 
-  /** Fields other MCP clients honour that would change what the gateway does: rejected rather than ignored. */
+  /**
+   * Fields other MCP clients honour that would change what the gateway does: rejected rather than
+   * ignored.
+   */
   static final Map<String, String> UNSUPPORTED_CLIENT_FIELDS =
       Map.of(
-          "timeout", "use requestTimeout, a duration such as \"60s\" (clients disagree on the unit of timeout)",
-          "envFile", "put the variables in env (values may use ${?VAR} substitution)",
-          "includeTools", NO_TOOL_FILTERING,
-          "excludeTools", NO_TOOL_FILTERING,
-          "disabledTools", NO_TOOL_FILTERING,
-          "oauth", "send a token in headers instead, e.g. Authorization = \"Bearer \"${?TOKEN}");
+          "timeout",
+          "use requestTimeout, a duration such as \"60s\" (clients disagree on the unit of timeout)",
+          "envFile",
+          "put the variables in env (values may use ${?VAR} substitution)",
+          "includeTools",
+          NO_TOOL_FILTERING,
+          "excludeTools",
+          NO_TOOL_FILTERING,
+          "disabledTools",
+          NO_TOOL_FILTERING,
+          "oauth",
+          "send a token in headers instead, e.g. Authorization = \"Bearer \"${?TOKEN}");
 
   static final FieldRules RULES =
       new FieldRules(
           List.of(
-              COMMAND, ARGS, ENV, CWD, URL, HEADERS, TRANSPORT, TYPE, ISOLATION, MAX_SESSIONS,
-              MAX_INFLIGHT_PER_SESSION, REQUEST_TIMEOUT, IDLE_TIMEOUT, TOOL_PREFIX, DISABLED),
+              COMMAND,
+              ARGS,
+              ENV,
+              CWD,
+              URL,
+              HEADERS,
+              TRANSPORT,
+              TYPE,
+              ISOLATION,
+              MAX_SESSIONS,
+              MAX_INFLIGHT_PER_SESSION,
+              REQUEST_TIMEOUT,
+              IDLE_TIMEOUT,
+              TOOL_PREFIX,
+              DISABLED),
           IGNORED_CLIENT_FIELDS,
           UNSUPPORTED_CLIENT_FIELDS);
 
@@ -58,7 +84,10 @@ final class ServerConfigReader {
 
   private static final Pattern TOOL_PREFIX_CHARACTERS = Pattern.compile("[A-Za-z0-9_-]+");
 
-  /** "__" joins prefix and tool name, so a prefix with "__" or a trailing '_' would make the split ambiguous. */
+  /**
+   * "__" joins prefix and tool name, so a prefix with "__" or a trailing '_' would make the split
+   * ambiguous.
+   */
   static final String TOOL_NAME_SEPARATOR = "__";
 
   private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
@@ -69,7 +98,10 @@ final class ServerConfigReader {
     SSE
   }
 
-  /** Both transport and type take any of these; "http" and "streamableHttp" are what VS Code and Cline write. */
+  /**
+   * Both transport and type take any of these; "http" and "streamableHttp" are what VS Code and
+   * Cline write.
+   */
   private static final Map<String, Transport> TRANSPORT_NAMES =
       Map.of(
           "stdio", Transport.STDIO,
@@ -80,14 +112,18 @@ final class ServerConfigReader {
 
   private ServerConfigReader() {}
 
-  /** The server, or empty when it is disabled (a disabled server is checked for unknown fields only). */
+  /**
+   * The server, or empty when it is disabled (a disabled server is checked for unknown fields
+   * only).
+   */
   static Optional<ServerConfig> read(String name, ConfigSection server, Config serverDefaults) {
     RULES.check(server);
     if (server.bool(DISABLED, false)) {
       return Optional.empty();
     }
     if (!SERVER_NAME.matcher(name).matches()) {
-      throw server.error("server name must be letters, digits, '.', '-' and '_' only (it is used in URLs and tool names)");
+      throw server.error(
+          "server name must be letters, digits, '.', '-' and '_' only (it is used in URLs and tool names)");
     }
     ConfigSection section = server.withDefaults(serverDefaults);
     ServerSpec spec = spec(section);
@@ -99,7 +135,14 @@ final class ServerConfigReader {
     String toolPrefix = toolPrefix(name, section);
     return Optional.of(
         new ServerConfig(
-            name, spec, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout, toolPrefix));
+            name,
+            spec,
+            isolation,
+            maxSessions,
+            maxInflightPerSession,
+            requestTimeout,
+            idleTimeout,
+            toolPrefix));
   }
 
   private static ServerSpec spec(ConfigSection server) {
@@ -109,31 +152,39 @@ final class ServerConfigReader {
     boolean hasCommand = server.has(COMMAND);
     boolean hasUrl = server.has(URL);
     if (hasCommand && hasUrl) {
-      throw server.error("has both command and url; a server is either a command (stdio) or a url (streamable-http or sse)");
+      throw server.error(
+          "has both command and url; a server is either a command (stdio) or a url (streamable-http or sse)");
     }
     if (!hasCommand && !hasUrl) {
       throw server.error("needs either command (stdio) or url (streamable-http or sse)");
     }
     String transportField = server.has(TYPE) ? TYPE : TRANSPORT;
-    Transport transport = server.has(transportField)
-        ? transport(server, transportField)
-        : hasCommand ? Transport.STDIO : Transport.STREAMABLE_HTTP;
+    Transport transport =
+        server.has(transportField)
+            ? transport(server, transportField)
+            : hasCommand ? Transport.STDIO : Transport.STREAMABLE_HTTP;
     if (transport == Transport.STDIO) {
       if (hasUrl) {
-        throw server.error(transportField, "\"" + server.string(transportField) + "\" needs command, not url");
+        throw server.error(
+            transportField, "\"" + server.string(transportField) + "\" needs command, not url");
       }
       rejectPresent(server, "only for url servers", HEADERS);
       return new ServerSpec.Stdio(
-          server.nonEmptyString(COMMAND), server.stringList(ARGS), server.stringMap(ENV),
+          server.nonEmptyString(COMMAND),
+          server.stringList(ARGS),
+          server.stringMap(ENV),
           server.optionalNonEmptyString(CWD));
     }
     if (hasCommand) {
-      throw server.error(transportField, "\"" + server.string(transportField) + "\" needs url, not command");
+      throw server.error(
+          transportField, "\"" + server.string(transportField) + "\" needs url, not command");
     }
     rejectPresent(server, "only for command (stdio) servers", ARGS, ENV, CWD);
     URI url = url(server);
     Map<String, String> headers = headers(server);
-    return transport == Transport.SSE ? new ServerSpec.Sse(url, headers) : new ServerSpec.StreamableHttp(url, headers);
+    return transport == Transport.SSE
+        ? new ServerSpec.Sse(url, headers)
+        : new ServerSpec.StreamableHttp(url, headers);
   }
 
   private static Transport transport(ConfigSection server, String field) {
@@ -141,7 +192,8 @@ final class ServerConfigReader {
     Transport transport = TRANSPORT_NAMES.get(name);
     if (transport == null) {
       String expected = field.equals(TYPE) ? "stdio, http or sse" : "stdio, streamable-http or sse";
-      throw server.error(field, "unknown " + field + " \"" + name + "\" (expected " + expected + ")");
+      throw server.error(
+          field, "unknown " + field + " \"" + name + "\" (expected " + expected + ")");
     }
     return transport;
   }
@@ -161,7 +213,8 @@ final class ServerConfigReader {
     try {
       url = new URI(text);
     } catch (URISyntaxException e) {
-      throw server.error(URL, "not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")");
+      throw server.error(
+          URL, "not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")");
     }
     String scheme = url.getScheme();
     if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {
@@ -198,7 +251,8 @@ final class ServerConfigReader {
         return isolation;
       }
     }
-    throw server.error(ISOLATION, "unknown isolation \"" + name + "\" (expected shared or context)");
+    throw server.error(
+        ISOLATION, "unknown isolation \"" + name + "\" (expected shared or context)");
   }
 
   private static String toolPrefix(String name, ConfigSection server) {
@@ -208,7 +262,8 @@ final class ServerConfigReader {
     if (!TOOL_PREFIX_CHARACTERS.matcher(prefix).matches()) {
       problem = "letters, digits, '-' and '_' only";
     } else if (prefix.contains(TOOL_NAME_SEPARATOR) || prefix.endsWith("_")) {
-      problem = "\"__\" separates prefix and tool name, so a prefix cannot contain \"__\" or end with '_'";
+      problem =
+          "\"__\" separates prefix and tool name, so a prefix cannot contain \"__\" or end with '_'";
     }
     if (problem == null) {
       return prefix;

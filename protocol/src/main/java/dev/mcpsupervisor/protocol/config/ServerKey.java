@@ -12,20 +12,27 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Identifies one upstream server: its configured name and a stable digest (SHA-256, hex) of its spec — transport,
- * command, args, env, cwd, or URL and headers. Same spec, same key, in every run and JVM; any field change, a new key.
- * Secrets are inside the digest but never printed: {@code toString} shows the name and a short digest only.
+ * Identifies one upstream server: its configured name and a stable digest (SHA-256, hex) of its
+ * spec — transport, command, args, env, cwd, or URL and headers. Same spec, same key, in every run
+ * and JVM; any field change, a new key. Secrets are inside the digest but never printed: {@code
+ * toString} shows the name and a short digest only.
  */
 public record ServerKey(String serverName, String digest) {
 
-  /** Names the encoding inside the digest, so that a future encoding can never collide with this one. */
+  /**
+   * Names the encoding inside the digest, so that a future encoding can never collide with this
+   * one.
+   */
   private static final String ENCODING_VERSION = "mcp-supervisor/server-key/v1";
 
   public static ServerKey of(String serverName, ServerSpec spec) {
     return new ServerKey(serverName, digestOf(spec));
   }
 
-  /** SHA-256 over a length-prefixed encoding: ["a b"] and ["a", "b"] encode differently, as do "" and an absent cwd. */
+  /**
+   * SHA-256 over a length-prefixed encoding: ["a b"] and ["a", "b"] encode differently, as do ""
+   * and an absent cwd.
+   */
   private static String digestOf(ServerSpec spec) {
     CanonicalEncoding encoding = new CanonicalEncoding();
     encoding.string(ENCODING_VERSION);
@@ -46,12 +53,15 @@ public record ServerKey(String serverName, String digest) {
   }
 
   /** Entries sorted by name, then value; header names compare lower-cased, as HTTP does. */
-  private static List<Map.Entry<String, String>> sortedPairs(Map<String, String> map, boolean caseInsensitiveNames) {
+  private static List<Map.Entry<String, String>> sortedPairs(
+      Map<String, String> map, boolean caseInsensitiveNames) {
     List<Map.Entry<String, String>> pairs = new ArrayList<>(map.size());
     map.forEach(
         (name, value) ->
-            pairs.add(Map.entry(caseInsensitiveNames ? name.toLowerCase(Locale.ROOT) : name, value)));
-    pairs.sort(Map.Entry.<String, String>comparingByKey().thenComparing(Map.Entry.comparingByValue()));
+            pairs.add(
+                Map.entry(caseInsensitiveNames ? name.toLowerCase(Locale.ROOT) : name, value)));
+    pairs.sort(
+        Map.Entry.<String, String>comparingByKey().thenComparing(Map.Entry.comparingByValue()));
     return pairs;
   }
 
@@ -63,7 +73,10 @@ public record ServerKey(String serverName, String digest) {
     }
   }
 
-  /** A string id usable as an actor name or a cluster entity id: {@code <name>-<first 12 hex of digest>}. */
+  /**
+   * A string id usable as an actor name or a cluster entity id: {@code <name>-<first 12 hex of
+   * digest>}.
+   */
   public String id() {
     return serverName + "-" + digest.substring(0, Math.min(12, digest.length()));
   }
@@ -73,7 +86,10 @@ public record ServerKey(String serverName, String digest) {
     return id();
   }
 
-  /** Every value is prefixed with its length (strings: UTF-8 bytes, -1 for null; lists and maps: their size). */
+  /**
+   * Every value is prefixed with its length (strings: UTF-8 bytes, -1 for null; lists and maps:
+   * their size).
+   */
   private static final class CanonicalEncoding {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 

@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How to reach one upstream MCP server. Env values, header values and URL query strings may hold secrets:
- * {@code toString} never shows them (only the names of env variables and headers, and the URL up to its path).
+ * How to reach one upstream MCP server. Env values, header values and URL query strings may hold
+ * secrets: {@code toString} never shows them (only the names of env variables and headers, and the
+ * URL up to its path).
  */
 public sealed interface ServerSpec {
 
@@ -16,7 +17,8 @@ public sealed interface ServerSpec {
   /** Adds headers (e.g. forwarded from a downstream client); for stdio it returns itself. */
   ServerSpec withExtraHeaders(Map<String, String> extra);
 
-  record Stdio(String command, List<String> args, Map<String, String> env, String cwd) implements ServerSpec {
+  record Stdio(String command, List<String> args, Map<String, String> env, String cwd)
+      implements ServerSpec {
     public Stdio {
       args = List.copyOf(args);
       env = Map.copyOf(env);
@@ -34,7 +36,15 @@ public sealed interface ServerSpec {
 
     @Override
     public String toString() {
-      return "Stdio[command=" + command + ", args=" + args + ", env=" + env.keySet() + ", cwd=" + cwd + "]";
+      return "Stdio[command="
+          + command
+          + ", args="
+          + args
+          + ", env="
+          + env.keySet()
+          + ", cwd="
+          + cwd
+          + "]";
     }
   }
 

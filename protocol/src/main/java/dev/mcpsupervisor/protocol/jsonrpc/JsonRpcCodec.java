@@ -7,11 +7,11 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,23 +28,28 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads and writes JSON-RPC 2.0 messages as Jackson trees. Reading never throws for bad input: it answers with the
- * JSON-RPC error a client expects. Reading is bounded by Jackson's stream read constraints.
+ * Reads and writes JSON-RPC 2.0 messages as Jackson trees. Reading never throws for bad input: it
+ * answers with the JSON-RPC error a client expects. Reading is bounded by Jackson's stream read
+ * constraints.
  *
- * <p>Numbers keep their exact value: integers become int/long/BigInteger nodes and non-integral numbers become
- * BigDecimal nodes with their scale kept ({@code 1.50} stays {@code 1.50}); only the exponent notation is normalized
- * ({@code 1e5} is written back as {@code 1E+5}, the same number).
+ * <p>Numbers keep their exact value: integers become int/long/BigInteger nodes and non-integral
+ * numbers become BigDecimal nodes with their scale kept ({@code 1.50} stays {@code 1.50}); only the
+ * exponent notation is normalized ({@code 1e5} is written back as {@code 1E+5}, the same number).
  */
 public final class JsonRpcCodec {
 
   /** Deepest nesting of arrays and objects accepted. */
   public static final int MAX_NESTING_DEPTH = 64;
+
   /** Longest string value accepted, in characters. */
   public static final int MAX_STRING_LENGTH = 8 * 1024 * 1024;
+
   /** Largest payload accepted, in bytes. */
   public static final long MAX_DOCUMENT_LENGTH = 16L * 1024 * 1024;
+
   /** Longest number accepted, in characters. */
   public static final int MAX_NUMBER_LENGTH = 1000;
+
   /** Longest member name accepted, in characters. */
   public static final int MAX_NAME_LENGTH = 50_000;
 
@@ -57,8 +62,10 @@ public final class JsonRpcCodec {
   private static final String CODE = "code";
   private static final String MESSAGE = "message";
   private static final String DATA = "data";
+
   /** Members a request or notification holds in its fields; every other member is an extra. */
   private static final Set<String> CALL_MEMBERS = Set.of(JSONRPC, ID, METHOD, PARAMS);
+
   /** Members a response holds in its fields; every other member (even "params") is an extra. */
   private static final Set<String> RESPONSE_MEMBERS = Set.of(JSONRPC, ID, RESULT, ERROR);
 
@@ -74,8 +81,10 @@ public final class JsonRpcCodec {
           "Document length", "payload larger than " + MAX_DOCUMENT_LENGTH + " bytes");
 
   private static final ObjectMapper MAPPER = createMapper();
+
   /** Reads one value and leaves the parser after it, so that trailing data is ours to report. */
-  private static final ObjectReader TREE_READER = MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  private static final ObjectReader TREE_READER =
+      MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private JsonRpcCodec() {}
 
@@ -96,7 +105,8 @@ public final class JsonRpcCodec {
             .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
             .build();
     ObjectMapper mapper = new ObjectMapper(factory);
-    // exact numbers: a double would round long decimals, and Jackson strips trailing zeros by default
+    // exact numbers: a double would round long decimals, and Jackson strips trailing zeros by
+    // default
     mapper.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
     mapper.configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
     mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -104,8 +114,8 @@ public final class JsonRpcCodec {
   }
 
   /**
-   * The shared mapper, configured with bounded stream read constraints, strict duplicate detection, exact numbers and
-   * no trailing tokens. Thread-safe; do not reconfigure.
+   * The shared mapper, configured with bounded stream read constraints, strict duplicate detection,
+   * exact numbers and no trailing tokens. Thread-safe; do not reconfigure.
    */
   public static ObjectMapper mapper() {
     return MAPPER;
@@ -323,7 +333,10 @@ public final class JsonRpcCodec {
     return extras;
   }
 
-  /** Copies members in order, skipping the named ones (so extras never overwrite what the model owns). */
+  /**
+   * Copies members in order, skipping the named ones (so extras never overwrite what the model
+   * owns).
+   */
   private static void copyMembersExcept(JsonNode from, Set<String> skipped, ObjectNode to) {
     for (Map.Entry<String, JsonNode> member : from.properties()) {
       if (!skipped.contains(member.getKey())) {
@@ -403,5 +416,4 @@ public final class JsonRpcCodec {
       throw new UncheckedIOException(e);
     }
   }
-
 }

@@ -12,7 +12,9 @@ public final class JsonRpcException extends Exception {
     this(error, null);
   }
 
-  /** @param id the id of the offending message when it could be read, else null */
+  /**
+   * @param id the id of the offending message when it could be read, else null
+   */
   public JsonRpcException(JsonRpcError error, JsonNode id) {
     super(error.message(), null, false, false);
     this.error = error;
@@ -23,7 +25,10 @@ public final class JsonRpcException extends Exception {
     return error;
   }
 
-  /** The id to answer with: the offending message's id when it could be read, else null (answered as JSON null). */
+  /**
+   * The id to answer with: the offending message's id when it could be read, else null (answered as
+   * JSON null).
+   */
   public JsonNode id() {
     return id;
   }

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * A response: exactly one of {@code result} and {@code error} is non-null. The id is JSON null only for errors about a
- * request whose id could not be read (parse error, invalid request).
+ * A response: exactly one of {@code result} and {@code error} is non-null. The id is JSON null only
+ * for errors about a request whose id could not be read (parse error, invalid request).
  */
 public record JsonRpcResponse(JsonNode id, JsonNode result, JsonRpcError error, ObjectNode extras)
     implements JsonRpcMessage {

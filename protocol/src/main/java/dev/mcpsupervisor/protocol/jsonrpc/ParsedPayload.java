@@ -2,7 +2,10 @@ package dev.mcpsupervisor.protocol.jsonrpc;
 
 import java.util.List;
 
-/** What one HTTP body or one stdio line held: a message, a batch, or nothing usable (with the error to send back). */
+/**
+ * What one HTTP body or one stdio line held: a message, a batch, or nothing usable (with the error
+ * to send back).
+ */
 public sealed interface ParsedPayload {
 
   record Single(JsonRpcMessage message) implements ParsedPayload {}
@@ -17,6 +20,8 @@ public sealed interface ParsedPayload {
   /** Exactly one of {@code message} and {@code error} is non-null. */
   record Element(JsonRpcMessage message, JsonRpcResponse error) {}
 
-  /** Not JSON, or not a JSON-RPC message at all (-32700 / -32600); the error is the whole answer. */
+  /**
+   * Not JSON, or not a JSON-RPC message at all (-32700 / -32600); the error is the whole answer.
+   */
   record Rejected(JsonRpcResponse error) implements ParsedPayload {}
 }

@@ -31,7 +31,10 @@ class ConfigLoaderTest {
 
   @Test
   void claudeDesktopStyleFileLoads() throws IOException {
-    Path file = write("claude_desktop_config.json", """
+    Path file =
+        write(
+            "claude_desktop_config.json",
+            """
         {
           "mcpServers": {
             "filesystem": {
@@ -55,23 +58,46 @@ class ConfigLoaderTest {
         """);
     SupervisorConfig config = ConfigLoader.load(file);
 
-    assertEquals(List.of("filesystem", "github", "fetch"), List.copyOf(config.servers().keySet()), "sqlite is disabled");
     assertEquals(
-        new ServerSpec.Stdio("npx",
-            List.of("-y", "@modelcontextprotocol/server-filesystem", "/Users/alice/Desktop", "/Users/alice/Downloads"),
-            Map.of(), null),
+        List.of("filesystem", "github", "fetch"),
+        List.copyOf(config.servers().keySet()),
+        "sqlite is disabled");
+    assertEquals(
+        new ServerSpec.Stdio(
+            "npx",
+            List.of(
+                "-y",
+                "@modelcontextprotocol/server-filesystem",
+                "/Users/alice/Desktop",
+                "/Users/alice/Downloads"),
+            Map.of(),
+            null),
         config.servers().get("filesystem").spec());
-    ServerSpec.Stdio github = assertInstanceOf(ServerSpec.Stdio.class, config.servers().get("github").spec());
+    ServerSpec.Stdio github =
+        assertInstanceOf(ServerSpec.Stdio.class, config.servers().get("github").spec());
     assertEquals(Map.of("GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_example"), github.env());
     ServerConfig fetch = config.servers().get("fetch");
-    assertEquals(new ServerSpec.Stdio("uvx", List.of("mcp-server-fetch"), Map.of(), null), fetch.spec());
-    assertEquals(new ServerConfig("fetch", fetch.spec(), Isolation.SHARED, 4, 32, Duration.ofSeconds(60),
-        Duration.ofMinutes(10), "fetch"), fetch);
+    assertEquals(
+        new ServerSpec.Stdio("uvx", List.of("mcp-server-fetch"), Map.of(), null), fetch.spec());
+    assertEquals(
+        new ServerConfig(
+            "fetch",
+            fetch.spec(),
+            Isolation.SHARED,
+            4,
+            32,
+            Duration.ofSeconds(60),
+            Duration.ofMinutes(10),
+            "fetch"),
+        fetch);
   }
 
   @Test
   void vsCodeStyleFileLoads() throws IOException {
-    Path file = write("mcp.json", """
+    Path file =
+        write(
+            "mcp.json",
+            """
         {
           "inputs": [
             { "type": "promptString", "id": "perplexity-key", "description": "Perplexity API Key", "password": true }
@@ -92,17 +118,27 @@ class ConfigLoaderTest {
     SupervisorConfig config = ConfigLoader.load(file);
 
     assertEquals(List.of("perplexity", "github", "legacy"), List.copyOf(config.servers().keySet()));
-    assertEquals(new ServerSpec.Stdio("npx", List.of("-y", "server-perplexity-ask"),
-        Map.of("PERPLEXITY_API_KEY", "pplx-example"), null), config.servers().get("perplexity").spec());
-    assertEquals(new ServerSpec.StreamableHttp(URI.create("https://api.githubcopilot.com/mcp/"), Map.of()),
+    assertEquals(
+        new ServerSpec.Stdio(
+            "npx",
+            List.of("-y", "server-perplexity-ask"),
+            Map.of("PERPLEXITY_API_KEY", "pplx-example"),
+            null),
+        config.servers().get("perplexity").spec());
+    assertEquals(
+        new ServerSpec.StreamableHttp(URI.create("https://api.githubcopilot.com/mcp/"), Map.of()),
         config.servers().get("github").spec());
-    assertEquals(new ServerSpec.Sse(URI.create("http://localhost:3001/sse"), Map.of("X-Team", "blue")),
+    assertEquals(
+        new ServerSpec.Sse(URI.create("http://localhost:3001/sse"), Map.of("X-Team", "blue")),
         config.servers().get("legacy").spec());
   }
 
   @Test
   void cursorStyleRemoteServerLoads() throws IOException {
-    Path file = write("mcp.json", """
+    Path file =
+        write(
+            "mcp.json",
+            """
         {
           "mcpServers": {
             "remote": {
@@ -115,9 +151,13 @@ class ConfigLoaderTest {
         """);
     SupervisorConfig config = ConfigLoader.load(file);
 
-    assertEquals(new ServerSpec.StreamableHttp(URI.create("https://mcp.example.com/mcp"),
-        Map.of("API_KEY", "value", "Authorization", "Bearer token")), config.servers().get("remote").spec());
-    assertEquals(new ServerSpec.Sse(URI.create("https://mcp.example.com/sse"), Map.of()),
+    assertEquals(
+        new ServerSpec.StreamableHttp(
+            URI.create("https://mcp.example.com/mcp"),
+            Map.of("API_KEY", "value", "Authorization", "Bearer token")),
+        config.servers().get("remote").spec());
+    assertEquals(
+        new ServerSpec.Sse(URI.create("https://mcp.example.com/sse"), Map.of()),
         config.servers().get("events").spec());
   }
 
@@ -126,7 +166,10 @@ class ConfigLoaderTest {
     String path = System.getenv("PATH");
     assumeTrue(path != null, "PATH is set");
     assumeTrue(System.getenv(UNSET_VARIABLE) == null, UNSET_VARIABLE + " is unset");
-    Path file = write("supervisor.conf", """
+    Path file =
+        write(
+            "supervisor.conf",
+            """
         # HOCON: comments, unquoted strings, durations, sizes, substitutions
         mcpServers {
           tools {
@@ -157,47 +200,91 @@ class ConfigLoaderTest {
           maxBodyBytes = 1 MiB
           sessionIdleTimeout = 5m
         }
-        """.formatted(UNSET_VARIABLE));
+        """
+                .formatted(UNSET_VARIABLE));
     SupervisorConfig config = ConfigLoader.load(file);
 
     ServerConfig tools = config.servers().get("tools");
-    assertEquals(new ServerSpec.Stdio("java", List.of("-jar", "server.jar"), Map.of("PATH", path), null), tools.spec());
-    assertEquals(new ServerConfig("tools", tools.spec(), Isolation.CONTEXT, 2, 8, Duration.ofSeconds(30),
-        Duration.ofMinutes(2), "t"), tools);
-    assertEquals(new ServerSpec.Sse(URI.create("https://mcp.example.com/sse"), Map.of("Authorization", "Bearer ")),
+    assertEquals(
+        new ServerSpec.Stdio("java", List.of("-jar", "server.jar"), Map.of("PATH", path), null),
+        tools.spec());
+    assertEquals(
+        new ServerConfig(
+            "tools",
+            tools.spec(),
+            Isolation.CONTEXT,
+            2,
+            8,
+            Duration.ofSeconds(30),
+            Duration.ofMinutes(2),
+            "t"),
+        tools);
+    assertEquals(
+        new ServerSpec.Sse(
+            URI.create("https://mcp.example.com/sse"), Map.of("Authorization", "Bearer ")),
         config.servers().get("remote").spec());
-    assertEquals(new GatewayConfig("0.0.0.0", 0, List.of("token-one", "token-two"),
-        List.of("https://app.example.com", "http://localhost:5173"), 1024 * 1024, Duration.ofMinutes(5)), config.gateway());
+    assertEquals(
+        new GatewayConfig(
+            "0.0.0.0",
+            0,
+            List.of("token-one", "token-two"),
+            List.of("https://app.example.com", "http://localhost:5173"),
+            1024 * 1024,
+            Duration.ofMinutes(5)),
+        config.gateway());
   }
 
   @Test
   void defaultsComeFromReferenceConf() {
-    SupervisorConfig config = ConfigLoader.parse("{\"mcpServers\": {\"s\": {\"url\": \"http://127.0.0.1:9000/mcp\"}}}", "t.json");
-    assertEquals(new ServerConfig("s", new ServerSpec.StreamableHttp(URI.create("http://127.0.0.1:9000/mcp"), Map.of()),
-        Isolation.SHARED, 4, 32, Duration.ofSeconds(60), Duration.ofMinutes(10), "s"), config.servers().get("s"));
-    assertEquals(new GatewayConfig("127.0.0.1", 8080, List.of(), List.of(), 4 * 1024 * 1024, Duration.ofMinutes(30)),
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            "{\"mcpServers\": {\"s\": {\"url\": \"http://127.0.0.1:9000/mcp\"}}}", "t.json");
+    assertEquals(
+        new ServerConfig(
+            "s",
+            new ServerSpec.StreamableHttp(URI.create("http://127.0.0.1:9000/mcp"), Map.of()),
+            Isolation.SHARED,
+            4,
+            32,
+            Duration.ofSeconds(60),
+            Duration.ofMinutes(10),
+            "s"),
+        config.servers().get("s"));
+    assertEquals(
+        new GatewayConfig(
+            "127.0.0.1", 8080, List.of(), List.of(), 4 * 1024 * 1024, Duration.ofMinutes(30)),
         config.gateway());
   }
 
   @Test
   void referenceConfKeepsToItsOwnRoot() {
-    Config reference = ConfigFactory.parseResources(ConfigLoader.class, "/reference.conf",
-        ConfigParseOptions.defaults().setAllowMissing(false));
-    assertEquals(Set.of(ConfigLoader.DEFAULTS_ROOT), reference.root().keySet(), "never touches pekko.*");
-    assertEquals(Set.of(ConfigLoader.SERVER_DEFAULTS, ConfigLoader.GATEWAY_DEFAULTS),
+    Config reference =
+        ConfigFactory.parseResources(
+            ConfigLoader.class,
+            "/reference.conf",
+            ConfigParseOptions.defaults().setAllowMissing(false));
+    assertEquals(
+        Set.of(ConfigLoader.DEFAULTS_ROOT), reference.root().keySet(), "never touches pekko.*");
+    assertEquals(
+        Set.of(ConfigLoader.SERVER_DEFAULTS, ConfigLoader.GATEWAY_DEFAULTS),
         reference.getObject(ConfigLoader.DEFAULTS_ROOT).keySet());
   }
 
   @Test
   void emptyServersSectionIsValid() {
     assertTrue(ConfigLoader.parse("{\"mcpServers\": {}}", "t.json").servers().isEmpty());
-    assertTrue(ConfigLoader.parse("{\"mcpServers\": {\"off\": {\"command\": \"x\", \"disabled\": true}}}", "t.json")
-        .servers().isEmpty());
+    assertTrue(
+        ConfigLoader.parse(
+                "{\"mcpServers\": {\"off\": {\"command\": \"x\", \"disabled\": true}}}", "t.json")
+            .servers()
+            .isEmpty());
   }
 
   @Test
   void clientOnlyFieldsAreAcceptedAndIgnored() {
-    SupervisorConfig config = ConfigLoader.parse("""
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            """
         {
           "$schema": "https://example.com/mcp.schema.json",
           "mcpServers": {
@@ -210,16 +297,21 @@ class ConfigLoaderTest {
             }
           }
         }
-        """, "t.json");
-    assertEquals(new ServerSpec.Stdio("npx", List.of(), Map.of(), null), config.servers().get("s").spec());
+        """,
+            "t.json");
+    assertEquals(
+        new ServerSpec.Stdio("npx", List.of(), Map.of(), null), config.servers().get("s").spec());
   }
 
   @Test
   void numbersAndBooleansMayComeAsStringsFromTheEnvironment() {
-    SupervisorConfig config = ConfigLoader.parse("""
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            """
         mcpServers { s { command = x, maxSessions = "3", disabled = "false" } }
         gateway { port = "9090", maxBodyBytes = "2048" }
-        """, "t.conf");
+        """,
+            "t.conf");
     assertEquals(3, config.servers().get("s").maxSessions());
     assertEquals(9090, config.gateway().port());
     assertEquals(2048, config.gateway().maxBodyBytes());
@@ -227,21 +319,27 @@ class ConfigLoaderTest {
 
   @Test
   void serversKeepFileOrder() {
-    SupervisorConfig config = ConfigLoader.parse("""
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            """
         {"mcpServers": {
           "zeta": {"command": "z"},
           "alpha": {"command": "a"},
           "mid": {"command": "m"}
         }}
-        """, "t.json");
+        """,
+            "t.json");
     assertEquals(List.of("zeta", "alpha", "mid"), List.copyOf(config.servers().keySet()));
   }
 
   @Test
   void explicitToolPrefixAndCwdAreKept() {
-    ServerConfig server = ConfigLoader.parse(
-        "{\"mcpServers\": {\"my.server\": {\"command\": \"x\", \"cwd\": \"/srv\", \"toolPrefix\": \"my_server\"}}}",
-        "t.json").servers().get("my.server");
+    ServerConfig server =
+        ConfigLoader.parse(
+                "{\"mcpServers\": {\"my.server\": {\"command\": \"x\", \"cwd\": \"/srv\", \"toolPrefix\": \"my_server\"}}}",
+                "t.json")
+            .servers()
+            .get("my.server");
     assertEquals("my_server", server.toolPrefix());
     assertEquals("/srv", ((ServerSpec.Stdio) server.spec()).cwd());
     assertEquals(ServerKey.of("my.server", server.spec()), server.key());
@@ -250,7 +348,9 @@ class ConfigLoaderTest {
   @Test
   void byteOrderMarkAtTheStartOfAFileIsSkipped() throws IOException {
     Path file = dir.resolve("bom.json");
-    Files.write(file, ("\uFEFF{\"mcpServers\": {\"s\": {\"command\": \"x\"}}}").getBytes(StandardCharsets.UTF_8));
+    Files.write(
+        file,
+        ("\uFEFF{\"mcpServers\": {\"s\": {\"command\": \"x\"}}}").getBytes(StandardCharsets.UTF_8));
     assertEquals(Set.of("s"), ConfigLoader.load(file).servers().keySet());
   }
 
@@ -279,17 +379,28 @@ class ConfigLoaderTest {
 
   @Test
   void errorsInAFileNameTheFileAndTheField() throws IOException {
-    Path file = write("servers.json", "{\"mcpServers\": {\"github\": {\"url\": \"https://x\", \"transport\": \"htp\"}}}");
+    Path file =
+        write(
+            "servers.json",
+            "{\"mcpServers\": {\"github\": {\"url\": \"https://x\", \"transport\": \"htp\"}}}");
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file));
-    assertEquals(file + ": mcpServers.github.transport: unknown transport \"htp\" (expected stdio, streamable-http or sse)",
+    assertEquals(
+        file
+            + ": mcpServers.github.transport: unknown transport \"htp\" (expected stdio, streamable-http or sse)",
         e.getMessage());
     assertEquals("mcpServers.github.transport", e.path());
   }
 
   @Test
   void disabledServerIsOnlyCheckedForUnknownFields() {
-    assertTrue(ConfigLoader.parse("{\"mcpServers\": {\"wip\": {\"disabled\": true}}}", "t.json").servers().isEmpty());
-    assertNull(ConfigLoader.parse("{\"mcpServers\": {\"wip\": {\"disabled\": true}}}", "t.json").server("wip").orElse(null));
+    assertTrue(
+        ConfigLoader.parse("{\"mcpServers\": {\"wip\": {\"disabled\": true}}}", "t.json")
+            .servers()
+            .isEmpty());
+    assertNull(
+        ConfigLoader.parse("{\"mcpServers\": {\"wip\": {\"disabled\": true}}}", "t.json")
+            .server("wip")
+            .orElse(null));
   }
 
   private Path write(String name, String text) throws IOException {

@@ -27,16 +27,22 @@ class ServerKeyTest {
           Map.of("API_KEY", ENV_SECRET, "DEBUG", "1"),
           "/work");
   private static final ServerSpec.StreamableHttp HTTP =
-      new ServerSpec.StreamableHttp(URI.create("https://api.example.com/mcp"), Map.of("Authorization", HEADER_SECRET));
+      new ServerSpec.StreamableHttp(
+          URI.create("https://api.example.com/mcp"), Map.of("Authorization", HEADER_SECRET));
 
   /**
-   * Computed once (and cross-checked with an independent implementation of the documented encoding): if this test
-   * fails, keys differ from those of earlier runs and other JVMs — change the encoding version, not this digest.
+   * Computed once (and cross-checked with an independent implementation of the documented
+   * encoding): if this test fails, keys differ from those of earlier runs and other JVMs — change
+   * the encoding version, not this digest.
    */
   @Test
   void digestIsTheSameInEveryRunAndJvm() {
-    assertEquals("2071597e0f51fc994d6581330a592d5a083664b433b96d6737981d8fecd88f6e", ServerKey.of("fs", STDIO).digest());
-    assertEquals("37f3a7a474d20054687a5fc8bf9d339d12d18b43fe78266466993c43f826b309", ServerKey.of("gh", HTTP).digest());
+    assertEquals(
+        "2071597e0f51fc994d6581330a592d5a083664b433b96d6737981d8fecd88f6e",
+        ServerKey.of("fs", STDIO).digest());
+    assertEquals(
+        "37f3a7a474d20054687a5fc8bf9d339d12d18b43fe78266466993c43f826b309",
+        ServerKey.of("gh", HTTP).digest());
   }
 
   @Test
@@ -44,7 +50,8 @@ class ServerKeyTest {
     Map<String, String> reversedEnv = new LinkedHashMap<>();
     reversedEnv.put("DEBUG", "1");
     reversedEnv.put("API_KEY", ENV_SECRET);
-    ServerSpec rebuilt = new ServerSpec.Stdio("npx", List.copyOf(STDIO.args()), reversedEnv, "/work");
+    ServerSpec rebuilt =
+        new ServerSpec.Stdio("npx", List.copyOf(STDIO.args()), reversedEnv, "/work");
     assertEquals(ServerKey.of("fs", STDIO), ServerKey.of("fs", STDIO));
     assertEquals(ServerKey.of("fs", STDIO), ServerKey.of("fs", rebuilt));
     assertEquals(64, ServerKey.of("fs", STDIO).digest().length());
@@ -52,34 +59,75 @@ class ServerKeyTest {
 
   @Test
   void headerNamesAreCaseInsensitive() {
-    ServerSpec lowerCase = new ServerSpec.StreamableHttp(HTTP.url(), Map.of("authorization", HEADER_SECRET));
+    ServerSpec lowerCase =
+        new ServerSpec.StreamableHttp(HTTP.url(), Map.of("authorization", HEADER_SECRET));
     assertEquals(ServerKey.of("gh", HTTP), ServerKey.of("gh", lowerCase));
   }
 
   static Stream<Arguments> changedSpecs() {
     return Stream.of(
-        changed("command", STDIO, new ServerSpec.Stdio("uvx", STDIO.args(), STDIO.env(), STDIO.cwd())),
-        changed("an argument", STDIO, new ServerSpec.Stdio("npx", List.of("-y", "other", "/tmp"), STDIO.env(), "/work")),
-        changed("argument order", STDIO,
-            new ServerSpec.Stdio("npx", List.of("/tmp", "-y", "@modelcontextprotocol/server-filesystem"), STDIO.env(), "/work")),
+        changed(
+            "command", STDIO, new ServerSpec.Stdio("uvx", STDIO.args(), STDIO.env(), STDIO.cwd())),
+        changed(
+            "an argument",
+            STDIO,
+            new ServerSpec.Stdio("npx", List.of("-y", "other", "/tmp"), STDIO.env(), "/work")),
+        changed(
+            "argument order",
+            STDIO,
+            new ServerSpec.Stdio(
+                "npx",
+                List.of("/tmp", "-y", "@modelcontextprotocol/server-filesystem"),
+                STDIO.env(),
+                "/work")),
         changed("argument split", stdioArgs(List.of("a b")), stdioArgs(List.of("a", "b"))),
         changed("argument boundary", stdioArgs(List.of("ab", "c")), stdioArgs(List.of("a", "bc"))),
         changed("empty argument", stdioArgs(List.of()), stdioArgs(List.of(""))),
-        changed("an env value", STDIO, new ServerSpec.Stdio("npx", STDIO.args(), Map.of("API_KEY", "other", "DEBUG", "1"), "/work")),
-        changed("an env name", STDIO,
-            new ServerSpec.Stdio("npx", STDIO.args(), Map.of("API_KEY", ENV_SECRET, "debug", "1"), "/work")),
-        changed("an added env variable", STDIO,
-            new ServerSpec.Stdio("npx", STDIO.args(), Map.of("API_KEY", ENV_SECRET, "DEBUG", "1", "X", ""), "/work")),
-        changed("env name and value boundary", stdioEnv(Map.of("A", "B=C")), stdioEnv(Map.of("A=B", "C"))),
+        changed(
+            "an env value",
+            STDIO,
+            new ServerSpec.Stdio(
+                "npx", STDIO.args(), Map.of("API_KEY", "other", "DEBUG", "1"), "/work")),
+        changed(
+            "an env name",
+            STDIO,
+            new ServerSpec.Stdio(
+                "npx", STDIO.args(), Map.of("API_KEY", ENV_SECRET, "debug", "1"), "/work")),
+        changed(
+            "an added env variable",
+            STDIO,
+            new ServerSpec.Stdio(
+                "npx",
+                STDIO.args(),
+                Map.of("API_KEY", ENV_SECRET, "DEBUG", "1", "X", ""),
+                "/work")),
+        changed(
+            "env name and value boundary",
+            stdioEnv(Map.of("A", "B=C")),
+            stdioEnv(Map.of("A=B", "C"))),
         changed("cwd", STDIO, new ServerSpec.Stdio("npx", STDIO.args(), STDIO.env(), "/other")),
-        changed("cwd absent or empty", new ServerSpec.Stdio("npx", List.of(), Map.of(), null),
+        changed(
+            "cwd absent or empty",
+            new ServerSpec.Stdio("npx", List.of(), Map.of(), null),
             new ServerSpec.Stdio("npx", List.of(), Map.of(), "")),
         changed("transport", HTTP, new ServerSpec.Sse(HTTP.url(), HTTP.headers())),
-        changed("url", HTTP, new ServerSpec.StreamableHttp(URI.create("https://api.example.com/mcp/"), HTTP.headers())),
-        changed("a header value", HTTP, new ServerSpec.StreamableHttp(HTTP.url(), Map.of("Authorization", "Bearer other"))),
-        changed("a header name", HTTP, new ServerSpec.StreamableHttp(HTTP.url(), Map.of("X-Authorization", HEADER_SECRET))),
+        changed(
+            "url",
+            HTTP,
+            new ServerSpec.StreamableHttp(
+                URI.create("https://api.example.com/mcp/"), HTTP.headers())),
+        changed(
+            "a header value",
+            HTTP,
+            new ServerSpec.StreamableHttp(HTTP.url(), Map.of("Authorization", "Bearer other"))),
+        changed(
+            "a header name",
+            HTTP,
+            new ServerSpec.StreamableHttp(HTTP.url(), Map.of("X-Authorization", HEADER_SECRET))),
         changed("a forwarded header", HTTP, HTTP.withExtraHeaders(Map.of("X-User", "alice"))),
-        changed("another forwarded identity", HTTP.withExtraHeaders(Map.of("X-User", "alice")),
+        changed(
+            "another forwarded identity",
+            HTTP.withExtraHeaders(Map.of("X-User", "alice")),
             HTTP.withExtraHeaders(Map.of("X-User", "bob"))));
   }
 
@@ -110,10 +158,15 @@ class ServerKeyTest {
 
   @Test
   void urlSecretsAreNeverPrinted() {
-    ServerSpec spec = new ServerSpec.StreamableHttp(
-        URI.create("https://user:pw@mcp.example.com:8443/v1/mcp?api_key=secret-query-value#frag"), Map.of());
-    assertEquals("StreamableHttp[url=https://mcp.example.com:8443/v1/mcp?…, headers=[]]", spec.toString());
-    assertEquals("Sse[url=http://mcp.example.com/sse, headers=[]]",
+    ServerSpec spec =
+        new ServerSpec.StreamableHttp(
+            URI.create(
+                "https://user:pw@mcp.example.com:8443/v1/mcp?api_key=secret-query-value#frag"),
+            Map.of());
+    assertEquals(
+        "StreamableHttp[url=https://mcp.example.com:8443/v1/mcp?…, headers=[]]", spec.toString());
+    assertEquals(
+        "Sse[url=http://mcp.example.com/sse, headers=[]]",
         new ServerSpec.Sse(URI.create("http://mcp.example.com/sse"), Map.of()).toString());
   }
 

@@ -22,7 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** What is read is written back as it came: ids keep their type, params and results are untouched, extras survive. */
+/**
+ * What is read is written back as it came: ids keep their type, params and results are untouched,
+ * extras survive.
+ */
 class JsonRpcCodecRoundTripTest {
 
   @ParameterizedTest(name = "{0}")
@@ -71,14 +74,22 @@ class JsonRpcCodecRoundTripTest {
     String params =
         "{\"name\":\"echo\",\"arguments\":{\"z\":1,\"a\":[3.141592653589793238462643383279,1E+400,-0.0010],"
             + "\"nested\":{\"y\":{\"x\":\"é\\n\\u0000\"}},\"m\":null,\"b\":false}}";
-    JsonRpcRequest request = (JsonRpcRequest) single("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
-        + params + "}");
+    JsonRpcRequest request =
+        (JsonRpcRequest)
+            single(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                    + params
+                    + "}");
     assertEquals(params, request.params().toString());
-    assertEquals(List.of("z", "a", "nested", "m", "b"), fieldNames(request.params().get("arguments")));
-    assertEquals("3.141592653589793238462643383279", request.params().at("/arguments/a/0").asText());
+    assertEquals(
+        List.of("z", "a", "nested", "m", "b"), fieldNames(request.params().get("arguments")));
+    assertEquals(
+        "3.141592653589793238462643383279", request.params().at("/arguments/a/0").asText());
 
-    String result = "{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"structuredContent\":{\"b\":2,\"a\":1},\"isError\":false}";
-    JsonRpcResponse response = (JsonRpcResponse) single("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":" + result + "}");
+    String result =
+        "{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"structuredContent\":{\"b\":2,\"a\":1},\"isError\":false}";
+    JsonRpcResponse response =
+        (JsonRpcResponse) single("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":" + result + "}");
     assertEquals(result, response.result().toString());
     assertEquals(List.of("b", "a"), fieldNames(response.result().get("structuredContent")));
   }
@@ -86,7 +97,8 @@ class JsonRpcCodecRoundTripTest {
   @Test
   void unknownMembersAreKeptInOrderAndWrittenAfterTheKnownOnes() {
     JsonRpcMessage message =
-        single("{\"zeta\":1,\"jsonrpc\":\"2.0\",\"_meta\":{\"a\":1},\"method\":\"x\",\"alpha\":true,\"id\":2}");
+        single(
+            "{\"zeta\":1,\"jsonrpc\":\"2.0\",\"_meta\":{\"a\":1},\"method\":\"x\",\"alpha\":true,\"id\":2}");
     assertEquals(List.of("zeta", "_meta", "alpha"), fieldNames(message.extras()));
     assertEquals(
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"x\",\"zeta\":1,\"_meta\":{\"a\":1},\"alpha\":true}",
@@ -95,23 +107,29 @@ class JsonRpcCodecRoundTripTest {
 
   @Test
   void paramsOnAResponseIsAnExtra() {
-    JsonRpcResponse response = (JsonRpcResponse) single("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"params\":[1]}");
+    JsonRpcResponse response =
+        (JsonRpcResponse) single("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"params\":[1]}");
     assertEquals("{\"params\":[1]}", response.extras().toString());
   }
 
   @Test
   void notificationHasNoId() {
     JsonRpcNotification notification =
-        assertInstanceOf(JsonRpcNotification.class, single("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-            + "\"params\":{\"requestId\":3}}"));
+        assertInstanceOf(
+            JsonRpcNotification.class,
+            single(
+                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                    + "\"params\":{\"requestId\":3}}"));
     assertEquals("notifications/cancelled", notification.method());
     assertEquals(3, notification.params().get("requestId").intValue());
   }
 
   @Test
   void errorResponseKeepsCodeMessageAndData() {
-    JsonRpcResponse response = (JsonRpcResponse) single(
-        "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":-32001,\"message\":\"lost\",\"data\":{\"retryable\":true}}}");
+    JsonRpcResponse response =
+        (JsonRpcResponse)
+            single(
+                "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":-32001,\"message\":\"lost\",\"data\":{\"retryable\":true}}}");
     assertTrue(response.isError());
     assertEquals(JsonRpcErrorCodes.UPSTREAM_SESSION_LOST, response.error().code());
     assertEquals("lost", response.error().message());
@@ -120,12 +138,16 @@ class JsonRpcCodecRoundTripTest {
 
   @Test
   void batchKeepsEveryMessageInOrder() {
-    ParsedPayload parsed = JsonRpcCodec.parse("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},"
-        + "{\"jsonrpc\":\"2.0\",\"method\":\"b\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]");
-    List<ParsedPayload.Element> elements = assertInstanceOf(ParsedPayload.Batch.class, parsed).elements();
+    ParsedPayload parsed =
+        JsonRpcCodec.parse(
+            "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},"
+                + "{\"jsonrpc\":\"2.0\",\"method\":\"b\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]");
+    List<ParsedPayload.Element> elements =
+        assertInstanceOf(ParsedPayload.Batch.class, parsed).elements();
     assertEquals(3, elements.size());
     assertEquals("a", assertInstanceOf(JsonRpcRequest.class, elements.get(0).message()).method());
-    assertEquals("b", assertInstanceOf(JsonRpcNotification.class, elements.get(1).message()).method());
+    assertEquals(
+        "b", assertInstanceOf(JsonRpcNotification.class, elements.get(1).message()).method());
     assertInstanceOf(JsonRpcResponse.class, elements.get(2).message());
     elements.forEach(element -> assertNull(element.error()));
   }
@@ -134,14 +156,21 @@ class JsonRpcCodecRoundTripTest {
   void nestingExactlyAtTheLimitIsAccepted() {
     // message object depth 1, params array depth 2, then 62 more arrays: depth 64
     int inner = JsonRpcCodec.MAX_NESTING_DEPTH - 2;
-    String wire = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":[" + "[".repeat(inner) + "]".repeat(inner) + "]}";
+    String wire =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":["
+            + "[".repeat(inner)
+            + "]".repeat(inner)
+            + "]}";
     assertEquals(wire, JsonRpcCodec.toString(single(wire)));
   }
 
   @Test
   void writtenFormIsOneLineOfUtf8() {
-    JsonRpcRequest request = new JsonRpcRequest(TextNode.valueOf("id"), "tools/call",
-        JsonRpcCodec.emptyObject().put("text", "line one\nline two\r\n\u2028 é 😀"));
+    JsonRpcRequest request =
+        new JsonRpcRequest(
+            TextNode.valueOf("id"),
+            "tools/call",
+            JsonRpcCodec.emptyObject().put("text", "line one\nline two\r\n\u2028 é 😀"));
     byte[] bytes = JsonRpcCodec.toBytes(request);
     for (byte b : bytes) {
       assertTrue(b != '\n' && b != '\r', "no raw line break");
@@ -153,20 +182,29 @@ class JsonRpcCodecRoundTripTest {
 
   @Test
   void loneSurrogateStaysEscapedInsteadOfBreakingTheWriter() {
-    JsonRpcMessage message = single("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":[\"\\ud800\"]}");
-    assertEquals("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":[\"\\uD800\"]}",
+    JsonRpcMessage message =
+        single("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":[\"\\ud800\"]}");
+    assertEquals(
+        "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":[\"\\uD800\"]}",
         new String(JsonRpcCodec.toBytes(message), StandardCharsets.UTF_8));
   }
 
   @Test
   void handBuiltMessagesAreWrittenInMemberOrderAndExtrasNeverOverrideKnownMembers() {
-    ObjectNode extras = JsonRpcCodec.emptyObject().put("id", 99).put("jsonrpc", "1.0").put("trace", "t");
-    JsonRpcRequest request = new JsonRpcRequest(TextNode.valueOf("a"), "m", JsonRpcCodec.emptyObject(), extras);
-    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"m\",\"params\":{},\"trace\":\"t\"}",
+    ObjectNode extras =
+        JsonRpcCodec.emptyObject().put("id", 99).put("jsonrpc", "1.0").put("trace", "t");
+    JsonRpcRequest request =
+        new JsonRpcRequest(TextNode.valueOf("a"), "m", JsonRpcCodec.emptyObject(), extras);
+    assertEquals(
+        "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"m\",\"params\":{},\"trace\":\"t\"}",
         JsonRpcCodec.toString(request));
-    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"bad\"}}",
-        JsonRpcCodec.toString(JsonRpcResponse.failure(null, JsonRpcErrorCodes.INVALID_REQUEST, "bad")));
-    assertEquals("{\"jsonrpc\":\"2.0\",\"method\":\"n\"}", JsonRpcCodec.toString(new JsonRpcNotification("n", null)));
+    assertEquals(
+        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"bad\"}}",
+        JsonRpcCodec.toString(
+            JsonRpcResponse.failure(null, JsonRpcErrorCodes.INVALID_REQUEST, "bad")));
+    assertEquals(
+        "{\"jsonrpc\":\"2.0\",\"method\":\"n\"}",
+        JsonRpcCodec.toString(new JsonRpcNotification("n", null)));
   }
 
   @Test
@@ -187,13 +225,19 @@ class JsonRpcCodecRoundTripTest {
   @Test
   void stringAndBytesParseAlike() {
     String wire = "{\"jsonrpc\":\"2.0\",\"id\":\"é\",\"method\":\"ping\"}";
-    assertEquals(JsonRpcCodec.parse(wire.getBytes(StandardCharsets.UTF_8)), JsonRpcCodec.parse(wire));
+    assertEquals(
+        JsonRpcCodec.parse(wire.getBytes(StandardCharsets.UTF_8)), JsonRpcCodec.parse(wire));
   }
 
   @Test
   void readRaisesTheErrorWithTheIdItCouldRead() {
-    JsonRpcException e = assertThrows(JsonRpcException.class, () -> JsonRpcCodec.read(
-        JsonRpcCodec.mapper().readTree("{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"\"}")));
+    JsonRpcException e =
+        assertThrows(
+            JsonRpcException.class,
+            () ->
+                JsonRpcCodec.read(
+                    JsonRpcCodec.mapper()
+                        .readTree("{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"\"}")));
     assertEquals(JsonRpcErrorCodes.INVALID_REQUEST, e.error().code());
     assertEquals("Invalid Request: \"method\" must not be empty", e.error().message());
     assertEquals(TextNode.valueOf("q"), e.id());
@@ -201,11 +245,13 @@ class JsonRpcCodecRoundTripTest {
 
   private static JsonRpcMessage single(String wire) {
     ParsedPayload parsed = JsonRpcCodec.parse(wire);
-    return assertInstanceOf(ParsedPayload.Single.class, parsed, () -> "parsed as " + parsed).message();
+    return assertInstanceOf(ParsedPayload.Single.class, parsed, () -> "parsed as " + parsed)
+        .message();
   }
 
   private static JsonRpcRequest request(String idJson) {
-    return (JsonRpcRequest) single("{\"jsonrpc\":\"2.0\",\"id\":" + idJson + ",\"method\":\"ping\"}");
+    return (JsonRpcRequest)
+        single("{\"jsonrpc\":\"2.0\",\"id\":" + idJson + ",\"method\":\"ping\"}");
   }
 
   private static List<String> fieldNames(JsonNode node) {
