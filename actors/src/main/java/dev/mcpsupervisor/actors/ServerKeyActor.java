@@ -5,16 +5,12 @@ import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -24,14 +20,16 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.japi.function.Function;
 
 /**
- * One actor per server key: its sessions (children), the leases of contexts on them, their assignment by isolation
- * policy, idle eviction, the key's circuit breaker, and its session ids (monotonic, never recycled: the guardian hands
- * every incarnation a first id beyond every id used before).
+ * One actor per server key: its sessions (children), the leases of contexts on them, their
+ * assignment by isolation policy, idle eviction, the key's circuit breaker, and its session ids
+ * (monotonic, never recycled: the guardian hands every incarnation a first id beyond every id used
+ * before).
  *
- * <p>Every message from the guardian is counted. With no session, no lease and a closed circuit without failures (recent
- * failures and an open or half-open circuit are remembered until forgotten after a quiet cooldown), the actor tells the
- * guardian it is idle together with that count; the guardian stops it only if it has sent nothing since, so no message
- * is ever lost to a stopping actor.
+ * <p>Every message from the guardian is counted. With no session, no lease and a closed circuit
+ * without failures (recent failures and an open or half-open circuit are remembered until forgotten
+ * after a quiet cooldown), the actor tells the guardian it is idle together with that count; the
+ * guardian stops it only if it has sent nothing since, so no message is ever lost to a stopping
+ * actor.
  */
 public final class ServerKeyActor {
 
@@ -39,7 +37,9 @@ public final class ServerKeyActor {
 
   // From the guardian (counted).
 
-  /** Takes a lease for the context (a session is started if needed); the session answers when ready. */
+  /**
+   * Takes a lease for the context (a session is started if needed); the session answers when ready.
+   */
   public record Acquire(
       String context, ActorRef<ContextDelivery.Command> delivery, ActorRef<AcquireReply> replyTo)
       implements Command {}
@@ -51,8 +51,12 @@ public final class ServerKeyActor {
 
   public record Notify(String context, String method, JsonNode params) implements Command {}
 
-  /** The context got a listener: its session sends the context's messages to this delivery actor from now on. */
-  public record DeliverTo(String context, ActorRef<ContextDelivery.Command> delivery) implements Command {}
+  /**
+   * The context got a listener: its session sends the context's messages to this delivery actor
+   * from now on.
+   */
+  public record DeliverTo(String context, ActorRef<ContextDelivery.Command> delivery)
+      implements Command {}
 
   /** Ends the context's lease. Idempotent. */
   public record Release(String context) implements Command {}
@@ -71,7 +75,10 @@ public final class ServerKeyActor {
   /** A ready session lost its connection and is reconnecting. */
   record SessionDown(long sessionId, String reason) implements Command {}
 
-  /** A connect or initialize failed; {@code fatal}: the session never was ready and gives up (close it). */
+  /**
+   * A connect or initialize failed; {@code fatal}: the session never was ready and gives up (close
+   * it).
+   */
   record AttemptFailed(long sessionId, String reason, boolean fatal) implements Command {}
 
   /** The session is (or stopped being) at maxInflightPerSession. */
@@ -92,29 +99,18 @@ public final class ServerKeyActor {
 
   private record IdleTimer(long sessionId) {}
 
-  private static final class Session {
-    final long id;
-    final ActorRef<SessionActor.Command> ref;
-    final Set<String> contexts = new LinkedHashSet<>();
-    final Instant openedAt = Instant.now();
-    boolean ready;
-    boolean saturated;
-
-    Session(long id, ActorRef<SessionActor.Command> ref) {
-      this.id = id;
-      this.ref = ref;
-    }
-  }
-
   /**
    * @param incarnation distinguishes this actor from earlier and later ones of the same key
    * @param firstSessionId beyond every session id any earlier incarnation of any key used
    */
-  public static Behavior<Command> create(KeyEnvironment env, long incarnation, long firstSessionId) {
+  public static Behavior<Command> create(
+      KeyEnvironment env, long incarnation, long firstSessionId) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
-                timers -> new ServerKeyActor(env, incarnation, firstSessionId, context, timers).active()));
+                timers ->
+                    new ServerKeyActor(env, incarnation, firstSessionId, context, timers)
+                        .active()));
   }
 
   private final KeyEnvironment env;
@@ -122,18 +118,15 @@ public final class ServerKeyActor {
   private final long incarnation;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
+  private final LeaseTable<ActorRef<SessionActor.Command>> table = new LeaseTable<>();
 
-  private long nextSessionId;
-  private final Map<Long, Session> sessions = new LinkedHashMap<>();
-  /** Sessions told to close and not yet terminated: no longer leased, still children. */
-  private final Map<Long, Session> closing = new HashMap<>();
-  private final Map<String, Long> leases = new HashMap<>();
   /** The delivery actors of leased contexts that have a listener; their sessions know them too. */
   private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new HashMap<>();
+
   private final CircuitBreaker circuit;
+  private long nextSessionId;
   private long processedFromGuardian;
   private long reportedIdleAt = -1;
-  private boolean shuttingDown;
 
   private ServerKeyActor(
       KeyEnvironment env,
@@ -149,6 +142,8 @@ public final class ServerKeyActor {
     this.timers = timers;
     this.circuit = new CircuitBreaker(env.settings().circuitMaxFailures());
   }
+
+  // ------------------------------------------------------------------------------------------------ active
 
   private Behavior<Command> active() {
     return Behaviors.receive(Command.class)
@@ -181,14 +176,9 @@ public final class ServerKeyActor {
     };
   }
 
-  // ----------------------------------------------------------------------------------------------------- leases
-
   private Behavior<Command> onAcquire(Acquire acquire) {
-    if (shuttingDown) {
-      acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.shuttingDown()));
-      return Behaviors.same();
-    }
-    Session session = leaseFor(acquire.context(), acquire.delivery());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session =
+        leaseFor(acquire.context(), acquire.delivery());
     if (session == null) {
       acquire.replyTo().tell(AcquireReply.failed(unavailable()));
     } else {
@@ -199,11 +189,8 @@ public final class ServerKeyActor {
 
   private Behavior<Command> onRequest(Request request) {
     UpstreamCall call = request.call();
-    if (shuttingDown) {
-      call.reject(SupervisorErrors.shuttingDown(), env.observer());
-      return Behaviors.same();
-    }
-    Session session = leaseFor(call.context(), call.delivery());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session =
+        leaseFor(call.context(), call.delivery());
     if (session == null) {
       call.reject(unavailable(), env.observer());
     } else {
@@ -213,19 +200,23 @@ public final class ServerKeyActor {
   }
 
   /**
-   * The context's session, assigning one (and a lease) if it has none; null while the circuit forbids it. The session
-   * learns the context's delivery actor before the message that follows (same sender, same receiver: in order).
+   * The context's session, assigning one (and a lease) if it has none; null while the circuit
+   * forbids it. The session learns the context's delivery actor before the message that follows
+   * (same sender, same receiver: in order).
    */
-  private Session leaseFor(String contextId, ActorRef<ContextDelivery.Command> delivery) {
-    Long leased = leases.get(contextId);
-    if (leased != null) {
-      Session session = sessions.get(leased);
-      if (session != null && delivery != null && !delivery.equals(deliveries.get(contextId))) {
+  private LeaseTable.Entry<ActorRef<SessionActor.Command>> leaseFor(
+      String contextId, ActorRef<ContextDelivery.Command> delivery) {
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.sessionOf(contextId);
+    if (session != null) {
+      if (delivery != null && !delivery.equals(deliveries.get(contextId))) {
         tellDelivery(session, contextId, delivery);
       }
       return session;
     }
-    Session session = env.server().isolation() == Isolation.SHARED ? pooledSession() : null;
+    session =
+        env.server().isolation() == Isolation.SHARED
+            ? table.pooled(env.server().maxSessions())
+            : null;
     if (session != null) {
       env.observer().sessionReused(server);
     } else if (mayOpenSession()) {
@@ -233,8 +224,7 @@ public final class ServerKeyActor {
     } else {
       return null;
     }
-    leases.put(contextId, session.id);
-    session.contexts.add(contextId);
+    table.lease(contextId, session);
     if (delivery != null) {
       tellDelivery(session, contextId, delivery);
     }
@@ -243,70 +233,48 @@ public final class ServerKeyActor {
   }
 
   /**
-   * Shared isolation: the least-leased session that is not full; all full and below maxSessions: null (open another);
-   * all full at maxSessions: the least-leased anyway (its requests wait there, bounded).
+   * Closed circuit: yes. Half-open: one probe at a time (no other session still trying). Open: no.
    */
-  private Session pooledSession() {
-    Comparator<Session> byLoad = Comparator.comparingInt((Session s) -> s.contexts.size()).thenComparingLong(s -> s.id);
-    Session leastLoaded =
-        sessions.values().stream().filter(s -> !s.saturated).min(byLoad).orElse(null);
-    if (leastLoaded != null || sessions.size() < env.server().maxSessions()) {
-      return leastLoaded;
-    }
-    return sessions.values().stream().min(byLoad).orElse(null);
-  }
-
-  /** Closed circuit: yes. Half-open: only one probe at a time. Open: no. */
   private boolean mayOpenSession() {
     return switch (circuit.state()) {
       case CLOSED -> true;
-      case HALF_OPEN -> sessions.values().stream().allMatch(s -> s.ready);
+      case HALF_OPEN -> table.noneStarting();
       case OPEN -> false;
     };
   }
 
-  private Session openSession() {
+  private LeaseTable.Entry<ActorRef<SessionActor.Command>> openSession() {
     long id = nextSessionId++;
     ActorRef<SessionActor.Command> ref =
         context.spawn(SessionActor.create(id, env, context.getSelf()), "session-" + id);
     context.watchWith(ref, new SessionTerminated(id));
-    Session session = new Session(id, ref);
-    sessions.put(id, session);
     env.guardian().tell(new SupervisorGuardian.SessionIdsReserved(nextSessionId));
     env.observer().sessionCreated(server);
-    return session;
+    return table.add(id, ref);
   }
 
-  private void tellDelivery(Session session, String contextId, ActorRef<ContextDelivery.Command> delivery) {
+  private void tellDelivery(
+      LeaseTable.Entry<ActorRef<SessionActor.Command>> session,
+      String contextId,
+      ActorRef<ContextDelivery.Command> delivery) {
     deliveries.put(contextId, delivery);
     session.ref.tell(new SessionActor.Leased(contextId, delivery));
   }
 
   private Behavior<Command> onDeliverTo(DeliverTo deliverTo) {
-    Session session = sessionOf(deliverTo.context());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.sessionOf(deliverTo.context());
     if (session != null) {
       tellDelivery(session, deliverTo.context(), deliverTo.delivery());
     }
     return Behaviors.same();
   }
 
-  /** Forgets the context's lease; its session, if still in use, stops sending it anything. */
-  private void forgetLease(String contextId, Session session) {
-    leases.remove(contextId);
-    if (deliveries.remove(contextId) != null && session != null) {
-      session.ref.tell(new SessionActor.Unleased(contextId));
-    }
-  }
-
   private Behavior<Command> onRelease(Release release) {
-    Long sessionId = leases.get(release.context());
-    Session session = sessionId == null ? null : sessions.get(sessionId);
-    forgetLease(release.context(), session);
-    if (session == null) {
-      return Behaviors.same();
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.release(release.context());
+    if (deliveries.remove(release.context()) != null && session != null) {
+      session.ref.tell(new SessionActor.Unleased(release.context()));
     }
-    session.contexts.remove(release.context());
-    if (session.contexts.isEmpty()) {
+    if (session != null && session.contexts.isEmpty()) {
       if (env.server().isolation() == Isolation.CONTEXT) {
         evict(session, CloseReason.RELEASED, "its context released it");
       } else {
@@ -318,7 +286,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onIdleTimeout(IdleTimeout timeout) {
-    Session session = sessions.get(timeout.sessionId());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(timeout.sessionId());
     if (session != null && session.contexts.isEmpty()) {
       evict(session, CloseReason.IDLE, "idle for " + env.server().idleTimeout());
     }
@@ -326,13 +294,13 @@ public final class ServerKeyActor {
   }
 
   /**
-   * Forgets the session (and its leases) before telling it to close, so nothing assigned afterwards can reach it.
+   * Takes the session out of the table (and its leases) before telling it to close: nothing can
+   * reach it after.
    */
-  private void evict(Session session, CloseReason reason, String detail) {
-    sessions.remove(session.id);
-    session.contexts.forEach(contextId -> forgetLease(contextId, null));
+  private void evict(
+      LeaseTable.Entry<ActorRef<SessionActor.Command>> session, CloseReason reason, String detail) {
+    table.evict(session).forEach(deliveries::remove);
     timers.cancel(new IdleTimer(session.id));
-    closing.put(session.id, session);
     session.ref.tell(new SessionActor.Close(reason, detail));
     if (reason != CloseReason.SHUTDOWN && reason != CloseReason.CONNECT_FAILED) {
       env.observer().sessionEvicted(server, reason.word());
@@ -340,7 +308,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onCancel(Cancel cancel) {
-    Session session = sessionOf(cancel.context());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.sessionOf(cancel.context());
     if (session != null) {
       session.ref.tell(new SessionActor.Cancel(cancel.callId()));
     }
@@ -348,22 +316,19 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onNotify(Notify notify) {
-    Session session = sessionOf(notify.context());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.sessionOf(notify.context());
     if (session != null) {
-      session.ref.tell(new SessionActor.ClientNotification(notify.context(), notify.method(), notify.params()));
+      session.ref.tell(
+          new SessionActor.ClientNotification(notify.context(), notify.method(), notify.params()));
     }
     return Behaviors.same();
   }
 
-  private Session sessionOf(String contextId) {
-    Long sessionId = leases.get(contextId);
-    return sessionId == null ? null : sessions.get(sessionId);
-  }
-
-  // ------------------------------------------------------------------------------------------- session reports
+  // ------------------------------------------------------------------------------------------
+  // session reports
 
   private Behavior<Command> onSessionReady(SessionReady ready) {
-    Session session = sessions.get(ready.sessionId());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(ready.sessionId());
     if (session != null) {
       session.ready = true;
     }
@@ -375,7 +340,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onSessionDown(SessionDown down) {
-    Session session = sessions.get(down.sessionId());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(down.sessionId());
     if (session != null) {
       session.ready = false;
     }
@@ -384,7 +349,7 @@ public final class ServerKeyActor {
 
   private Behavior<Command> onAttemptFailed(AttemptFailed failed) {
     boolean mustOpen = circuit.attemptFailed(failed.reason());
-    Session session = sessions.get(failed.sessionId());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(failed.sessionId());
     if (session != null) {
       session.ready = false;
       if (failed.fatal()) {
@@ -394,13 +359,17 @@ public final class ServerKeyActor {
     if (mustOpen) {
       openCircuit();
     } else {
-      // failures are consecutive while they come within a cooldown of each other; the key stays until then
+      // failures are consecutive while they come within a cooldown of each other; the key stays
+      // until then
       timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
     }
     return Behaviors.same();
   }
 
-  /** Fail fast for a cooldown: sessions that are not ready are closed, their callers answered "unavailable". */
+  /**
+   * Fail fast for a cooldown: sessions that are not ready are closed, their callers answered
+   * "unavailable".
+   */
   private void openCircuit() {
     if (circuit.open()) {
       context
@@ -412,20 +381,21 @@ public final class ServerKeyActor {
               circuit.lastFailure());
     }
     timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
-    new ArrayList<>(sessions.values())
-        .stream().filter(s -> !s.ready).forEach(s -> evict(s, CloseReason.CIRCUIT_OPEN, circuit.lastFailure()));
+    table.live().stream()
+        .filter(s -> !s.ready)
+        .forEach(s -> evict(s, CloseReason.CIRCUIT_OPEN, circuit.lastFailure()));
   }
 
   /**
-   * Open → half-open: the next call may open one probe session. Half-open (or closed with failures counted) for another
-   * quiet cooldown with no attempt under way → closed with the failures forgotten, so that an abandoned key can go
-   * idle and stop.
+   * Open → half-open: the next call may open one probe session. Half-open (or closed with failures
+   * counted) for another quiet cooldown with no attempt under way → closed with the failures
+   * forgotten, so that an abandoned key can go idle and stop.
    */
   private Behavior<Command> onCooldownElapsed() {
     if (circuit.state() == CircuitBreaker.State.OPEN) {
       circuit.halfOpen();
       timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
-    } else if (sessions.values().stream().allMatch(s -> s.ready)) {
+    } else if (table.noneStarting()) {
       circuit.close();
       reportIfIdle();
     }
@@ -441,7 +411,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onSessionLoad(SessionLoad load) {
-    Session session = sessions.get(load.sessionId());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(load.sessionId());
     if (session != null) {
       session.saturated = load.saturated();
     }
@@ -449,46 +419,106 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onSessionFailing(SessionFailing failing) {
-    Session session = sessions.get(failing.sessionId());
+    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(failing.sessionId());
     if (session != null) {
-      context.getLog().warn("{}: evicting session {}: {}", env.keyId(), session.id, failing.reason());
+      context
+          .getLog()
+          .warn("{}: evicting session {}: {}", env.keyId(), session.id, failing.reason());
       evict(session, CloseReason.FAILURES, failing.reason());
     }
     return Behaviors.same();
   }
 
   private Behavior<Command> onSessionTerminated(SessionTerminated terminated) {
-    closing.remove(terminated.sessionId());
-    Session session = sessions.remove(terminated.sessionId());
-    if (session != null) {
-      // stopped without being told to: its leases go with it, the next request opens a new session
-      session.contexts.forEach(contextId -> forgetLease(contextId, null));
-    }
-    if (shuttingDown && closing.isEmpty() && sessions.isEmpty()) {
-      return Behaviors.stopped();
-    }
+    // one that stopped without being told to takes its leases along: the next request opens a new
+    // session
+    table.stopped(terminated.sessionId()).forEach(deliveries::remove);
     reportIfIdle();
     return Behaviors.same();
   }
 
-  // ------------------------------------------------------------------------------------------- snapshot, shutdown
+  // -----------------------------------------------------------------------------------------
+  // shutting down
 
   /**
-   * Asks the sessions in the table; closing ones are reported as closed without asking (one may have stopped already,
-   * and a question to a stopped actor would never be answered).
+   * Every session is told to close; the actor stops once all have stopped. Nothing new is accepted
+   * meanwhile.
+   */
+  private Behavior<Command> onShutdown() {
+    table.live().forEach(s -> evict(s, CloseReason.SHUTDOWN, "shutdown"));
+    table
+        .closing()
+        .forEach(s -> s.ref.tell(new SessionActor.Close(CloseReason.SHUTDOWN, "shutdown")));
+    return table.isEmpty() ? Behaviors.stopped() : shuttingDown();
+  }
+
+  private Behavior<Command> shuttingDown() {
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            Acquire.class,
+            acquire ->
+                same(
+                    () ->
+                        acquire
+                            .replyTo()
+                            .tell(AcquireReply.failed(SupervisorErrors.shuttingDown()))))
+        .onMessage(
+            Request.class,
+            request ->
+                same(() -> request.call().reject(SupervisorErrors.shuttingDown(), env.observer())))
+        .onMessage(GetSnapshot.class, this::onGetSnapshot)
+        .onMessage(SessionTerminated.class, this::onTerminatedWhileShuttingDown)
+        .onAnyMessage(
+            notUsed -> Behaviors.same()) // releases, reports, timers: nothing is left to do
+        .build();
+  }
+
+  private Behavior<Command> onTerminatedWhileShuttingDown(SessionTerminated terminated) {
+    table.stopped(terminated.sessionId());
+    return table.isEmpty() ? Behaviors.stopped() : Behaviors.same();
+  }
+
+  private static Behavior<Command> same(Runnable action) {
+    action.run();
+    return Behaviors.same();
+  }
+
+  /**
+   * With nothing held and a quiet circuit, tells the guardian (once per count of its messages) it
+   * may stop this.
+   */
+  private void reportIfIdle() {
+    if (table.isEmpty() && circuit.isQuiet() && reportedIdleAt != processedFromGuardian) {
+      reportedIdleAt = processedFromGuardian;
+      env.guardian()
+          .tell(new SupervisorGuardian.KeyIdle(env.keyId(), incarnation, processedFromGuardian));
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------- snapshot
+
+  /**
+   * Asks the sessions in the table; closing ones are reported as closed without asking (one may
+   * have stopped already, and a question to a stopped actor would never be answered).
    */
   private Behavior<Command> onGetSnapshot(GetSnapshot get) {
     Map<Long, Integer> refCounts = new HashMap<>();
     List<ActorRef<SessionActor.Command>> live = new ArrayList<>();
-    sessions.values().forEach(s -> {
-      refCounts.put(s.id, s.contexts.size());
-      live.add(s.ref);
-    });
+    table
+        .live()
+        .forEach(
+            s -> {
+              refCounts.put(s.id, s.contexts.size());
+              live.add(s.ref);
+            });
     List<SessionSnapshot> closed =
-        closing.values().stream()
-            .map(s -> new SessionSnapshot(s.id, "closed", 0, 0, 0, 0, s.openedAt, OptionalLong.empty()))
+        table.closing().stream()
+            .map(
+                s ->
+                    new SessionSnapshot(
+                        s.id, "closed", 0, 0, 0, 0, s.openedAt, OptionalLong.empty()))
             .toList();
-    Map<String, Long> leasesNow = Map.copyOf(leases);
+    Map<String, Long> leasesNow = table.leases();
     String circuitNow = circuit.state().word;
     context.spawnAnonymous(
         Aggregator.create(
@@ -502,7 +532,10 @@ public final class ServerKeyActor {
                     env.keyId(),
                     Stream.concat(
                             parts.stream()
-                                .map(part -> withRefCount(part, refCounts.getOrDefault(part.sessionId(), 0))),
+                                .map(
+                                    part ->
+                                        withRefCount(
+                                            part, refCounts.getOrDefault(part.sessionId(), 0))),
                             closed.stream())
                         .sorted(Comparator.comparingLong(SessionSnapshot::sessionId))
                         .toList(),
@@ -522,26 +555,5 @@ public final class ServerKeyActor {
         part.restarts(),
         part.startedAt(),
         part.pid());
-  }
-
-  private Behavior<Command> onShutdown() {
-    shuttingDown = true;
-    new ArrayList<>(sessions.values()).forEach(s -> evict(s, CloseReason.SHUTDOWN, "shutdown"));
-    closing.values().forEach(s -> s.ref.tell(new SessionActor.Close(CloseReason.SHUTDOWN, "shutdown")));
-    leases.clear();
-    return closing.isEmpty() ? Behaviors.stopped() : Behaviors.same();
-  }
-
-  private void reportIfIdle() {
-    boolean idle =
-        !shuttingDown
-            && sessions.isEmpty()
-            && closing.isEmpty()
-            && leases.isEmpty()
-            && circuit.isQuiet();
-    if (idle && reportedIdleAt != processedFromGuardian) {
-      reportedIdleAt = processedFromGuardian;
-      env.guardian().tell(new SupervisorGuardian.KeyIdle(env.keyId(), incarnation, processedFromGuardian));
-    }
   }
 }

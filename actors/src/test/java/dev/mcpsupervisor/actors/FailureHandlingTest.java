@@ -17,19 +17,27 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Circuit breaker, eviction after repeated failures, ping, actor crashes and shutdown. */
 class FailureHandlingTest {
 
-  private static final String CIRCUIT = "mcp-supervisor.supervisor.circuitBreaker { maxFailures = 3, cooldown = 10s }";
+  private static final String CIRCUIT =
+      "mcp-supervisor.supervisor.circuitBreaker { maxFailures = 3, cooldown = 10s }";
 
   private static JsonRpcError acquireError(CompletionStage<JsonNode> acquire) {
     ExecutionException failure =
-        assertThrows(ExecutionException.class, () -> acquire.toCompletableFuture().get(10, TimeUnit.SECONDS));
+        assertThrows(
+            ExecutionException.class,
+            () -> acquire.toCompletableFuture().get(10, TimeUnit.SECONDS));
     return ((SupervisorException) failure.getCause()).error();
   }
 
@@ -50,7 +58,8 @@ class FailureHandlingTest {
       JsonRpcError request =
           awaitError(test.supervisor.request("run-5", "alpha", McpMethods.TOOLS_LIST, null, null));
       assertEquals(JsonRpcErrorCodes.UPSTREAM_UNAVAILABLE, request.code());
-      assertEquals(3, test.connector.connects.get(), "an open circuit fails fast, without connecting");
+      assertEquals(
+          3, test.connector.connects.get(), "an open circuit fails fast, without connecting");
     }
   }
 
@@ -75,6 +84,57 @@ class FailureHandlingTest {
   }
 
   @Test
+  void aHalfOpenCircuitLetsExactlyOneProbeTryAtATime() throws Exception {
+    try (TestSupervisor test = TestSupervisor.start(CIRCUIT, TestSupervisor.shared("alpha"))) {
+      test.connector.failConnectsWith = "connection refused";
+      for (int attempt = 1; attempt <= 3; attempt++) {
+        acquireError(test.supervisor.acquire("run-" + attempt, "alpha"));
+      }
+      test.connector.failConnectsWith = null;
+      test.timePasses(Duration.ofSeconds(10));
+      assertEquals("half-open", test.onlyKey().circuit());
+
+      CompletableFuture<Void> probeConnects = new CompletableFuture<>();
+      test.connector.connectGate = probeConnects; // the probe takes its time
+      ExecutorService callers = Executors.newFixedThreadPool(8);
+      try {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<CompletionStage<JsonNode>>> racing = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+          String context = "caller-" + i;
+          racing.add(
+              callers.submit(
+                  () -> {
+                    start.await();
+                    return test.supervisor.acquire(context, "alpha");
+                  }));
+        }
+        start.countDown();
+        List<CompletionStage<JsonNode>> acquires = new ArrayList<>();
+        for (Future<CompletionStage<JsonNode>> future : racing) {
+          acquires.add(future.get(10, TimeUnit.SECONDS));
+        }
+        test.awaitAssert(
+            () ->
+                assertEquals(
+                    200, test.onlyKey().leases().size(), "every caller waits on the probe"));
+        assertEquals(
+            4,
+            test.connector.connects.get(),
+            "three failed attempts, then one probe: never two at a time");
+        assertEquals(1, test.onlyKey().sessions().size());
+
+        probeConnects.complete(null);
+        acquires.forEach(TestSupervisor::await);
+        assertEquals("closed", test.onlyKey().circuit());
+        assertEquals(4, test.connector.connects.get());
+      } finally {
+        callers.shutdownNow();
+      }
+    }
+  }
+
+  @Test
   void failedProbeReopensTheCircuitAtOnce() {
     try (TestSupervisor test = TestSupervisor.start(CIRCUIT, TestSupervisor.shared("alpha"))) {
       test.connector.failConnectsWith = "connection refused";
@@ -83,7 +143,9 @@ class FailureHandlingTest {
       }
       test.timePasses(Duration.ofSeconds(10));
       test.connector.failConnectsWith = "still refused";
-      assertEquals("upstream alpha unavailable: still refused", acquireError(test.supervisor.acquire("probe", "alpha")).message());
+      assertEquals(
+          "upstream alpha unavailable: still refused",
+          acquireError(test.supervisor.acquire("probe", "alpha")).message());
       assertEquals("open", test.onlyKey().circuit());
       acquireError(test.supervisor.acquire("next", "alpha"));
       assertEquals(4, test.connector.connects.get());
@@ -95,19 +157,25 @@ class FailureHandlingTest {
     try (TestSupervisor test = TestSupervisor.start(CIRCUIT, TestSupervisor.shared("alpha"))) {
       await(test.supervisor.acquire("run", "alpha"));
       CompletionStage<JsonRpcResponse> waiting =
-          test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, callParams("x"), Duration.ofMinutes(5));
+          test.supervisor.request(
+              "run", "alpha", McpMethods.TOOLS_CALL, callParams("x"), Duration.ofMinutes(5));
       FakeConnection connection = test.connector.nextConnection();
       connection.nextRequest();
       test.connector.failConnectsWith = "spawn failed";
       connection.die("crashed");
       for (int attempt = 0; attempt < 3; attempt++) {
         int connects = 1 + attempt;
-        test.awaitAssert(() -> assertEquals("restarting", test.onlyKey().sessions().get(0).state()));
-        test.timePasses(Duration.ofMillis(250L << attempt)); // the backoff doubles from 200 ms (+20 % jitter)
+        test.awaitAssert(
+            () -> assertEquals("restarting", test.onlyKey().sessions().get(0).state()));
+        test.timePasses(
+            Duration.ofMillis(250L << attempt)); // the backoff doubles from 200 ms (+20 % jitter)
         test.awaitAssert(() -> assertEquals(connects + 1, test.connector.connects.get()));
       }
       JsonRpcError error = awaitError(waiting);
-      assertEquals(JsonRpcErrorCodes.UPSTREAM_SESSION_LOST, error.code(), "the send was in flight when it died");
+      assertEquals(
+          JsonRpcErrorCodes.UPSTREAM_SESSION_LOST,
+          error.code(),
+          "the send was in flight when it died");
       test.awaitAssert(() -> assertEquals("open", test.onlyKey().circuit()));
       assertTrue(test.onlyKey().leases().isEmpty(), "the failing session and its leases are gone");
       assertEquals(4, test.connector.connects.get());
@@ -118,22 +186,30 @@ class FailureHandlingTest {
   void consecutiveRequestFailuresEvictTheSession() {
     try (TestSupervisor test =
         TestSupervisor.start(
-            "mcp-supervisor.supervisor.evictAfterConsecutiveFailures = 3", TestSupervisor.shared("alpha"))) {
+            "mcp-supervisor.supervisor.evictAfterConsecutiveFailures = 3",
+            TestSupervisor.shared("alpha"))) {
       List<CompletionStage<JsonRpcResponse>> calls = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        calls.add(test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, callParams("hang"), Duration.ofSeconds(1)));
+        calls.add(
+            test.supervisor.request(
+                "run", "alpha", McpMethods.TOOLS_CALL, callParams("hang"), Duration.ofSeconds(1)));
       }
       FakeConnection first = test.connector.nextConnection();
       for (int i = 0; i < 3; i++) {
         first.nextRequest();
       }
       test.timePasses(Duration.ofSeconds(1));
-      calls.forEach(call -> assertEquals(JsonRpcErrorCodes.REQUEST_TIMEOUT, awaitError(call).code()));
+      calls.forEach(
+          call -> assertEquals(JsonRpcErrorCodes.REQUEST_TIMEOUT, awaitError(call).code()));
       test.awaitAssert(() -> assertEquals(1, test.observer.evicted("failures")));
       test.awaitAssert(() -> assertTrue(first.closed.get()));
 
-      test.connector.answerCalls = request -> JsonRpcResponse.success(request.id(), FakeConnector.text("fresh"));
-      JsonRpcResponse next = await(test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, callParams("x"), null));
+      test.connector.answerCalls =
+          request -> JsonRpcResponse.success(request.id(), FakeConnector.text("fresh"));
+      JsonRpcResponse next =
+          await(
+              test.supervisor.request(
+                  "run", "alpha", McpMethods.TOOLS_CALL, callParams("x"), null));
       assertEquals("fresh", next.result().path("content").get(0).path("text").asText());
       assertEquals(2, test.connector.connects.get(), "the next call opened a new session");
     }
@@ -146,7 +222,12 @@ class FailureHandlingTest {
       FakeConnection first = test.connector.nextConnection();
       test.timePasses(Duration.ofSeconds(30));
       test.awaitAssert(
-          () -> assertEquals(1, first.log.stream().filter(m -> m instanceof JsonRpcRequest r && r.method().equals("ping")).count()));
+          () ->
+              assertEquals(
+                  1,
+                  first.log.stream()
+                      .filter(m -> m instanceof JsonRpcRequest r && r.method().equals("ping"))
+                      .count()));
       assertEquals(0, test.observer.restarted.get(), "an answered ping changes nothing");
 
       test.connector.answerPing = false;
@@ -166,7 +247,8 @@ class FailureHandlingTest {
 
   @Test
   void shutdownAnswersEverythingWaitingAndClosesEveryConnection() throws Exception {
-    TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"), TestSupervisor.shared("beta"));
+    TestSupervisor test =
+        TestSupervisor.start(TestSupervisor.shared("alpha"), TestSupervisor.shared("beta"));
     await(test.supervisor.acquire("run", "alpha"));
     CompletionStage<JsonRpcResponse> inFlight =
         test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, callParams("slow"), null);
@@ -202,11 +284,18 @@ class FailureHandlingTest {
       test.timePasses(Duration.ofSeconds(1)); // the restart backoff, then the snapshot timeout
       test.timePasses(Duration.ofSeconds(3));
       test.connector.nextConnection();
-      test.connector.answerCalls = request -> JsonRpcResponse.success(request.id(), FakeConnector.text("again"));
+      test.connector.answerCalls =
+          request -> JsonRpcResponse.success(request.id(), FakeConnector.text("again"));
       assertEquals(
           "again",
-          await(test.supervisor.request("run", "alpha", McpMethods.TOOLS_CALL, callParams("x"), null))
-              .result().path("content").get(0).path("text").asText());
+          await(
+                  test.supervisor.request(
+                      "run", "alpha", McpMethods.TOOLS_CALL, callParams("x"), null))
+              .result()
+              .path("content")
+              .get(0)
+              .path("text")
+              .asText());
     }
   }
 }

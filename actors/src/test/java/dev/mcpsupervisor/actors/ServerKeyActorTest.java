@@ -17,7 +17,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -30,7 +29,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** Leases, pooling, idle eviction and the life of key actors: the races Langflow's session manager lost. */
+/**
+ * Leases, pooling, idle eviction and the life of key actors: the races Langflow's session manager
+ * lost.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ServerKeyActorTest {
 
@@ -48,8 +50,12 @@ class ServerKeyActorTest {
     threads.shutdownNow();
   }
 
-  /** Runs {@code count} calls from many threads released at once; returns their stages in index order. */
-  private <T> List<CompletionStage<T>> race(int count, IntFunction<CompletionStage<T>> call) throws Exception {
+  /**
+   * Runs {@code count} calls from many threads released at once; returns their stages in index
+   * order.
+   */
+  private <T> List<CompletionStage<T>> race(int count, IntFunction<CompletionStage<T>> call)
+      throws Exception {
     CountDownLatch start = new CountDownLatch(1);
     List<Future<CompletionStage<T>>> started = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -71,16 +77,20 @@ class ServerKeyActorTest {
 
   private static long initializeCount(FakeConnection connection) {
     return connection.log.stream()
-        .filter(m -> m instanceof dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest r
-            && McpMethods.INITIALIZE.equals(r.method()))
+        .filter(
+            m ->
+                m instanceof dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest r
+                    && McpMethods.INITIALIZE.equals(r.method()))
         .count();
   }
 
   @Test
   void concurrentAcquiresShareOneUpstreamSession() throws Exception {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
-      test.connector.holdInitialize = true; // every acquire arrives while the one session is still initializing
-      List<CompletionStage<JsonNode>> acquires = race(RACERS, i -> test.supervisor.acquire("run-" + i, "alpha"));
+      test.connector.holdInitialize =
+          true; // every acquire arrives while the one session is still initializing
+      List<CompletionStage<JsonNode>> acquires =
+          race(RACERS, i -> test.supervisor.acquire("run-" + i, "alpha"));
 
       FakeConnection connection = test.connector.nextConnection();
       JsonNode initializeId = connection.nextRequest().id();
@@ -108,7 +118,8 @@ class ServerKeyActorTest {
       await(test.supervisor.acquire("staying", "alpha"));
       FakeConnection connection = test.connector.nextConnection();
 
-      for (CompletionStage<Void> release : race(RACERS, i -> test.supervisor.release("leaving", "alpha"))) {
+      for (CompletionStage<Void> release :
+          race(RACERS, i -> test.supervisor.release("leaving", "alpha"))) {
         await(release);
       }
       KeySnapshot key = test.onlyKey();
@@ -156,24 +167,60 @@ class ServerKeyActorTest {
 
   @Test
   void idleEvictionRacingAcquiresNeverHandsOutADeadSession() throws Exception {
+    int racers = 50;
+    int rounds = 11;
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
-      test.connector.answerCalls = request -> JsonRpcResponse.success(request.id(), FakeConnector.text("ok"));
-      for (int round = 0; round < 10; round++) {
+      test.connector.answerCalls =
+          request -> JsonRpcResponse.success(request.id(), FakeConnector.text("ok"));
+      int evictionsSeen = 0;
+      int roundsWithoutEviction = 0;
+      for (int round = 0; round < rounds; round++) {
         String first = "first-" + round;
         await(test.supervisor.acquire(first, "alpha"));
         await(test.supervisor.release(first, "alpha"));
         test.snapshot(); // barrier: the idle timer is running
+        int evictionsBefore = test.observer.evicted("idle");
+        int connectsBefore = test.connector.connects.get();
 
+        // the idle timeout fires after (round * 5) of the racers were sent: before all of them in
+        // round 0, after all
+        // of them in the last round, somewhere among them in between
         int r = round;
-        CompletableFuture<Void> evict = CompletableFuture.runAsync(() -> test.timePasses(TestSupervisor.IDLE_TIMEOUT));
-        List<CompletionStage<JsonNode>> acquires = race(50, i -> test.supervisor.acquire("racer-" + r + "-" + i, "alpha"));
-        evict.get(10, TimeUnit.SECONDS);
-        for (CompletionStage<JsonNode> acquire : acquires) {
-          await(acquire);
+        int firedAfter = Math.min(racers, round * 5);
+        List<CompletionStage<JsonNode>> acquires =
+            new ArrayList<>(
+                race(firedAfter, i -> test.supervisor.acquire("racer-" + r + "-" + i, "alpha")));
+        test.timePasses(TestSupervisor.IDLE_TIMEOUT);
+        acquires.addAll(
+            race(
+                racers - firedAfter,
+                i -> test.supervisor.acquire("racer-" + r + "-" + (firedAfter + i), "alpha")));
+        acquires.forEach(TestSupervisor::await);
+
+        // every racer holds its lease once its acquire is answered: an eviction never takes a lease
+        // away
+        Map<String, Long> leases = test.onlyKey().leases();
+        for (int i = 0; i < racers; i++) {
+          assertTrue(
+              leases.containsKey("racer-" + r + "-" + i),
+              "racer " + i + " of round " + r + " lost its lease");
         }
-        for (int i = 0; i < 50; i++) {
+        int evicted = test.observer.evicted("idle") - evictionsBefore;
+        assertEquals(
+            evicted,
+            test.connector.connects.get() - connectsBefore,
+            "a new session only after an eviction");
+        evictionsSeen += evicted;
+        roundsWithoutEviction += evicted == 0 ? 1 : 0;
+        for (int i = 0; i < racers; i++) {
           JsonRpcResponse response =
-              await(test.supervisor.request("racer-" + r + "-" + i, "alpha", McpMethods.TOOLS_CALL, callParams("x"), null));
+              await(
+                  test.supervisor.request(
+                      "racer-" + r + "-" + i,
+                      "alpha",
+                      McpMethods.TOOLS_CALL,
+                      callParams("x"),
+                      null));
           assertNull(response.error(), () -> "a racer got a dead session: " + response.error());
         }
         for (SessionSnapshot session : test.onlyKey().sessions()) {
@@ -181,10 +228,15 @@ class ServerKeyActorTest {
             assertEquals("ready", session.state());
           }
         }
-        for (int i = 0; i < 50; i++) {
+        for (int i = 0; i < racers; i++) {
           await(test.supervisor.release("racer-" + r + "-" + i, "alpha"));
         }
       }
+      // the two did overlap: some rounds evicted (and the racers got a fresh session), some kept
+      // the idle one
+      assertTrue(evictionsSeen >= 1, "no round evicted the idle session");
+      assertTrue(
+          roundsWithoutEviction >= 1, "every round evicted: the acquires never won the race");
     }
   }
 
@@ -192,22 +244,42 @@ class ServerKeyActorTest {
   void contextMovingToAnotherKeyKeepsItsNewLeaseWhenTheOldKeyCleansUpLate() throws Exception {
     try (TestSupervisor test =
         TestSupervisor.start(TestSupervisor.shared("alpha"), TestSupervisor.shared("beta"))) {
-      test.connector.answerCalls = request -> JsonRpcResponse.success(request.id(), FakeConnector.text("ok"));
+      test.connector.answerCalls =
+          request -> JsonRpcResponse.success(request.id(), FakeConnector.text("ok"));
       int contexts = 100;
       for (int i = 0; i < contexts; i++) {
         await(test.supervisor.acquire("flow-" + i, "alpha"));
       }
-      // every context moves to beta while alpha releases it, in any order
+      // the first half moves to beta, and only once the lease on beta exists does alpha clean up
+      // (late)
+      for (int i = 0; i < contexts / 2; i++) {
+        await(test.supervisor.acquire("flow-" + i, "beta"));
+      }
+      assertEquals(
+          contexts / 2,
+          leasesOn(test, "beta"),
+          "the new leases exist before the old key cleans up");
+      List<CompletionStage<Void>> lateCleanups =
+          race(contexts / 2, i -> test.supervisor.release("flow-" + i, "alpha"));
+      lateCleanups.forEach(TestSupervisor::await);
+      assertEquals(
+          contexts / 2, leasesOn(test, "beta"), "alpha's late cleanup took no lease on beta");
+      // the second half moves while alpha releases it, in any order
       List<CompletionStage<Object>> moves =
           race(
-              2 * contexts,
+              contexts,
               i ->
                   i % 2 == 0
-                      ? test.supervisor.acquire("flow-" + i / 2, "beta").thenApply(x -> x)
-                      : test.supervisor.release("flow-" + i / 2, "alpha").thenApply(x -> x));
+                      ? test.supervisor
+                          .acquire("flow-" + (contexts / 2 + i / 2), "beta")
+                          .thenApply(x -> x)
+                      : test.supervisor
+                          .release("flow-" + (contexts / 2 + i / 2), "alpha")
+                          .thenApply(x -> x));
       moves.forEach(TestSupervisor::await);
       test.snapshot(); // barrier: alpha's idle timer is running
-      test.timePasses(TestSupervisor.IDLE_TIMEOUT); // alpha's session closes, alpha's key actor stops
+      test.timePasses(
+          TestSupervisor.IDLE_TIMEOUT); // alpha's session closes, alpha's key actor stops
 
       test.awaitAssert(
           () -> {
@@ -218,7 +290,9 @@ class ServerKeyActorTest {
           });
       for (int i = 0; i < contexts; i++) {
         assertNull(
-            await(test.supervisor.request("flow-" + i, "beta", McpMethods.TOOLS_CALL, callParams("x"), null))
+            await(
+                    test.supervisor.request(
+                        "flow-" + i, "beta", McpMethods.TOOLS_CALL, callParams("x"), null))
                 .error());
       }
       for (int i = 0; i < contexts; i++) {
@@ -226,6 +300,13 @@ class ServerKeyActorTest {
       }
       assertTrue(test.onlyKey().leases().isEmpty(), "releaseAll found every lease on beta");
     }
+  }
+
+  private static int leasesOn(TestSupervisor test, String server) {
+    return test.snapshot().keys().stream()
+        .filter(key -> key.server().equals(server))
+        .mapToInt(key -> key.leases().size())
+        .sum();
   }
 
   @Test
@@ -265,7 +346,8 @@ class ServerKeyActorTest {
       FakeConnection first = test.connector.nextConnection();
       test.supervisor.request("a", "alpha", McpMethods.TOOLS_CALL, callParams("slow"), null);
       first.nextRequest(); // session 1 now has its one request in flight: it is full
-      assertEquals(1, test.onlySession().inFlight()); // barrier: the key actor has heard that it is full
+      assertEquals(
+          1, test.onlySession().inFlight()); // barrier: the key actor has heard that it is full
       await(test.supervisor.acquire("b", "alpha"));
       await(test.supervisor.acquire("c", "alpha"));
       KeySnapshot key = test.onlyKey();
@@ -278,7 +360,8 @@ class ServerKeyActorTest {
   @Test
   void unknownServerIsAnsweredWithAClearError() {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
-      var error = TestSupervisor.awaitError(test.supervisor.request("a", "nope", "tools/list", null, null));
+      var error =
+          TestSupervisor.awaitError(test.supervisor.request("a", "nope", "tools/list", null, null));
       assertEquals(dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UNKNOWN_SERVER, error.code());
       assertEquals("unknown server nope", error.message());
       CompletionStage<JsonNode> acquire = test.supervisor.acquire("a", "nope");
