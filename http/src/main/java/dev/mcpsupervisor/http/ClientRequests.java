@@ -1,0 +1,227 @@
+package dev.mcpsupervisor.http;
+
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What a session-era (2025) client asks and is told: its requests turned into upstream calls
+ * through the endpoint, the outcomes turned into answers, and the per-client protocol state that
+ * decides them — log level, resource subscriptions, which server owns which resource, the servers'
+ * initialize results. Per-client state on shared upstream sessions lives here, never upstream, so
+ * one client's settings never leak into another's. Plain class on the session's thread; a stateless
+ * (2026-07-28) client will get a handler of its own beside this one.
+ */
+final class ClientRequests {
+
+  /**
+   * The client as it introduced itself at initialize, with the protocol version negotiated for it.
+   */
+  record Client(String protocolVersion, JsonNode capabilities, String name, String version) {
+    static Client of(JsonRpcRequest initialize) {
+      JsonNode params =
+          initialize.params() == null ? JsonRpcCodec.emptyObject() : initialize.params();
+      JsonNode clientInfo = params.path("clientInfo");
+      return new Client(
+          ProtocolVersions.negotiate(params.path("protocolVersion").asText("")),
+          params.path("capabilities").isObject()
+              ? params.get("capabilities")
+              : JsonRpcCodec.emptyObject(),
+          clientInfo.path("name").asText(null),
+          clientInfo.path("version").asText(null));
+    }
+  }
+
+  /** A request started: answered at once ({@code answer}), or an outcome to wait for. */
+  record Started(
+      JsonRpcResponse answer, CompletionStage<Outcome> outcome, boolean carriesServerMessages) {
+    static Started answered(JsonRpcResponse answer) {
+      return new Started(answer, null, false);
+    }
+  }
+
+  private final String context;
+  private final McpEndpoint endpoint;
+  private final SessionSupervisor supervisor;
+  private String logLevel;
+  private Map<String, JsonNode> upstreams = Map.of();
+  private final Map<String, String> resourceOwners = new HashMap<>();
+  private final Map<String, String> templateOwners = new HashMap<>();
+  private final Set<String> subscriptions = new HashSet<>();
+
+  ClientRequests(String context, McpEndpoint endpoint, SessionSupervisor supervisor) {
+    this.context = context;
+    this.endpoint = endpoint;
+    this.supervisor = supervisor;
+  }
+
+  String path() {
+    return endpoint.path();
+  }
+
+  CompletionStage<Outcome> initialize(Client client, UpstreamCalls calls) {
+    return endpoint.initialize(calls, client.protocolVersion());
+  }
+
+  Started start(JsonRpcRequest request, UpstreamCalls calls) {
+    switch (request.method()) {
+      case McpMethods.PING -> {
+        return Started.answered(JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
+      }
+      case McpMethods.LOGGING_SET_LEVEL -> {
+        String level =
+            request.params() == null ? null : request.params().path("level").asText(null);
+        if (level == null || !LogLevels.isLevel(level)) {
+          return Started.answered(
+              DownstreamSession.failure(
+                  request, INVALID_PARAMS, "params.level must be one of " + LogLevels.ORDER));
+        }
+        logLevel = level;
+        return new Started(null, askUpstreamsForEveryLevel(calls), false);
+      }
+      case McpMethods.RESOURCES_UNSUBSCRIBE -> {
+        // upstream subscriptions are shared with other sessions: only this session stops receiving
+        // updates
+        subscriptions.remove(
+            request.params() == null ? null : request.params().path("uri").asText(null));
+        return Started.answered(JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
+      }
+      default -> {
+        return new Started(null, handle(request, calls), true);
+      }
+    }
+  }
+
+  /**
+   * Upstream sessions are shared: each is asked for everything, and every session filters at its
+   * own level.
+   */
+  private CompletionStage<Outcome> askUpstreamsForEveryLevel(UpstreamCalls calls) {
+    ObjectNode params = JsonRpcCodec.emptyObject();
+    params.put("level", LogLevels.UPSTREAM_LEVEL);
+    List<CompletableFuture<JsonRpcResponse>> asks = new ArrayList<>();
+    for (String server : endpoint.servers()) {
+      JsonNode init = upstreams.get(server);
+      if (init != null && init.path("capabilities").has("logging")) {
+        asks.add(calls.call(server, McpMethods.LOGGING_SET_LEVEL, params).toCompletableFuture());
+      }
+    }
+    return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new))
+        .handle((allDone, failure) -> new Outcome.Result(JsonRpcCodec.emptyObject()));
+  }
+
+  private CompletionStage<Outcome> handle(JsonRpcRequest request, UpstreamCalls calls) {
+    McpEndpoint.View view =
+        new McpEndpoint.View(
+            upstreams,
+            Collections.unmodifiableMap(resourceOwners),
+            Collections.unmodifiableMap(templateOwners));
+    try {
+      return endpoint.handle(request, view, calls);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** Remembers what the outcome teaches the session, and turns it into the answer. */
+  JsonRpcResponse apply(JsonRpcRequest request, Outcome outcome) {
+    if (outcome instanceof Outcome.Failure failed) {
+      return JsonRpcResponse.failure(request.id(), failed.error());
+    }
+    JsonNode result;
+    if (outcome instanceof Outcome.Initialized initialized) {
+      upstreams = Map.copyOf(initialized.upstreams());
+      result = initialized.result();
+    } else if (outcome instanceof Outcome.ResourcesLearned learned) {
+      resourceOwners.putAll(learned.owners());
+      templateOwners.putAll(learned.templateOwners());
+      result = learned.result();
+    } else if (outcome instanceof Outcome.Subscribed subscribed) {
+      subscriptions.add(subscribed.uri());
+      resourceOwners.putIfAbsent(subscribed.uri(), subscribed.server());
+      result = subscribed.result();
+    } else {
+      result = ((Outcome.Result) outcome).result();
+    }
+    return JsonRpcResponse.success(request.id(), result);
+  }
+
+  /**
+   * notifications/cancelled cancels the request upstream; roots/list_changed goes to every server.
+   */
+  void onNotification(JsonRpcNotification notification, Client client, DownstreamStreams streams) {
+    JsonNode params =
+        notification.params() == null ? JsonRpcCodec.emptyObject() : notification.params();
+    switch (notification.method()) {
+      case McpMethods.NOTIFICATION_CANCELLED -> {
+        DownstreamStreams.InFlight call = streams.inFlight(params.path("requestId"));
+        if (call != null && call.carriesServerMessages && !call.cancelled) {
+          call.cancelled = true;
+          call.calls.cancelAll();
+        }
+      }
+      case McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED -> {
+        // only a client with roots can answer the roots/list that servers send in reply
+        if (client != null && client.capabilities().has("roots")) {
+          endpoint
+              .servers()
+              .forEach(server -> supervisor.notify(context, server, notification.method(), params));
+        }
+      }
+      default -> {
+        // notifications/initialized and anything else: nothing to do
+      }
+    }
+  }
+
+  /** A server's notification, to the stream it belongs on, if this client wants it. */
+  void route(
+      DownstreamSession.UpstreamNotification upstream, JsonNode params, DownstreamStreams streams) {
+    JsonRpcNotification notification = upstream.notification();
+    switch (notification.method()) {
+      case McpMethods.NOTIFICATION_PROGRESS ->
+          // progress carries the client's own token (the supervisor restored it): it goes with that
+          // request
+          streams.sendProgress(
+              JsonRpcCodec.toJson(notification), params.get("progressToken"), upstream.server());
+      case McpMethods.NOTIFICATION_MESSAGE -> {
+        String threshold = logLevel != null ? logLevel : LogLevels.DEFAULT_THRESHOLD;
+        // logs on a request's upstream stream come tagged with that request: they go on its stream.
+        // Untagged ones
+        // (stdio) reach every context leased on that upstream session: only a session with a
+        // request in flight
+        // there can be the one they are about, so the GET stream never carries them (no
+        // cross-client leak)
+        if (LogLevels.passes(params.path("level").asText(""), threshold)) {
+          ObjectNode json = JsonRpcCodec.toJson(notification);
+          if (!streams.sendOnTaggedExchange(json, upstream.relatedTag())) {
+            streams.sendOnRelatedExchange(json, upstream.server());
+          }
+        }
+      }
+      case McpMethods.NOTIFICATION_RESOURCE_UPDATED -> {
+        if (subscriptions.contains(params.path("uri").asText(""))) {
+          streams.sendUnrelated(JsonRpcCodec.toJson(notification), upstream.server());
+        }
+      }
+      default -> streams.sendUnrelated(JsonRpcCodec.toJson(notification), upstream.server());
+    }
+  }
+}

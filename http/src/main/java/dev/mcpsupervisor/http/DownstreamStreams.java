@@ -1,0 +1,291 @@
+package dev.mcpsupervisor.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * A downstream session's streams to its client and the requests in flight on them: which POST
+ * exchange answers which request, which server message goes on which stream. Every POST is an
+ * exchange: its requests are answered on it, and while they are in flight the server messages that
+ * belong to them go on it too, which turns it into an SSE stream when the client accepts one;
+ * everything else goes on the GET stream. Plain bookkeeping on the session's thread; the session
+ * decides what to send, this decides where.
+ */
+final class DownstreamStreams {
+
+  /** One POST whose answers are not all sent yet. */
+  static final class OpenExchange {
+    final ActorRef<Exchange.Event> ref;
+    final boolean acceptsSse;
+
+    /** Answers not sent yet: all of them until the exchange streams. */
+    final List<ObjectNode> unsent = new ArrayList<>();
+
+    final List<InFlight> requests = new ArrayList<>();
+    boolean streaming;
+    boolean closed;
+
+    OpenExchange(ActorRef<Exchange.Event> ref, boolean acceptsSse) {
+      this.ref = ref;
+      this.acceptsSse = acceptsSse;
+    }
+
+    /**
+     * Whether server messages from this server belong here: a request on it reached that server.
+     */
+    boolean relatesTo(String server) {
+      for (InFlight request : requests) {
+        if (request.carriesServerMessages && request.calls.reached(server)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    boolean isOpenStream() {
+      return acceptsSse && !closed;
+    }
+  }
+
+  /** A downstream request being answered. */
+  static final class InFlight {
+    final JsonRpcRequest request;
+    final long sequence;
+    final OpenExchange exchange;
+    final UpstreamCalls calls;
+    final JsonNode progressToken;
+
+    /** initialize and setLevel do not: nothing a server sends meanwhile belongs to them. */
+    final boolean carriesServerMessages;
+
+    boolean cancelled;
+
+    InFlight(
+        JsonRpcRequest request,
+        long sequence,
+        OpenExchange exchange,
+        UpstreamCalls calls,
+        boolean carriesServerMessages) {
+      this.request = request;
+      this.sequence = sequence;
+      this.exchange = exchange;
+      this.calls = calls;
+      this.carriesServerMessages = carriesServerMessages;
+      JsonNode meta = request.params() == null ? null : request.params().get("_meta");
+      this.progressToken = meta == null ? null : meta.get("progressToken");
+    }
+  }
+
+  /** Oldest first: server messages go to the oldest exchange they belong to. */
+  private final Map<ActorRef<Exchange.Event>, OpenExchange> exchanges = new LinkedHashMap<>();
+
+  private final Map<JsonNode, InFlight> inFlight = new HashMap<>();
+  private ActorRef<Exchange.Event> getStream;
+
+  OpenExchange open(ActorRef<Exchange.Event> ref, boolean acceptsSse) {
+    OpenExchange exchange = new OpenExchange(ref, acceptsSse);
+    exchanges.put(ref, exchange);
+    return exchange;
+  }
+
+  boolean isInFlight(JsonNode requestId) {
+    return inFlight.containsKey(requestId);
+  }
+
+  InFlight inFlight(JsonNode requestId) {
+    return inFlight.get(requestId);
+  }
+
+  boolean nothingInFlight() {
+    return inFlight.isEmpty();
+  }
+
+  InFlight track(
+      OpenExchange exchange,
+      JsonRpcRequest request,
+      long sequence,
+      UpstreamCalls calls,
+      boolean carriesServerMessages) {
+    InFlight call = new InFlight(request, sequence, exchange, calls, carriesServerMessages);
+    inFlight.put(request.id(), call);
+    exchange.requests.add(call);
+    return call;
+  }
+
+  /**
+   * The request is done: its answer (null: none, it was cancelled) goes out, and its exchange may
+   * finish.
+   */
+  void complete(InFlight call, JsonRpcResponse response) {
+    inFlight.remove(call.request.id());
+    call.exchange.requests.remove(call);
+    if (response != null) {
+      answer(call.exchange, response);
+    }
+    finishIfAnswered(call.exchange);
+  }
+
+  void answer(OpenExchange exchange, JsonRpcResponse response) {
+    if (exchange.closed) {
+      return;
+    }
+    ObjectNode json = JsonRpcCodec.toJson(response);
+    if (exchange.streaming) {
+      exchange.ref.tell(new Exchange.Message(json));
+    } else {
+      exchange.unsent.add(json);
+    }
+  }
+
+  void finishIfAnswered(OpenExchange exchange) {
+    if (!exchange.closed && exchange.requests.isEmpty()) {
+      exchange.ref.tell(new Exchange.Complete(exchange.unsent));
+      exchange.closed = true;
+      exchanges.remove(exchange.ref);
+    }
+  }
+
+  /**
+   * The HTTP side of a stream is gone: forgotten; its requests still run, their answers are
+   * dropped.
+   */
+  void closed(ActorRef<Exchange.Event> ref) {
+    if (ref.equals(getStream)) {
+      getStream = null;
+    }
+    OpenExchange exchange = exchanges.remove(ref);
+    if (exchange != null) {
+      exchange.closed = true;
+    }
+  }
+
+  boolean noExchangeOpen() {
+    return exchanges.isEmpty();
+  }
+
+  /** False when a GET stream is open already (one per session). */
+  boolean openGetStream(ActorRef<Exchange.Event> ref) {
+    if (getStream != null) {
+      return false;
+    }
+    getStream = ref;
+    getStream.tell(Exchange.Opened.INSTANCE);
+    return true;
+  }
+
+  void closeGetStream() {
+    if (getStream != null) {
+      getStream.tell(new Exchange.Complete(List.of()));
+      getStream = null;
+    }
+  }
+
+  /** Every request in flight, for cancelling them all. */
+  Collection<InFlight> allInFlight() {
+    return List.copyOf(inFlight.values());
+  }
+
+  /**
+   * The session ends: every request in flight is answered with {@code answerOf}, every stream
+   * completed.
+   */
+  void endAll(java.util.function.Function<InFlight, JsonRpcResponse> answerOf) {
+    for (InFlight call : inFlight.values()) {
+      answer(call.exchange, answerOf.apply(call));
+      call.exchange.requests.clear();
+    }
+    inFlight.clear();
+    new ArrayList<>(exchanges.values()).forEach(this::finishIfAnswered);
+    closeGetStream();
+  }
+
+  // ------------------------------------------------------------------------------------------------ where it goes
+
+  /**
+   * On the oldest streaming-capable exchange with a request that reached the server, else on the
+   * GET stream.
+   */
+  boolean sendRelated(ObjectNode json, String server) {
+    return sendOnRelatedExchange(json, server) || sendOnGetStream(json);
+  }
+
+  /** On the GET stream, else on an exchange it relates to. */
+  boolean sendUnrelated(ObjectNode json, String server) {
+    return sendOnGetStream(json) || sendRelated(json, server);
+  }
+
+  /**
+   * On the stream of the request the supervisor related the message to (by its tag), if it is still
+   * open.
+   */
+  boolean sendOnTaggedExchange(ObjectNode json, String relatedTag) {
+    if (relatedTag == null) {
+      return false;
+    }
+    for (InFlight call : inFlight.values()) {
+      if (Long.toString(call.sequence).equals(relatedTag)) {
+        if (call.exchange.isOpenStream()) {
+          send(call.exchange, json);
+          return true;
+        }
+        return false;
+      }
+    }
+    return false;
+  }
+
+  boolean sendOnRelatedExchange(ObjectNode json, String server) {
+    for (OpenExchange exchange : exchanges.values()) {
+      if (exchange.isOpenStream() && exchange.relatesTo(server)) {
+        send(exchange, json);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Progress carries the client's own token: it goes with the request that has it, else on the GET
+   * stream.
+   */
+  void sendProgress(ObjectNode json, JsonNode token, String server) {
+    for (InFlight call : inFlight.values()) {
+      if (token != null && token.equals(call.progressToken) && call.calls.reached(server)) {
+        if (call.exchange.isOpenStream()) {
+          send(call.exchange, json);
+        } else {
+          sendOnGetStream(json);
+        }
+        return;
+      }
+    }
+  }
+
+  private boolean sendOnGetStream(ObjectNode json) {
+    if (getStream == null) {
+      return false;
+    }
+    getStream.tell(new Exchange.Message(json));
+    return true;
+  }
+
+  /** Sends a server message on an exchange, which from now on streams (answers included). */
+  private void send(OpenExchange exchange, ObjectNode json) {
+    exchange.ref.tell(new Exchange.Message(json));
+    if (!exchange.streaming) {
+      exchange.streaming = true;
+      exchange.unsent.forEach(unsent -> exchange.ref.tell(new Exchange.Message(unsent)));
+      exchange.unsent.clear();
+    }
+  }
+}
