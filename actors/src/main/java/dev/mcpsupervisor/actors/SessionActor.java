@@ -191,6 +191,19 @@ public final class SessionActor {
    * circuit breaker).
    */
   private Behavior<Command> starting(Attempt attempt) {
+    return linking(attempt, this::starting, this::gaveUp);
+  }
+
+  /**
+   * An attempt under way, the first or a later one: the link is up (→ ready), or it failed.
+   *
+   * @param opened the same state with the attempt's progress (connected, its pid)
+   * @param failed the state a failure leads to, given why
+   */
+  private Behavior<Command> linking(
+      Attempt attempt,
+      java.util.function.Function<Attempt, Behavior<Command>> opened,
+      java.util.function.Function<String, Behavior<Command>> failed) {
     return open(
         null,
         attempt.stage(),
@@ -199,15 +212,17 @@ public final class SessionActor {
         Behaviors.receive(Command.class)
             .onMessage(
                 LinkOpened.class,
-                opened -> isOf(opened.link(), attempt),
-                o -> starting(attempt.opened(o.pid())))
+                open -> isOf(open.link(), attempt),
+                open -> opened.apply(attempt.opened(open.pid())))
             .onMessage(LinkUp.class, up -> isOf(up.link(), attempt), this::becomeReady)
             .onMessage(
-                LinkDown.class, down -> isOf(down.link(), attempt), down -> gaveUp(down.reason()))
+                LinkDown.class,
+                down -> isOf(down.link(), attempt),
+                down -> failed.apply(down.reason()))
             .onMessage(
                 LinkTerminated.class,
                 t -> isOf(t.link(), attempt),
-                t -> gaveUp("connection ended")));
+                t -> failed.apply("connection ended")));
   }
 
   private Behavior<Command> gaveUp(String reason) {
@@ -319,25 +334,10 @@ public final class SessionActor {
 
   /** A session that was ready keeps trying, with backoff, until its key actor closes it. */
   private Behavior<Command> relinking(Attempt attempt, int failedAttempts) {
-    return open(
-        null,
-        attempt.stage(),
-        attempt.pid(),
-        attempt.link(),
-        Behaviors.receive(Command.class)
-            .onMessage(
-                LinkOpened.class,
-                opened -> isOf(opened.link(), attempt),
-                opened -> relinking(attempt.opened(opened.pid()), failedAttempts))
-            .onMessage(LinkUp.class, up -> isOf(up.link(), attempt), this::becomeReady)
-            .onMessage(
-                LinkDown.class,
-                down -> isOf(down.link(), attempt),
-                down -> attemptFailed(down.reason(), failedAttempts + 1))
-            .onMessage(
-                LinkTerminated.class,
-                t -> isOf(t.link(), attempt),
-                t -> attemptFailed("connection ended", failedAttempts + 1)));
+    return linking(
+        attempt,
+        progressed -> relinking(progressed, failedAttempts),
+        reason -> attemptFailed(reason, failedAttempts + 1));
   }
 
   private Behavior<Command> attemptFailed(String reason, int failedAttempts) {
