@@ -16,7 +16,7 @@ record KeyEnvironment(
     SupervisorSettings settings,
     UpstreamConnector connector,
     SupervisorObserver observer,
-    ActorRef<SupervisorGuardian.Command> guardian) {
+    ActorRef<KeyRouter.Command> router) {
 
   String serverName() {
     return server.name();

@@ -248,7 +248,7 @@ public final class ServerKeyActor {
     ActorRef<SessionActor.Command> ref =
         context.spawn(SessionActor.create(id, env, context.getSelf()), "session-" + id);
     context.watchWith(ref, new SessionTerminated(id));
-    env.guardian().tell(new SupervisorGuardian.SessionIdsReserved(nextSessionId));
+    env.router().tell(new KeyRouter.SessionIdsReserved(nextSessionId));
     env.observer().sessionCreated(server);
     return table.add(id, ref);
   }
@@ -490,8 +490,7 @@ public final class ServerKeyActor {
   private void reportIfIdle() {
     if (table.isEmpty() && circuit.isQuiet() && reportedIdleAt != processedFromGuardian) {
       reportedIdleAt = processedFromGuardian;
-      env.guardian()
-          .tell(new SupervisorGuardian.KeyIdle(env.keyId(), incarnation, processedFromGuardian));
+      env.router().tell(new KeyRouter.KeyIdle(env.keyId(), incarnation, processedFromGuardian));
     }
   }
 

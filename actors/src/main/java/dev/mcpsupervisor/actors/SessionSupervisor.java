@@ -21,6 +21,7 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
 
 /**
  * The embedding API: shares upstream MCP sessions safely among many concurrent callers. No Pekko
@@ -43,6 +44,10 @@ import org.apache.pekko.actor.typed.ActorSystem;
 public final class SessionSupervisor implements AutoCloseable {
 
   private final ActorSystem<SupervisorGuardian.Command> system;
+
+  /** Every call goes here: the router of server keys, a child of the guardian. */
+  private final ActorRef<KeyRouter.Command> router;
+
   private final SupervisorConfig config;
   private final SupervisorSettings settings;
 
@@ -51,9 +56,11 @@ public final class SessionSupervisor implements AutoCloseable {
 
   private SessionSupervisor(
       ActorSystem<SupervisorGuardian.Command> system,
+      ActorRef<KeyRouter.Command> router,
       SupervisorConfig config,
       SupervisorSettings settings) {
     this.system = system;
+    this.router = router;
     this.config = config;
     this.settings = settings;
   }
@@ -94,15 +101,33 @@ public final class SessionSupervisor implements AutoCloseable {
             SupervisorGuardian.create(config, settings, connector, observer),
             "mcp-supervisor",
             withPhaseTimeout);
-    SessionSupervisor supervisor = new SessionSupervisor(system, config, settings);
+    ActorRef<KeyRouter.Command> router;
+    try {
+      router =
+          Asks.<SupervisorGuardian.Command, ActorRef<KeyRouter.Command>>ask(
+                  system,
+                  SupervisorGuardian.GetRouter::new,
+                  settings.acquireTimeout(),
+                  system.scheduler())
+              .get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      system.terminate();
+      throw new IllegalStateException("interrupted while the supervisor started", e);
+    } catch (ExecutionException e) {
+      system.terminate();
+      throw new IllegalStateException(
+          "the supervisor did not start: " + e.getCause(), e.getCause());
+    }
+    SessionSupervisor supervisor = new SessionSupervisor(system, router, config, settings);
     CoordinatedShutdown.get(system)
         .addTask(
             CoordinatedShutdown.PhaseServiceStop(),
             "close-upstream-sessions",
             () ->
-                Asks.<SupervisorGuardian.Command, Done>ask(
-                    system,
-                    SupervisorGuardian.Shutdown::new,
+                Asks.<KeyRouter.Command, Done>ask(
+                    router,
+                    KeyRouter.Shutdown::new,
                     settings.shutdownTimeout().plusSeconds(1),
                     system.scheduler(),
                     failure -> Done.getInstance()));
@@ -155,9 +180,9 @@ public final class SessionSupervisor implements AutoCloseable {
     // the session answers at the deadline; this ask's own timeout is only a safety net behind it
     CompletableFuture<JsonRpcResponse> reply =
         Asks.ask(
-            system,
+            router,
             replyTo ->
-                new SupervisorGuardian.Request(
+                new KeyRouter.Request(
                     new UpstreamCall(
                         context,
                         server,
@@ -181,7 +206,7 @@ public final class SessionSupervisor implements AutoCloseable {
     answer.whenComplete(
         (response, failure) -> {
           if (answer.isCancelled() && !isTerminated()) {
-            system.tell(new SupervisorGuardian.Cancel(context, server, callId));
+            router.tell(new KeyRouter.Cancel(context, server, callId));
           }
         });
     return answer;
@@ -200,7 +225,7 @@ public final class SessionSupervisor implements AutoCloseable {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(method, "method");
-    system.tell(new SupervisorGuardian.Notify(context, server, method, params));
+    router.tell(new KeyRouter.Notify(context, server, method, params));
   }
 
   /**
@@ -214,8 +239,8 @@ public final class SessionSupervisor implements AutoCloseable {
     Objects.requireNonNull(server, "server");
     CompletableFuture<AcquireReply> reply =
         Asks.ask(
-            system,
-            replyTo -> new SupervisorGuardian.Acquire(context, server, replyTo),
+            router,
+            replyTo -> new KeyRouter.Acquire(context, server, replyTo),
             settings.acquireTimeout(),
             system.scheduler(),
             failure ->
@@ -247,7 +272,7 @@ public final class SessionSupervisor implements AutoCloseable {
     Objects.requireNonNull(server, "server");
     return this.<Done>confirmed(
             "release of " + server + " for " + context,
-            replyTo -> new SupervisorGuardian.Release(context, server, replyTo),
+            replyTo -> new KeyRouter.Release(context, server, replyTo),
             settings.acquireTimeout())
         .thenApply(done -> null);
   }
@@ -260,7 +285,7 @@ public final class SessionSupervisor implements AutoCloseable {
     Objects.requireNonNull(context, "context");
     return this.<Done>confirmed(
             "release of every lease of " + context,
-            replyTo -> new SupervisorGuardian.ReleaseAll(context, replyTo),
+            replyTo -> new KeyRouter.ReleaseAll(context, replyTo),
             settings.acquireTimeout())
         .thenApply(done -> null);
   }
@@ -271,9 +296,9 @@ public final class SessionSupervisor implements AutoCloseable {
    */
   private <R> CompletionStage<R> confirmed(
       String what,
-      java.util.function.Function<ActorRef<R>, SupervisorGuardian.Command> message,
+      java.util.function.Function<ActorRef<R>, KeyRouter.Command> message,
       Duration timeout) {
-    return Asks.ask(system, message, timeout, system.scheduler())
+    return Asks.ask(router, message, timeout, system.scheduler())
         .handle(
             (reply, failure) -> {
               if (failure != null) {
@@ -296,7 +321,7 @@ public final class SessionSupervisor implements AutoCloseable {
   public void register(String context, ContextListener listener) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(listener, "listener");
-    system.tell(new SupervisorGuardian.Register(context, listener));
+    router.tell(new KeyRouter.Register(context, listener));
   }
 
   /**
@@ -306,13 +331,26 @@ public final class SessionSupervisor implements AutoCloseable {
    */
   public CompletionStage<SupervisorSnapshot> snapshot() {
     return confirmed(
-        "snapshot",
-        SupervisorGuardian.GetSnapshot::new,
-        settings.snapshotTimeout().multipliedBy(2));
+        "snapshot", KeyRouter.GetSnapshot::new, settings.snapshotTimeout().multipliedBy(2));
   }
 
   public SupervisorConfig config() {
     return config;
+  }
+
+  /**
+   * Spawns {@code behavior} as a child of the supervisor's guardian (for integrations on the same
+   * actor system, such as the HTTP gateway's session registry): no system actors, one coordinated
+   * shutdown.
+   */
+  public <T> CompletionStage<ActorRef<T>> spawn(Behavior<T> behavior, String name) {
+    Objects.requireNonNull(behavior, "behavior");
+    Objects.requireNonNull(name, "name");
+    return Asks.<SupervisorGuardian.Command, ActorRef<T>>ask(
+        system,
+        replyTo -> new SupervisorGuardian.Spawn<>(behavior, name, replyTo),
+        settings.acquireTimeout(),
+        system.scheduler());
   }
 
   /** The actor system this supervisor runs on. */

@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.http.javadsl.Http;
@@ -79,20 +78,28 @@ public final class GatewayServer {
             server ->
                 endpoints.put(
                     SingleServerEndpoint.pathOf(server), new SingleServerEndpoint(server)));
-    ActorRef<DownstreamSessions.Command> sessions =
-        system.systemActorOf(
+    return supervisor
+        .spawn(
             Behaviors.supervise(
                     DownstreamSessions.create(
                         supervisor, endpoints, settings, config.sessionIdleTimeout(), metrics))
                 .onFailure(SupervisorStrategy.resume()),
-            "mcp-gateway-sessions-" + INSTANCES.incrementAndGet(),
-            Props.empty());
-    Materializer materializer = Materializer.matFromSystem(system);
+            "mcp-gateway-sessions-" + INSTANCES.incrementAndGet())
+        .thenCompose(sessions -> bind(supervisor, config, metrics, settings, sessions));
+  }
+
+  private static CompletionStage<GatewayServer> bind(
+      SessionSupervisor supervisor,
+      GatewayConfig config,
+      GatewayMetrics metrics,
+      GatewaySettings settings,
+      ActorRef<DownstreamSessions.Command> sessions) {
+    ActorSystem<?> system = supervisor.actorSystem();
     McpRoutes mcp =
         new McpRoutes(
             sessions,
             system.scheduler(),
-            materializer,
+            Materializer.matFromSystem(system),
             settings,
             config.maxBodyBytes(),
             supervisor.config().servers().keySet(),

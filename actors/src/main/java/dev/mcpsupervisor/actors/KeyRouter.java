@@ -1,0 +1,437 @@
+package dev.mcpsupervisor.actors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.upstream.UpstreamConnector;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * The supervisor's router, a child of the {@link SupervisorGuardian}: routes every call to its
+ * server key's actor (starting one on first use, forgetting it when it goes idle), starts a {@link
+ * ContextDelivery} for each context with a listener (and names it in that context's calls and
+ * leases), and knows which keys each context has touched (for releaseAll). No map here grows with
+ * the number of keys ever seen: entries live as long as their key actor.
+ */
+public final class KeyRouter {
+
+  public interface Command {}
+
+  // From the Java API.
+
+  public record Request(UpstreamCall call) implements Command {}
+
+  public record Cancel(String context, String server, long callId) implements Command {}
+
+  public record Notify(String context, String server, String method, JsonNode params)
+      implements Command {}
+
+  public record Acquire(String context, String server, ActorRef<AcquireReply> replyTo)
+      implements Command {}
+
+  public record Release(String context, String server, ActorRef<Done> replyTo) implements Command {}
+
+  public record ReleaseAll(String context, ActorRef<Done> replyTo) implements Command {}
+
+  /**
+   * Node-local by nature: it carries the listener object itself. The listener then lives only in
+   * the context's {@link ContextDelivery} on this node; every other message names contexts by their
+   * string id or that actor's ref.
+   */
+  public record Register(String context, ContextListener listener) implements Command {}
+
+  public record GetSnapshot(ActorRef<SupervisorSnapshot> replyTo) implements Command {}
+
+  /**
+   * Closes every session (answering everything waiting with "shutting down"); replies when all are
+   * gone.
+   */
+  public record Shutdown(ActorRef<Done> replyTo) implements Command {}
+
+  // From key actors and sessions.
+
+  /** The key actor holds nothing, having processed {@code processed} messages from the guardian. */
+  record KeyIdle(String keyId, long incarnation, long processed) implements Command {}
+
+  /**
+   * A key actor used session ids below {@code nextSessionId}: later incarnations start beyond it.
+   */
+  record SessionIdsReserved(long nextSessionId) implements Command {}
+
+  // Private.
+
+  private record KeyTerminated(String keyId, long incarnation) implements Command {}
+
+  private enum ShutdownTimedOut implements Command {
+    INSTANCE
+  }
+
+  /** A live key actor and what the guardian knows about it. */
+  private static final class KeyEntry {
+    final String keyId;
+    final long incarnation;
+    final ActorRef<ServerKeyActor.Command> ref;
+
+    /**
+     * Contexts whose leases may live there: removed from the context index when the key actor goes.
+     */
+    final Set<String> contexts = new HashSet<>();
+
+    long sent;
+
+    KeyEntry(String keyId, long incarnation, ActorRef<ServerKeyActor.Command> ref) {
+      this.keyId = keyId;
+      this.incarnation = incarnation;
+      this.ref = ref;
+    }
+  }
+
+  public static Behavior<Command> create(
+      SupervisorConfig config,
+      SupervisorSettings settings,
+      UpstreamConnector connector,
+      SupervisorObserver observer) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers ->
+                    new KeyRouter(config, settings, connector, observer, context, timers)
+                        .active()));
+  }
+
+  private final SupervisorConfig config;
+  private final SupervisorSettings settings;
+  private final UpstreamConnector connector;
+  private final SupervisorObserver observer;
+  private final ActorContext<Command> context;
+  private final TimerScheduler<Command> timers;
+
+  /** Server name → key id, computed once. */
+  private final Map<String, String> keyIds = new HashMap<>();
+
+  private final Map<String, KeyEntry> keys = new HashMap<>();
+  private final Map<String, Set<String>> keysByContext = new HashMap<>();
+
+  /** The delivery actor of each context with a listener. */
+  private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new HashMap<>();
+
+  /** How long a released context's delivery actor still passes answers of calls in flight. */
+  private final Duration retireGrace;
+
+  private long nextIncarnation = 1;
+  private long sessionIdFloor = 1;
+  private boolean shuttingDown;
+  private final List<ActorRef<Done>> shutdownWaiters = new ArrayList<>();
+
+  private KeyRouter(
+      SupervisorConfig config,
+      SupervisorSettings settings,
+      UpstreamConnector connector,
+      SupervisorObserver observer,
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers) {
+    this.config = config;
+    this.settings = settings;
+    this.connector = connector;
+    this.observer = observer;
+    this.context = context;
+    this.timers = timers;
+    config.servers().forEach((name, server) -> keyIds.put(name, server.key().id()));
+    this.retireGrace =
+        config.servers().values().stream()
+            .map(ServerConfig::requestTimeout)
+            .max(Comparator.naturalOrder())
+            .orElse(Duration.ZERO)
+            .plus(settings.askMargin());
+  }
+
+  private Behavior<Command> active() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Request.class, this::onRequest)
+        .onMessage(Cancel.class, this::onCancel)
+        .onMessage(Notify.class, this::onNotify)
+        .onMessage(Acquire.class, this::onAcquire)
+        .onMessage(Release.class, this::onRelease)
+        .onMessage(ReleaseAll.class, this::onReleaseAll)
+        .onMessage(Register.class, this::onRegister)
+        .onMessage(GetSnapshot.class, this::onGetSnapshot)
+        .onMessage(Shutdown.class, this::onShutdown)
+        .onMessage(KeyIdle.class, this::onKeyIdle)
+        .onMessage(SessionIdsReserved.class, this::onSessionIdsReserved)
+        .onMessage(KeyTerminated.class, this::onKeyTerminated)
+        .onMessage(ShutdownTimedOut.class, notUsed -> onShutdownTimedOut())
+        .build();
+  }
+
+  // ------------------------------------------------------------------------------------------------------ routing
+
+  private Behavior<Command> onRequest(Request request) {
+    UpstreamCall call = request.call();
+    if (shuttingDown) {
+      call.reject(SupervisorErrors.shuttingDown(), observer);
+      return Behaviors.same();
+    }
+    ServerConfig server = config.servers().get(call.server());
+    if (server == null) {
+      call.reject(SupervisorErrors.unknownServer(call.server()), observer);
+      return Behaviors.same();
+    }
+    KeyEntry key = keyActorFor(server);
+    indexLease(call.context(), key);
+    ActorRef<ContextDelivery.Command> delivery = deliveries.get(call.context());
+    send(key, new ServerKeyActor.Request(delivery == null ? call : call.withDelivery(delivery)));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onAcquire(Acquire acquire) {
+    if (shuttingDown) {
+      acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.shuttingDown()));
+      return Behaviors.same();
+    }
+    ServerConfig server = config.servers().get(acquire.server());
+    if (server == null) {
+      acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.unknownServer(acquire.server())));
+      return Behaviors.same();
+    }
+    KeyEntry key = keyActorFor(server);
+    indexLease(acquire.context(), key);
+    send(
+        key,
+        new ServerKeyActor.Acquire(
+            acquire.context(), deliveries.get(acquire.context()), acquire.replyTo()));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onCancel(Cancel cancel) {
+    KeyEntry key = leasedKey(cancel.context(), cancel.server());
+    if (key != null) {
+      send(key, new ServerKeyActor.Cancel(cancel.context(), cancel.callId()));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onNotify(Notify notify) {
+    KeyEntry key = leasedKey(notify.context(), notify.server());
+    if (key != null) {
+      send(key, new ServerKeyActor.Notify(notify.context(), notify.method(), notify.params()));
+    }
+    return Behaviors.same();
+  }
+
+  /**
+   * Every lease is taken through this actor, which indexes it first: a context not indexed under a
+   * key holds no lease there, so releasing it needs no message.
+   */
+  private Behavior<Command> onRelease(Release release) {
+    KeyEntry key = leasedKey(release.context(), release.server());
+    if (key != null) {
+      send(key, new ServerKeyActor.Release(release.context()));
+      unindexLease(release.context(), key);
+    }
+    // later messages to the key actor are processed after this release: it is done as far as any
+    // caller can tell
+    release.replyTo().tell(Done.getInstance());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onReleaseAll(ReleaseAll releaseAll) {
+    Set<String> keyIdsOfContext = keysByContext.remove(releaseAll.context());
+    if (keyIdsOfContext != null) {
+      for (String keyId : keyIdsOfContext) {
+        KeyEntry key = keys.get(keyId);
+        send(key, new ServerKeyActor.Release(releaseAll.context()));
+        key.contexts.remove(releaseAll.context());
+      }
+    }
+    ActorRef<ContextDelivery.Command> delivery = deliveries.remove(releaseAll.context());
+    if (delivery != null) {
+      delivery.tell(ContextDelivery.Retire.INSTANCE);
+    }
+    releaseAll.replyTo().tell(Done.getInstance());
+    return Behaviors.same();
+  }
+
+  /**
+   * A first listener gets the context its delivery actor, and the keys the context already holds
+   * leases on learn it (their sessions send there from then on); a later one only replaces the
+   * listener inside that actor.
+   */
+  private Behavior<Command> onRegister(Register register) {
+    if (shuttingDown) {
+      return Behaviors.same();
+    }
+    ActorRef<ContextDelivery.Command> delivery = deliveries.get(register.context());
+    if (delivery != null) {
+      delivery.tell(new ContextDelivery.ReplaceListener(register.listener()));
+      return Behaviors.same();
+    }
+    ActorRef<ContextDelivery.Command> created =
+        context.spawnAnonymous(
+            ContextDelivery.create(register.context(), register.listener(), retireGrace));
+    deliveries.put(register.context(), created);
+    Set<String> keyIdsOfContext = keysByContext.getOrDefault(register.context(), Set.of());
+    for (String keyId : keyIdsOfContext) {
+      send(keys.get(keyId), new ServerKeyActor.DeliverTo(register.context(), created));
+    }
+    return Behaviors.same();
+  }
+
+  private KeyEntry keyActorFor(ServerConfig server) {
+    String keyId = keyIds.get(server.name());
+    KeyEntry key = keys.get(keyId);
+    if (key == null) {
+      long incarnation = nextIncarnation++;
+      KeyEnvironment env =
+          new KeyEnvironment(server, keyId, settings, connector, observer, context.getSelf());
+      ActorRef<ServerKeyActor.Command> ref =
+          context.spawn(
+              ServerKeyActor.create(env, incarnation, sessionIdFloor),
+              URLEncoder.encode(keyId, StandardCharsets.UTF_8) + "-" + incarnation);
+      context.watchWith(ref, new KeyTerminated(keyId, incarnation));
+      key = new KeyEntry(keyId, incarnation, ref);
+      keys.put(keyId, key);
+    }
+    return key;
+  }
+
+  private KeyEntry leasedKey(String contextId, String serverName) {
+    String keyId = keyIds.get(serverName);
+    Set<String> keyIdsOfContext = keysByContext.get(contextId);
+    return keyId != null && keyIdsOfContext != null && keyIdsOfContext.contains(keyId)
+        ? keys.get(keyId)
+        : null;
+  }
+
+  private void indexLease(String contextId, KeyEntry key) {
+    keysByContext.computeIfAbsent(contextId, notUsed -> new HashSet<>()).add(key.keyId);
+    key.contexts.add(contextId);
+  }
+
+  private void unindexLease(String contextId, KeyEntry key) {
+    key.contexts.remove(contextId);
+    removeFromContextIndex(contextId, key.keyId);
+  }
+
+  /**
+   * Drops the context's entry once it names no key, so the index never outgrows the live leases.
+   */
+  private void removeFromContextIndex(String contextId, String keyId) {
+    Set<String> keyIdsOfContext = keysByContext.get(contextId);
+    if (keyIdsOfContext != null) {
+      keyIdsOfContext.remove(keyId);
+      if (keyIdsOfContext.isEmpty()) {
+        keysByContext.remove(contextId);
+      }
+    }
+  }
+
+  private void send(KeyEntry key, ServerKeyActor.Command message) {
+    key.sent++;
+    key.ref.tell(message);
+  }
+
+  // ------------------------------------------------------------------------------------------ key
+  // actor lifecycle
+
+  /**
+   * Stop the key actor only if it has seen everything sent to it: then nothing can be lost to it.
+   */
+  private Behavior<Command> onKeyIdle(KeyIdle idle) {
+    KeyEntry key = keys.get(idle.keyId());
+    if (key != null && key.incarnation == idle.incarnation() && key.sent == idle.processed()) {
+      forget(key);
+      context.stop(key.ref);
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onKeyTerminated(KeyTerminated terminated) {
+    KeyEntry key = keys.get(terminated.keyId());
+    if (key != null && key.incarnation == terminated.incarnation()) {
+      forget(key);
+    }
+    if (shuttingDown && keys.isEmpty()) {
+      completeShutdown();
+    }
+    return Behaviors.same();
+  }
+
+  private void forget(KeyEntry key) {
+    keys.remove(key.keyId);
+    key.contexts.forEach(contextId -> removeFromContextIndex(contextId, key.keyId));
+  }
+
+  private Behavior<Command> onSessionIdsReserved(SessionIdsReserved reserved) {
+    sessionIdFloor = Math.max(sessionIdFloor, reserved.nextSessionId());
+    return Behaviors.same();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // snapshot, shutdown
+
+  private Behavior<Command> onGetSnapshot(GetSnapshot get) {
+    List<KeyEntry> live = new ArrayList<>(keys.values());
+    live.forEach(key -> key.sent++);
+    context.spawnAnonymous(
+        Aggregator.create(
+            KeySnapshot.class,
+            replyTo -> live.forEach(key -> key.ref.tell(new ServerKeyActor.GetSnapshot(replyTo))),
+            live.size(),
+            settings.snapshotTimeout(),
+            parts ->
+                new SupervisorSnapshot(
+                    parts.stream()
+                        .sorted(
+                            Comparator.comparing(KeySnapshot::server)
+                                .thenComparing(KeySnapshot::keyId))
+                        .toList()),
+            get.replyTo()));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onShutdown(Shutdown shutdown) {
+    shutdownWaiters.add(shutdown.replyTo());
+    if (!shuttingDown) {
+      shuttingDown = true;
+      keys.values().forEach(key -> send(key, ServerKeyActor.Shutdown.INSTANCE));
+      timers.startSingleTimer(ShutdownTimedOut.INSTANCE, settings.shutdownTimeout());
+    }
+    if (keys.isEmpty()) {
+      completeShutdown();
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onShutdownTimedOut() {
+    context
+        .getLog()
+        .warn(
+            "shutdown: {} server keys still closing after {}",
+            keys.size(),
+            settings.shutdownTimeout());
+    completeShutdown();
+    return Behaviors.same();
+  }
+
+  private void completeShutdown() {
+    timers.cancel(ShutdownTimedOut.INSTANCE);
+    shutdownWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
+    shutdownWaiters.clear();
+  }
+}
