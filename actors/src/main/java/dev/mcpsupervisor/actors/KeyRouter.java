@@ -93,7 +93,7 @@ public final class KeyRouter {
      */
     final Set<String> contexts = new HashSet<>();
 
-    long sent;
+    final Passivation.Outbox outbox = new Passivation.Outbox();
 
     KeyEntry(String keyId, long incarnation, ActorRef<ServerKeyActor.Command> ref) {
       this.keyId = keyId;
@@ -342,7 +342,7 @@ public final class KeyRouter {
   }
 
   private void send(KeyEntry key, ServerKeyActor.Command message) {
-    key.sent++;
+    key.outbox.sent();
     key.ref.tell(message);
   }
 
@@ -354,7 +354,9 @@ public final class KeyRouter {
    */
   private Behavior<Command> onKeyIdle(KeyIdle idle) {
     KeyEntry key = keys.get(idle.keyId());
-    if (key != null && key.incarnation == idle.incarnation() && key.sent == idle.processed()) {
+    if (key != null
+        && key.incarnation == idle.incarnation()
+        && key.outbox.mayStop(idle.processed())) {
       forget(key);
       context.stop(key.ref);
     }
@@ -387,7 +389,7 @@ public final class KeyRouter {
 
   private Behavior<Command> onGetSnapshot(GetSnapshot get) {
     List<KeyEntry> live = new ArrayList<>(keys.values());
-    live.forEach(key -> key.sent++);
+    live.forEach(key -> key.outbox.sent());
     context.spawnAnonymous(
         Aggregator.create(
             KeySnapshot.class,

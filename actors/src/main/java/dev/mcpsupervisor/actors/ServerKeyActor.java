@@ -125,8 +125,9 @@ public final class ServerKeyActor {
 
   private final CircuitBreaker circuit;
   private long nextSessionId;
-  private long processedFromGuardian;
-  private long reportedIdleAt = -1;
+
+  /** The router's messages processed, for the passivation handshake. */
+  private final Passivation.Inbox fromRouter = new Passivation.Inbox();
 
   private ServerKeyActor(
       KeyEnvironment env,
@@ -169,7 +170,7 @@ public final class ServerKeyActor {
   /** Counts a guardian message, and tells the guardian when it leaves this actor idle. */
   private <M> Function<M, Behavior<Command>> fromGuardian(Function<M, Behavior<Command>> handler) {
     return message -> {
-      processedFromGuardian++;
+      fromRouter.processed();
       Behavior<Command> next = handler.apply(message);
       reportIfIdle();
       return next;
@@ -488,9 +489,12 @@ public final class ServerKeyActor {
    * may stop this.
    */
   private void reportIfIdle() {
-    if (table.isEmpty() && circuit.isQuiet() && reportedIdleAt != processedFromGuardian) {
-      reportedIdleAt = processedFromGuardian;
-      env.router().tell(new KeyRouter.KeyIdle(env.keyId(), incarnation, processedFromGuardian));
+    if (table.isEmpty() && circuit.isQuiet()) {
+      fromRouter
+          .idleReport()
+          .ifPresent(
+              processed ->
+                  env.router().tell(new KeyRouter.KeyIdle(env.keyId(), incarnation, processed)));
     }
   }
 

@@ -6,6 +6,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.http.DownstreamStreams.InFlight;
 import dev.mcpsupervisor.http.DownstreamStreams.OpenExchange;
@@ -153,7 +154,7 @@ public final class DownstreamSession {
   private long nextSequence;
 
   /** Messages the registry routed here, so that an idle end never races a message on its way. */
-  private long routedProcessed;
+  private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
 
   private DownstreamSession(
       String id,
@@ -253,7 +254,7 @@ public final class DownstreamSession {
   // ------------------------------------------------------------------------------------------------------- POST
 
   private Behavior<Command> onPost(Post post, ClientRequests.Client client, Draining draining) {
-    routedProcessed++;
+    fromRegistry.processed();
     restartIdleTimer();
     String version = client == null ? null : client.protocolVersion();
     if (post.batch() && !BATCH_VERSIONS.contains(version)) {
@@ -380,7 +381,7 @@ public final class DownstreamSession {
   // ---------------------------------------------------------------------------------------------------- streams
 
   private Behavior<Command> onOpenStream(OpenStream open, Draining draining) {
-    routedProcessed++;
+    fromRegistry.processed();
     restartIdleTimer();
     if (draining != null) {
       open.exchange().tell(refused(503, "the gateway is shutting down"));
@@ -391,7 +392,7 @@ public final class DownstreamSession {
   }
 
   private boolean onExchangeClosed(ExchangeClosed closed) {
-    routedProcessed++;
+    fromRegistry.processed();
     streams.closed(closed.exchange());
     return true;
   }
@@ -446,7 +447,12 @@ public final class DownstreamSession {
 
   private Behavior<Command> onIdleCheck() {
     if (streams.nothingInFlight()) {
-      registry.tell(new DownstreamSessions.EndMe(id, "idle for " + idleTimeout, routedProcessed));
+      fromRegistry
+          .idleReport()
+          .ifPresent(
+              processed ->
+                  registry.tell(
+                      new DownstreamSessions.EndMe(id, "idle for " + idleTimeout, processed)));
     }
     restartIdleTimer();
     return Behaviors.same();

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.http;
 
+import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -100,7 +101,7 @@ public final class DownstreamSessions {
     final ActorRef<DownstreamSession.Command> ref;
     final Instant createdAt = Instant.now();
     Instant lastActivity = createdAt;
-    long routed;
+    final Passivation.Outbox outbox = new Passivation.Outbox();
     String protocolVersion;
     String clientName;
     String clientVersion;
@@ -221,7 +222,7 @@ public final class DownstreamSessions {
       }
       return Behaviors.same();
     }
-    entry.routed++;
+    entry.outbox.sent();
     entry.lastActivity = Instant.now();
     entry.ref.tell(deliver.command());
     return Behaviors.same();
@@ -239,7 +240,8 @@ public final class DownstreamSessions {
 
   private Behavior<Command> onEndMe(EndMe endMe) {
     Entry entry = routable.get(endMe.sessionId());
-    if (entry != null && (endMe.routedProcessed() < 0 || endMe.routedProcessed() == entry.routed)) {
+    if (entry != null
+        && (endMe.routedProcessed() < 0 || entry.outbox.mayStop(endMe.routedProcessed()))) {
       end(entry, endMe.reason(), context.getSystem().ignoreRef());
     }
     return Behaviors.same();

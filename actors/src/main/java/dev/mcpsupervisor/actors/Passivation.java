@@ -1,0 +1,57 @@
+package dev.mcpsupervisor.actors;
+
+import java.util.OptionalLong;
+
+/**
+ * The one passivation handshake of the project, for key actors under the {@link KeyRouter} and
+ * downstream sessions under the gateway's registry: a child that holds nothing reports idle
+ * together with how many of its router's messages it has processed; the router stops it only if it
+ * has sent it no more than that, so that no message is ever lost to a stopping child. (Cluster
+ * Sharding's passivation, where a shard buffers instead, solves the same race.)
+ */
+public final class Passivation {
+
+  private Passivation() {}
+
+  /** The router's side, one per child: how many messages it sent that child. */
+  public static final class Outbox {
+    private long sent;
+
+    public void sent() {
+      sent++;
+    }
+
+    /**
+     * The child reported idle after processing {@code processed} of them: true if none is on its
+     * way.
+     */
+    public boolean mayStop(long processed) {
+      return processed == sent;
+    }
+  }
+
+  /**
+   * The child's side: how many of its router's messages it processed, and which count it reported
+   * idle with.
+   */
+  public static final class Inbox {
+    private long processed;
+    private long reportedAt = -1;
+
+    public void processed() {
+      processed++;
+    }
+
+    /**
+     * The count to report idle with now; empty when this very count was reported already (the
+     * answer stands).
+     */
+    public OptionalLong idleReport() {
+      if (reportedAt == processed) {
+        return OptionalLong.empty();
+      }
+      reportedAt = processed;
+      return OptionalLong.of(processed);
+    }
+  }
+}
