@@ -11,10 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -82,16 +80,11 @@ public final class KeyRouter {
     INSTANCE
   }
 
-  /** A live key actor and what the guardian knows about it. */
+  /** A live key actor and what the router knows about it. */
   private static final class KeyEntry {
     final String keyId;
     final long incarnation;
     final ActorRef<ServerKeyActor.Command> ref;
-
-    /**
-     * Contexts whose leases may live there: removed from the context index when the key actor goes.
-     */
-    final Set<String> contexts = new HashSet<>();
 
     final Passivation.Outbox outbox = new Passivation.Outbox();
 
@@ -126,7 +119,7 @@ public final class KeyRouter {
   private final Map<String, String> keyIds = new HashMap<>();
 
   private final Map<String, KeyEntry> keys = new HashMap<>();
-  private final Map<String, Set<String>> keysByContext = new HashMap<>();
+  private final ContextIndex index = new ContextIndex();
 
   /** The delivery actor of each context with a listener. */
   private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new HashMap<>();
@@ -193,7 +186,7 @@ public final class KeyRouter {
       return Behaviors.same();
     }
     KeyEntry key = keyActorFor(server);
-    indexLease(call.context(), key);
+    index.add(call.context(), key.keyId);
     ActorRef<ContextDelivery.Command> delivery = deliveries.get(call.context());
     send(key, new ServerKeyActor.Request(delivery == null ? call : call.withDelivery(delivery)));
     return Behaviors.same();
@@ -210,7 +203,7 @@ public final class KeyRouter {
       return Behaviors.same();
     }
     KeyEntry key = keyActorFor(server);
-    indexLease(acquire.context(), key);
+    index.add(acquire.context(), key.keyId);
     send(
         key,
         new ServerKeyActor.Acquire(
@@ -242,7 +235,7 @@ public final class KeyRouter {
     KeyEntry key = leasedKey(release.context(), release.server());
     if (key != null) {
       send(key, new ServerKeyActor.Release(release.context()));
-      unindexLease(release.context(), key);
+      index.remove(release.context(), key.keyId);
     }
     // later messages to the key actor are processed after this release: it is done as far as any
     // caller can tell
@@ -251,13 +244,8 @@ public final class KeyRouter {
   }
 
   private Behavior<Command> onReleaseAll(ReleaseAll releaseAll) {
-    Set<String> keyIdsOfContext = keysByContext.remove(releaseAll.context());
-    if (keyIdsOfContext != null) {
-      for (String keyId : keyIdsOfContext) {
-        KeyEntry key = keys.get(keyId);
-        send(key, new ServerKeyActor.Release(releaseAll.context()));
-        key.contexts.remove(releaseAll.context());
-      }
+    for (String keyId : index.removeContext(releaseAll.context())) {
+      send(keys.get(keyId), new ServerKeyActor.Release(releaseAll.context()));
     }
     ActorRef<ContextDelivery.Command> delivery = deliveries.remove(releaseAll.context());
     if (delivery != null) {
@@ -285,8 +273,7 @@ public final class KeyRouter {
         context.spawnAnonymous(
             ContextDelivery.create(register.context(), register.listener(), retireGrace));
     deliveries.put(register.context(), created);
-    Set<String> keyIdsOfContext = keysByContext.getOrDefault(register.context(), Set.of());
-    for (String keyId : keyIdsOfContext) {
+    for (String keyId : index.keysOf(register.context())) {
       send(keys.get(keyId), new ServerKeyActor.DeliverTo(register.context(), created));
     }
     return Behaviors.same();
@@ -312,33 +299,7 @@ public final class KeyRouter {
 
   private KeyEntry leasedKey(String contextId, String serverName) {
     String keyId = keyIds.get(serverName);
-    Set<String> keyIdsOfContext = keysByContext.get(contextId);
-    return keyId != null && keyIdsOfContext != null && keyIdsOfContext.contains(keyId)
-        ? keys.get(keyId)
-        : null;
-  }
-
-  private void indexLease(String contextId, KeyEntry key) {
-    keysByContext.computeIfAbsent(contextId, notUsed -> new HashSet<>()).add(key.keyId);
-    key.contexts.add(contextId);
-  }
-
-  private void unindexLease(String contextId, KeyEntry key) {
-    key.contexts.remove(contextId);
-    removeFromContextIndex(contextId, key.keyId);
-  }
-
-  /**
-   * Drops the context's entry once it names no key, so the index never outgrows the live leases.
-   */
-  private void removeFromContextIndex(String contextId, String keyId) {
-    Set<String> keyIdsOfContext = keysByContext.get(contextId);
-    if (keyIdsOfContext != null) {
-      keyIdsOfContext.remove(keyId);
-      if (keyIdsOfContext.isEmpty()) {
-        keysByContext.remove(contextId);
-      }
-    }
+    return keyId != null && index.has(contextId, keyId) ? keys.get(keyId) : null;
   }
 
   private void send(KeyEntry key, ServerKeyActor.Command message) {
@@ -376,7 +337,7 @@ public final class KeyRouter {
 
   private void forget(KeyEntry key) {
     keys.remove(key.keyId);
-    key.contexts.forEach(contextId -> removeFromContextIndex(contextId, key.keyId));
+    index.removeKey(key.keyId);
   }
 
   private Behavior<Command> onSessionIdsReserved(SessionIdsReserved reserved) {

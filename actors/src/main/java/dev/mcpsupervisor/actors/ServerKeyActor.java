@@ -2,16 +2,10 @@ package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
-import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -500,63 +494,10 @@ public final class ServerKeyActor {
 
   // -------------------------------------------------------------------------------------------------- snapshot
 
-  /**
-   * Asks the sessions in the table; closing ones are reported as closed without asking (one may
-   * have stopped already, and a question to a stopped actor would never be answered).
-   */
   private Behavior<Command> onGetSnapshot(GetSnapshot get) {
-    Map<Long, Integer> refCounts = new HashMap<>();
-    List<ActorRef<SessionActor.Command>> live = new ArrayList<>();
-    table
-        .live()
-        .forEach(
-            s -> {
-              refCounts.put(s.id, s.contexts.size());
-              live.add(s.ref);
-            });
-    List<SessionSnapshot> closed =
-        table.closing().stream()
-            .map(
-                s ->
-                    new SessionSnapshot(
-                        s.id, "closed", 0, 0, 0, 0, s.openedAt, OptionalLong.empty()))
-            .toList();
-    Map<String, Long> leasesNow = table.leases();
-    String circuitNow = circuit.state().word;
     context.spawnAnonymous(
-        Aggregator.create(
-            SessionSnapshot.class,
-            replyTo -> live.forEach(session -> session.tell(new SessionActor.GetSnapshot(replyTo))),
-            live.size(),
-            env.settings().snapshotTimeout(),
-            parts ->
-                new KeySnapshot(
-                    server,
-                    env.keyId(),
-                    Stream.concat(
-                            parts.stream()
-                                .map(
-                                    part ->
-                                        withRefCount(
-                                            part, refCounts.getOrDefault(part.sessionId(), 0))),
-                            closed.stream())
-                        .sorted(Comparator.comparingLong(SessionSnapshot::sessionId))
-                        .toList(),
-                    leasesNow,
-                    circuitNow),
-            get.replyTo()));
+        KeySnapshots.collect(
+            server, env.keyId(), table, circuit.state().word, env.settings(), get.replyTo()));
     return Behaviors.same();
-  }
-
-  private static SessionSnapshot withRefCount(SessionSnapshot part, int refCount) {
-    return new SessionSnapshot(
-        part.sessionId(),
-        part.state(),
-        refCount,
-        part.inFlight(),
-        part.stashed(),
-        part.restarts(),
-        part.startedAt(),
-        part.pid());
   }
 }
