@@ -1,85 +1,145 @@
 package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * Server-to-client requests (sampling, elicitation, roots) handed to a context and waiting for its
- * answer. The context is shown a local id unique in the supervisor, so answers of different
- * sessions never mix.
+ * A session's server-to-client requests (sampling, elicitation, roots) handed to a context and
+ * waiting for its answer, each with a timer. The context is shown a local id unique in the
+ * supervisor, so answers of different sessions never mix; an answer goes back only on the link the
+ * request came on. Bounded: an upstream cannot make the session grow. Runs on the session's thread;
+ * the session transmits what these methods answer.
  */
 final class ServerRequests {
 
+  /** No answer from the context in time. */
+  record Expired(String localId) implements SessionCalls.CallCommand {}
+
+  private record Timer(String localId) {}
+
   /** One request: the id its context was shown, where it came from, and who was asked. */
-  record Pending(
+  private record Pending(
       String localId,
       JsonNode upstreamId,
       ActorRef<ContextDelivery.Command> delivery,
       String method,
       ActorRef<UpstreamLink.Command> link) {}
 
+  private final String server;
   private final String localIdPrefix;
   private final int capacity;
-  private long nextLocalId = 1;
+  private final Duration timeout;
+  private final TimerScheduler<SessionActor.Command> timers;
+  private final ActorRef<SessionActor.Command> session;
   private final Map<String, Pending> byLocalId = new HashMap<>();
+  private long nextLocalId = 1;
 
   /**
-   * @param capacity how many may wait at once: an upstream must not make the session grow without
-   *     bound
+   * @param capacity how many may wait at once
    */
-  ServerRequests(String keyId, long sessionId, int capacity) {
-    this.localIdPrefix = keyId + ":" + sessionId + ":";
+  ServerRequests(
+      String server,
+      String localIdPrefix,
+      int capacity,
+      Duration timeout,
+      TimerScheduler<SessionActor.Command> timers,
+      ActorRef<SessionActor.Command> session) {
+    this.server = server;
+    this.localIdPrefix = localIdPrefix;
     this.capacity = capacity;
-  }
-
-  boolean isFull() {
-    return byLocalId.size() >= capacity;
-  }
-
-  int size() {
-    return byLocalId.size();
+    this.timeout = timeout;
+    this.timers = timers;
+    this.session = session;
   }
 
   /**
-   * @param link the link the request came on: its answer goes back on that one only
+   * Hands the request to the context {@code target} names, under a local id and with a timer: null.
+   * Nobody to ask, or too many waiting already: the error to answer upstream with at once.
    */
-  Pending add(
-      JsonNode upstreamId,
-      ActorRef<ContextDelivery.Command> delivery,
-      String method,
+  JsonRpcResponse ask(
+      JsonRpcRequest request,
+      ContextRoutes.Target<ActorRef<ContextDelivery.Command>> target,
+      String tag,
       ActorRef<UpstreamLink.Command> link) {
-    Pending pending =
-        new Pending(localIdPrefix + nextLocalId++, upstreamId, delivery, method, link);
-    byLocalId.put(pending.localId(), pending);
-    return pending;
-  }
-
-  Pending remove(String localId) {
-    return byLocalId.remove(localId);
-  }
-
-  /** Removes the request the upstream knows by this id; null if there is none. */
-  Pending removeByUpstreamId(JsonNode upstreamId) {
-    Iterator<Pending> pending = byLocalId.values().iterator();
-    while (pending.hasNext()) {
-      Pending request = pending.next();
-      if (request.upstreamId().equals(upstreamId)) {
-        pending.remove();
-        return request;
-      }
+    String whyNot = target.whyNone();
+    if (whyNot == null && byLocalId.size() >= capacity) {
+      whyNot = byLocalId.size() + " server requests are waiting for an answer already";
     }
+    if (whyNot != null) {
+      return JsonRpcResponse.failure(
+          request.id(), SupervisorErrors.noClient(server, request.method(), whyNot));
+    }
+    Pending asked =
+        new Pending(
+            localIdPrefix + nextLocalId++, request.id(), target.delivery(), request.method(), link);
+    byLocalId.put(asked.localId(), asked);
+    timers.startSingleTimer(new Timer(asked.localId()), new Expired(asked.localId()), timeout);
+    target
+        .delivery()
+        .tell(
+            new ContextDelivery.ServerRequest(
+                server, request.withId(TextNode.valueOf(asked.localId())), tag, session));
     return null;
   }
 
-  Set<String> localIds() {
-    return byLocalId.keySet();
+  /**
+   * The context answered: what to send upstream on {@code ready} (null if nothing waits, or on
+   * another link).
+   */
+  JsonRpcResponse answered(
+      String localId, JsonRpcResponse response, ActorRef<UpstreamLink.Command> ready) {
+    Pending asked = take(localId);
+    return asked != null && asked.link().equals(ready) ? response.withId(asked.upstreamId()) : null;
   }
 
-  void clear() {
+  /** Nobody answered in time: the error to send upstream on {@code ready}, or null. */
+  JsonRpcResponse expired(String localId, ActorRef<UpstreamLink.Command> ready) {
+    Pending asked = take(localId);
+    if (asked == null || !asked.link().equals(ready)) {
+      return null;
+    }
+    String why = "no answer within " + timeout.toMillis() + " ms";
+    return JsonRpcResponse.failure(
+        asked.upstreamId(), SupervisorErrors.noClient(server, asked.method(), why));
+  }
+
+  /** The upstream withdrew one of its requests: its context is told, under the id it was shown. */
+  void withdrawn(JsonRpcNotification cancelled) {
+    JsonNode upstreamId = cancelled.params() == null ? null : cancelled.params().get("requestId");
+    Iterator<Pending> pending = byLocalId.values().iterator();
+    while (upstreamId != null && pending.hasNext()) {
+      Pending request = pending.next();
+      if (request.upstreamId().equals(upstreamId)) {
+        pending.remove();
+        timers.cancel(new Timer(request.localId()));
+        ObjectNode params = ((ObjectNode) cancelled.params()).deepCopy();
+        params.put("requestId", request.localId());
+        request
+            .delivery()
+            .tell(new ContextDelivery.Notification(server, cancelled.withParams(params), null));
+        return;
+      }
+    }
+  }
+
+  /** The connection they came on is gone, or the session closes: none can be answered any more. */
+  void forgetAll() {
+    byLocalId.keySet().forEach(localId -> timers.cancel(new Timer(localId)));
     byLocalId.clear();
+  }
+
+  private Pending take(String localId) {
+    timers.cancel(new Timer(localId));
+    return byLocalId.remove(localId);
   }
 }

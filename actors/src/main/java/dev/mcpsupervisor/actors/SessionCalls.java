@@ -3,7 +3,6 @@ package dev.mcpsupervisor.actors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
@@ -59,8 +58,6 @@ final class SessionCalls {
 
   record RetryCall(long callId) implements CallCommand {}
 
-  record ServerRequestExpired(String localId) implements CallCommand {}
-
   /**
    * A send on {@code link} failed: only a failure comes back (no message per successful send, the
    * hot path).
@@ -71,8 +68,6 @@ final class SessionCalls {
   private record DeadlineTimer(long callId) {}
 
   private record RetryTimer(long callId) {}
-
-  private record ServerRequestTimer(String localId) {}
 
   private static final int MAX_TOOLS_LIST_PAGES = 20;
 
@@ -109,7 +104,14 @@ final class SessionCalls {
     this.context = context;
     this.timers = timers;
     this.progressTokens = new ProgressTokens(sessionId);
-    this.serverRequests = new ServerRequests(env.keyId(), sessionId, settings.stashCapacity());
+    this.serverRequests =
+        new ServerRequests(
+            server,
+            env.keyId() + ":" + sessionId + ":",
+            settings.stashCapacity(),
+            settings.serverRequestTimeout(),
+            timers,
+            context.getSelf());
     this.health = new SessionHealth(settings.evictAfterConsecutiveFailures());
   }
 
@@ -235,7 +237,7 @@ final class SessionCalls {
     }
     waiting.putFirst(requeued);
     pending.clearInternal();
-    forgetServerRequests();
+    serverRequests.forgetAll();
   }
 
   /**
@@ -287,15 +289,10 @@ final class SessionCalls {
       if (call != null && call.state == TrackedCall.State.RETRY_SCHEDULED) {
         dispatch(call, ready);
       }
-    } else if (command instanceof ServerRequestExpired expired) {
-      ServerRequests.Pending asked = serverRequests.remove(expired.localId());
-      if (asked != null && ready != null && asked.link().equals(ready.ref())) {
-        String why = "no answer within " + settings.serverRequestTimeout().toMillis() + " ms";
-        transmit(
-            ready,
-            JsonRpcResponse.failure(
-                asked.upstreamId(), SupervisorErrors.noClient(server, asked.method(), why)),
-            0);
+    } else if (command instanceof ServerRequests.Expired expired && ready != null) {
+      JsonRpcResponse refusal = serverRequests.expired(expired.localId(), ready.ref());
+      if (refusal != null) {
+        transmit(ready, refusal, 0);
       }
     }
   }
@@ -410,7 +407,7 @@ final class SessionCalls {
         deliver(deliveryFor(call), ProgressTokens.forCaller(notification, call), call.call().tag());
       }
     } else if (McpMethods.NOTIFICATION_CANCELLED.equals(method)) {
-      withdrawServerRequest(notification);
+      serverRequests.withdrawn(notification);
     } else {
       if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(method)) {
         retryPolicy.forgetTools();
@@ -432,67 +429,31 @@ final class SessionCalls {
     }
   }
 
-  /** The upstream withdrew one of its server-to-client requests: tell the context that holds it. */
-  private void withdrawServerRequest(JsonRpcNotification notification) {
-    JsonNode requestId =
-        notification.params() == null ? null : notification.params().get("requestId");
-    ServerRequests.Pending withdrawn =
-        requestId == null ? null : serverRequests.removeByUpstreamId(requestId);
-    if (withdrawn == null) {
-      return;
-    }
-    timers.cancel(new ServerRequestTimer(withdrawn.localId()));
-    ObjectNode params = ((ObjectNode) notification.params()).deepCopy();
-    params.put("requestId", withdrawn.localId());
-    deliver(withdrawn.delivery(), notification.withParams(params), null);
-  }
-
   /**
    * Sampling, elicitation, roots: to a context chosen by {@link ContextRoutes}; nobody to ask → an
    * error at once.
    */
   private void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, Link ready) {
     TrackedCall owner = pending.owningCall(relatedRequestId);
-    ContextRoutes.Target<ActorRef<ContextDelivery.Command>> target =
+    JsonRpcResponse refusal =
         owner == null
-            ? routes.serverRequestTarget(null, null)
-            : routes.serverRequestTarget(owner.call().context(), owner.call().delivery());
-    String whyNot = target.whyNone();
-    if (whyNot == null && serverRequests.isFull()) {
-      whyNot = serverRequests.size() + " server requests are waiting for an answer already";
+            ? serverRequests.ask(request, routes.serverRequestTarget(null, null), null, ready.ref())
+            : serverRequests.ask(
+                request,
+                routes.serverRequestTarget(owner.call().context(), owner.call().delivery()),
+                owner.call().tag(),
+                ready.ref());
+    if (refusal != null) {
+      transmit(ready, refusal, 0);
     }
-    if (whyNot != null) {
-      transmit(
-          ready,
-          JsonRpcResponse.failure(
-              request.id(), SupervisorErrors.noClient(server, request.method(), whyNot)),
-          0);
-      return;
-    }
-    ServerRequests.Pending asked =
-        serverRequests.add(request.id(), target.delivery(), request.method(), ready.ref());
-    timers.startSingleTimer(
-        new ServerRequestTimer(asked.localId()),
-        new ServerRequestExpired(asked.localId()),
-        settings.serverRequestTimeout());
-    target
-        .delivery()
-        .tell(
-            new ContextDelivery.ServerRequest(
-                server,
-                request.withId(TextNode.valueOf(asked.localId())),
-                owner == null ? null : owner.call().tag(),
-                context.getSelf()));
   }
 
   void onServerRequestAnswer(SessionActor.ServerRequestAnswer answer, Link ready) {
-    ServerRequests.Pending asked = serverRequests.remove(answer.localId());
-    if (asked == null) {
-      return; // expired, withdrawn, or its connection is gone
-    }
-    timers.cancel(new ServerRequestTimer(answer.localId()));
-    if (ready != null && asked.link().equals(ready.ref())) {
-      transmit(ready, answer.response().withId(asked.upstreamId()), 0);
+    JsonRpcResponse response =
+        serverRequests.answered(
+            answer.localId(), answer.response(), ready == null ? null : ready.ref());
+    if (response != null) {
+      transmit(ready, response, 0); // else expired, withdrawn, or its connection is gone
     }
   }
 
@@ -502,11 +463,6 @@ final class SessionCalls {
         notification.method())) { // the link sent its own
       transmit(ready, new JsonRpcNotification(notification.method(), notification.params()), 0);
     }
-  }
-
-  private void forgetServerRequests() {
-    serverRequests.localIds().forEach(localId -> timers.cancel(new ServerRequestTimer(localId)));
-    serverRequests.clear();
   }
 
   // ------------------------------------------------------------------------------------------------------ answering
@@ -552,6 +508,6 @@ final class SessionCalls {
     List<TrackedCall> all = new ArrayList<>(held.values());
     all.sort(Comparator.comparingLong(TrackedCall::callId));
     all.forEach(call -> answerError(call, errorFor.apply(call)));
-    forgetServerRequests();
+    serverRequests.forgetAll();
   }
 }
