@@ -147,7 +147,7 @@ public final class ContextDelivery {
     return Behaviors.same();
   }
 
-  // ------------------------------------------------------------------------------------------------------ retired
+  // --------------------------------------------------------------------------------------- retired
 
   private Behavior<Command> retire() {
     listener = null;

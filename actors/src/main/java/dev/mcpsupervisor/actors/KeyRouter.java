@@ -172,7 +172,7 @@ public final class KeyRouter {
         .build();
   }
 
-  // ------------------------------------------------------------------------------------------------------ routing
+  // --------------------------------------------------------------------------------------- routing
 
   private Behavior<Command> onRequest(Request request) {
     UpstreamCall call = request.call();
@@ -307,8 +307,7 @@ public final class KeyRouter {
     key.ref.tell(message);
   }
 
-  // ------------------------------------------------------------------------------------------ key
-  // actor lifecycle
+  // --------------------------------------------------------------------------- key actor lifecycle
 
   /**
    * Stop the key actor only if it has seen everything sent to it: then nothing can be lost to it.
@@ -345,8 +344,7 @@ public final class KeyRouter {
     return Behaviors.same();
   }
 
-  // ------------------------------------------------------------------------------------------
-  // snapshot, shutdown
+  // ---------------------------------------------------------------------------- snapshot, shutdown
 
   private Behavior<Command> onGetSnapshot(GetSnapshot get) {
     List<KeyEntry> live = new ArrayList<>(keys.values());

@@ -138,7 +138,7 @@ public final class ServerKeyActor {
     this.circuit = new CircuitBreaker(env.settings().circuitMaxFailures());
   }
 
-  // ------------------------------------------------------------------------------------------------ active
+  // ---------------------------------------------------------------------------------------- active
 
   private Behavior<Command> active() {
     return Behaviors.receive(Command.class)
@@ -172,8 +172,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onAcquire(Acquire acquire) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session =
-        leaseFor(acquire.context(), acquire.delivery());
+    var session = leaseFor(acquire.context(), acquire.delivery());
     if (session == null) {
       acquire.replyTo().tell(AcquireReply.failed(unavailable()));
     } else {
@@ -184,8 +183,7 @@ public final class ServerKeyActor {
 
   private Behavior<Command> onRequest(Request request) {
     UpstreamCall call = request.call();
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session =
-        leaseFor(call.context(), call.delivery());
+    var session = leaseFor(call.context(), call.delivery());
     if (session == null) {
       call.reject(unavailable(), env.observer());
     } else {
@@ -201,7 +199,7 @@ public final class ServerKeyActor {
    */
   private LeaseTable.Entry<ActorRef<SessionActor.Command>> leaseFor(
       String contextId, ActorRef<ContextDelivery.Command> delivery) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.sessionOf(contextId);
+    var session = table.sessionOf(contextId);
     if (session != null) {
       if (delivery != null && !delivery.equals(deliveries.get(contextId))) {
         tellDelivery(session, contextId, delivery);
@@ -257,7 +255,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onDeliverTo(DeliverTo deliverTo) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.sessionOf(deliverTo.context());
+    var session = table.sessionOf(deliverTo.context());
     if (session != null) {
       tellDelivery(session, deliverTo.context(), deliverTo.delivery());
     }
@@ -265,7 +263,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onRelease(Release release) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.release(release.context());
+    var session = table.release(release.context());
     if (deliveries.remove(release.context()) != null && session != null) {
       session.ref.tell(new SessionActor.Unleased(release.context()));
     }
@@ -281,7 +279,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onIdleTimeout(IdleTimeout timeout) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(timeout.sessionId());
+    var session = table.get(timeout.sessionId());
     if (session != null && session.contexts.isEmpty()) {
       evict(session, CloseReason.IDLE, "idle for " + env.server().idleTimeout());
     }
@@ -303,7 +301,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onCancel(Cancel cancel) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.sessionOf(cancel.context());
+    var session = table.sessionOf(cancel.context());
     if (session != null) {
       session.ref.tell(new SessionActor.Cancel(cancel.callId()));
     }
@@ -311,7 +309,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onNotify(Notify notify) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.sessionOf(notify.context());
+    var session = table.sessionOf(notify.context());
     if (session != null) {
       session.ref.tell(
           new SessionActor.ClientNotification(notify.context(), notify.method(), notify.params()));
@@ -319,11 +317,10 @@ public final class ServerKeyActor {
     return Behaviors.same();
   }
 
-  // ------------------------------------------------------------------------------------------
-  // session reports
+  // ------------------------------------------------------------------------------- session reports
 
   private Behavior<Command> onSessionReady(SessionReady ready) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(ready.sessionId());
+    var session = table.get(ready.sessionId());
     if (session != null) {
       session.ready = true;
     }
@@ -335,7 +332,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onSessionDown(SessionDown down) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(down.sessionId());
+    var session = table.get(down.sessionId());
     if (session != null) {
       session.ready = false;
     }
@@ -344,7 +341,7 @@ public final class ServerKeyActor {
 
   private Behavior<Command> onAttemptFailed(AttemptFailed failed) {
     boolean mustOpen = circuit.attemptFailed(failed.reason());
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(failed.sessionId());
+    var session = table.get(failed.sessionId());
     if (session != null) {
       session.ready = false;
       if (failed.fatal()) {
@@ -406,7 +403,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onSessionLoad(SessionLoad load) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(load.sessionId());
+    var session = table.get(load.sessionId());
     if (session != null) {
       session.saturated = load.saturated();
     }
@@ -414,7 +411,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onSessionFailing(SessionFailing failing) {
-    LeaseTable.Entry<ActorRef<SessionActor.Command>> session = table.get(failing.sessionId());
+    var session = table.get(failing.sessionId());
     if (session != null) {
       context
           .getLog()
@@ -432,8 +429,7 @@ public final class ServerKeyActor {
     return Behaviors.same();
   }
 
-  // -----------------------------------------------------------------------------------------
-  // shutting down
+  // --------------------------------------------------------------------------------- shutting down
 
   /**
    * Every session is told to close; the actor stops once all have stopped. Nothing new is accepted
@@ -492,7 +488,7 @@ public final class ServerKeyActor {
     }
   }
 
-  // -------------------------------------------------------------------------------------------------- snapshot
+  // -------------------------------------------------------------------------------------- snapshot
 
   private Behavior<Command> onGetSnapshot(GetSnapshot get) {
     context.spawnAnonymous(

@@ -184,7 +184,7 @@ public final class SessionActor {
     return new Attempt(link, "connecting", OptionalLong.empty());
   }
 
-  // ------------------------------------------------------------------------------------------------------ starting
+  // -------------------------------------------------------------------------------------- starting
 
   /**
    * The first attempt: if it fails, the session gives up (its key actor counts it toward the
@@ -233,7 +233,7 @@ public final class SessionActor {
     return failed(error);
   }
 
-  // --------------------------------------------------------------------------------------------------------- ready
+  // ----------------------------------------------------------------------------------------- ready
 
   private Behavior<Command> becomeReady(LinkUp up) {
     SessionCalls.Link link =
@@ -315,8 +315,7 @@ public final class SessionActor {
     return backoff(0);
   }
 
-  // -------------------------------------------------------------------------------------------
-  // backoff, relinking
+  // ---------------------------------------------------------------------------- backoff, relinking
 
   private Behavior<Command> backoff(int failedAttempts) {
     timers.startSingleTimer(
@@ -352,7 +351,7 @@ public final class SessionActor {
     return link.equals(attempt.link());
   }
 
-  // ------------------------------------------------------------------------------------------------ failed, closing
+  // ------------------------------------------------------------------------------- failed, closing
 
   /** Never became ready; waits for the key actor (which has already forgotten it) to send Close. */
   private Behavior<Command> failed(JsonRpcError error) {
@@ -402,8 +401,7 @@ public final class SessionActor {
         .build();
   }
 
-  // ------------------------------------------------------------------------------------------- in
-  // every open state
+  // --------------------------------------------------------------------------- in every open state
 
   /**
    * What every state but failed and closing handles alike.

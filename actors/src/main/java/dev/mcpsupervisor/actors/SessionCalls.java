@@ -127,7 +127,7 @@ final class SessionCalls {
     return waiting.size();
   }
 
-  // ----------------------------------------------------------------------------------------------------- admission
+  // ------------------------------------------------------------------------------------- admission
 
   /**
    * Takes a call in; it goes out at once when {@code ready} has room, else waits. Calls not in
@@ -210,7 +210,7 @@ final class SessionCalls {
     }
   }
 
-  // ------------------------------------------------------------------------------------------------- link up, lost
+  // --------------------------------------------------------------------------------- link up, lost
 
   void linkUp(Link link) {
     health.reconnected();
@@ -263,7 +263,7 @@ final class SessionCalls {
     sendInternal(link, PendingRequests.Internal.TOOLS_LIST, McpMethods.TOOLS_LIST, params);
   }
 
-  // -------------------------------------------------------------------------------------- timers,
+  // --------------------------------------------------------------------------------------- timers,
   // cancel, failures
 
   void onCallCommand(SessionActor.Command command, Link ready) {
@@ -348,8 +348,7 @@ final class SessionCalls {
     }
   }
 
-  // ----------------------------------------------------------------------------------------------
-  // from the upstream
+  // ----------------------------------------------------------------------------- from the upstream
 
   /**
    * A message the upstream sent; {@code ready} is null while the link is still in its handshake.
@@ -465,7 +464,7 @@ final class SessionCalls {
     }
   }
 
-  // ------------------------------------------------------------------------------------------------------ answering
+  // ------------------------------------------------------------------------------------- answering
 
   private void deliver(
       ActorRef<ContextDelivery.Command> delivery, JsonRpcNotification notification, String tag) {

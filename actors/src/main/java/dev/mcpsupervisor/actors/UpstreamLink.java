@@ -104,7 +104,7 @@ final class UpstreamLink {
     this.router = new Router(context.getSelf(), session);
   }
 
-  // ---------------------------------------------------------------------------------------------------- connecting
+  // ------------------------------------------------------------------------------------ connecting
 
   private Behavior<Command> connecting() {
     CompletionStage<UpstreamConnection> connect;
@@ -152,7 +152,7 @@ final class UpstreamLink {
         .build();
   }
 
-  // -------------------------------------------------------------------------------------------------- initializing
+  // ---------------------------------------------------------------------------------- initializing
 
   private Behavior<Command> initializing(UpstreamConnection connection) {
     session.tell(new SessionActor.LinkOpened(context.getSelf(), pidOf(connection)));
@@ -218,7 +218,7 @@ final class UpstreamLink {
             null));
   }
 
-  // ------------------------------------------------------------------------------------------------------------ up
+  // -------------------------------------------------------------------------------------------- up
 
   /**
    * The session sends and receives on the connection itself now, and hears of its end first-hand
@@ -241,7 +241,7 @@ final class UpstreamLink {
     return Behaviors.same();
   }
 
-  // ------------------------------------------------------------------------------------------------- down, closing
+  // --------------------------------------------------------------------------------- down, closing
 
   /**
    * The attempt failed or the connection died: tell the session why, then stop (PostStop closes

@@ -37,8 +37,7 @@ class ContextRoutingTest {
 
   private static final int NOTIFICATIONS_PER_KIND = 10;
 
-  // -------------------------------------------------------------------------------------------
-  // answers in order
+  // ------------------------------------------------------------------------------ answers in order
 
   @Test
   void everyNotificationOfACallReachesTheListenerBeforeItsAnswerCompletes() {
@@ -130,8 +129,7 @@ class ContextRoutingTest {
     }
   }
 
-  // -----------------------------------------------------------------------------------------
-  // logging per request
+  // --------------------------------------------------------------------------- logging per request
 
   @Test
   void loggingOnACallsResponseStreamGoesOnlyToThatCallsContextWithItsTag() {
@@ -238,7 +236,7 @@ class ContextRoutingTest {
     }
   }
 
-  // ------------------------------------------------------------------------------------------------- helpers
+  // --------------------------------------------------------------------------------------- helpers
 
   private static JsonRpcNotification log(String data) {
     ObjectNode params = JsonRpcCodec.emptyObject().put("level", "info").put("data", data);

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  */
 class SessionActorTest {
 
-  // ------------------------------------------------------------------------------------------------- readiness
+  // ------------------------------------------------------------------------------------- readiness
 
   @Test
   void requestsSentWhileConnectingAreAnsweredInOrderOnceReady() {
@@ -206,7 +206,7 @@ class SessionActorTest {
     }
   }
 
-  // ------------------------------------------------------------------------------------------------- failures
+  // -------------------------------------------------------------------------------------- failures
 
   @Test
   void connectionDeathRetriesSafeCallsOnceAndAnswersOthersSessionLost() {
@@ -307,8 +307,7 @@ class SessionActorTest {
     }
   }
 
-  // -----------------------------------------------------------------------------------------
-  // deadlines, cancel
+  // ----------------------------------------------------------------------------- deadlines, cancel
 
   @Test
   void deadlineAnswersTimeoutCancelsUpstreamAndFreesThePendingEntry() {
@@ -353,7 +352,7 @@ class SessionActorTest {
     }
   }
 
-  // ------------------------------------------------------------------------------------------------- routing
+  // --------------------------------------------------------------------------------------- routing
 
   @Test
   void progressWithTheSameTokenFromTwoContextsReachesEachCaller() {
@@ -475,7 +474,7 @@ class SessionActorTest {
     }
   }
 
-  // ------------------------------------------------------------------------------------------------- helpers
+  // --------------------------------------------------------------------------------------- helpers
 
   static JsonNode numbered(int n) {
     return numberedCall("echo", n);

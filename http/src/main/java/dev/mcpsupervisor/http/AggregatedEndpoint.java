@@ -78,7 +78,7 @@ final class AggregatedEndpoint implements McpEndpoint {
     return namespace.servers();
   }
 
-  // ---------------------------------------------------------------------------------------------------- initialize
+  // ------------------------------------------------------------------------------------ initialize
 
   @Override
   public CompletionStage<Outcome> initialize(UpstreamCalls calls, String protocolVersion) {
@@ -140,7 +140,7 @@ final class AggregatedEndpoint implements McpEndpoint {
     return result;
   }
 
-  // ------------------------------------------------------------------------------------------------------ requests
+  // -------------------------------------------------------------------------------------- requests
 
   @Override
   public CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls) {
@@ -290,7 +290,7 @@ final class AggregatedEndpoint implements McpEndpoint {
                 "params.ref must be a ref/prompt with a name or a ref/resource with a uri")));
   }
 
-  // ------------------------------------------------------------------------------------------------------- helpers
+  // --------------------------------------------------------------------------------------- helpers
 
   private record Answered(String server, JsonRpcResponse response) {}
 

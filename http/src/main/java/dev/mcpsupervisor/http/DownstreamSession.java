@@ -184,7 +184,7 @@ public final class DownstreamSession {
     return uninitialized();
   }
 
-  // ----------------------------------------------------------------------------------------------------- states
+  // ---------------------------------------------------------------------------------------- states
 
   /** Until its initialize request is taken: the one request that may come first. */
   private Behavior<Command> uninitialized() {
@@ -251,7 +251,7 @@ public final class DownstreamSession {
     return draining(client, drain.replyTo());
   }
 
-  // ------------------------------------------------------------------------------------------------------- POST
+  // ------------------------------------------------------------------------------------------ POST
 
   private Behavior<Command> onPost(Post post, ClientRequests.Client client, Draining draining) {
     fromRegistry.processed();
@@ -378,7 +378,7 @@ public final class DownstreamSession {
     return requests.apply(request, answered.outcome());
   }
 
-  // ---------------------------------------------------------------------------------------------------- streams
+  // --------------------------------------------------------------------------------------- streams
 
   private Behavior<Command> onOpenStream(OpenStream open, Draining draining) {
     fromRegistry.processed();
@@ -397,8 +397,7 @@ public final class DownstreamSession {
     return true;
   }
 
-  // -------------------------------------------------------------------------------------------
-  // from the upstreams
+  // ---------------------------------------------------------------------------- from the upstreams
 
   private void onUpstreamNotification(UpstreamNotification upstream) {
     JsonRpcNotification notification = upstream.notification();
@@ -439,7 +438,7 @@ public final class DownstreamSession {
         settings.serverRequestTimeout());
   }
 
-  // -------------------------------------------------------------------------------------------------- lifecycle
+  // ------------------------------------------------------------------------------------- lifecycle
 
   private void restartIdleTimer() {
     timers.startSingleTimer(IdleCheck.INSTANCE, IdleCheck.INSTANCE, idleTimeout);
@@ -509,7 +508,7 @@ public final class DownstreamSession {
         .build();
   }
 
-  // ---------------------------------------------------------------------------------------------------- helpers
+  // --------------------------------------------------------------------------------------- helpers
 
   private static Behavior<Command> same(Runnable action) {
     action.run();

@@ -209,7 +209,7 @@ final class DownstreamStreams {
     closeGetStream();
   }
 
-  // ------------------------------------------------------------------------------------------------ where it goes
+  // --------------------------------------------------------------------------------- where it goes
 
   /**
    * On the oldest streaming-capable exchange with a request that reached the server, else on the

@@ -113,7 +113,7 @@ final class McpRoutes extends AllDirectives {
         delete(() -> extractRequest(request -> completeWithFuture(onDelete(request, path)))));
   }
 
-  // ---------------------------------------------------------------------------------------------------------- POST
+  // ------------------------------------------------------------------------------------------ POST
 
   private CompletionStage<HttpResponse> onPost(HttpRequest request, String path, String server) {
     MediaType mediaType = request.entity().getContentType().mediaType();
@@ -275,7 +275,7 @@ final class McpRoutes extends AllDirectives {
             });
   }
 
-  // ----------------------------------------------------------------------------------------------------------- GET
+  // ------------------------------------------------------------------------------------------- GET
 
   private CompletionStage<HttpResponse> onGet(HttpRequest request, String path) {
     Optional<HttpResponse> refusal =
@@ -306,7 +306,7 @@ final class McpRoutes extends AllDirectives {
             });
   }
 
-  // -------------------------------------------------------------------------------------------------------- DELETE
+  // ---------------------------------------------------------------------------------------- DELETE
 
   private CompletionStage<HttpResponse> onDelete(HttpRequest request, String path) {
     Optional<HttpResponse> badVersion = checkProtocolVersion(request);
@@ -329,7 +329,7 @@ final class McpRoutes extends AllDirectives {
                     : refuse(StatusCodes.NOT_FOUND, "unknown_session", "Session not found"));
   }
 
-  // ------------------------------------------------------------------------------------------------------- helpers
+  // --------------------------------------------------------------------------------------- helpers
 
   private static Optional<String> sessionId(HttpRequest request) {
     return request

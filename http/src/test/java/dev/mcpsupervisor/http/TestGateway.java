@@ -121,7 +121,7 @@ final class TestGateway implements AutoCloseable {
         name, new ServerSpec.Stdio("/nonexistent/mcp-server-" + name, List.of(), Map.of(), null));
   }
 
-  // ------------------------------------------------------------------------------------------------- raw HTTP
+  // -------------------------------------------------------------------------------------- raw HTTP
 
   HttpRequest.Builder request(String path) {
     return HttpRequest.newBuilder(URI.create(base + path)).timeout(REQUEST_TIMEOUT);
