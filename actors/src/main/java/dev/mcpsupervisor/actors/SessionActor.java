@@ -19,6 +19,7 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
@@ -130,11 +131,15 @@ public final class SessionActor {
       long sessionId, KeyEnvironment env, ActorRef<ServerKeyActor.Command> parent) {
     SupervisorSettings settings = env.settings();
     return Behaviors.<Command>supervise(
-            Behaviors.setup(
-                context ->
-                    Behaviors.withTimers(
-                        timers ->
-                            new SessionActor(sessionId, env, parent, context, timers).start())))
+            Behaviors.withStash(
+                settings.stashCapacity(),
+                early ->
+                    Behaviors.setup(
+                        context ->
+                            Behaviors.withTimers(
+                                timers ->
+                                    new SessionActor(sessionId, env, parent, context, timers, early)
+                                        .start()))))
         .onFailure(
             Exception.class,
             SupervisorStrategy.restartWithBackoff(
@@ -153,6 +158,12 @@ public final class SessionActor {
   private final Instant startedAt = Instant.now();
   private final SessionCalls calls;
   private final List<ActorRef<AcquireReply>> readyWaiters = new ArrayList<>();
+
+  /**
+   * Upstream messages of a link whose LinkUp has not arrived yet (only ever a few, and only then).
+   */
+  private final StashBuffer<Command> early;
+
   private int restarts;
 
   private SessionActor(
@@ -160,8 +171,10 @@ public final class SessionActor {
       KeyEnvironment env,
       ActorRef<ServerKeyActor.Command> parent,
       ActorContext<Command> context,
-      TimerScheduler<Command> timers) {
+      TimerScheduler<Command> timers,
+      StashBuffer<Command> early) {
     this.sessionId = sessionId;
+    this.early = early;
     this.env = env;
     this.server = env.serverName();
     this.settings = env.settings();
@@ -226,6 +239,7 @@ public final class SessionActor {
   }
 
   private Behavior<Command> gaveUp(String reason) {
+    early.clear(); // what the failed link sent early belongs to no connection now
     context.getLog().info("{} session {}: attempt 1 failed: {}", server, sessionId, reason);
     parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, true));
     JsonRpcError error = SupervisorErrors.unavailable(server, reason);
@@ -243,7 +257,7 @@ public final class SessionActor {
     readyWaiters.clear();
     calls.linkUp(link);
     timers.startTimerWithFixedDelay(TimerKey.PING, PingTick.INSTANCE, settings.pingInterval());
-    return ready(link);
+    return early.unstashAll(ready(link));
   }
 
   private Behavior<Command> ready(SessionCalls.Link link) {
@@ -340,6 +354,7 @@ public final class SessionActor {
   }
 
   private Behavior<Command> attemptFailed(String reason, int failedAttempts) {
+    early.clear();
     context
         .getLog()
         .info("{} session {}: attempt {} failed: {}", server, sessionId, failedAttempts, reason);
@@ -442,12 +457,24 @@ public final class SessionActor {
   }
 
   /**
-   * Before the handshake completes, the link passes on what the upstream sends (logging, at most).
+   * What the upstream sends on a link the session does not know is up yet (its LinkUp may still be
+   * on its way) waits, in order, until it is; bounded, since nothing may grow with what an upstream
+   * sends.
    */
   private Behavior<Command> onReceivedWhileLinking(
       Received received, ActorRef<UpstreamLink.Command> link) {
-    if (received.link().equals(link)) {
-      calls.onUpstreamMessage(received.message(), received.relatedRequestId(), null);
+    if (!received.link().equals(link)) {
+      return Behaviors.same(); // an earlier link's
+    }
+    if (early.isFull()) {
+      context
+          .getLog()
+          .warn(
+              "{} session {}: dropping an upstream message sent before the link was up",
+              server,
+              sessionId);
+    } else {
+      early.stash(received);
     }
     return Behaviors.same();
   }

@@ -184,12 +184,11 @@ final class UpstreamLink {
         return down(problem);
       }
       timers.cancel(TimerKey.ATTEMPT);
-      // the session hears of the link before the upstream can hear of "initialized": nothing it
-      // sends after reaches
-      // the session ahead of LinkUp
+      // from now on the upstream's messages go straight to the session (which holds those that
+      // overtake LinkUp until it arrives); "initialized" goes out before the session can send
       router.up();
-      session.tell(new SessionActor.LinkUp(context.getSelf(), connection, response.result()));
       send(connection, new JsonRpcNotification(McpMethods.NOTIFICATION_INITIALIZED, null));
+      session.tell(new SessionActor.LinkUp(context.getSelf(), connection, response.result()));
       return up(connection);
     }
     if (message instanceof JsonRpcRequest request) {
