@@ -48,6 +48,12 @@ import org.apache.pekko.util.ByteString;
  */
 final class McpRoutes extends AllDirectives {
 
+  /**
+   * A body declared up to this many times the limit is read and dropped before the 413; a larger
+   * one is not.
+   */
+  private static final long DRAIN_LIMIT_FACTOR = 4;
+
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(10);
 
   /** DELETE waits for the session's leases to be released. */
@@ -133,8 +139,18 @@ final class McpRoutes extends AllDirectives {
     if (refusal.isPresent()) {
       return done(refusal.get());
     }
-    if (request.entity().getContentLengthOption().orElse(0L) > maxBodyBytes) {
-      return done(tooLarge());
+    long declared = request.entity().getContentLengthOption().orElse(0L);
+    if (declared > maxBodyBytes) {
+      if (declared > DRAIN_LIMIT_FACTOR * maxBodyBytes) {
+        return done(tooLarge()); // not worth reading: the connection closes after the answer
+      }
+      // read (and drop) the body first: answering while the client still sends makes the connection
+      // close under it,
+      // and the client may lose the 413 to the reset
+      return request
+          .discardEntityBytes(materializer)
+          .completionStage()
+          .handle((drained, failure) -> tooLarge());
     }
     return Asks.sameThread(
             request
