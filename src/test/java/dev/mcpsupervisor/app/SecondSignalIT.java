@@ -67,6 +67,9 @@ class SecondSignalIT {
                 () ->
                     client.callTool(new McpSchema.CallToolRequest("sleep", Map.of("ms", 30_000))));
         terminate(jar.process().pid());
+        // two signals sent at once can merge into one pending signal: the second follows the
+        // first's handling
+        awaitStderr(jar, "SIGTERM received");
         terminate(jar.process().pid());
         assertEquals(
             TerminationSignals.FORCED_EXIT, jar.awaitExit(), "stderr:\n" + jar.stderrText());
@@ -127,6 +130,18 @@ class SecondSignalIT {
           20); // polling a file the server writes: there is no event to wait on
     }
     throw new AssertionError("the stdio server never started (no " + file + ")");
+  }
+
+  /** Waits (bounded) until the jar's stderr shows {@code text}. */
+  private static void awaitStderr(JarProcess jar, String text) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!jar.stderrText().contains(text)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no \"" + text + "\" on stderr within 10 s:\n" + jar.stderrText());
+      }
+      TimeUnit.MILLISECONDS.sleep(
+          10); // polling the process's output: it has no other event to wait on
+    }
   }
 
   private static void terminate(long pid) throws IOException, InterruptedException {
