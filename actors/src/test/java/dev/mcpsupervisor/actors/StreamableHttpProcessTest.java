@@ -42,8 +42,7 @@ class StreamableHttpProcessTest {
           first.process().onExit().thenApply(exited -> System.nanoTime());
       load.fire();
       // over HTTP the crash call reaches the server behind 150 others on as many connections: the
-      // clock starts when
-      // the process is gone
+      // clock starts when the process is gone
       long crashedAt = exitedAt.get(10, TimeUnit.SECONDS);
       second = FixtureProcess.startHttp(port);
       long lost = load.assertOutcome(Duration.ofSeconds(1), crashedAt);

@@ -204,11 +204,9 @@ final class ClientRequests {
       case McpMethods.NOTIFICATION_MESSAGE -> {
         String threshold = logLevel != null ? logLevel : LogLevels.DEFAULT_THRESHOLD;
         // logs on a request's upstream stream come tagged with that request: they go on its stream.
-        // Untagged ones
-        // (stdio) reach every context leased on that upstream session: only a session with a
-        // request in flight
-        // there can be the one they are about, so the GET stream never carries them (no
-        // cross-client leak)
+        // Untagged ones (stdio) reach every context leased on that upstream session: only a session
+        // with a request in flight there can be the one they are about, so the GET stream never
+        // carries them (no cross-client leak)
         if (LogLevels.passes(params.path("level").asText(""), threshold)) {
           ObjectNode json = JsonRpcCodec.toJson(notification);
           if (!streams.sendOnTaggedExchange(json, upstream.relatedTag())) {

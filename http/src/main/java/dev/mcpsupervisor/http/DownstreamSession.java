@@ -353,8 +353,8 @@ public final class DownstreamSession {
       return false;
     }
     // the supervisor hands this context's listener every notification sent before an answer before
-    // the answer,
-    // and both reach this actor in that order: whatever belongs on the stream is on it already
+    // the answer, and both reach this actor in that order: whatever belongs on the stream is on it
+    // already
     JsonRpcResponse response = call.cancelled ? null : answerOf(call.request, answered);
     streams.complete(call, response);
     if (response != null

@@ -176,9 +176,8 @@ public final class GatewayServer {
     Duration drain =
         drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
     // terminate first: every request in flight now is known to the server, which waits until its
-    // response is written
-    // (new requests on open connections get 503); meanwhile the sessions close their GET streams,
-    // which never end
+    // response is written (new requests on open connections get 503); meanwhile the sessions close
+    // their GET streams, which never end
     CompletionStage<?> terminated = binding.terminate(drain.plus(CLOSE_CONNECTIONS_DEADLINE));
     CompletionStage<Done> drained =
         Asks.<DownstreamSessions.Command, Done>ask(

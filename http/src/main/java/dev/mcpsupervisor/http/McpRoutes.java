@@ -145,8 +145,7 @@ final class McpRoutes extends AllDirectives {
         return done(tooLarge()); // not worth reading: the connection closes after the answer
       }
       // read (and drop) the body first: answering while the client still sends makes the connection
-      // close under it,
-      // and the client may lose the 413 to the reset
+      // close under it, and the client may lose the 413 to the reset
       return request
           .discardEntityBytes(materializer)
           .completionStage()

@@ -93,8 +93,8 @@ class StdioConnectorTest {
       assertTrue(
           closed.detail().startsWith("exit code " + FixtureTools.CRASH_EXIT_CODE), closed.detail());
       // seen from the process's exit, not from a timeout: a request deadline is 30 s, a ping
-      // interval 30 s; the margin
-      // is for a loaded 2-core machine (a typical run sees it within ~100 ms)
+      // interval 30 s; the margin is for a loaded 2-core machine (a typical run sees it within ~100
+      // ms)
       assertTrue(elapsedMillis < 5_000, "death seen after " + elapsedMillis + " ms");
 
       ExecutionException sendAfterExit =

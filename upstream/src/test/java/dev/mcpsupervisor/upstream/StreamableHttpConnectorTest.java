@@ -145,9 +145,8 @@ class StreamableHttpConnectorTest {
     Rpc.handshake(connection, listener);
 
     // The SDK server sends the GET stream's headers only with its first event, so the client cannot
-    // see when the
-    // server registered the stream; a notification sent before that is dropped. Trigger until one
-    // arrives (bounded).
+    // see when the server registered the stream; a notification sent before that is dropped.
+    // Trigger until one arrives (bounded).
     Predicate<Received> listChanged =
         r ->
             r.message() instanceof JsonRpcNotification n

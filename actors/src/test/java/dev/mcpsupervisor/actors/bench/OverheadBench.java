@@ -78,8 +78,8 @@ public final class OverheadBench {
             .requestTimeout(TIMEOUT)
             .build();
     // The SDK's stdio transport fails concurrent sends ("signaled serially"): concurrent callers
-    // hand their sends to
-    // one thread and wait for the answers on their own, so that the SDK still pipelines them.
+    // hand their sends to one thread and wait for the answers on their own, so that the SDK still
+    // pipelines them.
     ExecutorService sender = Executors.newSingleThreadExecutor();
     try {
       client.initialize().block(TIMEOUT);

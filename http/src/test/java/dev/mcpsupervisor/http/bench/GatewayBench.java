@@ -90,8 +90,8 @@ public final class GatewayBench {
           response = http.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
           // Tomcat (the direct fixture) closes a keep-alive connection after 100 requests, and the
-          // JDK client may
-          // reuse it just then: resend (echo is idempotent), a few times at most, and count it
+          // JDK client may reuse it just then: resend (echo is idempotent), a few times at most,
+          // and count it
           if (attempt == 3) {
             throw e;
           }
