@@ -41,6 +41,23 @@ final class CircuitBreaker {
     return lastFailure;
   }
 
+  /**
+   * Whether a new session may be opened. Closed: yes. Half-open: one probe at a time, so only while
+   * no other session is still trying ({@code noneStarting}). Open: no.
+   */
+  boolean mayOpenSession(boolean noneStarting) {
+    return switch (state) {
+      case CLOSED -> true;
+      case HALF_OPEN -> noneStarting;
+      case OPEN -> false;
+    };
+  }
+
+  /** Why a call cannot be served while the circuit forbids a session. */
+  String unavailableReason() {
+    return lastFailure.isEmpty() ? "circuit " + state.word + ", a probe is under way" : lastFailure;
+  }
+
   /** Nothing to remember: closed and no failure counted. */
   boolean isQuiet() {
     return state == State.CLOSED && consecutiveFailures == 0;

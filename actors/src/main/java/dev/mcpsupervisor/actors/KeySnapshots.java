@@ -27,7 +27,7 @@ final class KeySnapshots {
   static Behavior<?> collect(
       String server,
       String keyId,
-      LeaseTable<ActorRef<SessionActor.Command>> table,
+      LeaseTable<ActorRef<SessionActor.Command>, ?> table,
       String circuit,
       SupervisorSettings settings,
       ActorRef<KeySnapshot> replyTo) {

@@ -19,8 +19,9 @@ import java.util.Set;
  * can reach it.
  *
  * @param <R> how a session is reached (its actor; anything in tests)
+ * @param <L> how a leased context with a listener is reached (its delivery actor)
  */
-final class LeaseTable<R> {
+final class LeaseTable<R, L> {
 
   /** One session in the table. */
   static final class Entry<R> {
@@ -43,6 +44,9 @@ final class LeaseTable<R> {
   private final Map<Long, Entry<R>> closing = new HashMap<>();
 
   private final Map<String, Long> leases = new HashMap<>();
+
+  /** The listeners of leased contexts that have one: a lease that ends takes its listener along. */
+  private final Map<String, L> listeners = new HashMap<>();
 
   /** The session the context holds a lease on, or null. */
   Entry<R> sessionOf(String context) {
@@ -89,11 +93,29 @@ final class LeaseTable<R> {
   }
 
   /**
+   * Gives the context's lease a listener; answers whether that changed anything (false: the lease
+   * had it already, or there is no lease).
+   */
+  boolean listen(String context, L listener) {
+    if (!leases.containsKey(context) || listener.equals(listeners.get(context))) {
+      return false;
+    }
+    listeners.put(context, listener);
+    return true;
+  }
+
+  /** The listener of the context's lease, or null. */
+  L listenerOf(String context) {
+    return listeners.get(context);
+  }
+
+  /**
    * Ends the context's lease; answers the session it was on (null if none, or if that session left
    * the table).
    */
   Entry<R> release(String context) {
     Long id = leases.remove(context);
+    listeners.remove(context);
     Entry<R> session = id == null ? null : sessions.get(id);
     if (session != null) {
       session.contexts.remove(context);
@@ -108,7 +130,7 @@ final class LeaseTable<R> {
   List<String> evict(Entry<R> session) {
     sessions.remove(session.id);
     List<String> contexts = new ArrayList<>(session.contexts);
-    contexts.forEach(leases::remove);
+    contexts.forEach(this::endLease);
     closing.put(session.id, session);
     return contexts;
   }
@@ -124,8 +146,13 @@ final class LeaseTable<R> {
       return List.of();
     }
     List<String> contexts = new ArrayList<>(session.contexts);
-    contexts.forEach(leases::remove);
+    contexts.forEach(this::endLease);
     return contexts;
+  }
+
+  private void endLease(String context) {
+    leases.remove(context);
+    listeners.remove(context);
   }
 
   Collection<Entry<R>> live() {

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -112,10 +110,8 @@ public final class ServerKeyActor {
   private final long incarnation;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
-  private final LeaseTable<ActorRef<SessionActor.Command>> table = new LeaseTable<>();
-
-  /** The delivery actors of leased contexts that have a listener; their sessions know them too. */
-  private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new HashMap<>();
+  private final LeaseTable<ActorRef<SessionActor.Command>, ActorRef<ContextDelivery.Command>>
+      table = new LeaseTable<>();
 
   private final CircuitBreaker circuit;
   private long nextSessionId;
@@ -201,9 +197,7 @@ public final class ServerKeyActor {
       String contextId, ActorRef<ContextDelivery.Command> delivery) {
     var session = table.sessionOf(contextId);
     if (session != null) {
-      if (delivery != null && !delivery.equals(deliveries.get(contextId))) {
-        tellDelivery(session, contextId, delivery);
-      }
+      deliverTo(session, contextId, delivery);
       return session;
     }
     session =
@@ -212,28 +206,15 @@ public final class ServerKeyActor {
             : null;
     if (session != null) {
       env.observer().sessionReused(server);
-    } else if (mayOpenSession()) {
+    } else if (circuit.mayOpenSession(table.noneStarting())) {
       session = openSession();
     } else {
       return null;
     }
     table.lease(contextId, session);
-    if (delivery != null) {
-      tellDelivery(session, contextId, delivery);
-    }
+    deliverTo(session, contextId, delivery);
     timers.cancel(new IdleTimer(session.id));
     return session;
-  }
-
-  /**
-   * Closed circuit: yes. Half-open: one probe at a time (no other session still trying). Open: no.
-   */
-  private boolean mayOpenSession() {
-    return switch (circuit.state()) {
-      case CLOSED -> true;
-      case HALF_OPEN -> table.noneStarting();
-      case OPEN -> false;
-    };
   }
 
   private LeaseTable.Entry<ActorRef<SessionActor.Command>> openSession() {
@@ -246,25 +227,28 @@ public final class ServerKeyActor {
     return table.add(id, ref);
   }
 
-  private void tellDelivery(
+  /** The session learns the context's listener, unless it knows it already. */
+  private void deliverTo(
       LeaseTable.Entry<ActorRef<SessionActor.Command>> session,
       String contextId,
       ActorRef<ContextDelivery.Command> delivery) {
-    deliveries.put(contextId, delivery);
-    session.ref.tell(new SessionActor.Leased(contextId, delivery));
+    if (delivery != null && table.listen(contextId, delivery)) {
+      session.ref.tell(new SessionActor.Leased(contextId, delivery));
+    }
   }
 
   private Behavior<Command> onDeliverTo(DeliverTo deliverTo) {
     var session = table.sessionOf(deliverTo.context());
     if (session != null) {
-      tellDelivery(session, deliverTo.context(), deliverTo.delivery());
+      deliverTo(session, deliverTo.context(), deliverTo.delivery());
     }
     return Behaviors.same();
   }
 
   private Behavior<Command> onRelease(Release release) {
+    boolean listened = table.listenerOf(release.context()) != null;
     var session = table.release(release.context());
-    if (deliveries.remove(release.context()) != null && session != null) {
+    if (listened && session != null) {
       session.ref.tell(new SessionActor.Unleased(release.context()));
     }
     if (session != null && session.contexts.isEmpty()) {
@@ -292,7 +276,7 @@ public final class ServerKeyActor {
    */
   private void evict(
       LeaseTable.Entry<ActorRef<SessionActor.Command>> session, CloseReason reason, String detail) {
-    table.evict(session).forEach(deliveries::remove);
+    table.evict(session);
     timers.cancel(new IdleTimer(session.id));
     session.ref.tell(new SessionActor.Close(reason, detail));
     if (reason != CloseReason.SHUTDOWN && reason != CloseReason.CONNECT_FAILED) {
@@ -395,11 +379,7 @@ public final class ServerKeyActor {
   }
 
   private JsonRpcError unavailable() {
-    return SupervisorErrors.unavailable(
-        server,
-        circuit.lastFailure().isEmpty()
-            ? "circuit " + circuit.state().word + ", a probe is under way"
-            : circuit.lastFailure());
+    return SupervisorErrors.unavailable(server, circuit.unavailableReason());
   }
 
   private Behavior<Command> onSessionLoad(SessionLoad load) {
@@ -424,7 +404,7 @@ public final class ServerKeyActor {
   private Behavior<Command> onSessionTerminated(SessionTerminated terminated) {
     // one that stopped without being told to takes its leases along: the next request opens a new
     // session
-    table.stopped(terminated.sessionId()).forEach(deliveries::remove);
+    table.stopped(terminated.sessionId());
     reportIfIdle();
     return Behaviors.same();
   }

@@ -3,12 +3,8 @@ package dev.mcpsupervisor.actors;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import dev.mcpsupervisor.upstream.UpstreamConnection;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -82,20 +78,7 @@ public final class SessionActor {
    */
   public record ServerRequestAnswer(String localId, JsonRpcResponse response) implements Command {}
 
-  // From the session's link (a child; never crosses a node). Each names its link: one of an earlier
-  // attempt is stale.
-
-  record LinkOpened(ActorRef<UpstreamLink.Command> link, OptionalLong pid) implements Command {}
-
-  record LinkUp(
-      ActorRef<UpstreamLink.Command> link, UpstreamConnection connection, JsonNode initializeResult)
-      implements Command {}
-
-  record LinkDown(ActorRef<UpstreamLink.Command> link, String reason) implements Command {}
-
-  record Received(
-      ActorRef<UpstreamLink.Command> link, JsonRpcMessage message, JsonNode relatedRequestId)
-      implements Command {}
+  // What its link reports (UpstreamLink.Report) comes from a child; never crosses a node.
 
   private record LinkTerminated(ActorRef<UpstreamLink.Command> link) implements Command {}
 
@@ -103,18 +86,6 @@ public final class SessionActor {
 
   private enum Relink implements Command {
     INSTANCE
-  }
-
-  private enum PingTick implements Command {
-    INSTANCE
-  }
-
-  private record PingTimedOut(long upstreamId) implements Command {}
-
-  private enum TimerKey {
-    RELINK,
-    PING,
-    PING_TIMEOUT
   }
 
   /**
@@ -157,10 +128,13 @@ public final class SessionActor {
   private final TimerScheduler<Command> timers;
   private final Instant startedAt = Instant.now();
   private final SessionCalls calls;
-  private final List<ActorRef<AcquireReply>> readyWaiters = new ArrayList<>();
+  private final UpstreamInbox inbox;
+  private final ReadyWaiters readyWaiters;
+  private final KeepAlive keepAlive;
 
   /**
-   * Upstream messages of a link whose LinkUp has not arrived yet (only ever a few, and only then).
+   * Upstream messages of a link whose UpstreamLink.Up has not arrived yet (only ever a few, and
+   * only then).
    */
   private final StashBuffer<Command> early;
 
@@ -182,6 +156,9 @@ public final class SessionActor {
     this.context = context;
     this.timers = timers;
     this.calls = new SessionCalls(sessionId, env, parent, context, timers);
+    this.inbox = calls.inbox();
+    this.readyWaiters = new ReadyWaiters(settings.stashCapacity());
+    this.keepAlive = new KeepAlive(calls, settings, timers);
   }
 
   private Behavior<Command> start() {
@@ -224,12 +201,12 @@ public final class SessionActor {
         attempt.link(),
         Behaviors.receive(Command.class)
             .onMessage(
-                LinkOpened.class,
+                UpstreamLink.Connected.class,
                 open -> isOf(open.link(), attempt),
                 open -> opened.apply(attempt.opened(open.pid())))
-            .onMessage(LinkUp.class, up -> isOf(up.link(), attempt), this::becomeReady)
+            .onMessage(UpstreamLink.Up.class, up -> isOf(up.link(), attempt), this::becomeReady)
             .onMessage(
-                LinkDown.class,
+                UpstreamLink.Down.class,
                 down -> isOf(down.link(), attempt),
                 down -> failed.apply(down.reason()))
             .onMessage(
@@ -243,20 +220,20 @@ public final class SessionActor {
     context.getLog().info("{} session {}: attempt 1 failed: {}", server, sessionId, reason);
     parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, true));
     JsonRpcError error = SupervisorErrors.unavailable(server, reason);
-    answerEverything(error, error);
+    calls.answerEverything(call -> error);
+    readyWaiters.failed(error);
     return failed(error);
   }
 
   // ----------------------------------------------------------------------------------------- ready
 
-  private Behavior<Command> becomeReady(LinkUp up) {
+  private Behavior<Command> becomeReady(UpstreamLink.Up up) {
     SessionCalls.Link link =
         new SessionCalls.Link(up.link(), up.connection(), up.initializeResult());
     parent.tell(new ServerKeyActor.SessionReady(sessionId));
-    readyWaiters.forEach(waiter -> waiter.tell(AcquireReply.ready(link.initializeResult())));
-    readyWaiters.clear();
+    readyWaiters.ready(link.initializeResult());
     calls.linkUp(link);
-    timers.startTimerWithFixedDelay(TimerKey.PING, PingTick.INSTANCE, settings.pingInterval());
+    keepAlive.start();
     return early.unstashAll(ready(link));
   }
 
@@ -268,7 +245,7 @@ public final class SessionActor {
         link.ref(),
         Behaviors.receive(Command.class)
             .onMessage(
-                Received.class,
+                UpstreamLink.Received.class,
                 received -> received.link().equals(link.ref()),
                 received ->
                     same(
@@ -280,7 +257,7 @@ public final class SessionActor {
                 failed -> failed.link().equals(link.ref()),
                 failed -> same(() -> calls.onSendFailed(failed, link)))
             .onMessage(
-                LinkDown.class,
+                UpstreamLink.Down.class,
                 down -> down.link().equals(link.ref()),
                 down -> linkLost(down.reason(), link))
             .onMessage(
@@ -289,26 +266,14 @@ public final class SessionActor {
                 t -> linkLost("connection ended", link))
             .onMessage(
                 ClientNotification.class,
-                notification -> same(() -> calls.onClientNotification(notification, link)))
-            .onMessageEquals(PingTick.INSTANCE, () -> onPingTick(link))
-            .onMessage(PingTimedOut.class, timedOut -> onPingTimedOut(timedOut, link)));
+                notification -> same(() -> inbox.onClientNotification(notification, link)))
+            .onMessageEquals(KeepAlive.Tick.INSTANCE, () -> same(() -> keepAlive.onTick(link)))
+            .onMessage(KeepAlive.TimedOut.class, keepAlive::isUnanswered, t -> pingLost(link)));
   }
 
-  private Behavior<Command> onPingTick(SessionCalls.Link link) {
-    long pingId = calls.pingIfIdle(link);
-    if (pingId >= 0) {
-      timers.startSingleTimer(
-          TimerKey.PING_TIMEOUT, new PingTimedOut(pingId), settings.pingTimeout());
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onPingTimedOut(PingTimedOut timedOut, SessionCalls.Link link) {
-    if (!calls.pingStillPending(timedOut.upstreamId())) {
-      return Behaviors.same();
-    }
+  private Behavior<Command> pingLost(SessionCalls.Link link) {
     context.stop(link.ref()); // its PostStop closes the connection
-    return linkLost("ping timed out after " + settings.pingTimeout().toMillis() + " ms", link);
+    return linkLost(keepAlive.deadReason(), link);
   }
 
   /**
@@ -322,8 +287,7 @@ public final class SessionActor {
         .info("{} session {}: connection lost ({}), restarting", server, sessionId, reason);
     env.observer().sessionRestarted(server, reason);
     restarts++;
-    timers.cancel(TimerKey.PING);
-    timers.cancel(TimerKey.PING_TIMEOUT);
+    keepAlive.stop();
     calls.linkLost(reason);
     parent.tell(new ServerKeyActor.SessionDown(sessionId, reason));
     return backoff(0);
@@ -333,7 +297,6 @@ public final class SessionActor {
 
   private Behavior<Command> backoff(int failedAttempts) {
     timers.startSingleTimer(
-        TimerKey.RELINK,
         Relink.INSTANCE,
         settings.restartBackoff(failedAttempts, ThreadLocalRandom.current().nextDouble()));
     return open(
@@ -382,7 +345,7 @@ public final class SessionActor {
             "{} session {}: closing ({}: {})", server, sessionId, close.reason(), close.detail());
     JsonRpcError notReady = close.reason().acquireError(server, sessionId);
     calls.answerEverything(call -> close.reason().callError(server, call.method(), close.detail()));
-    answerReadyWaiters(notReady);
+    readyWaiters.failed(notReady);
     timers.cancelAll();
     if (link == null) {
       return Behaviors.stopped();
@@ -441,13 +404,13 @@ public final class SessionActor {
             get -> onGetSnapshot(get, stateWord, ready != null ? ready.pid() : pid))
         .onMessage(
             ServerRequestAnswer.class,
-            answer -> same(() -> calls.onServerRequestAnswer(answer, ready)))
+            answer -> same(() -> inbox.onServerRequestAnswer(answer, ready)))
         .onMessage(
             Leased.class,
-            leased -> same(() -> calls.routes().leased(leased.context(), leased.delivery())))
+            leased -> same(() -> inbox.routes().leased(leased.context(), leased.delivery())))
         .onMessage(
-            Unleased.class, unleased -> same(() -> calls.routes().unleased(unleased.context())))
-        .onMessage(Received.class, received -> onReceivedWhileLinking(received, link))
+            Unleased.class, unleased -> same(() -> inbox.routes().unleased(unleased.context())))
+        .onMessage(UpstreamLink.Received.class, received -> onReceivedWhileLinking(received, link))
         .onMessage(Close.class, close -> onClose(close, link))
         // whatever else is left is stale: events of an earlier link, ticks of a state already left
         .onAnyMessage(notUsed -> Behaviors.same())
@@ -457,12 +420,12 @@ public final class SessionActor {
   }
 
   /**
-   * What the upstream sends on a link the session does not know is up yet (its LinkUp may still be
-   * on its way) waits, in order, until it is; bounded, since nothing may grow with what an upstream
-   * sends.
+   * What the upstream sends on a link the session does not know is up yet (its UpstreamLink.Up may
+   * still be on its way) waits, in order, until it is; bounded, since nothing may grow with what an
+   * upstream sends.
    */
   private Behavior<Command> onReceivedWhileLinking(
-      Received received, ActorRef<UpstreamLink.Command> link) {
+      UpstreamLink.Received received, ActorRef<UpstreamLink.Command> link) {
     if (!received.link().equals(link)) {
       return Behaviors.same(); // an earlier link's
     }
@@ -480,17 +443,10 @@ public final class SessionActor {
   }
 
   private Behavior<Command> onAwaitReady(AwaitReady await, SessionCalls.Link ready) {
-    if (ready != null) {
-      await.replyTo().tell(AcquireReply.ready(ready.initializeResult()));
-    } else if (readyWaiters.size() >= settings.stashCapacity()) {
-      await
-          .replyTo()
-          .tell(
-              AcquireReply.failed(
-                  SupervisorErrors.overloaded(sessionId, server, readyWaiters.size())));
-    } else {
-      readyWaiters.add(await.replyTo());
-    }
+    readyWaiters.await(
+        await.replyTo(),
+        ready == null ? null : ready.initializeResult(),
+        waiting -> SupervisorErrors.overloaded(sessionId, server, waiting));
     return Behaviors.same();
   }
 
@@ -515,16 +471,6 @@ public final class SessionActor {
     return Behaviors.same();
   }
 
-  private void answerEverything(JsonRpcError callError, JsonRpcError acquireError) {
-    calls.answerEverything(call -> callError);
-    answerReadyWaiters(acquireError);
-  }
-
-  private void answerReadyWaiters(JsonRpcError error) {
-    readyWaiters.forEach(waiter -> waiter.tell(AcquireReply.failed(error)));
-    readyWaiters.clear();
-  }
-
   /**
    * An unexpected exception: the actor restarts with a fresh state (its link child stops), so
    * answer what it holds.
@@ -535,7 +481,7 @@ public final class SessionActor {
         .warn("{} session {}: actor failed, restarting; answering what it held", server, sessionId);
     calls.answerEverything(
         call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"));
-    answerReadyWaiters(SupervisorErrors.unavailable(server, "session " + sessionId + " failed"));
+    readyWaiters.failed(SupervisorErrors.unavailable(server, "session " + sessionId + " failed"));
     parent.tell(new ServerKeyActor.SessionDown(sessionId, "session actor failed"));
     return Behaviors.same();
   }
@@ -546,7 +492,7 @@ public final class SessionActor {
    */
   private Behavior<Command> onStopped() {
     calls.answerEverything(call -> SupervisorErrors.shuttingDown());
-    answerReadyWaiters(SupervisorErrors.shuttingDown());
+    readyWaiters.failed(SupervisorErrors.shuttingDown());
     return Behaviors.same();
   }
 }

@@ -85,9 +85,8 @@ final class SessionCalls {
   private final WaitingCalls waiting = new WaitingCalls();
   private final PendingRequests pending = new PendingRequests();
   private final ProgressTokens progressTokens;
-  private final ServerRequests serverRequests;
+  private final UpstreamInbox inbox;
   private final RetryPolicy retryPolicy = new RetryPolicy();
-  private final ContextRoutes<ActorRef<ContextDelivery.Command>> routes = new ContextRoutes<>();
   private final SessionHealth health;
 
   SessionCalls(
@@ -104,7 +103,7 @@ final class SessionCalls {
     this.context = context;
     this.timers = timers;
     this.progressTokens = new ProgressTokens(sessionId);
-    this.serverRequests =
+    ServerRequests serverRequests =
         new ServerRequests(
             server,
             env.keyId() + ":" + sessionId + ":",
@@ -112,11 +111,21 @@ final class SessionCalls {
             settings.serverRequestTimeout(),
             timers,
             context.getSelf());
+    this.inbox =
+        new UpstreamInbox(
+            server,
+            new ContextRoutes<>(),
+            serverRequests,
+            progressTokens,
+            pending,
+            (link, message) -> transmit(link, message, 0),
+            this::toolsChanged);
     this.health = new SessionHealth(settings.evictAfterConsecutiveFailures());
   }
 
-  ContextRoutes<ActorRef<ContextDelivery.Command>> routes() {
-    return routes;
+  /** What the upstream sends besides answers, and what contexts send back to it. */
+  UpstreamInbox inbox() {
+    return inbox;
   }
 
   int inFlight() {
@@ -237,7 +246,7 @@ final class SessionCalls {
     }
     waiting.putFirst(requeued);
     pending.clearInternal();
-    serverRequests.forgetAll();
+    inbox.forgetServerRequests();
   }
 
   /**
@@ -261,6 +270,14 @@ final class SessionCalls {
       params.put("cursor", cursor);
     }
     sendInternal(link, PendingRequests.Internal.TOOLS_LIST, McpMethods.TOOLS_LIST, params);
+  }
+
+  /** The upstream's tools changed: what the retry policy knew of them is refetched. */
+  private void toolsChanged(Link ready) {
+    retryPolicy.forgetTools();
+    if (ready != null && ready.hasTools()) {
+      fetchTools(ready, null);
+    }
   }
 
   // --------------------------------------------------------------------------------------- timers,
@@ -289,11 +306,8 @@ final class SessionCalls {
       if (call != null && call.state == TrackedCall.State.RETRY_SCHEDULED) {
         dispatch(call, ready);
       }
-    } else if (command instanceof ServerRequests.Expired expired && ready != null) {
-      JsonRpcResponse refusal = serverRequests.expired(expired.localId(), ready.ref());
-      if (refusal != null) {
-        transmit(ready, refusal, 0);
-      }
+    } else if (command instanceof ServerRequests.Expired expired) {
+      inbox.onServerRequestExpired(expired, ready);
     }
   }
 
@@ -357,9 +371,9 @@ final class SessionCalls {
     if (message instanceof JsonRpcResponse response) {
       onResponse(response, ready);
     } else if (message instanceof JsonRpcRequest request && ready != null) {
-      onServerRequest(request, relatedRequestId, ready);
+      inbox.onServerRequest(request, relatedRequestId, ready);
     } else if (message instanceof JsonRpcNotification notification) {
-      onNotification(notification, relatedRequestId, ready);
+      inbox.onNotification(notification, relatedRequestId, ready);
     }
   }
 
@@ -397,85 +411,7 @@ final class SessionCalls {
     }
   }
 
-  private void onNotification(
-      JsonRpcNotification notification, JsonNode relatedRequestId, Link ready) {
-    String method = notification.method();
-    if (McpMethods.NOTIFICATION_PROGRESS.equals(method)) {
-      TrackedCall call = progressTokens.callOf(ProgressTokens.tokenOf(notification));
-      if (call != null) {
-        deliver(deliveryFor(call), ProgressTokens.forCaller(notification, call), call.call().tag());
-      }
-    } else if (McpMethods.NOTIFICATION_CANCELLED.equals(method)) {
-      serverRequests.withdrawn(notification);
-    } else {
-      if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(method)) {
-        retryPolicy.forgetTools();
-        if (ready != null && ready.hasTools()) {
-          fetchTools(ready, null);
-        }
-      }
-      // logging on a call's response stream goes to that call's context only; the rest to every
-      // listener
-      TrackedCall related =
-          McpMethods.NOTIFICATION_MESSAGE.equals(method)
-              ? pending.relatedCall(relatedRequestId)
-              : null;
-      if (related != null) {
-        deliver(deliveryFor(related), notification, related.call().tag());
-      } else {
-        routes.everyListener().forEach(delivery -> deliver(delivery, notification, null));
-      }
-    }
-  }
-
-  /**
-   * Sampling, elicitation, roots: to a context chosen by {@link ContextRoutes}; nobody to ask → an
-   * error at once.
-   */
-  private void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, Link ready) {
-    TrackedCall owner = pending.owningCall(relatedRequestId);
-    JsonRpcResponse refusal =
-        owner == null
-            ? serverRequests.ask(request, routes.serverRequestTarget(null, null), null, ready.ref())
-            : serverRequests.ask(
-                request,
-                routes.serverRequestTarget(owner.call().context(), owner.call().delivery()),
-                owner.call().tag(),
-                ready.ref());
-    if (refusal != null) {
-      transmit(ready, refusal, 0);
-    }
-  }
-
-  void onServerRequestAnswer(SessionActor.ServerRequestAnswer answer, Link ready) {
-    JsonRpcResponse response =
-        serverRequests.answered(
-            answer.localId(), answer.response(), ready == null ? null : ready.ref());
-    if (response != null) {
-      transmit(ready, response, 0); // else expired, withdrawn, or its connection is gone
-    }
-  }
-
-  void onClientNotification(SessionActor.ClientNotification notification, Link ready) {
-    routes.notifiedBy(notification.context());
-    if (!McpMethods.NOTIFICATION_INITIALIZED.equals(
-        notification.method())) { // the link sent its own
-      transmit(ready, new JsonRpcNotification(notification.method(), notification.params()), 0);
-    }
-  }
-
   // ------------------------------------------------------------------------------------- answering
-
-  private void deliver(
-      ActorRef<ContextDelivery.Command> delivery, JsonRpcNotification notification, String tag) {
-    if (delivery != null) {
-      delivery.tell(new ContextDelivery.Notification(server, notification, tag));
-    }
-  }
-
-  private ActorRef<ContextDelivery.Command> deliveryFor(TrackedCall call) {
-    return routes.deliveryFor(call.call().context(), call.call().delivery());
-  }
 
   /**
    * The one place a call is answered: removes it everywhere first, so a second answer is
@@ -492,7 +428,7 @@ final class SessionCalls {
     progressTokens.forget(call);
     timers.cancel(new DeadlineTimer(call.callId()));
     timers.cancel(new RetryTimer(call.callId()));
-    call.call().answer(response, deliveryFor(call));
+    call.call().answer(response, inbox.deliveryFor(call));
     env.observer()
         .requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
   }
@@ -507,6 +443,6 @@ final class SessionCalls {
     List<TrackedCall> all = new ArrayList<>(held.values());
     all.sort(Comparator.comparingLong(TrackedCall::callId));
     all.forEach(call -> answerError(call, errorFor.apply(call)));
-    serverRequests.forgetAll();
+    inbox.forgetServerRequests();
   }
 }

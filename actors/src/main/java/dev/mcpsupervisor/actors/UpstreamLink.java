@@ -48,6 +48,27 @@ final class UpstreamLink {
     INSTANCE
   }
 
+  /**
+   * What a link tells its session. Each names the link: a report of an earlier attempt's link is
+   * stale.
+   */
+  sealed interface Report extends SessionActor.Command {
+    ActorRef<Command> link();
+  }
+
+  /** The connection is open ({@code pid}: a stdio server's process); the handshake follows. */
+  record Connected(ActorRef<Command> link, OptionalLong pid) implements Report {}
+
+  /** The handshake is done: the session sends on {@code connection} itself from now on. */
+  record Up(ActorRef<Command> link, UpstreamConnection connection, JsonNode initializeResult)
+      implements Report {}
+
+  record Down(ActorRef<Command> link, String reason) implements Report {}
+
+  /** A message the upstream sent, read by the link or, once up, by the connection's reader. */
+  record Received(ActorRef<Command> link, JsonRpcMessage message, JsonNode relatedRequestId)
+      implements Report {}
+
   private record Opened(UpstreamConnection connection) implements Command {}
 
   private record OpenFailed(String reason) implements Command {}
@@ -155,7 +176,7 @@ final class UpstreamLink {
   // ---------------------------------------------------------------------------------- initializing
 
   private Behavior<Command> initializing(UpstreamConnection connection) {
-    session.tell(new SessionActor.LinkOpened(context.getSelf(), pidOf(connection)));
+    session.tell(new Connected(context.getSelf(), pidOf(connection)));
     send(
         connection,
         new JsonRpcRequest(
@@ -188,14 +209,14 @@ final class UpstreamLink {
       // overtake LinkUp until it arrives); "initialized" goes out before the session can send
       router.up();
       send(connection, new JsonRpcNotification(McpMethods.NOTIFICATION_INITIALIZED, null));
-      session.tell(new SessionActor.LinkUp(context.getSelf(), connection, response.result()));
+      session.tell(new Up(context.getSelf(), connection, response.result()));
       return up(connection);
     }
     if (message instanceof JsonRpcRequest request) {
       // servers should not ask anything before "initialized"; answer at once so none waits on us
       send(connection, answerBeforeInitialized(request));
     } else {
-      session.tell(new SessionActor.Received(context.getSelf(), message, read.relatedRequestId()));
+      session.tell(new Received(context.getSelf(), message, read.relatedRequestId()));
     }
     return Behaviors.same();
   }
@@ -235,8 +256,7 @@ final class UpstreamLink {
   }
 
   private Behavior<Command> forward(Read read) {
-    session.tell(
-        new SessionActor.Received(context.getSelf(), read.message(), read.relatedRequestId()));
+    session.tell(new Received(context.getSelf(), read.message(), read.relatedRequestId()));
     return Behaviors.same();
   }
 
@@ -247,7 +267,7 @@ final class UpstreamLink {
    * what is open).
    */
   private Behavior<Command> down(String reason) {
-    session.tell(new SessionActor.LinkDown(context.getSelf(), reason));
+    session.tell(new Down(context.getSelf(), reason));
     return Behaviors.stopped();
   }
 
@@ -332,7 +352,7 @@ final class UpstreamLink {
     @Override
     public void onMessage(JsonRpcMessage message, JsonNode relatedRequestId) {
       if (up) {
-        session.tell(new SessionActor.Received(link, message, relatedRequestId));
+        session.tell(new Received(link, message, relatedRequestId));
       } else {
         link.tell(new Read(message, relatedRequestId));
       }
@@ -341,7 +361,7 @@ final class UpstreamLink {
     @Override
     public void onClosed(ConnectionClosed cause) {
       if (up) {
-        session.tell(new SessionActor.LinkDown(link, describe(cause)));
+        session.tell(new Down(link, describe(cause)));
       }
       link.tell(new Lost(cause));
     }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** Pooling and lease bookkeeping of one server key, without actors. */
 class LeaseTableTest {
 
-  private final LeaseTable<String> table = new LeaseTable<>();
+  private final LeaseTable<String, String> table = new LeaseTable<>();
 
   @Test
   void theLeastLeasedSessionThatIsNotFullServesANewLease() {
@@ -81,5 +81,31 @@ class LeaseTableTest {
     assertFalse(table.noneStarting());
     probe.ready = true;
     assertTrue(table.noneStarting());
+  }
+
+  @Test
+  void aListenerBelongsToItsLeaseAndEndsWithItWhetherReleasedEvictedOrStopped() {
+    LeaseTable.Entry<String> one = table.add(1, "one");
+    assertFalse(table.listen("a", "delivery-a"), "no lease, no listener");
+    table.lease("a", one);
+    table.lease("b", one);
+    table.lease("c", one);
+    assertTrue(table.listen("a", "delivery-a"));
+    assertFalse(table.listen("a", "delivery-a"), "the same listener again changes nothing");
+    assertTrue(table.listen("a", "delivery-a2"), "a new listener replaces the old one");
+    assertTrue(table.listen("b", "delivery-b"));
+    assertTrue(table.listen("c", "delivery-c"));
+    table.release("a");
+    assertNull(table.listenerOf("a"), "released");
+    LeaseTable.Entry<String> two = table.add(2, "two");
+    table.lease("d", two);
+    table.listen("d", "delivery-d");
+    table.evict(one);
+    assertNull(table.listenerOf("b"), "evicted");
+    assertNull(table.listenerOf("c"), "evicted");
+    table.stopped(2);
+    assertNull(table.listenerOf("d"), "stopped");
+    table.stopped(1);
+    assertTrue(table.isEmpty());
   }
 }

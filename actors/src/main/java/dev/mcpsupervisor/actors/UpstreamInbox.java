@@ -1,0 +1,144 @@
+package dev.mcpsupervisor.actors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What an upstream sends a session besides the answers to its calls — notifications (progress,
+ * logging, list_changed, cancelled) and requests of its own (sampling, elicitation, roots) — and
+ * what contexts send back (answers to those requests, client notifications). Where each goes is
+ * decided by {@link ContextRoutes}. Runs on the session's thread; the calls it relates messages to
+ * are {@link SessionCalls}'.
+ */
+final class UpstreamInbox {
+
+  private final String server;
+  private final ContextRoutes<ActorRef<ContextDelivery.Command>> routes;
+  private final ServerRequests serverRequests;
+  private final ProgressTokens progressTokens;
+  private final PendingRequests pending;
+  private final BiConsumer<SessionCalls.Link, JsonRpcMessage> transmit;
+  private final Consumer<SessionCalls.Link> toolsChanged;
+
+  /**
+   * @param transmit sends a message on a link (a failure needs no handling: nothing waits for it)
+   * @param toolsChanged told when the upstream's tools changed, with the link if there is one
+   */
+  UpstreamInbox(
+      String server,
+      ContextRoutes<ActorRef<ContextDelivery.Command>> routes,
+      ServerRequests serverRequests,
+      ProgressTokens progressTokens,
+      PendingRequests pending,
+      BiConsumer<SessionCalls.Link, JsonRpcMessage> transmit,
+      Consumer<SessionCalls.Link> toolsChanged) {
+    this.server = server;
+    this.routes = routes;
+    this.serverRequests = serverRequests;
+    this.progressTokens = progressTokens;
+    this.pending = pending;
+    this.transmit = transmit;
+    this.toolsChanged = toolsChanged;
+  }
+
+  ContextRoutes<ActorRef<ContextDelivery.Command>> routes() {
+    return routes;
+  }
+
+  /** Their connection is gone, or the session is ending: nothing can answer them upstream. */
+  void forgetServerRequests() {
+    serverRequests.forgetAll();
+  }
+
+  void onNotification(
+      JsonRpcNotification notification, JsonNode relatedRequestId, SessionCalls.Link ready) {
+    String method = notification.method();
+    if (McpMethods.NOTIFICATION_PROGRESS.equals(method)) {
+      TrackedCall call = progressTokens.callOf(ProgressTokens.tokenOf(notification));
+      if (call != null) {
+        deliver(deliveryFor(call), ProgressTokens.forCaller(notification, call), call.call().tag());
+      }
+    } else if (McpMethods.NOTIFICATION_CANCELLED.equals(method)) {
+      serverRequests.withdrawn(notification);
+    } else {
+      if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(method)) {
+        toolsChanged.accept(ready);
+      }
+      // logging on a call's response stream goes to that call's context only; the rest to every
+      // listener
+      TrackedCall related =
+          McpMethods.NOTIFICATION_MESSAGE.equals(method)
+              ? pending.relatedCall(relatedRequestId)
+              : null;
+      if (related != null) {
+        deliver(deliveryFor(related), notification, related.call().tag());
+      } else {
+        routes.everyListener().forEach(delivery -> deliver(delivery, notification, null));
+      }
+    }
+  }
+
+  /**
+   * Sampling, elicitation, roots: to a context chosen by {@link ContextRoutes}; nobody to ask → an
+   * error at once.
+   */
+  void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, SessionCalls.Link ready) {
+    TrackedCall owner = pending.owningCall(relatedRequestId);
+    JsonRpcResponse refusal =
+        owner == null
+            ? serverRequests.ask(request, routes.serverRequestTarget(null, null), null, ready.ref())
+            : serverRequests.ask(
+                request,
+                routes.serverRequestTarget(owner.call().context(), owner.call().delivery()),
+                owner.call().tag(),
+                ready.ref());
+    if (refusal != null) {
+      transmit.accept(ready, refusal);
+    }
+  }
+
+  void onServerRequestAnswer(SessionActor.ServerRequestAnswer answer, SessionCalls.Link ready) {
+    JsonRpcResponse response =
+        serverRequests.answered(
+            answer.localId(), answer.response(), ready == null ? null : ready.ref());
+    if (response != null) {
+      transmit.accept(ready, response); // else expired, withdrawn, or its connection is gone
+    }
+  }
+
+  void onServerRequestExpired(ServerRequests.Expired expired, SessionCalls.Link ready) {
+    if (ready != null) {
+      JsonRpcResponse refusal = serverRequests.expired(expired.localId(), ready.ref());
+      if (refusal != null) {
+        transmit.accept(ready, refusal);
+      }
+    }
+  }
+
+  void onClientNotification(SessionActor.ClientNotification notification, SessionCalls.Link ready) {
+    routes.notifiedBy(notification.context());
+    if (!McpMethods.NOTIFICATION_INITIALIZED.equals(
+        notification.method())) { // the link sent its own
+      transmit.accept(ready, new JsonRpcNotification(notification.method(), notification.params()));
+    }
+  }
+
+  /** Where the call's own messages (progress, related logs, its answer) go. */
+  ActorRef<ContextDelivery.Command> deliveryFor(TrackedCall call) {
+    return routes.deliveryFor(call.call().context(), call.call().delivery());
+  }
+
+  private void deliver(
+      ActorRef<ContextDelivery.Command> delivery, JsonRpcNotification notification, String tag) {
+    if (delivery != null) {
+      delivery.tell(new ContextDelivery.Notification(server, notification, tag));
+    }
+  }
+}
