@@ -1,12 +1,10 @@
 package dev.mcpsupervisor.http;
 
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -283,9 +281,10 @@ public final class DownstreamSession {
     fromRegistry.processed();
     restartIdleTimer();
     if (draining != null) {
-      open.exchange().tell(refused(503, "the gateway is shutting down"));
+      open.exchange().tell(Exchange.Refused.of(503, "the gateway is shutting down"));
     } else if (!streams.openGetStream(open.exchange())) {
-      open.exchange().tell(refused(409, "Conflict: this session already has an open GET stream"));
+      open.exchange()
+          .tell(Exchange.Refused.of(409, "Conflict: this session already has an open GET stream"));
     }
     return Behaviors.same();
   }
@@ -330,7 +329,9 @@ public final class DownstreamSession {
               call.calls.cancelAll();
             });
     streams.endAll(
-        call -> failure(call.request, REQUEST_CANCELLED, "the downstream session ended"));
+        call ->
+            JsonRpcResponse.failure(
+                call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
     relay.failAll("the downstream session ended");
     timers.cancelAll();
     context.pipeToSelf(supervisor.releaseAll(id), (done, failure) -> LeasesReleased.INSTANCE);
@@ -352,7 +353,8 @@ public final class DownstreamSession {
                 same(() -> ServerRequestBridge.refuse(upstream, "the downstream session ended")))
         .onMessage(
             Routed.class,
-            routed -> same(() -> routed.exchange().tell(refused(404, "Session not found"))))
+            routed ->
+                same(() -> routed.exchange().tell(Exchange.Refused.of(404, "Session not found"))))
         .onMessage(
             Drain.class,
             drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))))
@@ -371,13 +373,5 @@ public final class DownstreamSession {
   private static Behavior<Command> same(Runnable action) {
     action.run();
     return Behaviors.same();
-  }
-
-  static JsonRpcResponse failure(JsonRpcRequest request, int code, String message) {
-    return JsonRpcResponse.failure(request.id(), new JsonRpcError(code, message));
-  }
-
-  static Exchange.Refused refused(int status, String message) {
-    return new Exchange.Refused(status, McpResponses.errorBody(INVALID_REQUEST, message));
   }
 }

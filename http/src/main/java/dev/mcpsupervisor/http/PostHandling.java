@@ -82,11 +82,8 @@ final class PostHandling {
     if (post.batch() && !BATCH_VERSIONS.contains(version)) {
       post.exchange()
           .tell(
-              new Exchange.Refused(
-                  400,
-                  McpResponses.errorBody(
-                      INVALID_REQUEST,
-                      "Invalid Request: protocol version " + version + " does not allow batches")));
+              Exchange.Refused.of(
+                  400, "Invalid Request: protocol version " + version + " does not allow batches"));
       return true;
     }
     return false;
@@ -119,8 +116,8 @@ final class PostHandling {
     if (streams.isInFlight(request.id())) {
       streams.answer(
           exchange,
-          DownstreamSession.failure(
-              request,
+          JsonRpcResponse.failure(
+              request.id(),
               INVALID_REQUEST,
               "Invalid Request: id " + request.id() + " is already in flight"));
       return client;
@@ -132,8 +129,10 @@ final class PostHandling {
       if (client != null) {
         streams.answer(
             exchange,
-            DownstreamSession.failure(
-                request, INVALID_REQUEST, "Invalid Request: the session is already initialized"));
+            JsonRpcResponse.failure(
+                request.id(),
+                INVALID_REQUEST,
+                "Invalid Request: the session is already initialized"));
         return client;
       }
       ClientRequests.Client initialized = ClientRequests.Client.of(request);
@@ -191,7 +190,7 @@ final class PostHandling {
     if (failure != null) {
       log.get()
           .error("session {}: {} failed", SessionIds.redact(sessionId), request.method(), failure);
-      return DownstreamSession.failure(request, INTERNAL_ERROR, "internal error");
+      return JsonRpcResponse.failure(request.id(), INTERNAL_ERROR, "internal error");
     }
     return requests.apply(request, outcome);
   }
