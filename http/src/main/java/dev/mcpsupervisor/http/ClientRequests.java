@@ -90,8 +90,8 @@ final class ClientRequests {
             request.params() == null ? null : request.params().path("level").asText(null);
         if (level == null || !LogLevels.isLevel(level)) {
           return Started.answered(
-              DownstreamSession.failure(
-                  request, INVALID_PARAMS, "params.level must be one of " + LogLevels.ORDER));
+              JsonRpcResponse.failure(
+                  request.id(), INVALID_PARAMS, "params.level must be one of " + LogLevels.ORDER));
         }
         logLevel = level;
         return new Started(null, askUpstreamsForEveryLevel(calls), false);

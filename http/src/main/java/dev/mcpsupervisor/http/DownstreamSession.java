@@ -1,19 +1,10 @@
 package dev.mcpsupervisor.http;
 
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.http.DownstreamStreams.InFlight;
-import dev.mcpsupervisor.http.DownstreamStreams.OpenExchange;
-import dev.mcpsupervisor.protocol.McpMethods;
-import dev.mcpsupervisor.protocol.ProtocolVersions;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -21,12 +12,9 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
@@ -34,9 +22,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * One downstream MCP session (one {@code Mcp-Session-Id}), which is also the supervisor context
  * holding its leases. States, each a method: {@link #uninitialized()} → {@link #active} (the
  * client's protocol known) → {@link #draining} (the gateway stops: no GET stream, reply once every
- * exchange is answered) → {@link #ending} (leases released, then stop). What a 2025-era client asks
- * is answered by {@link ClientRequests}; where answers and server messages go is {@link
- * DownstreamStreams}; server-to-client requests are bridged by {@link ServerRequestBridge}.
+ * exchange is answered) → {@link #ending} (leases released, then stop). A POST's messages are taken
+ * by {@link PostHandling}; what a 2025-era client asks is answered by {@link ClientRequests}; where
+ * answers and server messages go is {@link DownstreamStreams}; what the upstreams send the client
+ * is relayed by {@link UpstreamRelay}.
  *
  * <p>Created and ended only by {@link DownstreamSessions}: it never stops on its own, it asks to be
  * ended (idle, failed initialize), so that the registry never routes a message to a session that is
@@ -111,13 +100,6 @@ public final class DownstreamSession {
     INSTANCE
   }
 
-  /**
-   * JSON-RPC batches came with 2025-03-26 and left with 2025-06-18 (2024-11-05 clients may send
-   * them too).
-   */
-  private static final Set<String> BATCH_VERSIONS =
-      Set.of(ProtocolVersions.V2025_03_26, ProtocolVersions.V2024_11_05);
-
   public static Behavior<Command> create(
       String id,
       McpEndpoint endpoint,
@@ -150,8 +132,8 @@ public final class DownstreamSession {
   private final TimerScheduler<Command> timers;
   private final ClientRequests requests;
   private final DownstreamStreams streams = new DownstreamStreams();
-  private final ServerRequestBridge serverRequests = new ServerRequestBridge();
-  private long nextSequence;
+  private final UpstreamRelay relay;
+  private final PostHandling posts;
 
   /** Messages the registry routed here, so that an idle end never races a message on its way. */
   private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
@@ -173,6 +155,28 @@ public final class DownstreamSession {
     this.context = context;
     this.timers = timers;
     this.requests = new ClientRequests(id, endpoint, supervisor);
+    this.relay =
+        new UpstreamRelay(
+            id,
+            streams,
+            requests,
+            timers,
+            ServerRequestExpired::new,
+            settings.serverRequestTimeout(),
+            context::getLog);
+    this.posts =
+        new PostHandling(
+            id,
+            supervisor,
+            registry,
+            requests,
+            streams,
+            relay,
+            (outcome, requestId, sequence) ->
+                context.pipeToSelf(
+                    outcome,
+                    (result, failure) -> new Answered(requestId, sequence, result, failure)),
+            context::getLog);
   }
 
   private Behavior<Command> start() {
@@ -216,25 +220,20 @@ public final class DownstreamSession {
    * draining} if so.
    */
   private Behavior<Command> open(ClientRequests.Client client, Draining draining) {
-    BehaviorBuilder<Command> builder =
-        Behaviors.receive(Command.class)
-            .onMessage(Post.class, post -> onPost(post, client, draining))
-            .onMessage(OpenStream.class, open -> onOpenStream(open, draining))
-            .onMessage(
-                ExchangeClosed.class, closed -> next(onExchangeClosed(closed), client, draining))
-            .onMessage(Answered.class, answered -> next(onAnswered(answered), client, draining))
-            .onMessage(
-                UpstreamNotification.class,
-                upstream -> same(() -> onUpstreamNotification(upstream)))
-            .onMessage(
-                UpstreamRequest.class, upstream -> same(() -> onUpstreamRequest(upstream, client)))
-            .onMessage(
-                ServerRequestExpired.class,
-                expired -> same(() -> serverRequests.expired(expired.downstreamId())))
-            .onMessageEquals(IdleCheck.INSTANCE, this::onIdleCheck)
-            .onMessage(End.class, end -> onEnd(end, draining))
-            .onMessage(Drain.class, drain -> onDrain(drain, client));
-    return builder.build();
+    return Behaviors.receive(Command.class)
+        .onMessage(Post.class, post -> onPost(post, client, draining))
+        .onMessage(OpenStream.class, open -> onOpenStream(open, draining))
+        .onMessage(ExchangeClosed.class, closed -> next(onExchangeClosed(closed), client, draining))
+        .onMessage(Answered.class, answered -> next(onAnswered(answered), client, draining))
+        .onMessage(UpstreamNotification.class, upstream -> same(() -> relay.notification(upstream)))
+        .onMessage(UpstreamRequest.class, upstream -> same(() -> relay.request(upstream, client)))
+        .onMessage(
+            ServerRequestExpired.class,
+            expired -> same(() -> relay.expired(expired.downstreamId())))
+        .onMessageEquals(IdleCheck.INSTANCE, this::onIdleCheck)
+        .onMessage(End.class, end -> onEnd(end, draining))
+        .onMessage(Drain.class, drain -> onDrain(drain, client))
+        .build();
   }
 
   /** After a message that may have closed the last exchange: a draining session may now reply. */
@@ -256,126 +255,24 @@ public final class DownstreamSession {
   private Behavior<Command> onPost(Post post, ClientRequests.Client client, Draining draining) {
     fromRegistry.processed();
     restartIdleTimer();
-    String version = client == null ? null : client.protocolVersion();
-    if (post.batch() && !BATCH_VERSIONS.contains(version)) {
-      post.exchange()
-          .tell(
-              new Exchange.Refused(
-                  400,
-                  McpResponses.errorBody(
-                      INVALID_REQUEST,
-                      "Invalid Request: protocol version " + version + " does not allow batches")));
+    if (posts.refusedBatch(post, client)) {
       return Behaviors.same();
     }
-    OpenExchange exchange = streams.open(post.exchange(), post.acceptsSse());
-    post.preAnswered().forEach(error -> exchange.unsent.add(JsonRpcCodec.toJson(error)));
-    ClientRequests.Client now = client;
-    for (JsonRpcMessage message : post.messages()) {
-      if (message instanceof JsonRpcRequest request) {
-        now = startRequest(exchange, request, now);
-      } else if (message instanceof JsonRpcNotification notification) {
-        requests.onNotification(notification, now, streams);
-      } else if (message instanceof JsonRpcResponse response) {
-        if (serverRequests.answered(response)) {
-          timers.cancel(response.id());
-        } else {
-          context
-              .getLog()
-              .debug(
-                  "session {}: answer for unknown request {}",
-                  SessionIds.redact(id),
-                  response.id());
-        }
-      }
-    }
-    streams.finishIfAnswered(exchange);
+    ClientRequests.Client now = posts.take(post, client);
     if (now != client) {
       return draining != null ? draining(now, draining.waiter()) : active(now);
     }
     return next(true, client, draining);
   }
 
-  /** Starts one request; answers the client's protocol after it (an initialize makes it known). */
-  private ClientRequests.Client startRequest(
-      OpenExchange exchange, JsonRpcRequest request, ClientRequests.Client client) {
-    if (streams.isInFlight(request.id())) {
-      streams.answer(
-          exchange,
-          failure(
-              request,
-              INVALID_REQUEST,
-              "Invalid Request: id " + request.id() + " is already in flight"));
-      return client;
-    }
-    long sequence = nextSequence++;
-    // the sequence tags the upstream calls: what the supervisor relates to them comes back with it
-    UpstreamCalls calls = new UpstreamCalls(supervisor, id, Long.toString(sequence));
-    if (McpMethods.INITIALIZE.equals(request.method())) {
-      if (client != null) {
-        streams.answer(
-            exchange,
-            failure(
-                request, INVALID_REQUEST, "Invalid Request: the session is already initialized"));
-        return client;
-      }
-      ClientRequests.Client initialized = ClientRequests.Client.of(request);
-      registry.tell(
-          new DownstreamSessions.Describe(
-              id, initialized.protocolVersion(), initialized.name(), initialized.version()));
-      track(exchange, request, sequence, calls, false, requests.initialize(initialized, calls));
-      return initialized;
-    }
-    ClientRequests.Started started = requests.start(request, calls);
-    if (started.answer() != null) {
-      streams.answer(exchange, started.answer());
-    } else {
-      track(exchange, request, sequence, calls, started.carriesServerMessages(), started.outcome());
-    }
-    return client;
-  }
-
-  private void track(
-      OpenExchange exchange,
-      JsonRpcRequest request,
-      long sequence,
-      UpstreamCalls calls,
-      boolean carriesServerMessages,
-      CompletionStage<Outcome> outcome) {
-    InFlight call = streams.track(exchange, request, sequence, calls, carriesServerMessages);
-    context.pipeToSelf(
-        outcome, (result, failure) -> new Answered(request.id(), call.sequence, result, failure));
-  }
-
   /** Answers whether an exchange may have finished. */
   private boolean onAnswered(Answered answered) {
-    InFlight call = streams.inFlight(answered.requestId());
-    if (call == null || call.sequence != answered.sequence()) {
+    if (!posts.answered(
+        answered.requestId(), answered.sequence(), answered.outcome(), answered.failure())) {
       return false;
-    }
-    // the supervisor hands this context's listener every notification sent before an answer before
-    // the answer, and both reach this actor in that order: whatever belongs on the stream is on it
-    // already
-    JsonRpcResponse response = call.cancelled ? null : answerOf(call.request, answered);
-    streams.complete(call, response);
-    if (response != null
-        && McpMethods.INITIALIZE.equals(call.request.method())
-        && response.isError()) {
-      registry.tell(
-          new DownstreamSessions.EndMe(id, "initialize failed: " + response.error().message(), -1));
     }
     restartIdleTimer();
     return true;
-  }
-
-  private JsonRpcResponse answerOf(JsonRpcRequest request, Answered answered) {
-    if (answered.failure() != null) {
-      context
-          .getLog()
-          .error(
-              "session {}: {} failed", SessionIds.redact(id), request.method(), answered.failure());
-      return failure(request, INTERNAL_ERROR, "internal error");
-    }
-    return requests.apply(request, answered.outcome());
   }
 
   // --------------------------------------------------------------------------------------- streams
@@ -384,9 +281,10 @@ public final class DownstreamSession {
     fromRegistry.processed();
     restartIdleTimer();
     if (draining != null) {
-      open.exchange().tell(refused(503, "the gateway is shutting down"));
+      open.exchange().tell(Exchange.Refused.of(503, "the gateway is shutting down"));
     } else if (!streams.openGetStream(open.exchange())) {
-      open.exchange().tell(refused(409, "Conflict: this session already has an open GET stream"));
+      open.exchange()
+          .tell(Exchange.Refused.of(409, "Conflict: this session already has an open GET stream"));
     }
     return Behaviors.same();
   }
@@ -395,47 +293,6 @@ public final class DownstreamSession {
     fromRegistry.processed();
     streams.closed(closed.exchange());
     return true;
-  }
-
-  // ---------------------------------------------------------------------------- from the upstreams
-
-  private void onUpstreamNotification(UpstreamNotification upstream) {
-    JsonRpcNotification notification = upstream.notification();
-    JsonNode params =
-        notification.params() == null ? JsonRpcCodec.emptyObject() : notification.params();
-    if (McpMethods.NOTIFICATION_CANCELLED.equals(notification.method())) {
-      JsonRpcNotification withdrawn =
-          serverRequests.withdrawn(upstream.server(), notification, params, timers::cancel);
-      if (withdrawn != null) {
-        streams.sendUnrelated(JsonRpcCodec.toJson(withdrawn), upstream.server());
-      }
-      return;
-    }
-    requests.route(upstream, params, streams);
-  }
-
-  /**
-   * Sampling, elicitation, roots: sent to the client under an id of ours; its answer goes back
-   * upstream.
-   */
-  private void onUpstreamRequest(UpstreamRequest upstream, ClientRequests.Client client) {
-    JsonNode capabilities = client == null ? JsonRpcCodec.emptyObject() : client.capabilities();
-    ServerRequestBridge.Relayed relayed = serverRequests.relay(upstream, capabilities);
-    if (relayed == null) {
-      return;
-    }
-    ObjectNode json = relayed.json();
-    if (!streams.sendOnTaggedExchange(json, upstream.relatedTag())
-        && !streams.sendRelated(json, upstream.server())) {
-      ServerRequestBridge.refuse(
-          upstream, "no stream is open to the client (no SSE request in flight, no GET stream)");
-      return;
-    }
-    serverRequests.sent(relayed, upstream);
-    timers.startSingleTimer(
-        relayed.downstreamId(),
-        new ServerRequestExpired(relayed.downstreamId()),
-        settings.serverRequestTimeout());
   }
 
   // ------------------------------------------------------------------------------------- lifecycle
@@ -472,8 +329,10 @@ public final class DownstreamSession {
               call.calls.cancelAll();
             });
     streams.endAll(
-        call -> failure(call.request, REQUEST_CANCELLED, "the downstream session ended"));
-    serverRequests.failAll("the downstream session ended");
+        call ->
+            JsonRpcResponse.failure(
+                call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
+    relay.failAll("the downstream session ended");
     timers.cancelAll();
     context.pipeToSelf(supervisor.releaseAll(id), (done, failure) -> LeasesReleased.INSTANCE);
     List<ActorRef<DownstreamSessions.Reply>> waiters = new ArrayList<>();
@@ -494,7 +353,8 @@ public final class DownstreamSession {
                 same(() -> ServerRequestBridge.refuse(upstream, "the downstream session ended")))
         .onMessage(
             Routed.class,
-            routed -> same(() -> routed.exchange().tell(refused(404, "Session not found"))))
+            routed ->
+                same(() -> routed.exchange().tell(Exchange.Refused.of(404, "Session not found"))))
         .onMessage(
             Drain.class,
             drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))))
@@ -513,13 +373,5 @@ public final class DownstreamSession {
   private static Behavior<Command> same(Runnable action) {
     action.run();
     return Behaviors.same();
-  }
-
-  static JsonRpcResponse failure(JsonRpcRequest request, int code, String message) {
-    return JsonRpcResponse.failure(request.id(), new JsonRpcError(code, message));
-  }
-
-  static Exchange.Refused refused(int status, String message) {
-    return new Exchange.Refused(status, McpResponses.errorBody(INVALID_REQUEST, message));
   }
 }

@@ -1,5 +1,7 @@
 package dev.mcpsupervisor.http;
 
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.Asks;
 import java.util.List;
@@ -46,7 +48,13 @@ final class Exchange {
   }
 
   /** The exchange cannot be served: answer with this HTTP status and JSON-RPC error body. */
-  public record Refused(int status, ObjectNode error) implements Event {}
+  public record Refused(int status, ObjectNode error) implements Event {
+
+    /** A refusal whose body is an Invalid Request error (no id) saying {@code message}. */
+    static Refused of(int status, String message) {
+      return new Refused(status, McpResponses.errorBody(INVALID_REQUEST, message));
+    }
+  }
 
   /** A GET stream was accepted: answer with an SSE stream at once. */
   public enum Opened implements Event {

@@ -3,56 +3,38 @@ package dev.mcpsupervisor.http;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.protocol.McpMethods;
-import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
-import dev.mcpsupervisor.upstream.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.MediaType;
-import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
-import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
-import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.javadsl.Source;
-import org.apache.pekko.util.ByteString;
 
 /**
  * The MCP Streamable HTTP endpoints, {@code /mcp} and {@code /servers/<name>/mcp}: HTTP only. A
- * request is checked (Content-Type, Accept, MCP-Protocol-Version, size), its body parsed, its
- * messages handed to the downstream session through {@link DownstreamSessions}, and the session's
- * {@link Exchange} events written back as JSON, 202 or SSE.
+ * request is checked ({@link McpRequestChecks}: Content-Type, Accept, MCP-Protocol-Version, size),
+ * its body parsed, its messages handed to the downstream session through {@link
+ * DownstreamSessions}, and the session's {@link Exchange} events written back as JSON, 202 or SSE
+ * ({@link ExchangeResponses}).
  */
 final class McpRoutes extends AllDirectives {
-
-  /**
-   * A body declared up to this many times the limit is read and dropped before the 413; a larger
-   * one is not.
-   */
-  private static final long DRAIN_LIMIT_FACTOR = 4;
 
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(10);
 
@@ -67,6 +49,9 @@ final class McpRoutes extends AllDirectives {
   private final Set<String> servers;
   private final GatewayMetrics metrics;
   private final Duration answerTimeout;
+  private final McpRefusals refusals;
+  private final McpRequestChecks checks;
+  private final ExchangeResponses responses;
 
   /**
    * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
@@ -90,6 +75,9 @@ final class McpRoutes extends AllDirectives {
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
     this.answerTimeout = answerTimeout;
+    this.refusals = new McpRefusals(metrics);
+    this.checks = new McpRequestChecks(refusals, maxBodyBytes);
+    this.responses = new ExchangeResponses(refusals, settings.sseKeepAlive());
   }
 
   Route route() {
@@ -106,7 +94,7 @@ final class McpRoutes extends AllDirectives {
                                 servers.contains(server)
                                     ? endpoint(SingleServerEndpoint.pathOf(server), server)
                                     : complete(
-                                        refuse(
+                                        refusals.refuse(
                                             StatusCodes.NOT_FOUND,
                                             "unknown_server",
                                             "Not Found: no server named " + server))))));
@@ -122,34 +110,20 @@ final class McpRoutes extends AllDirectives {
   // ------------------------------------------------------------------------------------------ POST
 
   private CompletionStage<HttpResponse> onPost(HttpRequest request, String path, String server) {
-    MediaType mediaType = request.entity().getContentType().mediaType();
-    if (!"application".equals(mediaType.mainType()) || !"json".equals(mediaType.subType())) {
-      return done(
-          refuse(
-              StatusCodes.UNSUPPORTED_MEDIA_TYPE,
-              "unsupported_media_type",
-              "Unsupported Media Type: Content-Type must be application/json"));
-    }
     AcceptHeader accept = AcceptHeader.of(request);
-    Optional<HttpResponse> refusal =
-        checkAcceptAndProtocolVersion(
-            request,
-            accept.json() || accept.sse(),
-            "Not Acceptable: the client must accept application/json or text/event-stream");
+    Optional<HttpResponse> refusal = checks.post(request, accept);
     if (refusal.isPresent()) {
       return done(refusal.get());
     }
-    long declared = request.entity().getContentLengthOption().orElse(0L);
-    if (declared > maxBodyBytes) {
-      if (declared > DRAIN_LIMIT_FACTOR * maxBodyBytes) {
-        return done(tooLarge()); // not worth reading: the connection closes after the answer
-      }
-      // read (and drop) the body first: answering while the client still sends makes the connection
-      // close under it, and the client may lose the 413 to the reset
+    McpRequestChecks.BodySize size = checks.bodySize(request);
+    if (size == McpRequestChecks.BodySize.REFUSE) {
+      return done(checks.tooLarge());
+    }
+    if (size == McpRequestChecks.BodySize.DRAIN_THEN_REFUSE) {
       return request
           .discardEntityBytes(materializer)
           .completionStage()
-          .handle((drained, failure) -> tooLarge());
+          .handle((drained, failure) -> checks.tooLarge());
     }
     return Asks.sameThread(
             request
@@ -160,7 +134,7 @@ final class McpRoutes extends AllDirectives {
             body ->
                 dispatch(
                     JsonRpcCodec.parse(body.getData().toArray()), request, path, server, accept))
-        .exceptionally(this::unreadableBody);
+        .exceptionally(checks::unreadableBody);
   }
 
   private CompletionStage<HttpResponse> dispatch(
@@ -176,9 +150,9 @@ final class McpRoutes extends AllDirectives {
         && McpMethods.INITIALIZE.equals(call.method())) {
       return initialize(call, path, server, accept);
     }
-    Optional<String> sessionId = sessionId(request);
+    Optional<String> sessionId = McpRequestChecks.sessionId(request);
     if (sessionId.isEmpty()) {
-      return done(missingSessionId());
+      return done(checks.missingSessionId());
     }
     List<JsonRpcMessage> messages = new ArrayList<>();
     List<JsonRpcResponse> preAnswered = new ArrayList<>();
@@ -218,7 +192,7 @@ final class McpRoutes extends AllDirectives {
             created ->
                 created.sessionId() == null
                     ? done(
-                        refuse(
+                        refusals.refuse(
                             StatusCodes.SERVICE_UNAVAILABLE,
                             "shutting_down",
                             "Service Unavailable: the gateway is shutting down"))
@@ -262,48 +236,30 @@ final class McpRoutes extends AllDirectives {
             (head, failure) -> {
               if (failure != null) {
                 exchange.ref().tell(new Exchange.Complete(List.of()));
-                return refuse(
+                return refusals.refuse(
                     StatusCodes.GATEWAY_TIMEOUT,
                     "no_answer",
                     "Gateway Timeout: no answer within " + answerTimeout);
               }
-              if (head.first() instanceof Exchange.Refused refused) {
-                return refused(refused);
-              }
-              if (head.first() instanceof Exchange.Complete complete) {
-                List<ObjectNode> answers = complete.responses();
-                if (answers.isEmpty()) {
-                  return McpResponses.accepted();
-                }
-                boolean succeeded = answers.size() != 1 || !answers.get(0).has("error");
-                HttpResponse response =
-                    accept.json()
-                        ? McpResponses.json(
-                            StatusCodes.OK, batch ? arrayOf(answers) : answers.get(0))
-                        : McpResponses.eventStream(
-                            Source.from(answers).map(SseFrames::event), settings.sseKeepAlive());
-                return withSessionId(response, succeeded ? newSessionId : null);
-              }
-              closeWhenDone(exchange, sessionId, path);
-              return withSessionId(
-                  McpResponses.eventStream(streamOf(head), settings.sseKeepAlive()), newSessionId);
+              return responses.post(
+                  head,
+                  accept,
+                  batch,
+                  newSessionId,
+                  () -> closeWhenDone(exchange, sessionId, path));
             });
   }
 
   // ------------------------------------------------------------------------------------------- GET
 
   private CompletionStage<HttpResponse> onGet(HttpRequest request, String path) {
-    Optional<HttpResponse> refusal =
-        checkAcceptAndProtocolVersion(
-            request,
-            AcceptHeader.of(request).sse(),
-            "Not Acceptable: GET opens an SSE stream; the client must accept text/event-stream");
+    Optional<HttpResponse> refusal = checks.get(request);
     if (refusal.isPresent()) {
       return done(refusal.get());
     }
-    Optional<String> sessionId = sessionId(request);
+    Optional<String> sessionId = McpRequestChecks.sessionId(request);
     if (sessionId.isEmpty()) {
-      return done(missingSessionId());
+      return done(checks.missingSessionId());
     }
     Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
     sessions.tell(
@@ -312,25 +268,19 @@ final class McpRoutes extends AllDirectives {
     return exchange
         .head()
         .thenApply(
-            head -> {
-              if (head.first() instanceof Exchange.Refused refused) {
-                return refused(refused);
-              }
-              closeWhenDone(exchange, sessionId.get(), path);
-              return McpResponses.eventStream(streamOf(head), settings.sseKeepAlive());
-            });
+            head -> responses.get(head, () -> closeWhenDone(exchange, sessionId.get(), path)));
   }
 
   // ---------------------------------------------------------------------------------------- DELETE
 
   private CompletionStage<HttpResponse> onDelete(HttpRequest request, String path) {
-    Optional<HttpResponse> badVersion = checkProtocolVersion(request);
+    Optional<HttpResponse> badVersion = checks.delete(request);
     if (badVersion.isPresent()) {
       return done(badVersion.get());
     }
-    Optional<String> sessionId = sessionId(request);
+    Optional<String> sessionId = McpRequestChecks.sessionId(request);
     if (sessionId.isEmpty()) {
-      return done(missingSessionId());
+      return done(checks.missingSessionId());
     }
     return Asks.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
             sessions,
@@ -341,88 +291,11 @@ final class McpRoutes extends AllDirectives {
             reply ->
                 reply == DownstreamSessions.Reply.DONE
                     ? HttpResponse.create().withStatus(StatusCodes.OK)
-                    : refuse(StatusCodes.NOT_FOUND, "unknown_session", "Session not found"));
+                    : refusals.refuse(
+                        StatusCodes.NOT_FOUND, "unknown_session", "Session not found"));
   }
 
   // --------------------------------------------------------------------------------------- helpers
-
-  private static Optional<String> sessionId(HttpRequest request) {
-    return request
-        .getHeader(McpResponses.SESSION_ID_HEADER)
-        .map(header -> header.value().trim())
-        .filter(value -> !value.isEmpty());
-  }
-
-  /**
-   * 406 when the client cannot accept what this method answers with, else {@link
-   * #checkProtocolVersion}.
-   */
-  private Optional<HttpResponse> checkAcceptAndProtocolVersion(
-      HttpRequest request, boolean accepted, String notAcceptableMessage) {
-    if (!accepted) {
-      return Optional.of(
-          refuse(StatusCodes.NOT_ACCEPTABLE, "not_acceptable", notAcceptableMessage));
-    }
-    return checkProtocolVersion(request);
-  }
-
-  private Optional<HttpResponse> checkProtocolVersion(HttpRequest request) {
-    Optional<String> version =
-        request.getHeader(McpResponses.PROTOCOL_VERSION_HEADER).map(h -> h.value().trim());
-    if (version.isPresent() && !ProtocolVersions.isSupported(version.get())) {
-      return Optional.of(
-          refuse(
-              StatusCodes.BAD_REQUEST,
-              "unsupported_protocol_version",
-              "Bad Request: unsupported MCP-Protocol-Version "
-                  + version.get()
-                  + " (supported: "
-                  + String.join(", ", ProtocolVersions.SUPPORTED)
-                  + ")"));
-    }
-    return Optional.empty();
-  }
-
-  private HttpResponse missingSessionId() {
-    return refuse(
-        StatusCodes.BAD_REQUEST,
-        "missing_session",
-        "Bad Request: Mcp-Session-Id header is required");
-  }
-
-  private HttpResponse tooLarge() {
-    return refuse(
-        StatusCodes.CONTENT_TOO_LARGE,
-        "payload_too_large",
-        "Payload Too Large: the body exceeds " + maxBodyBytes + " bytes");
-  }
-
-  private HttpResponse unreadableBody(Throwable failure) {
-    Throwable cause = Failures.unwrap(failure);
-    if (cause instanceof EntityStreamSizeException) {
-      return tooLarge();
-    }
-    if (cause instanceof TimeoutException) {
-      return refuse(
-          StatusCodes.REQUEST_TIMEOUT,
-          "body_timeout",
-          "Request Timeout: the body did not arrive in time");
-    }
-    if (cause instanceof RuntimeException runtime) {
-      throw runtime; // a fault of ours: the exception handler answers -32603
-    }
-    throw new CompletionException(cause);
-  }
-
-  private HttpResponse refused(Exchange.Refused refused) {
-    metrics.rejected(refused.status() == 404 ? "unknown_session" : "refused_" + refused.status());
-    return McpResponses.json(StatusCodes.get(refused.status()), refused.error());
-  }
-
-  private HttpResponse refuse(StatusCode status, String reason, String message) {
-    metrics.rejected(reason);
-    return McpResponses.error(status, INVALID_REQUEST, message);
-  }
 
   /** Once the client is gone from a stream, the session stops sending on it. */
   private void closeWhenDone(Exchange exchange, String sessionId, String path) {
@@ -433,32 +306,6 @@ final class McpRoutes extends AllDirectives {
                 sessions.tell(
                     new DownstreamSessions.Deliver(
                         sessionId, path, new DownstreamSession.ExchangeClosed(exchange.ref()))));
-  }
-
-  private static Source<ByteString, NotUsed> streamOf(Exchange.Head head) {
-    return Source.single(head.first()).concat(head.rest()).mapConcat(McpRoutes::frames);
-  }
-
-  private static List<ByteString> frames(Exchange.Event event) {
-    if (event instanceof Exchange.Message message) {
-      return List.of(SseFrames.event(message.json()));
-    }
-    if (event instanceof Exchange.Complete complete) {
-      return complete.responses().stream().map(SseFrames::event).toList();
-    }
-    return List.of();
-  }
-
-  private static ArrayNode arrayOf(List<ObjectNode> answers) {
-    ArrayNode array = JsonRpcCodec.mapper().createArrayNode();
-    answers.forEach(array::add);
-    return array;
-  }
-
-  private static HttpResponse withSessionId(HttpResponse response, String sessionId) {
-    return sessionId == null
-        ? response
-        : response.addHeader(RawHeader.create(McpResponses.SESSION_ID_HEADER, sessionId));
   }
 
   private static <T> CompletionStage<T> done(T value) {

@@ -1,0 +1,249 @@
+package dev.mcpsupervisor.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
+import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a session takes a POST's messages and turns outcomes into answers; probes stand in for the
+ * exchange and the registry, and outcomes are awaited by hand instead of piped to an actor.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PostHandlingTest {
+
+  private final ActorTestKit testKit = ActorTestKit.create();
+
+  @AfterAll
+  void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  /** An outcome the session would wait for. */
+  private record Awaited(CompletionStage<Outcome> outcome, JsonNode requestId, long sequence) {}
+
+  /** One session's POST handling, its registry and the outcomes it awaits. */
+  private final class Session {
+    final TestProbe<DownstreamSessions.Command> registry = testKit.createTestProbe();
+    final List<Awaited> awaited = new ArrayList<>();
+    final PostHandling posts;
+
+    Session() {
+      DownstreamStreams streams = new DownstreamStreams();
+      ClientRequests requests = new ClientRequests("s1", new NeverAnswers(), null);
+      posts =
+          new PostHandling(
+              "s1",
+              null,
+              registry.getRef(),
+              requests,
+              streams,
+              new UpstreamRelay(
+                  "s1",
+                  streams,
+                  requests,
+                  null,
+                  id -> null,
+                  Duration.ofSeconds(1),
+                  () -> LoggerFactory.getLogger(PostHandlingTest.class)),
+              (outcome, requestId, sequence) ->
+                  awaited.add(new Awaited(outcome, requestId, sequence)),
+              () -> LoggerFactory.getLogger(PostHandlingTest.class));
+    }
+  }
+
+  /** An endpoint whose upstreams never answer: outcomes are completed by the tests. */
+  private static final class NeverAnswers implements McpEndpoint {
+    @Override
+    public String path() {
+      return "/mcp";
+    }
+
+    @Override
+    public List<String> servers() {
+      return List.of();
+    }
+
+    @Override
+    public CompletionStage<Outcome> initialize(UpstreamCalls calls, String protocolVersion) {
+      return new CompletableFuture<>();
+    }
+
+    @Override
+    public CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls) {
+      return new CompletableFuture<>();
+    }
+  }
+
+  private static JsonRpcRequest initialize(int id, String version) {
+    ObjectNode params = JsonRpcCodec.emptyObject().put("protocolVersion", version);
+    params.putObject("clientInfo").put("name", "test-client").put("version", "1.0");
+    return new JsonRpcRequest(IntNode.valueOf(id), "initialize", params);
+  }
+
+  private static ClientRequests.Client client(String version) {
+    return new ClientRequests.Client(version, JsonRpcCodec.emptyObject(), "c", "1");
+  }
+
+  private DownstreamSession.Post post(
+      TestProbe<Exchange.Event> exchange, boolean batch, JsonRpcMessage... messages) {
+    return new DownstreamSession.Post(
+        List.of(messages), List.of(), batch, false, exchange.getRef());
+  }
+
+  private static String errorMessage(ObjectNode answer) {
+    return answer.path("error").path("message").asText();
+  }
+
+  @Test
+  void aBatchIsRefusedWith400UnlessTheClientsProtocolAllowsBatches() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+
+    assertTrue(
+        session.posts.refusedBatch(post(exchange, true), client(ProtocolVersions.V2025_06_18)));
+    assertEquals(400, exchange.expectMessageClass(Exchange.Refused.class).status());
+    assertTrue(
+        session.posts.refusedBatch(post(exchange, true), client(ProtocolVersions.V2025_11_25)));
+    exchange.expectMessageClass(Exchange.Refused.class);
+
+    assertFalse(
+        session.posts.refusedBatch(post(exchange, true), client(ProtocolVersions.V2025_03_26)));
+    assertFalse(
+        session.posts.refusedBatch(post(exchange, true), client(ProtocolVersions.V2024_11_05)));
+    assertFalse(
+        session.posts.refusedBatch(post(exchange, false), client(ProtocolVersions.V2025_06_18)));
+    exchange.expectNoMessage(Duration.ofMillis(50));
+  }
+
+  @Test
+  void initializeMakesTheClientKnownAndDescribesItToTheRegistry() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+
+    ClientRequests.Client client =
+        session.posts.take(
+            post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+
+    assertEquals(ProtocolVersions.V2025_06_18, client.protocolVersion());
+    DownstreamSessions.Describe described =
+        session.registry.expectMessageClass(DownstreamSessions.Describe.class);
+    assertEquals(
+        new DownstreamSessions.Describe("s1", ProtocolVersions.V2025_06_18, "test-client", "1.0"),
+        described);
+    assertEquals(1, session.awaited.size());
+    exchange.expectNoMessage(Duration.ofMillis(50)); // answered once its outcome comes
+  }
+
+  @Test
+  void anIdAlreadyInFlightAndASecondInitializeAreAnsweredWithErrors() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> first = testKit.createTestProbe();
+    ClientRequests.Client client =
+        session.posts.take(post(first, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+
+    TestProbe<Exchange.Event> second = testKit.createTestProbe();
+    ClientRequests.Client after =
+        session.posts.take(
+            post(
+                second,
+                false,
+                initialize(1, ProtocolVersions.V2025_06_18),
+                initialize(2, ProtocolVersions.V2025_06_18)),
+            client);
+
+    assertSame(client, after);
+    List<ObjectNode> answers = second.expectMessageClass(Exchange.Complete.class).responses();
+    assertEquals(
+        List.of(
+            "Invalid Request: id 1 is already in flight",
+            "Invalid Request: the session is already initialized"),
+        answers.stream().map(PostHandlingTest::errorMessage).toList());
+    assertEquals(1, session.awaited.size(), "neither was started");
+  }
+
+  @Test
+  void anOutcomeBecomesTheAnswerOnlyForTheRequestInFlightUnderThatSequence() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+    session.posts.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+    Awaited awaited = session.awaited.get(0);
+    Outcome initialized = new Outcome.Initialized(JsonRpcCodec.emptyObject(), Map.of());
+
+    assertFalse(
+        session.posts.answered(awaited.requestId(), awaited.sequence() + 1, initialized, null),
+        "an earlier request's outcome under the same id");
+    exchange.expectNoMessage(Duration.ofMillis(50));
+
+    assertTrue(session.posts.answered(awaited.requestId(), awaited.sequence(), initialized, null));
+    ObjectNode answer = exchange.expectMessageClass(Exchange.Complete.class).responses().get(0);
+    assertEquals(1, answer.path("id").asInt());
+    assertTrue(answer.has("result"));
+    assertFalse(
+        session.posts.answered(awaited.requestId(), awaited.sequence(), initialized, null),
+        "answered once");
+    session.registry.expectMessageClass(DownstreamSessions.Describe.class);
+    session.registry.expectNoMessage(Duration.ofMillis(50));
+  }
+
+  @Test
+  void aFailedInitializeIsAnsweredAndTheSessionAsksToBeEnded() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+    session.posts.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+    session.registry.expectMessageClass(DownstreamSessions.Describe.class);
+    Awaited awaited = session.awaited.get(0);
+
+    session.posts.answered(
+        awaited.requestId(),
+        awaited.sequence(),
+        new Outcome.Failure(new JsonRpcError(-32002, "no server answered")),
+        null);
+
+    ObjectNode answer = exchange.expectMessageClass(Exchange.Complete.class).responses().get(0);
+    assertEquals("no server answered", errorMessage(answer));
+    DownstreamSessions.EndMe endMe =
+        session.registry.expectMessageClass(DownstreamSessions.EndMe.class);
+    assertEquals("initialize failed: no server answered", endMe.reason());
+    assertEquals(-1, endMe.routedProcessed());
+  }
+
+  @Test
+  void anOutcomeThatFailedIsAnsweredWithAnInternalError() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+    session.posts.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+    Awaited awaited = session.awaited.get(0);
+
+    session.posts.answered(
+        awaited.requestId(), awaited.sequence(), null, new IllegalStateException("bug (expected)"));
+
+    ObjectNode answer = exchange.expectMessageClass(Exchange.Complete.class).responses().get(0);
+    assertEquals(JsonRpcErrorCodes.INTERNAL_ERROR, answer.path("error").path("code").asInt());
+    assertNull(assertInstanceOf(ObjectNode.class, answer).get("result"));
+  }
+}
