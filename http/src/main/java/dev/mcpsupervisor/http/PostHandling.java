@@ -78,8 +78,9 @@ final class PostHandling {
    * client} is null before initialize.
    */
   boolean refusedBatch(DownstreamSession.Post post, ClientRequests.Client client) {
+    // before initialize is taken no version is known, and none allows a batch yet
     String version = client == null ? null : client.protocolVersion();
-    if (post.batch() && !BATCH_VERSIONS.contains(version)) {
+    if (post.batch() && (version == null || !BATCH_VERSIONS.contains(version))) {
       post.exchange()
           .tell(
               Exchange.Refused.of(

@@ -141,6 +141,15 @@ class PostHandlingTest {
   }
 
   @Test
+  void aBatchBeforeInitializeIsRefusedWith400NotACrash() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+
+    assertTrue(session.posts.refusedBatch(post(exchange, true), null));
+    assertEquals(400, exchange.expectMessageClass(Exchange.Refused.class).status());
+  }
+
+  @Test
   void initializeMakesTheClientKnownAndDescribesItToTheRegistry() {
     Session session = new Session();
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
