@@ -15,6 +15,17 @@ public final class JsonRpcErrorCodes {
   public static final int INTERNAL_ERROR = -32603;
 
   /** MCP: a resource that does not exist. */
+  // 2026-07-28 (stateless) errors.
+
+  /** An HTTP header (MCP-Protocol-Version, Mcp-Method, Mcp-Name) disagrees with the body. */
+  public static final int HEADER_MISMATCH = -32020;
+
+  /** The request needs a client capability its {@code _meta} did not declare. */
+  public static final int MISSING_CLIENT_CAPABILITY = -32021;
+
+  /** The protocol version in {@code _meta} is not one the server serves. */
+  public static final int UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
   public static final int RESOURCE_NOT_FOUND = -32002;
 
   // Gateway errors, -32000..-32099 ("server error" range reserved for implementations).

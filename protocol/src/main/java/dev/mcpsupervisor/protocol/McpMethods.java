@@ -21,6 +21,12 @@ public final class McpMethods {
   public static final String COMPLETION_COMPLETE = "completion/complete";
   public static final String LOGGING_SET_LEVEL = "logging/setLevel";
 
+  /** 2026-07-28: what a server serves, before anything else (replaces initialize). */
+  public static final String SERVER_DISCOVER = "server/discover";
+
+  /** 2026-07-28: one POST stream of list_changed and resource updates (replaces GET). */
+  public static final String SUBSCRIPTIONS_LISTEN = "subscriptions/listen";
+
   // server -> client requests
   public static final String SAMPLING_CREATE_MESSAGE = "sampling/createMessage";
   public static final String ELICITATION_CREATE = "elicitation/create";
