@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -34,7 +35,12 @@ final class ClientRequests {
   /**
    * The client as it introduced itself at initialize, with the protocol version negotiated for it.
    */
-  record Client(String protocolVersion, JsonNode capabilities, String name, String version) {
+  record Client(
+      String protocolVersion,
+      JsonNode capabilities,
+      String name,
+      String version,
+      String cacheScope) {
     static Client of(JsonRpcRequest initialize) {
       JsonNode params =
           initialize.params() == null ? JsonRpcCodec.emptyObject() : initialize.params();
@@ -45,7 +51,34 @@ final class ClientRequests {
               ? params.get("capabilities")
               : JsonRpcCodec.emptyObject(),
           clientInfo.path("name").asText(null),
-          clientInfo.path("version").asText(null));
+          clientInfo.path("version").asText(null),
+          null);
+    }
+
+    /**
+     * A 2026-07-28 client, as its request's {@code _meta} describes it; {@code cacheScope} is what
+     * its cacheable results say.
+     */
+    static Client stateless(StatelessEnvelope.Meta meta, String cacheScope) {
+      JsonNode info = meta.clientInfo() == null ? JsonRpcCodec.emptyObject() : meta.clientInfo();
+      return new Client(
+          meta.protocolVersion(),
+          meta.clientCapabilities(),
+          info.path("name").asText(null),
+          info.path("version").asText(null),
+          cacheScope);
+    }
+
+    /** No session on the wire: answers carry resultType and cache hints, no server requests. */
+    boolean isStateless() {
+      return ProtocolVersions.STATELESS.contains(protocolVersion);
+    }
+
+    /** Its answer as its protocol wants it. */
+    JsonRpcResponse answer(JsonRpcRequest request, JsonRpcResponse response) {
+      return isStateless()
+          ? StatelessEnvelope.forStatelessClient(request, response, cacheScope)
+          : response;
     }
   }
 
@@ -74,6 +107,14 @@ final class ClientRequests {
 
   String path() {
     return endpoint.path();
+  }
+
+  /**
+   * A stateless request's logs: at {@code level}, or none when it names none (the revision sends
+   * logs only to a request that asks for them).
+   */
+  void statelessLogLevel(String level) {
+    logLevel = level != null && LogLevels.isLevel(level) ? level : LogLevels.OFF;
   }
 
   CompletionStage<Outcome> initialize(Client client, UpstreamCalls calls) {

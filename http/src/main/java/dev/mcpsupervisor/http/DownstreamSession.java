@@ -1,10 +1,14 @@
 package dev.mcpsupervisor.http;
 
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -61,6 +65,20 @@ public final class DownstreamSession {
     }
   }
 
+  /**
+   * A 2026-07-28 request: no session on the wire, so this session serves that one request (its
+   * leases are released when the exchange ends).
+   *
+   * @param cacheScope what its cacheable results say
+   */
+  public record Stateless(
+      JsonRpcRequest request,
+      StatelessEnvelope.Meta meta,
+      String cacheScope,
+      boolean acceptsSse,
+      ActorRef<Exchange.Event> exchange)
+      implements Routed {}
+
   /** GET: the server-to-client stream. */
   public record OpenStream(ActorRef<Exchange.Event> exchange) implements Routed {}
 
@@ -91,6 +109,11 @@ public final class DownstreamSession {
       implements Command {}
 
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
+
+  /** The servers a stateless request may reach are known (their initialize results). */
+  private record StatelessReady(
+      Stateless stateless, ClientRequests.Client client, Outcome outcome, Throwable failure)
+      implements Command {}
 
   private enum IdleCheck implements Command {
     INSTANCE
@@ -222,9 +245,11 @@ public final class DownstreamSession {
   private Behavior<Command> open(ClientRequests.Client client, Draining draining) {
     return Behaviors.receive(Command.class)
         .onMessage(Post.class, post -> onPost(post, client, draining))
+        .onMessage(Stateless.class, stateless -> onStateless(stateless, client))
+        .onMessage(StatelessReady.class, this::onStatelessReady)
         .onMessage(OpenStream.class, open -> onOpenStream(open, draining))
         .onMessage(ExchangeClosed.class, closed -> next(onExchangeClosed(closed), client, draining))
-        .onMessage(Answered.class, answered -> next(onAnswered(answered), client, draining))
+        .onMessage(Answered.class, answered -> next(onAnswered(answered, client), client, draining))
         .onMessage(UpstreamNotification.class, upstream -> same(() -> relay.notification(upstream)))
         .onMessage(UpstreamRequest.class, upstream -> same(() -> relay.request(upstream, client)))
         .onMessage(
@@ -266,13 +291,69 @@ public final class DownstreamSession {
   }
 
   /** Answers whether an exchange may have finished. */
-  private boolean onAnswered(Answered answered) {
+  private boolean onAnswered(Answered answered, ClientRequests.Client client) {
     if (!posts.answered(
-        answered.requestId(), answered.sequence(), answered.outcome(), answered.failure())) {
+        client,
+        answered.requestId(),
+        answered.sequence(),
+        answered.outcome(),
+        answered.failure())) {
       return false;
     }
     restartIdleTimer();
     return true;
+  }
+
+  // ------------------------------------------------------------------------------------- stateless
+
+  /** First what an initialize would have told: which servers are there, and what they offer. */
+  private Behavior<Command> onStateless(Stateless stateless, ClientRequests.Client client) {
+    fromRegistry.processed();
+    if (client != null) { // made for one request: a second one is a fault of the routes
+      stateless.exchange().tell(Exchange.Refused.of(409, "Conflict: the session is in use"));
+      return Behaviors.same();
+    }
+    ClientRequests.Client asking =
+        ClientRequests.Client.stateless(stateless.meta(), stateless.cacheScope());
+    requests.statelessLogLevel(stateless.meta().logLevel());
+    context.pipeToSelf(
+        requests.initialize(asking, new UpstreamCalls(supervisor, id, "discover")),
+        (outcome, failure) -> new StatelessReady(stateless, asking, outcome, failure));
+    return Behaviors.same();
+  }
+
+  /** server/discover is answered from what the servers told; anything else goes on as a POST. */
+  private Behavior<Command> onStatelessReady(StatelessReady ready) {
+    JsonRpcRequest request = ready.stateless().request();
+    JsonRpcResponse initialized =
+        ready.failure() != null
+            ? JsonRpcResponse.failure(request.id(), INTERNAL_ERROR, "internal error")
+            : requests.apply(request, ready.outcome());
+    if (initialized.isError() || McpMethods.SERVER_DISCOVER.equals(request.method())) {
+      JsonRpcResponse answer =
+          initialized.isError()
+              ? initialized
+              : ready
+                  .client()
+                  .answer(
+                      request,
+                      JsonRpcResponse.success(
+                          request.id(), StatelessEnvelope.discoverResult(initialized.result())));
+      ready
+          .stateless()
+          .exchange()
+          .tell(new Exchange.Complete(List.of(JsonRpcCodec.toJson(answer))));
+    } else {
+      posts.take(
+          new Post(
+              List.of(request),
+              List.of(),
+              false,
+              ready.stateless().acceptsSse(),
+              ready.stateless().exchange()),
+          ready.client());
+    }
+    return active(ready.client());
   }
 
   // --------------------------------------------------------------------------------------- streams

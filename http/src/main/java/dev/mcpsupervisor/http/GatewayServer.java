@@ -104,7 +104,8 @@ public final class GatewayServer {
             config.maxBodyBytes(),
             supervisor.config().servers().keySet(),
             metrics,
-            answerTimeout(system, supervisor));
+            answerTimeout(system, supervisor),
+            config.authTokens().isEmpty() ? "public" : "private");
     OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler());
     GatewayRoutes routes = new GatewayRoutes(new AccessControl(config, metrics), ops, mcp);
     return Http.get(system)

@@ -18,6 +18,9 @@ final class LogLevels {
    */
   static final String DEFAULT_THRESHOLD = "info";
 
+  /** A threshold no level passes: a stateless request that asked for no logs. */
+  static final String OFF = "off";
+
   /**
    * Asked of every upstream on setLevel, so that each session's own filter sees everything it might
    * want.
@@ -35,6 +38,9 @@ final class LogLevels {
    * levels pass.
    */
   static boolean passes(String level, String threshold) {
+    if (OFF.equals(threshold)) {
+      return false;
+    }
     int rank = ORDER.indexOf(level);
     return rank < 0 || rank >= ORDER.indexOf(threshold);
   }

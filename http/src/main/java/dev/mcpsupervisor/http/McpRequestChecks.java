@@ -44,7 +44,11 @@ final class McpRequestChecks {
     this.maxBodyBytes = maxBodyBytes;
   }
 
-  /** POST: a JSON body, an answer the client accepts (JSON or SSE), a supported version. */
+  /**
+   * POST: a JSON body, an answer the client accepts (JSON or SSE), and with a session a supported
+   * version (without one it may be a 2026-07-28 request, whose version {@link
+   * dev.mcpsupervisor.protocol.StatelessEnvelope} checks against its body).
+   */
   Optional<HttpResponse> post(HttpRequest request, AcceptHeader accept) {
     MediaType mediaType = request.entity().getContentType().mediaType();
     if (!"application".equals(mediaType.mainType()) || !"json".equals(mediaType.subType())) {
@@ -54,10 +58,19 @@ final class McpRequestChecks {
               "unsupported_media_type",
               "Unsupported Media Type: Content-Type must be application/json"));
     }
-    return acceptAndProtocolVersion(
-        request,
-        accept.json() || accept.sse(),
-        "Not Acceptable: the client must accept application/json or text/event-stream");
+    if (!accept.json() && !accept.sse()) {
+      return Optional.of(
+          refusals.refuse(
+              StatusCodes.NOT_ACCEPTABLE,
+              "not_acceptable",
+              "Not Acceptable: the client must accept application/json or text/event-stream"));
+    }
+    return sessionId(request).isPresent() ? protocolVersion(request) : Optional.empty();
+  }
+
+  /** The version check of a session-era request that has no session yet (initialize). */
+  Optional<HttpResponse> sessionEraVersion(HttpRequest request) {
+    return protocolVersion(request);
   }
 
   /** GET: opens an SSE stream, so the client must accept one; a supported version. */

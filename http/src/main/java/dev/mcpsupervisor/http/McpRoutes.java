@@ -5,6 +5,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
 
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -20,6 +21,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -49,6 +51,10 @@ final class McpRoutes extends AllDirectives {
   private final Set<String> servers;
   private final GatewayMetrics metrics;
   private final Duration answerTimeout;
+
+  /** What a stateless client's cacheable results say: private when answers depend on a token. */
+  private final String cacheScope;
+
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
   private final ExchangeResponses responses;
@@ -57,6 +63,8 @@ final class McpRoutes extends AllDirectives {
    * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
    *     first answer has not come by then means something inside broke; it gets 504 instead of
    *     hanging
+   * @param cacheScope what a stateless client's cacheable results say ({@code private} when the
+   *     gateway requires a token, since answers may then depend on who asks)
    */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
@@ -66,7 +74,8 @@ final class McpRoutes extends AllDirectives {
       long maxBodyBytes,
       Set<String> servers,
       GatewayMetrics metrics,
-      Duration answerTimeout) {
+      Duration answerTimeout,
+      String cacheScope) {
     this.sessions = sessions;
     this.scheduler = scheduler;
     this.materializer = materializer;
@@ -75,6 +84,7 @@ final class McpRoutes extends AllDirectives {
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
     this.answerTimeout = answerTimeout;
+    this.cacheScope = cacheScope;
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
     this.responses = new ExchangeResponses(refusals, settings.sseKeepAlive());
@@ -145,12 +155,25 @@ final class McpRoutes extends AllDirectives {
       return done(
           McpResponses.json(StatusCodes.BAD_REQUEST, JsonRpcCodec.toJson(rejected.error())));
     }
+    Optional<String> sessionId = McpRequestChecks.sessionId(request);
+    if (sessionId.isEmpty()
+        && payload instanceof ParsedPayload.Single single
+        && single.message() instanceof JsonRpcRequest call
+        && StatelessEnvelope.isStateless(
+            header(request, McpResponses.PROTOCOL_VERSION_HEADER), call)) {
+      return stateless(call, request, path, server, accept);
+    }
+    if (sessionId.isEmpty()) {
+      Optional<HttpResponse> badVersion = checks.sessionEraVersion(request);
+      if (badVersion.isPresent()) {
+        return done(badVersion.get());
+      }
+    }
     if (payload instanceof ParsedPayload.Single single
         && single.message() instanceof JsonRpcRequest call
         && McpMethods.INITIALIZE.equals(call.method())) {
       return initialize(call, path, server, accept);
     }
-    Optional<String> sessionId = McpRequestChecks.sessionId(request);
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
     }
@@ -191,11 +214,7 @@ final class McpRoutes extends AllDirectives {
         .thenCompose(
             created ->
                 created.sessionId() == null
-                    ? done(
-                        refusals.refuse(
-                            StatusCodes.SERVICE_UNAVAILABLE,
-                            "shutting_down",
-                            "Service Unavailable: the gateway is shutting down"))
+                    ? done(shuttingDown())
                     : exchange(
                         created.sessionId(),
                         path,
@@ -204,6 +223,67 @@ final class McpRoutes extends AllDirectives {
                         false,
                         accept,
                         created.sessionId()));
+  }
+
+  /**
+   * A 2026-07-28 request, checked against its headers, is served by a session of its own that ends
+   * with its exchange: the leases it took are released, and a client that goes away cancels what it
+   * asked upstream.
+   */
+  private CompletionStage<HttpResponse> stateless(
+      JsonRpcRequest call, HttpRequest request, String path, String server, AcceptHeader accept) {
+    Optional<StatelessEnvelope.Rejection> rejection =
+        StatelessEnvelope.check(call, name -> header(request, name));
+    if (rejection.isPresent()) {
+      StatelessEnvelope.Rejection refused = rejection.get();
+      metrics.rejected("stateless_" + -refused.response().error().code());
+      return done(
+          McpResponses.json(
+              StatusCodes.get(refused.httpStatus()), JsonRpcCodec.toJson(refused.response())));
+    }
+    return Asks.<DownstreamSessions.Command, DownstreamSessions.Created>ask(
+            sessions,
+            replyTo -> new DownstreamSessions.Create(server, replyTo),
+            ASK_TIMEOUT,
+            scheduler)
+        .thenCompose(
+            created -> {
+              if (created.sessionId() == null) {
+                return done(shuttingDown());
+              }
+              Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
+              exchange.terminated().thenRun(() -> endStateless(created.sessionId(), path));
+              sessions.tell(
+                  new DownstreamSessions.Deliver(
+                      created.sessionId(),
+                      path,
+                      new DownstreamSession.Stateless(
+                          call,
+                          StatelessEnvelope.Meta.of(call),
+                          cacheScope,
+                          accept.sse(),
+                          exchange.ref())));
+              return answer(exchange, accept, false, null, () -> {});
+            });
+  }
+
+  private void endStateless(String sessionId, String path) {
+    Asks.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
+        sessions,
+        replyTo -> new DownstreamSessions.Terminate(sessionId, path, replyTo),
+        DELETE_TIMEOUT,
+        scheduler);
+  }
+
+  private HttpResponse shuttingDown() {
+    return refusals.refuse(
+        StatusCodes.SERVICE_UNAVAILABLE,
+        "shutting_down",
+        "Service Unavailable: the gateway is shutting down");
+  }
+
+  private static String header(HttpRequest request, String name) {
+    return request.getHeader(name).map(HttpHeader::value).orElse(null);
   }
 
   /**
@@ -228,6 +308,21 @@ final class McpRoutes extends AllDirectives {
             path,
             new DownstreamSession.Post(
                 messages, preAnswered, batch, accept.sse(), exchange.ref())));
+    return answer(
+        exchange, accept, batch, newSessionId, () -> closeWhenDone(exchange, sessionId, path));
+  }
+
+  /**
+   * The HTTP answer of an exchange, from its first event; 504 when none comes in time.
+   *
+   * @param onStream run when the answer is a stream
+   */
+  private CompletionStage<HttpResponse> answer(
+      Exchange exchange,
+      AcceptHeader accept,
+      boolean batch,
+      String newSessionId,
+      Runnable onStream) {
     return exchange
         .head()
         .toCompletableFuture()
@@ -241,12 +336,7 @@ final class McpRoutes extends AllDirectives {
                     "no_answer",
                     "Gateway Timeout: no answer within " + answerTimeout);
               }
-              return responses.post(
-                  head,
-                  accept,
-                  batch,
-                  newSessionId,
-                  () -> closeWhenDone(exchange, sessionId, path));
+              return responses.post(head, accept, batch, newSessionId, onStream);
             });
   }
 

@@ -167,7 +167,12 @@ final class PostHandling {
    * A request's outcome came (or its {@code failure}); answers whether an exchange may have
    * finished (false when the request is no longer the one in flight under that id).
    */
-  boolean answered(JsonNode requestId, long sequence, Outcome outcome, Throwable failure) {
+  boolean answered(
+      ClientRequests.Client client,
+      JsonNode requestId,
+      long sequence,
+      Outcome outcome,
+      Throwable failure) {
     InFlight call = streams.inFlight(requestId);
     if (call == null || call.sequence != sequence) {
       return false;
@@ -175,7 +180,8 @@ final class PostHandling {
     // the supervisor hands this context's listener every notification sent before an answer before
     // the answer, and both reach this actor in that order: whatever belongs on the stream is on it
     // already
-    JsonRpcResponse response = call.cancelled ? null : answerOf(call.request, outcome, failure);
+    JsonRpcResponse response =
+        call.cancelled ? null : answerOf(client, call.request, outcome, failure);
     streams.complete(call, response);
     if (response != null
         && McpMethods.INITIALIZE.equals(call.request.method())
@@ -187,12 +193,14 @@ final class PostHandling {
     return true;
   }
 
-  private JsonRpcResponse answerOf(JsonRpcRequest request, Outcome outcome, Throwable failure) {
+  private JsonRpcResponse answerOf(
+      ClientRequests.Client client, JsonRpcRequest request, Outcome outcome, Throwable failure) {
     if (failure != null) {
       log.get()
           .error("session {}: {} failed", SessionIds.redact(sessionId), request.method(), failure);
       return JsonRpcResponse.failure(request.id(), INTERNAL_ERROR, "internal error");
     }
-    return requests.apply(request, outcome);
+    JsonRpcResponse response = requests.apply(request, outcome);
+    return client == null ? response : client.answer(request, response);
   }
 }

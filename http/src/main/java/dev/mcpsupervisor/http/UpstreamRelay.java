@@ -72,6 +72,16 @@ final class UpstreamRelay {
    * upstream.
    */
   void request(DownstreamSession.UpstreamRequest upstream, ClientRequests.Client client) {
+    if (client != null && client.isStateless()) {
+      // the revision forbids server requests on a response stream; input_required is its way
+      ServerRequestBridge.refuse(
+          upstream,
+          "a "
+              + client.protocolVersion()
+              + " client is asked through input_required results,"
+              + " which the gateway does not bridge yet");
+      return;
+    }
     JsonNode capabilities = client == null ? JsonRpcCodec.emptyObject() : client.capabilities();
     ServerRequestBridge.Relayed relayed = serverRequests.relay(upstream, capabilities);
     if (relayed == null) {

@@ -71,8 +71,24 @@ class McpRequestChecksTest {
   @Test
   void anUnsupportedProtocolVersionIsRefusedWith400NamingTheSupportedOnes() {
     Optional<HttpResponse> refusal =
-        postChecks(checks, post("{}", McpResponses.PROTOCOL_VERSION_HEADER, "1999-01-01"));
+        postChecks(
+            checks,
+            post(
+                "{}",
+                McpResponses.SESSION_ID_HEADER,
+                "abc",
+                McpResponses.PROTOCOL_VERSION_HEADER,
+                "1999-01-01"));
     assertEquals(400, status(refusal));
+    assertTrue(
+        postChecks(checks, post("{}", McpResponses.PROTOCOL_VERSION_HEADER, "1999-01-01"))
+            .isEmpty(),
+        "without a session it may be a 2026-07-28 request: its body decides");
+    assertEquals(
+        400,
+        status(
+            checks.sessionEraVersion(
+                post("{}", McpResponses.PROTOCOL_VERSION_HEADER, "1999-01-01"))));
     assertTrue(body(refusal.get()).contains(ProtocolVersions.V2025_03_26), body(refusal.get()));
     assertEquals(
         400,

@@ -106,7 +106,7 @@ class PostHandlingTest {
   }
 
   private static ClientRequests.Client client(String version) {
-    return new ClientRequests.Client(version, JsonRpcCodec.emptyObject(), "c", "1");
+    return new ClientRequests.Client(version, JsonRpcCodec.emptyObject(), "c", "1", null);
   }
 
   private DownstreamSession.Post post(
@@ -204,16 +204,18 @@ class PostHandlingTest {
     Outcome initialized = new Outcome.Initialized(JsonRpcCodec.emptyObject(), Map.of());
 
     assertFalse(
-        session.posts.answered(awaited.requestId(), awaited.sequence() + 1, initialized, null),
+        session.posts.answered(
+            null, awaited.requestId(), awaited.sequence() + 1, initialized, null),
         "an earlier request's outcome under the same id");
     exchange.expectNoMessage(Duration.ofMillis(50));
 
-    assertTrue(session.posts.answered(awaited.requestId(), awaited.sequence(), initialized, null));
+    assertTrue(
+        session.posts.answered(null, awaited.requestId(), awaited.sequence(), initialized, null));
     ObjectNode answer = exchange.expectMessageClass(Exchange.Complete.class).responses().get(0);
     assertEquals(1, answer.path("id").asInt());
     assertTrue(answer.has("result"));
     assertFalse(
-        session.posts.answered(awaited.requestId(), awaited.sequence(), initialized, null),
+        session.posts.answered(null, awaited.requestId(), awaited.sequence(), initialized, null),
         "answered once");
     session.registry.expectMessageClass(DownstreamSessions.Describe.class);
     session.registry.expectNoMessage(Duration.ofMillis(50));
@@ -228,6 +230,7 @@ class PostHandlingTest {
     Awaited awaited = session.awaited.get(0);
 
     session.posts.answered(
+        null,
         awaited.requestId(),
         awaited.sequence(),
         new Outcome.Failure(new JsonRpcError(-32002, "no server answered")),
@@ -249,7 +252,11 @@ class PostHandlingTest {
     Awaited awaited = session.awaited.get(0);
 
     session.posts.answered(
-        awaited.requestId(), awaited.sequence(), null, new IllegalStateException("bug (expected)"));
+        null,
+        awaited.requestId(),
+        awaited.sequence(),
+        null,
+        new IllegalStateException("bug (expected)"));
 
     ObjectNode answer = exchange.expectMessageClass(Exchange.Complete.class).responses().get(0);
     assertEquals(JsonRpcErrorCodes.INTERNAL_ERROR, answer.path("error").path("code").asInt());

@@ -146,9 +146,10 @@ final class TestGateway implements AutoCloseable {
     return send(postRequest(path, sessionId, body, headers).build());
   }
 
-  CompletableFuture<HttpResponse<String>> postAsync(String path, String sessionId, String body) {
+  CompletableFuture<HttpResponse<String>> postAsync(
+      String path, String sessionId, String body, String... headers) {
     return http.sendAsync(
-        postRequest(path, sessionId, body).build(), HttpResponse.BodyHandlers.ofString());
+        postRequest(path, sessionId, body, headers).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   HttpRequest.Builder postRequest(String path, String sessionId, String body, String... headers) {

@@ -247,6 +247,34 @@ public final class StatelessEnvelope {
     return JsonRpcResponse.success(response.id(), result);
   }
 
+  /**
+   * A server/discover result from what an initialize answered: every version served, the
+   * capabilities (without list_changed and resource subscriptions until subscriptions/listen is
+   * served: a client must not wait for what never comes), the server's identity in {@code _meta}.
+   */
+  public static ObjectNode discoverResult(JsonNode initializeResult) {
+    ObjectNode result = JsonRpcCodec.emptyObject();
+    ProtocolVersions.ALL.forEach(result.putArray("supportedVersions")::add);
+    ObjectNode capabilities =
+        initializeResult.path("capabilities") instanceof ObjectNode given
+            ? given.deepCopy()
+            : JsonRpcCodec.emptyObject();
+    for (JsonNode capability : capabilities) {
+      if (capability instanceof ObjectNode object) {
+        object.remove("listChanged");
+        object.remove("subscribe");
+      }
+    }
+    result.set("capabilities", capabilities);
+    if (initializeResult.hasNonNull("instructions")) {
+      result.set("instructions", initializeResult.get("instructions"));
+    }
+    if (initializeResult.has("serverInfo")) {
+      result.putObject(META).set(META_SERVER_INFO, initializeResult.get("serverInfo"));
+    }
+    return result;
+  }
+
   private static JsonNode metaOf(JsonRpcRequest request) {
     return request.params() == null
         ? JsonRpcCodec.emptyObject()
