@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite (@modelcontextprotocol/conformance, server mode, active suite) against the fixture
-# server twice: directly (its own Streamable HTTP mode) and through the gateway (the fixture as a stdio upstream, served
-# at /servers/fixture/mcp). Prints passed/total for both and fails when a scenario that passes directly fails through
-# the gateway. Needs the build outputs of `mvn -B verify` (or package): the gateway jar and the fixture jar.
+# The official MCP conformance suite (@modelcontextprotocol/conformance, server mode) with both requirement sets,
+# 2025-11-25 (sessions) and 2026-07-28 (stateless), against the fixture server twice: directly (its own Streamable HTTP
+# mode) and through the gateway (the fixture as a stdio upstream, served at /servers/fixture/mcp). Prints passed/total
+# for each and fails when a scenario that passes directly fails through the gateway, or when fewer 2026-07-28
+# scenarios pass through the gateway than it is known to pass (the fixture itself does not speak 2026-07-28: the
+# gateway bridges it). Needs the build outputs of `mvn -B verify` (or package): the gateway jar and the fixture jar.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,14 +73,24 @@ mvn -B -q -pl fixture-server org.apache.maven.plugins:maven-dependency-plugin:3.
 FIXTURE_CLASSPATH="$(pwd)/$FIXTURE_JAR:$(cat "$WORK/fixture.classpath")"
 FIXTURE_MAIN="dev.mcpsupervisor.fixture.FixtureServer"
 
-# --- run_suite NAME URL: runs the suite, keeps its output, prints a one-line result -----------------------------------
+REQUIREMENT_SETS=(2025-11-25 2026-07-28)
+# scenarios of the 2026-07-28 set the gateway passed in front of the (session-era) fixture when this floor was set
+GATEWAY_2026_FLOOR=26
+
+# --- run_suite NAME URL SET: runs the suite, keeps its output, prints a one-line result -------------------------------
 run_suite() {
-  local name="$1" url="$2"
-  echo "== conformance: $name ($url)"
+  local name="$1" url="$2" set="$3"
+  echo "== conformance: $name ($url), requirements $set"
   # the suite exits non-zero when a scenario fails; the comparison below decides
-  "$NODE_BIN" "$CONFORMANCE_BIN" server --url "$url" -o "$WORK/$name-results" >"$WORK/$name.log" 2>&1 || true
+  "$NODE_BIN" "$CONFORMANCE_BIN" server --url "$url" --requirements "$set" -o "$WORK/$name-results" \
+    >"$WORK/$name.log" 2>&1 || true
   sed -n '/=== SUMMARY ===/,$p' "$WORK/$name.log"
-  grep -E '^[✓✗] ' "$WORK/$name.log" | sed -E 's/^([✓✗]) ([^:]+):.*/\2 \1/' | sort >"$WORK/$name.scenarios"
+  # the required scenarios only: those under "Not scored" do not count
+  sed -n '/=== SUMMARY ===/,/^Total: /p' "$WORK/$name.log" | grep -E '^[✓✗] ' \
+    | sed -E 's/^([✓✗]) ([^:]+):.*/\2 \1/' | sort >"$WORK/$name.all"
+  sed -n '/^Not scored/,$p' "$WORK/$name.log" | grep -E '^ +[✓✗] ' | sed -E 's/^ +[✓✗] ([^ ]+).*/\1/' \
+    | sort >"$WORK/$name.unscored" || true
+  join -v 1 "$WORK/$name.all" "$WORK/$name.unscored" >"$WORK/$name.scenarios"
   if [ ! -s "$WORK/$name.scenarios" ]; then
     echo "error: the conformance run against $name produced no summary:" >&2
     tail -n 40 "$WORK/$name.log" >&2
@@ -92,7 +104,9 @@ checks_line() { grep -E '^Total: ' "$WORK/$1.log" | tail -n 1 | sed 's/^Total: /
 
 # --- 1. directly --------------------------------------------------------------------------------------------------------
 start_process fixture-direct FIXTURE_LISTENING "$JAVA" -cp "$FIXTURE_CLASSPATH" "$FIXTURE_MAIN" --http 0
-run_suite direct "${LISTENING#FIXTURE_LISTENING }"
+for set in "${REQUIREMENT_SETS[@]}"; do
+  run_suite "direct-$set" "${LISTENING#FIXTURE_LISTENING }" "$set"
+done
 
 # --- 2. through the gateway ----------------------------------------------------------------------------------------------
 "$NODE_BIN" -e '
@@ -105,18 +119,32 @@ run_suite direct "${LISTENING#FIXTURE_LISTENING }"
 ' "$JAVA" "$FIXTURE_CLASSPATH" "$FIXTURE_MAIN" "$WORK/gateway-config.json"
 start_process gateway "mcp-supervisor listening on " "$JAVA" -jar "$GATEWAY_JAR" --config "$WORK/gateway-config.json"
 mcp_url="${LISTENING#mcp-supervisor listening on }"
-run_suite gateway "${mcp_url%/mcp}/servers/fixture/mcp"
+for set in "${REQUIREMENT_SETS[@]}"; do
+  run_suite "gateway-$set" "${mcp_url%/mcp}/servers/fixture/mcp" "$set"
+done
 
 # --- compare --------------------------------------------------------------------------------------------------------------
 echo "== conformance result"
-echo "directly:          $(passed_count direct)/$(total_count direct) scenarios passed ($(checks_line direct))"
-echo "through gateway:   $(passed_count gateway)/$(total_count gateway) scenarios passed ($(checks_line gateway))"
-regressions="$(join <(grep ' ✓$' "$WORK/direct.scenarios" | cut -d' ' -f1) \
-                    <(grep -v ' ✓$' "$WORK/gateway.scenarios" | cut -d' ' -f1 || true) || true)"
-missing="$(comm -23 <(cut -d' ' -f1 "$WORK/direct.scenarios") <(cut -d' ' -f1 "$WORK/gateway.scenarios") || true)"
-if [ -n "$regressions$missing" ]; then
-  echo "FAILED: scenarios that pass directly but not through the gateway:" $regressions $missing >&2
-  echo "(logs: $WORK/gateway.log, $WORK/gateway.err)" >&2
+failed=0
+for set in "${REQUIREMENT_SETS[@]}"; do
+  direct="direct-$set" gateway="gateway-$set"
+  echo "requirements $set: directly $(passed_count "$direct")/$(total_count "$direct") required scenarios" \
+    "($(checks_line "$direct")), through the gateway $(passed_count "$gateway")/$(total_count "$gateway")" \
+    "($(checks_line "$gateway"))"
+  regressions="$(join <(grep ' ✓$' "$WORK/$direct.scenarios" | cut -d' ' -f1) \
+                      <(grep -v ' ✓$' "$WORK/$gateway.scenarios" | cut -d' ' -f1 || true) || true)"
+  missing="$(comm -23 <(cut -d' ' -f1 "$WORK/$direct.scenarios") <(cut -d' ' -f1 "$WORK/$gateway.scenarios") || true)"
+  if [ -n "$regressions$missing" ]; then
+    echo "FAILED ($set): scenarios that pass directly but not through the gateway:" $regressions $missing >&2
+    failed=1
+  fi
+done
+if [ "$(passed_count gateway-2026-07-28)" -lt "$GATEWAY_2026_FLOOR" ]; then
+  echo "FAILED (2026-07-28): the gateway passes fewer than the $GATEWAY_2026_FLOOR scenarios it passed before" >&2
+  failed=1
+fi
+if [ "$failed" -ne 0 ]; then
+  echo "(logs: $WORK/gateway-*.log, $WORK/gateway.err)" >&2
   exit 1
 fi
-echo "OK: the gateway passes every scenario the fixture passes directly"
+echo "OK: the gateway passes every scenario the fixture passes directly, in both requirement sets"

@@ -2,7 +2,7 @@
 # Installs nothing globally. Exports CI_WORK, NODE_BIN, CONFORMANCE_BIN and EVERYTHING_SERVER_JS, and puts
 # .ci/.work/node_modules/.bin first on PATH.
 
-CONFORMANCE_VERSION="0.1.16"
+CONFORMANCE_VERSION="0.2.0-alpha.12"
 EVERYTHING_VERSION="2026.8.31"
 NODE_MAJOR_REQUIRED=22
 
