@@ -206,11 +206,7 @@ final class McpRoutes extends AllDirectives {
    */
   private CompletionStage<HttpResponse> initialize(
       JsonRpcRequest initialize, String path, String server, AcceptHeader accept) {
-    return Asks.<DownstreamSessions.Command, DownstreamSessions.Created>ask(
-            sessions,
-            replyTo -> new DownstreamSessions.Create(server, replyTo),
-            ASK_TIMEOUT,
-            scheduler)
+    return createSession(server)
         .thenCompose(
             created ->
                 created.sessionId() == null
@@ -241,11 +237,7 @@ final class McpRoutes extends AllDirectives {
           McpResponses.json(
               StatusCodes.get(refused.httpStatus()), JsonRpcCodec.toJson(refused.response())));
     }
-    return Asks.<DownstreamSessions.Command, DownstreamSessions.Created>ask(
-            sessions,
-            replyTo -> new DownstreamSessions.Create(server, replyTo),
-            ASK_TIMEOUT,
-            scheduler)
+    return createSession(server)
         .thenCompose(
             created -> {
               if (created.sessionId() == null) {
@@ -265,6 +257,15 @@ final class McpRoutes extends AllDirectives {
                           exchange.ref())));
               return answer(exchange, accept, false, null, () -> {});
             });
+  }
+
+  /** A new downstream session's id, or null when the gateway is shutting down. */
+  private CompletionStage<DownstreamSessions.Created> createSession(String server) {
+    return Asks.ask(
+        sessions,
+        replyTo -> new DownstreamSessions.Create(server, replyTo),
+        ASK_TIMEOUT,
+        scheduler);
   }
 
   private void endStateless(String sessionId, String path) {
