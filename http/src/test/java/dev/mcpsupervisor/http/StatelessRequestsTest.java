@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http;
 
 import static dev.mcpsupervisor.http.TestGateway.json;
 import static dev.mcpsupervisor.http.TestGateway.messages;
+import static dev.mcpsupervisor.http.TestGateway.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,16 +57,6 @@ class StatelessRequestsTest {
         + "}";
   }
 
-  private static String body(Object id, String method, String params) {
-    return "{\"jsonrpc\":\"2.0\",\"id\":"
-        + id
-        + ",\"method\":\""
-        + method
-        + "\",\"params\":"
-        + params
-        + "}";
-  }
-
   private HttpResponse<String> send(String path, String method, String name, String body) {
     return gateway.post(path, null, body, headers(method, name));
   }
@@ -80,7 +71,7 @@ class StatelessRequestsTest {
   }
 
   private static String toolCall(Object id, String tool, String arguments, String metaExtra) {
-    return body(
+    return request(
         id,
         "tools/call",
         "{\"name\":\""
@@ -109,7 +100,7 @@ class StatelessRequestsTest {
             FIXTURE,
             "server/discover",
             null,
-            body("\"d1\"", "server/discover", "{" + meta("{}", "") + "}"));
+            request("\"d1\"", "server/discover", "{" + meta("{}", "") + "}"));
     assertEquals(200, response.statusCode(), response.body());
     JsonNode result = json(response.body()).path("result");
     assertEquals("d1", json(response.body()).path("id").asText());
@@ -130,7 +121,7 @@ class StatelessRequestsTest {
   @Test
   void toolsAreListedAndCalledOnBothEndpointsWithResultTypeAndCacheHints() {
     HttpResponse<String> listed =
-        send("/mcp", "tools/list", null, body(1, "tools/list", "{" + meta("{}", "") + "}"));
+        send("/mcp", "tools/list", null, request(1, "tools/list", "{" + meta("{}", "") + "}"));
     JsonNode list = json(listed.body()).path("result");
     assertEquals("complete", list.path("resultType").asText(), listed.body());
     assertTrue(list.has("ttlMs") && list.has("cacheScope"), listed.body());
@@ -171,7 +162,8 @@ class StatelessRequestsTest {
 
   @Test
   void badRequestsGetTheRevisionsErrorsWithTheirIds() {
-    HttpResponse<String> noMeta = send(FIXTURE, "tools/list", null, body(11, "tools/list", "{}"));
+    HttpResponse<String> noMeta =
+        send(FIXTURE, "tools/list", null, request(11, "tools/list", "{}"));
     // without _meta (but with a 2026 header) the request is refused, not taken for a session-era
     // one
     assertEquals(400, noMeta.statusCode(), noMeta.body());
@@ -183,12 +175,13 @@ class StatelessRequestsTest {
             FIXTURE,
             "tools/call",
             "add",
-            body(12, "tools/call", "{\"name\":\"echo\",\"arguments\":{}," + meta("{}", "") + "}"));
+            request(
+                12, "tools/call", "{\"name\":\"echo\",\"arguments\":{}," + meta("{}", "") + "}"));
     assertEquals(400, wrongName.statusCode());
     assertEquals(-32020, json(wrongName.body()).path("error").path("code").asInt());
 
     HttpResponse<String> ping =
-        send(FIXTURE, "ping", null, body(13, "ping", "{" + meta("{}", "") + "}"));
+        send(FIXTURE, "ping", null, request(13, "ping", "{" + meta("{}", "") + "}"));
     assertEquals(404, ping.statusCode());
     assertEquals(-32601, json(ping.body()).path("error").path("code").asInt());
   }
