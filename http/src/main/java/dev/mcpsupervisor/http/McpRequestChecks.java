@@ -65,12 +65,7 @@ final class McpRequestChecks {
               "not_acceptable",
               "Not Acceptable: the client must accept application/json or text/event-stream"));
     }
-    return sessionId(request).isPresent() ? protocolVersion(request) : Optional.empty();
-  }
-
-  /** The version check of a session-era request that has no session yet (initialize). */
-  Optional<HttpResponse> sessionEraVersion(HttpRequest request) {
-    return protocolVersion(request);
+    return sessionId(request).isPresent() ? sessionEraVersion(request) : Optional.empty();
   }
 
   /** GET: opens an SSE stream, so the client must accept one; a supported version. */
@@ -83,7 +78,7 @@ final class McpRequestChecks {
 
   /** DELETE answers no body: only the version matters. */
   Optional<HttpResponse> delete(HttpRequest request) {
-    return protocolVersion(request);
+    return sessionEraVersion(request);
   }
 
   BodySize bodySize(HttpRequest request) {
@@ -140,7 +135,8 @@ final class McpRequestChecks {
   }
 
   /**
-   * 406 when the client cannot accept what this method answers with, else {@link #protocolVersion}.
+   * 406 when the client cannot accept what this method answers with, else {@link
+   * #sessionEraVersion}.
    */
   private Optional<HttpResponse> acceptAndProtocolVersion(
       HttpRequest request, boolean accepted, String notAcceptableMessage) {
@@ -148,11 +144,11 @@ final class McpRequestChecks {
       return Optional.of(
           refusals.refuse(StatusCodes.NOT_ACCEPTABLE, "not_acceptable", notAcceptableMessage));
     }
-    return protocolVersion(request);
+    return sessionEraVersion(request);
   }
 
   /** A missing MCP-Protocol-Version passes; one this gateway does not support is refused. */
-  private Optional<HttpResponse> protocolVersion(HttpRequest request) {
+  Optional<HttpResponse> sessionEraVersion(HttpRequest request) {
     Optional<String> version =
         request.getHeader(McpResponses.PROTOCOL_VERSION_HEADER).map(h -> h.value().trim());
     if (version.isPresent() && !ProtocolVersions.isSupported(version.get())) {

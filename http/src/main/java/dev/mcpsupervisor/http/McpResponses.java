@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -26,7 +27,7 @@ import org.apache.pekko.util.ByteString;
 final class McpResponses {
 
   static final String SESSION_ID_HEADER = "Mcp-Session-Id";
-  static final String PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
+  static final String PROTOCOL_VERSION_HEADER = StatelessEnvelope.PROTOCOL_VERSION_HEADER;
 
   private McpResponses() {}
 

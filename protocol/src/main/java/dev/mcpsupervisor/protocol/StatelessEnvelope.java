@@ -232,7 +232,8 @@ public final class StatelessEnvelope {
     if (!(response.result() instanceof ObjectNode given)) {
       return response;
     }
-    ObjectNode result = given.deepCopy();
+    // a shallow copy: the top level gains fields, nothing below it is touched
+    ObjectNode result = JsonRpcCodec.emptyObject().setAll(given);
     if (!result.has("resultType")) {
       result.put("resultType", "complete");
     }
