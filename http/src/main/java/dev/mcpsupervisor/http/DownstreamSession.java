@@ -82,6 +82,10 @@ public final class DownstreamSession {
   /** GET: the server-to-client stream. */
   public record OpenStream(ActorRef<Exchange.Event> exchange) implements Routed {}
 
+  /** GET with Last-Event-ID: the stream that event belongs to, from after it. */
+  public record ResumeStream(String lastEventId, ActorRef<Exchange.Event> exchange)
+      implements Routed {}
+
   /** The HTTP side of a stream is gone (the client disconnected, or the stream ended). */
   public record ExchangeClosed(ActorRef<Exchange.Event> exchange) implements Command {}
 
@@ -109,6 +113,9 @@ public final class DownstreamSession {
       implements Command {}
 
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
+
+  /** A POST unanswered for a while: its resumable SSE stream starts. */
+  private record PrimeStream(ActorRef<Exchange.Event> exchange) implements Command {}
 
   /** The servers a stateless request may reach are known (their initialize results). */
   private record StatelessReady(
@@ -154,7 +161,7 @@ public final class DownstreamSession {
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final ClientRequests requests;
-  private final DownstreamStreams streams = new DownstreamStreams();
+  private final DownstreamStreams streams;
   private final UpstreamRelay relay;
   private final PostHandling posts;
 
@@ -178,6 +185,13 @@ public final class DownstreamSession {
     this.context = context;
     this.timers = timers;
     this.requests = new ClientRequests(id, endpoint, supervisor);
+    this.streams =
+        new DownstreamStreams(
+            new StreamReplay(
+                settings.sseResume(),
+                (delay, exchange) ->
+                    timers.startSingleTimer(
+                        new PrimeStream(exchange), new PrimeStream(exchange), delay)));
     this.relay =
         new UpstreamRelay(
             id,
@@ -248,6 +262,8 @@ public final class DownstreamSession {
         .onMessage(Stateless.class, stateless -> onStateless(stateless, client))
         .onMessage(StatelessReady.class, this::onStatelessReady)
         .onMessage(OpenStream.class, open -> onOpenStream(open, draining))
+        .onMessage(ResumeStream.class, resume -> onResumeStream(resume, draining))
+        .onMessage(PrimeStream.class, prime -> same(() -> streams.replay.prime(prime.exchange())))
         .onMessage(ExchangeClosed.class, closed -> next(onExchangeClosed(closed), client, draining))
         .onMessage(Answered.class, answered -> next(onAnswered(answered, client), client, draining))
         .onMessage(UpstreamNotification.class, upstream -> same(() -> relay.notification(upstream)))
@@ -285,6 +301,7 @@ public final class DownstreamSession {
     }
     ClientRequests.Client now = posts.take(post, client);
     if (now != client) {
+      streams.replay.enableFor(now.protocolVersion());
       return draining != null ? draining(now, draining.waiter()) : active(now);
     }
     return next(true, client, draining);
@@ -366,6 +383,17 @@ public final class DownstreamSession {
     } else if (!streams.openGetStream(open.exchange())) {
       open.exchange()
           .tell(Exchange.Refused.of(409, "Conflict: this session already has an open GET stream"));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onResumeStream(ResumeStream resume, Draining draining) {
+    fromRegistry.processed();
+    restartIdleTimer();
+    if (draining != null) {
+      resume.exchange().tell(Exchange.Refused.of(503, "the gateway is shutting down"));
+    } else {
+      streams.resume(resume.lastEventId(), resume.exchange());
     }
     return Behaviors.same();
   }

@@ -22,9 +22,13 @@ final class ExchangeResponses {
   private final McpRefusals refusals;
   private final Duration sseKeepAlive;
 
-  ExchangeResponses(McpRefusals refusals, Duration sseKeepAlive) {
+  /** A resumable POST stream's connection is closed after this long (zero: never). */
+  private final Duration closeResumableAfter;
+
+  ExchangeResponses(McpRefusals refusals, Duration sseKeepAlive, Duration closeResumableAfter) {
     this.refusals = refusals;
     this.sseKeepAlive = sseKeepAlive;
+    this.closeResumableAfter = closeResumableAfter;
   }
 
   /**
@@ -57,7 +61,12 @@ final class ExchangeResponses {
       return withSessionId(response, succeeded ? newSessionId : null);
     }
     streaming.run();
-    return withSessionId(McpResponses.eventStream(streamOf(head), sseKeepAlive), newSessionId);
+    Source<ByteString, NotUsed> frames = streamOf(head);
+    if (head.first() instanceof Exchange.Primed && !closeResumableAfter.isZero()) {
+      // the stream goes on without this connection: the client resumes it with Last-Event-ID
+      frames = frames.takeWithin(closeResumableAfter);
+    }
+    return withSessionId(McpResponses.eventStream(frames, sseKeepAlive), newSessionId);
   }
 
   /**
@@ -79,7 +88,10 @@ final class ExchangeResponses {
 
   private static List<ByteString> frames(Exchange.Event event) {
     if (event instanceof Exchange.Message message) {
-      return List.of(SseFrames.event(message.json()));
+      return List.of(SseFrames.event(message.json(), message.eventId()));
+    }
+    if (event instanceof Exchange.Primed primed) {
+      return List.of(SseFrames.priming(primed.eventId(), primed.retryMillis()));
     }
     if (event instanceof Exchange.Complete complete) {
       return complete.responses().stream().map(SseFrames::event).toList();

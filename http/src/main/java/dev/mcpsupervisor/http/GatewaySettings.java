@@ -15,7 +15,8 @@ record GatewaySettings(
     Duration aggregatedListTimeout,
     int maxListPages,
     int streamBuffer,
-    Duration bodyReadTimeout) {
+    Duration bodyReadTimeout,
+    StreamReplay.Settings sseResume) {
 
   static final String PATH = "mcp-supervisor.http";
 
@@ -32,6 +33,7 @@ record GatewaySettings(
         c.getDuration("aggregatedListTimeout"),
         c.getInt("maxListPages"),
         c.getInt("streamBuffer"),
-        c.getDuration("bodyReadTimeout"));
+        c.getDuration("bodyReadTimeout"),
+        StreamReplay.Settings.fromConfig(c.getConfig("sseResume")));
   }
 }

@@ -40,6 +40,9 @@ final class McpRoutes extends AllDirectives {
 
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(10);
 
+  /** A client resuming a stream names the last event it received. */
+  private static final String LAST_EVENT_ID = "Last-Event-ID";
+
   /** DELETE waits for the session's leases to be released. */
   private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -87,7 +90,9 @@ final class McpRoutes extends AllDirectives {
     this.cacheScope = cacheScope;
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
-    this.responses = new ExchangeResponses(refusals, settings.sseKeepAlive());
+    this.responses =
+        new ExchangeResponses(
+            refusals, settings.sseKeepAlive(), settings.sseResume().closeConnectionAfter());
   }
 
   Route route() {
@@ -353,9 +358,14 @@ final class McpRoutes extends AllDirectives {
       return done(checks.missingSessionId());
     }
     Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
+    Optional<String> lastEventId = request.getHeader(LAST_EVENT_ID).map(HttpHeader::value);
     sessions.tell(
         new DownstreamSessions.Deliver(
-            sessionId.get(), path, new DownstreamSession.OpenStream(exchange.ref())));
+            sessionId.get(),
+            path,
+            lastEventId.isPresent()
+                ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange.ref())
+                : new DownstreamSession.OpenStream(exchange.ref())));
     return exchange
         .head()
         .thenApply(

@@ -31,7 +31,8 @@ class ExchangeResponsesTest {
   private final ActorTestKit testKit = ActorTestKit.create();
   private final Materializer materializer = Materializer.matFromSystem(testKit.system());
   private final ExchangeResponses responses =
-      new ExchangeResponses(new McpRefusals(new GatewayMetrics()), Duration.ofSeconds(30));
+      new ExchangeResponses(
+          new McpRefusals(new GatewayMetrics()), Duration.ofSeconds(30), Duration.ZERO);
   private final AtomicInteger streamed = new AtomicInteger();
 
   @AfterAll
