@@ -114,8 +114,8 @@ public final class DownstreamSession {
 
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
 
-  /** A POST unanswered for a while: its resumable SSE stream starts. */
-  private record PrimeStream(ActorRef<Exchange.Event> exchange) implements Command {}
+  /** A resumable stream's timer (priming, polling): {@link StreamReplay#timer}. */
+  private record StreamTimer(ActorRef<Exchange.Event> exchange) implements Command {}
 
   /** The servers a stateless request may reach are known (their initialize results). */
   private record StatelessReady(
@@ -191,7 +191,7 @@ public final class DownstreamSession {
                 settings.sseResume(),
                 (delay, exchange) ->
                     timers.startSingleTimer(
-                        new PrimeStream(exchange), new PrimeStream(exchange), delay)));
+                        new StreamTimer(exchange), new StreamTimer(exchange), delay)));
     this.relay =
         new UpstreamRelay(
             id,
@@ -263,7 +263,7 @@ public final class DownstreamSession {
         .onMessage(StatelessReady.class, this::onStatelessReady)
         .onMessage(OpenStream.class, open -> onOpenStream(open, draining))
         .onMessage(ResumeStream.class, resume -> onResumeStream(resume, draining))
-        .onMessage(PrimeStream.class, prime -> same(() -> streams.replay.prime(prime.exchange())))
+        .onMessage(StreamTimer.class, timer -> same(() -> streams.replay.timer(timer.exchange())))
         .onMessage(ExchangeClosed.class, closed -> next(onExchangeClosed(closed), client, draining))
         .onMessage(Answered.class, answered -> next(onAnswered(answered, client), client, draining))
         .onMessage(UpstreamNotification.class, upstream -> same(() -> relay.notification(upstream)))

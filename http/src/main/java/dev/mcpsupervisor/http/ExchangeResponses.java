@@ -22,13 +22,9 @@ final class ExchangeResponses {
   private final McpRefusals refusals;
   private final Duration sseKeepAlive;
 
-  /** A resumable POST stream's connection is closed after this long (zero: never). */
-  private final Duration closeResumableAfter;
-
-  ExchangeResponses(McpRefusals refusals, Duration sseKeepAlive, Duration closeResumableAfter) {
+  ExchangeResponses(McpRefusals refusals, Duration sseKeepAlive) {
     this.refusals = refusals;
     this.sseKeepAlive = sseKeepAlive;
-    this.closeResumableAfter = closeResumableAfter;
   }
 
   /**
@@ -61,12 +57,7 @@ final class ExchangeResponses {
       return withSessionId(response, succeeded ? newSessionId : null);
     }
     streaming.run();
-    Source<ByteString, NotUsed> frames = streamOf(head);
-    if (head.first() instanceof Exchange.Primed && !closeResumableAfter.isZero()) {
-      // the stream goes on without this connection: the client resumes it with Last-Event-ID
-      frames = frames.takeWithin(closeResumableAfter);
-    }
-    return withSessionId(McpResponses.eventStream(frames, sseKeepAlive), newSessionId);
+    return withSessionId(McpResponses.eventStream(streamOf(head), sseKeepAlive), newSessionId);
   }
 
   /**

@@ -176,10 +176,10 @@ public final class GatewayServer {
     }
     Duration drain =
         drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
-    // terminate first: every request in flight now is known to the server, which waits until its
-    // response is written (new requests on open connections get 503); meanwhile the sessions close
-    // their GET streams, which never end
-    CompletionStage<?> terminated = binding.terminate(drain.plus(CLOSE_CONNECTIONS_DEADLINE));
+    // no new connections; the sessions close their GET streams (which never end) and answer what is
+    // in flight, and only then are the connections terminated: Pekko's termination cuts a response
+    // that is already streaming (an SSE answer), so it must not start before those are answered
+    CompletionStage<?> unbound = binding.unbind();
     CompletionStage<Done> drained =
         Asks.<DownstreamSessions.Command, Done>ask(
             sessions,
@@ -188,8 +188,9 @@ public final class GatewayServer {
             system.scheduler(),
             timedOut -> Done.getInstance());
     CompletionStage<Void> started =
-        terminated
-            .thenCombine(drained, (connectionsClosed, exchangesAnswered) -> Done.getInstance())
+        unbound
+            .thenCombine(drained, (unboundDone, exchangesAnswered) -> Done.getInstance())
+            .thenCompose(bothDone -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
             .thenCompose(
                 bothDone ->
                     Asks.<DownstreamSessions.Command, Done>ask(

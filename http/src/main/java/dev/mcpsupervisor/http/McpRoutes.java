@@ -90,9 +90,7 @@ final class McpRoutes extends AllDirectives {
     this.cacheScope = cacheScope;
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
-    this.responses =
-        new ExchangeResponses(
-            refusals, settings.sseKeepAlive(), settings.sseResume().closeConnectionAfter());
+    this.responses = new ExchangeResponses(refusals, settings.sseKeepAlive());
   }
 
   Route route() {

@@ -94,8 +94,8 @@ final class StreamReplay {
 
   private final Settings settings;
 
-  /** Starts the timer after which an unanswered POST stream is primed ({@link #prime}). */
-  private final BiConsumer<Duration, ActorRef<Exchange.Event>> primeLater;
+  /** Starts a POST stream's timer ({@link #timer}): to prime it, then to close its connection. */
+  private final BiConsumer<Duration, ActorRef<Exchange.Event>> startTimer;
 
   /** Tells this session's ids from another's. */
   private final String tag = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
@@ -114,9 +114,9 @@ final class StreamReplay {
   private boolean enabled;
   private long nextStream = 1;
 
-  StreamReplay(Settings settings, BiConsumer<Duration, ActorRef<Exchange.Event>> primeLater) {
+  StreamReplay(Settings settings, BiConsumer<Duration, ActorRef<Exchange.Event>> startTimer) {
     this.settings = settings;
-    this.primeLater = primeLater;
+    this.startTimer = startTimer;
   }
 
   /** Passes every event through: for sessions that never resume. */
@@ -138,9 +138,9 @@ final class StreamReplay {
     }
     register(new Stream(nextStream++, false, post));
     if (settings.streamAfter().isZero()) {
-      prime(post);
+      timer(post);
     } else {
-      primeLater.accept(settings.streamAfter(), post);
+      startTimer.accept(settings.streamAfter(), post);
     }
   }
 
@@ -154,11 +154,21 @@ final class StreamReplay {
     }
   }
 
-  /** A POST still unanswered after {@link Settings#streamAfter}: its SSE stream starts now. */
-  void prime(ActorRef<Exchange.Event> post) {
+  /**
+   * A POST stream's timer: still unanswered after {@link Settings#streamAfter}, its SSE stream
+   * starts now; primed and still unanswered after {@link Settings#closeConnectionAfter}, its
+   * connection is closed (the client polls with Last-Event-ID) and what follows is kept for it.
+   */
+  void timer(ActorRef<Exchange.Event> post) {
     Stream stream = streams.get(post);
-    if (stream != null && !stream.finished) {
+    if (stream == null || stream.finished) {
+      return;
+    }
+    if (!stream.primed) {
       primeIfNot(stream);
+    } else if (stream.connection == post) { // not resumed: resumed connections stay open
+      stream.connection.tell(new Exchange.Complete(List.of()));
+      detached(stream.connection);
     }
   }
 
@@ -265,11 +275,6 @@ final class StreamReplay {
     return enabled;
   }
 
-  /** How long a primed POST stream's connection stays open (zero: until it ends). */
-  Duration closeConnectionAfter() {
-    return settings == null ? Duration.ZERO : settings.closeConnectionAfter();
-  }
-
   // ------------------------------------------------------------------------------------ internals
 
   private Refusal refusal(String lastEventId) {
@@ -360,6 +365,9 @@ final class StreamReplay {
     if (!stream.primed) {
       stream.primed = true;
       send(stream, new Exchange.Primed(id(stream, 0), settings.retry().toMillis()));
+      if (!stream.isGet && !settings.closeConnectionAfter().isZero()) {
+        startTimer.accept(settings.closeConnectionAfter(), stream.key);
+      }
     }
   }
 

@@ -31,8 +31,7 @@ class ExchangeResponsesTest {
   private final ActorTestKit testKit = ActorTestKit.create();
   private final Materializer materializer = Materializer.matFromSystem(testKit.system());
   private final ExchangeResponses responses =
-      new ExchangeResponses(
-          new McpRefusals(new GatewayMetrics()), Duration.ofSeconds(30), Duration.ZERO);
+      new ExchangeResponses(new McpRefusals(new GatewayMetrics()), Duration.ofSeconds(30));
   private final AtomicInteger streamed = new AtomicInteger();
 
   @AfterAll

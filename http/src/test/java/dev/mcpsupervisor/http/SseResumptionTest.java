@@ -155,7 +155,7 @@ class SseResumptionTest {
   void anAnswerThatCameWhileTheClientWasAwayIsReplayed() throws Exception {
     String session = polling.initialize(FIXTURE);
     SseEvents call =
-        postStreaming(polling, session, callTool(4, FixtureTools.SLEEP, "{\"ms\":500}"));
+        postStreaming(polling, session, callTool(4, FixtureTools.SLEEP, "{\"ms\":1000}"));
     String primingId = call.next().id();
     assertTrue(call.endsWithin(Duration.ofSeconds(10)), "the gateway closes the connection");
     call.close();
@@ -164,18 +164,18 @@ class SseResumptionTest {
         polling.post(
             FIXTURE,
             session,
-            callTool(5, FixtureTools.SLEEP, "{\"ms\":900}"),
+            callTool(5, FixtureTools.SLEEP, "{\"ms\":1500}"),
             "Accept",
             "application/json",
             "MCP-Protocol-Version",
             V);
-    assertEquals("slept 900", TestGateway.text(TestGateway.answer(later)));
+    assertEquals("slept 1500", TestGateway.text(TestGateway.answer(later)));
 
     HttpResponse<String> resumed = resume(polling, session, primingId);
     assertEquals(200, resumed.statusCode(), resumed.body());
     List<SseEvents.Event> events = SseEvents.parse(resumed.body());
     assertEquals(1, events.size(), events.toString());
-    assertEquals("slept 500", TestGateway.text(events.get(0).json()));
+    assertEquals("slept 1000", TestGateway.text(events.get(0).json()));
   }
 
   @Test
