@@ -166,7 +166,8 @@ final class StreamReplay {
     }
     if (!stream.primed) {
       primeIfNot(stream);
-    } else if (stream.connection == post) { // not resumed: resumed connections stay open
+    } else if (!settings.closeConnectionAfter().isZero() && stream.connection == post) {
+      // its close timer (priming replaced the first one); a resumed connection stays open
       stream.connection.tell(new Exchange.Complete(List.of()));
       detached(stream.connection);
     }

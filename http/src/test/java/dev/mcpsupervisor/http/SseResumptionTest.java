@@ -154,11 +154,7 @@ class SseResumptionTest {
   @Test
   void anAnswerThatCameWhileTheClientWasAwayIsReplayed() throws Exception {
     String session = polling.initialize(FIXTURE);
-    SseEvents call =
-        postStreaming(polling, session, callTool(4, FixtureTools.SLEEP, "{\"ms\":1000}"));
-    String primingId = call.next().id();
-    assertTrue(call.endsWithin(Duration.ofSeconds(10)), "the gateway closes the connection");
-    call.close();
+    String primingId = leaveMidCall(session, 4, 1000);
     // a longer call on plain JSON: once it is answered, the first one has been too
     HttpResponse<String> later =
         polling.post(
@@ -181,11 +177,7 @@ class SseResumptionTest {
   @Test
   void aResumedPostStreamCarriesOnWithItsLaterEvents() throws Exception {
     String session = polling.initialize(FIXTURE);
-    SseEvents call =
-        postStreaming(polling, session, callTool(4, FixtureTools.SLEEP, "{\"ms\":1200}"));
-    String primingId = call.next().id();
-    assertTrue(call.endsWithin(Duration.ofSeconds(10)), "the gateway closes the connection");
-    call.close();
+    String primingId = leaveMidCall(session, 4, 1200);
     try (SseEvents resumed = openGet(polling, session, primingId)) {
       List<SseEvents.Event> rest = resumed.rest();
       assertEquals(1, rest.size(), rest.toString());
@@ -222,8 +214,8 @@ class SseResumptionTest {
   @Test
   void onlyTheNewestStreamsWhoseClientLeftAreKept() throws Exception {
     String session = polling.initialize(FIXTURE);
-    String first = leaveMidCall(session, 30);
-    String second = leaveMidCall(session, 31);
+    String first = leaveMidCall(session, 30, 1500);
+    String second = leaveMidCall(session, 31, 1500);
 
     HttpResponse<String> forgotten = resume(polling, session, first);
     assertEquals(410, forgotten.statusCode(), forgotten.body());
@@ -304,12 +296,15 @@ class SseResumptionTest {
 
   // --------------------------------------------------------------------------------------- helpers
 
-  /** A call whose client leaves (the gateway closes its connection); answers its priming id. */
-  private String leaveMidCall(String session, int id) throws Exception {
+  /**
+   * A sleep of {@code ms} whose connection the polling gateway closes before its answer; answers
+   * its priming id.
+   */
+  private String leaveMidCall(String session, int id, int ms) throws Exception {
     SseEvents call =
-        postStreaming(polling, session, callTool(id, FixtureTools.SLEEP, "{\"ms\":1500}"));
+        postStreaming(polling, session, callTool(id, FixtureTools.SLEEP, "{\"ms\":" + ms + "}"));
     String primingId = call.next().id();
-    assertTrue(call.endsWithin(Duration.ofSeconds(10)));
+    assertTrue(call.endsWithin(Duration.ofSeconds(10)), "the gateway closes the connection");
     call.close();
     return primingId;
   }

@@ -9,9 +9,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -71,6 +73,29 @@ class StreamReplayTest {
     assertInstanceOf(Exchange.Opened.class, resumed.receiveMessage());
     assertEquals(third, idOf(resumed), "event 3 only: two do not fit in 60 bytes");
     assertInstanceOf(Exchange.Complete.class, get.receiveMessage(), "the old connection ends");
+  }
+
+  @Test
+  void aStreamPrimedByAServerMessageStaysOpenWhenItsPrimingTimerFiresLater() {
+    List<ActorRef<Exchange.Event>> timers = new ArrayList<>();
+    StreamReplay replay =
+        new StreamReplay(
+            new StreamReplay.Settings(
+                Duration.ofMillis(100), Duration.ofSeconds(1), 10, 1000, 4, Duration.ZERO),
+            (delay, ref) -> timers.add(ref));
+    replay.enableFor(ProtocolVersions.V2025_11_25);
+    TestProbe<Exchange.Event> post = testKit.createTestProbe();
+    replay.opened(post.getRef(), true);
+    replay.tell(post.getRef(), new Exchange.Message(note(1)));
+    assertInstanceOf(Exchange.Primed.class, post.receiveMessage());
+    idOf(post);
+
+    assertEquals(List.of(post.getRef()), timers);
+    replay.timer(post.getRef()); // the priming timer, after the message primed the stream
+    post.expectNoMessage(Duration.ofMillis(100));
+    replay.tell(post.getRef(), new Exchange.Complete(List.of(note(2))));
+    idOf(post);
+    assertInstanceOf(Exchange.Complete.class, post.receiveMessage());
   }
 
   @Test
