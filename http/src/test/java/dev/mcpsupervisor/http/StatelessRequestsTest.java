@@ -48,39 +48,19 @@ class StatelessRequestsTest {
   }
 
   private static String meta(String capabilities, String extra) {
-    return "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\""
-        + V
-        + "\",\"io.modelcontextprotocol/clientInfo\":{\"name\":\"stateless-test\",\"version\":\"1\"},"
-        + "\"io.modelcontextprotocol/clientCapabilities\":"
-        + capabilities
-        + extra
-        + "}";
+    return StatelessClient.meta(capabilities, extra);
   }
 
   private HttpResponse<String> send(String path, String method, String name, String body) {
-    return gateway.post(path, null, body, headers(method, name));
+    return new StatelessClient(gateway, "{}").send(path, method, name, body);
   }
 
   private static String[] headers(String method, String name) {
-    List<String> headers =
-        new ArrayList<>(List.of("MCP-Protocol-Version", V, "Mcp-Method", method));
-    if (name != null) {
-      headers.addAll(List.of("Mcp-Name", name));
-    }
-    return headers.toArray(String[]::new);
+    return StatelessClient.headers(method, name);
   }
 
-  private static String toolCall(Object id, String tool, String arguments, String metaExtra) {
-    return request(
-        id,
-        "tools/call",
-        "{\"name\":\""
-            + tool
-            + "\",\"arguments\":"
-            + arguments
-            + ","
-            + meta("{}", metaExtra)
-            + "}");
+  private String toolCall(Object id, String tool, String arguments, String metaExtra) {
+    return new StatelessClient(gateway, "{}").toolCall(id, tool, arguments, "", metaExtra);
   }
 
   private HttpResponse<String> callTool(
