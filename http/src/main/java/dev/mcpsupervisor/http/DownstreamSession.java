@@ -332,6 +332,7 @@ public final class DownstreamSession {
 
   private Behavior<Command> onDrain(Drain drain, ClientRequests.Client client) {
     streams.closeGetStream();
+    stateless.drain();
     return draining(client, drain.replyTo());
   }
 
@@ -410,7 +411,9 @@ public final class DownstreamSession {
         && upstream.notification().params() != null) {
       stateless.withdrawn(upstream.server(), upstream.notification().params().path("requestId"));
     }
-    relay.notification(upstream);
+    if (!stateless.listened(upstream)) {
+      relay.notification(upstream);
+    }
   }
 
   private void onUpstreamRequest(UpstreamRequest upstream, ClientRequests.Client client) {
@@ -451,7 +454,7 @@ public final class DownstreamSession {
   }
 
   private Behavior<Command> onIdleCheck() {
-    if (streams.nothingInFlight()) {
+    if (streams.nothingInFlight() && !stateless.isListening()) {
       fromRegistry
           .idleReport()
           .ifPresent(

@@ -47,6 +47,9 @@ final class StatelessRequests {
   /** The request this session serves (null until it comes): its call is tracked under its id. */
   private DownstreamSession.Stateless served;
 
+  /** The stream this session serves when its request is subscriptions/listen, else null. */
+  private Subscription subscription;
+
   StatelessRequests(
       String sessionId,
       ClientRequests requests,
@@ -89,6 +92,11 @@ final class StatelessRequests {
                   JsonRpcResponse.success(
                       request.id(), StatelessEnvelope.discoverResult(initialized.result())));
       served.exchange().tell(new Exchange.Complete(List.of(JsonRpcCodec.toJson(answer))));
+      return;
+    }
+    if (McpMethods.SUBSCRIPTIONS_LISTEN.equals(request.method())) {
+      subscription = Subscription.of(request, initialized.result().path("capabilities"));
+      served.exchange().tell(new Exchange.Message(subscription.acknowledgement()));
       return;
     }
     posts.take(
@@ -209,6 +217,33 @@ final class StatelessRequests {
       return;
     }
     wiring.endMe().accept("its request is answered");
+  }
+
+  /**
+   * A server's notification for a session serving a subscriptions/listen stream: on the stream if
+   * the filter takes it. False when this session serves no stream (the notification is not its).
+   */
+  boolean listened(DownstreamSession.UpstreamNotification upstream) {
+    if (subscription == null) {
+      return false;
+    }
+    ObjectNode delivered = subscription.deliver(upstream.notification());
+    if (delivered != null) {
+      served.exchange().tell(new Exchange.Message(delivered));
+    }
+    return true;
+  }
+
+  /** Whether the session serves a subscriptions/listen stream, which may stay quiet for long. */
+  boolean isListening() {
+    return subscription != null;
+  }
+
+  /** The gateway stops: a subscription stream ends gracefully, with its result. */
+  void drain() {
+    if (subscription != null) {
+      served.exchange().tell(new Exchange.Complete(List.of(subscription.closing())));
+    }
   }
 
   /** The session ends: every server request still waiting is answered upstream with an error. */
