@@ -289,19 +289,6 @@ class InputRequiredBridgeTest {
   }
 
   private void awaitNoLeases() {
-    awaitNoLeases(gateway);
-  }
-
-  /** Every stateless session ended and released its leases (bounded: 15 s). */
-  private static void awaitNoLeases(TestGateway gateway) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    List<String> leased;
-    do {
-      leased =
-          gateway.snapshot().keys().stream()
-              .flatMap(key -> key.leases().keySet().stream())
-              .toList();
-    } while (!leased.isEmpty() && System.nanoTime() < deadline);
-    assertEquals(List.of(), leased, "a stateless call left leases behind");
+    gateway.awaitLeasedContexts(List.of());
   }
 }

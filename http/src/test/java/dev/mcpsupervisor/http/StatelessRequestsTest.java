@@ -280,17 +280,7 @@ class StatelessRequestsTest {
     return new Listening(response, frames);
   }
 
-  /** The supervisor's leases settle on {@code expected} (bounded: 10 s). */
   private void awaitLeasedContexts(List<String> expected) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    List<String> leased;
-    do {
-      leased =
-          gateway.snapshot().keys().stream()
-              .flatMap(key -> key.leases().keySet().stream())
-              .sorted()
-              .toList();
-    } while (!leased.equals(expected) && System.nanoTime() < deadline);
-    assertEquals(expected, leased, "stateless requests left leases behind");
+    gateway.awaitLeasedContexts(expected);
   }
 }
