@@ -31,16 +31,26 @@ final class NodePeers {
 
   private NodePeers() {}
 
-  /** Skips the calling test unless every package is installed in .ci/.work. */
+  /** The packages of {@code packages} that are not installed in .ci/.work. */
+  static List<String> missing(String... packages) {
+    return Stream.of(packages)
+        .filter(name -> !Files.isRegularFile(NODE_MODULES.resolve(name).resolve("package.json")))
+        .toList();
+  }
+
+  /**
+   * Skips the calling test unless every package is installed in .ci/.work. Call it per test (in a
+   * {@code @BeforeEach}): a failed assumption in a {@code @BeforeAll} leaves no test in the report,
+   * not a skipped one.
+   */
   static void assumeInstalled(String... packages) {
-    for (String name : packages) {
-      assumeTrue(
-          Files.isRegularFile(NODE_MODULES.resolve(name).resolve("package.json")),
-          name
-              + " is not installed in "
-              + CI_WORK
-              + " (`source .ci/node-env.sh` or .ci/run installs the pinned packages)");
-    }
+    List<String> missing = missing(packages);
+    assumeTrue(
+        missing.isEmpty(),
+        missing
+            + " not installed in "
+            + CI_WORK
+            + " (`source .ci/node-env.sh` or .ci/run installs the pinned packages)");
   }
 
   /**

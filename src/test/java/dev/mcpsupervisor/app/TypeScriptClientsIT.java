@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,14 +30,25 @@ class TypeScriptClientsIT {
       /mcp,                    everything__
       """;
 
+  private static final String[] PEERS = {
+    NodePeers.EVERYTHING, NodePeers.CLIENT_V2, NodePeers.SDK_V1
+  };
+
   @TempDir static Path dir;
   private static Path scripts;
   private static JarProcess gateway;
   private static String gatewayBase;
 
+  @BeforeEach
+  void requirePeers() {
+    NodePeers.assumeInstalled(PEERS);
+  }
+
   @BeforeAll
   static void startGatewayInFrontOfEverything() throws IOException {
-    NodePeers.assumeInstalled(NodePeers.EVERYTHING, NodePeers.CLIENT_V2, NodePeers.SDK_V1);
+    if (!NodePeers.missing(PEERS).isEmpty()) {
+      return; // requirePeers skips every test
+    }
     scripts = NodePeers.scripts(Files.createDirectory(dir.resolve("scripts")));
     Path config =
         GatewayConfigFile.write(
