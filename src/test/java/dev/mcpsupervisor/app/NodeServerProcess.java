@@ -39,7 +39,6 @@ final class NodeServerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + command, e);
     }
-    NodeServerProcess server = new NodeServerProcess(process, stderr, null);
     // the server prints nothing else on stdout, so reading stops at this line
     BufferedReader out =
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -50,12 +49,12 @@ final class NodeServerProcess implements AutoCloseable {
         }
       }
     } catch (IOException e) {
-      server.close();
+      ChildProcesses.end(process, JarProcess.EXIT_TIMEOUT);
       throw new UncheckedIOException("cannot read the output of " + command, e);
     }
-    server.close();
+    ChildProcesses.end(process, JarProcess.EXIT_TIMEOUT);
     throw new IllegalStateException(
-        "ended before listening: " + command + "\nstderr:\n" + server.stderrText());
+        "ended before listening: " + command + "\nstderr:\n" + read(stderr));
   }
 
   String url() {
@@ -63,8 +62,12 @@ final class NodeServerProcess implements AutoCloseable {
   }
 
   String stderrText() {
+    return read(stderr);
+  }
+
+  private static String read(Path file) {
     try {
-      return Files.readString(stderr);
+      return Files.readString(file);
     } catch (IOException e) {
       return "(unreadable: " + e + ")";
     }
