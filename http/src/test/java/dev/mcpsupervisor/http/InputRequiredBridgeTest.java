@@ -232,8 +232,8 @@ class InputRequiredBridgeTest {
       StatelessClient client = new StatelessClient(impatient, "{\"elicitation\":{}}");
       JsonNode round = result(client.callTool(FIXTURE, 50, "elicit", "{\"message\":\"gone\"}"));
       String key = onlyKey(round);
-      awaitNoLeases(
-          impatient); // the retry window passes: the call is cancelled, its lease released
+      // the retry window passes: the call is cancelled, its lease released
+      impatient.awaitLeasedContexts(List.of());
 
       HttpResponse<String> tooLate =
           client.callTool(
