@@ -34,7 +34,10 @@ final class InputRounds {
     HANDLED,
     /** Waits for the client's answer: it goes out in the next input_required round. */
     WAITING,
-    /** Refused upstream: the client did not declare the capability it needs. */
+    /**
+     * Refused upstream: the client did not declare the sampling or elicitation capability the call
+     * needs.
+     */
     MISSING_CAPABILITY
   }
 
@@ -67,7 +70,11 @@ final class InputRounds {
     if (!clientCapabilities.has(capability)) {
       ServerRequestBridge.refuse(
           upstream, "the client did not declare the " + capability + " capability");
-      return Arrival.MISSING_CAPABILITY;
+      // servers ask for roots unprompted (at start, on a change), and over stdio nothing says which
+      // call asked: a refusal upstream is what a client without roots gives, the call goes on
+      return McpMethods.ROOTS_LIST.equals(asked.method())
+          ? Arrival.HANDLED
+          : Arrival.MISSING_CAPABILITY;
     }
     String key = keyOf(asked);
     ObjectNode inputRequest = JsonRpcCodec.emptyObject();
