@@ -195,7 +195,7 @@ public final class StatelessEnvelope {
   }
 
   /** What Mcp-Name must repeat: a tool's or prompt's name, a resource's URI; null if nothing. */
-  static String nameOf(JsonRpcRequest request) {
+  public static String nameOf(JsonRpcRequest request) {
     JsonNode params = request.params() == null ? JsonRpcCodec.emptyObject() : request.params();
     return switch (request.method()) {
       case McpMethods.TOOLS_CALL, McpMethods.PROMPTS_GET -> params.path("name").asText(null);
