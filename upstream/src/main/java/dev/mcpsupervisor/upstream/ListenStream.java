@@ -206,7 +206,7 @@ final class ListenStream {
     if (meta.isEmpty()) {
       params.remove(StatelessEnvelope.META);
     }
-    return notification.withParams(params);
+    return notification.withParams(params.isEmpty() ? null : params);
   }
 
   /** The stream {@code id} ended: if it is still the one wanted, another opens after a pause. */
