@@ -81,16 +81,6 @@ class StatelessAdapterTest {
     adapter.onMessage(JsonRpcResponse.success(upstream.id(), json(result)), upstream.id());
   }
 
-  JsonRpcRequest askedBySession(String method) {
-    return (JsonRpcRequest)
-        listener
-            .await(
-                received ->
-                    received.message() instanceof JsonRpcRequest request
-                        && request.method().equals(method))
-            .message();
-  }
-
   @Test
   void initializeIsServedByDiscoverWithTheSessionsOwnCapabilities() {
     adapter.send(initialize());
@@ -180,8 +170,8 @@ class StatelessAdapterTest {
            "who":{"method":"elicitation/create","params":{"message":"name?"}},
            "llm":{"method":"sampling/createMessage","params":{"maxTokens":5}}}}""");
 
-    JsonRpcRequest elicit = askedBySession(McpMethods.ELICITATION_CREATE);
-    JsonRpcRequest sample = askedBySession(McpMethods.SAMPLING_CREATE_MESSAGE);
+    JsonRpcRequest elicit = listener.awaitRequest(McpMethods.ELICITATION_CREATE);
+    JsonRpcRequest sample = listener.awaitRequest(McpMethods.SAMPLING_CREATE_MESSAGE);
     assertEquals("name?", elicit.params().path("message").asText());
     assertTrue(elicit.id().isTextual(), "ids of the adapter's own");
     adapter.send(JsonRpcResponse.success(sample.id(), json("{\"model\":\"m\"}")));
@@ -202,7 +192,7 @@ class StatelessAdapterTest {
         """
         {"resultType":"input_required",
          "inputRequests":{"again":{"method":"elicitation/create","params":{}}}}""");
-    JsonRpcRequest again = askedBySession(McpMethods.ELICITATION_CREATE);
+    JsonRpcRequest again = listener.awaitRequest(McpMethods.ELICITATION_CREATE);
     adapter.send(JsonRpcResponse.success(again.id(), json("{\"action\":\"decline\"}")));
     JsonRpcRequest last = transport.nextRequest(McpMethods.TOOLS_CALL);
     assertFalse(last.params().has("requestState"));
@@ -235,13 +225,13 @@ class StatelessAdapterTest {
         {"resultType":"input_required","inputRequests":{
            "a":{"method":"elicitation/create","params":{}},
            "b":{"method":"roots/list"}}}""");
-    JsonRpcRequest a = askedBySession(McpMethods.ELICITATION_CREATE);
-    JsonRpcRequest b = askedBySession(McpMethods.ROOTS_LIST);
+    JsonRpcRequest a = listener.awaitRequest(McpMethods.ELICITATION_CREATE);
+    JsonRpcRequest b = listener.awaitRequest(McpMethods.ROOTS_LIST);
     adapter.send(
         JsonRpcResponse.failure(
             a.id(), new JsonRpcError(JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST, "nobody")));
 
-    JsonRpcNotification withdrawn = awaitNotification(McpMethods.NOTIFICATION_CANCELLED);
+    JsonRpcNotification withdrawn = listener.awaitNotification(McpMethods.NOTIFICATION_CANCELLED);
     assertEquals(b.id(), withdrawn.params().get("requestId"));
     JsonRpcResponse answer = listener.awaitResponse(Rpc.id(3));
     assertEquals(JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST, answer.error().code());
@@ -274,10 +264,11 @@ class StatelessAdapterTest {
     reply(
         transport.nextRequest(McpMethods.TOOLS_CALL),
         "{\"resultType\":\"input_required\",\"inputRequests\":{\"a\":{\"method\":\"elicitation/create\"}}}");
-    JsonRpcRequest asked = askedBySession(McpMethods.ELICITATION_CREATE);
+    JsonRpcRequest asked = listener.awaitRequest(McpMethods.ELICITATION_CREATE);
     adapter.send(cancel(Rpc.id(6)));
     assertEquals(
-        asked.id(), awaitNotification(McpMethods.NOTIFICATION_CANCELLED).params().get("requestId"));
+        asked.id(),
+        listener.awaitNotification(McpMethods.NOTIFICATION_CANCELLED).params().get("requestId"));
     // no round was in flight: nothing to cancel upstream, the next thing sent is the next call
     adapter.send(JsonRpcResponse.success(asked.id(), json("{\"action\":\"accept\"}")));
     adapter.send(new JsonRpcRequest(Rpc.id(7), McpMethods.TOOLS_LIST, null));
@@ -344,7 +335,8 @@ class StatelessAdapterTest {
     assertEquals(json("{\"toolsListChanged\":true}"), listen.params().get("notifications"));
     adapter.onMessage(tagged(ListenStream.ACKNOWLEDGED, listen.id()), listen.id());
     adapter.onMessage(tagged(McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED, listen.id()), null);
-    JsonRpcNotification changed = awaitNotification(McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED);
+    JsonRpcNotification changed =
+        listener.awaitNotification(McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED);
     assertNull(changed.params(), "the subscription's _meta is gone: " + changed);
 
     // subscribing to a resource reopens the stream with it
@@ -438,16 +430,5 @@ class StatelessAdapterTest {
     ObjectNode params = JsonRpcCodec.emptyObject();
     params.set("requestId", requestId);
     return new JsonRpcNotification(McpMethods.NOTIFICATION_CANCELLED, params);
-  }
-
-  JsonRpcNotification awaitNotification(String method) {
-    JsonRpcMessage message =
-        listener
-            .await(
-                received ->
-                    received.message() instanceof JsonRpcNotification notification
-                        && notification.method().equals(method))
-            .message();
-    return (JsonRpcNotification) message;
   }
 }

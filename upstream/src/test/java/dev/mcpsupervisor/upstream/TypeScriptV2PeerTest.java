@@ -106,7 +106,7 @@ class TypeScriptV2PeerTest {
 
       // a stateless request's send completes with its exchange: here only after the answer below
       connection.send(Rpc.callTool(3, "ask_name", null));
-      JsonRpcRequest elicit = awaitServerRequest(listener, McpMethods.ELICITATION_CREATE);
+      JsonRpcRequest elicit = listener.awaitRequest(McpMethods.ELICITATION_CREATE);
       report(spec, "asked", elicit);
       ObjectNode accepted = JsonRpcCodec.emptyObject().put("action", "accept");
       accepted.putObject("content").put("name", "Alice");
@@ -117,7 +117,7 @@ class TypeScriptV2PeerTest {
 
       connection.send(
           Rpc.callTool(4, "ask_model", JsonRpcCodec.emptyObject().put("prompt", "hi?")));
-      JsonRpcRequest sample = awaitServerRequest(listener, McpMethods.SAMPLING_CREATE_MESSAGE);
+      JsonRpcRequest sample = listener.awaitRequest(McpMethods.SAMPLING_CREATE_MESSAGE);
       ObjectNode sampled = JsonRpcCodec.emptyObject();
       sampled.put("role", "assistant").put("model", "m").put("stopReason", "endTurn");
       sampled.putObject("content").put("type", "text").put("text", "model says hi");
@@ -138,16 +138,6 @@ class TypeScriptV2PeerTest {
     } finally {
       Rpc.await(connection.close());
     }
-  }
-
-  private static JsonRpcRequest awaitServerRequest(RecordingListener listener, String method) {
-    return (JsonRpcRequest)
-        listener
-            .await(
-                received ->
-                    received.message() instanceof JsonRpcRequest request
-                        && request.method().equals(method))
-            .message();
   }
 
   private static void report(ServerSpec spec, String step, Object what) {
