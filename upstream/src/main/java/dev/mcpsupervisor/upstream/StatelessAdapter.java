@@ -3,11 +3,9 @@ package dev.mcpsupervisor.upstream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -36,11 +34,10 @@ import org.slf4j.LoggerFactory;
  * its ping too (a stateless server has none: discover proves it answers), its log level is kept and
  * sent in {@code _meta}; every other request goes upstream with the envelope ({@code _meta}
  * protocol version, the client capabilities and info the session declared at initialize) under an
- * id of ours. An {@code input_required} result becomes server-to-client requests to the session
- * (related to the request they serve); once all are answered the request is sent again with the
- * answers and the server's state, as often as the server asks. The final result reaches the session
- * under its own id, without {@code resultType}. Change notifications come from {@link
- * ListenStream}.
+ * id of ours. An {@code input_required} result starts a round of {@link InputRounds}: the session
+ * is asked, then the request is sent again with the answers, as often as the server asks. The final
+ * result reaches the session under its own id, without {@code resultType}. Change notifications
+ * come from {@link ListenStream}.
  *
  * <p>The transport below moves stateless messages (stdio, or {@link StatelessHttpConnection}). All
  * state lives on one strand: the session's sends and the transport's reads queue up on it.
@@ -49,10 +46,6 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
 
   private static final Logger log = LoggerFactory.getLogger(StatelessAdapter.class);
 
-  /** More rounds than this for one request: the server is looping, the request fails. */
-  static final int MAX_INPUT_ROUNDS = 16;
-
-  private static final String INPUT_ID_PREFIX = "input-";
   private static final Set<String> LOG_LEVELS =
       Set.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
   private static final Executor POOL = DaemonThreads.cachedPool("mcp-stateless");
@@ -65,10 +58,9 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
   // owned by the strand
   private Envelope envelope = new Envelope(JsonRpcCodec.emptyObject(), null, null);
   private long nextUpstreamId = 1;
-  private long nextInputId = 1;
   private final Map<Long, StatelessExchange> byUpstreamId = new HashMap<>();
   private final Map<String, StatelessExchange> bySessionId = new HashMap<>();
-  private final Map<String, StatelessExchange> byInputId = new HashMap<>();
+  private final InputRounds inputs;
   private final ListenStream listen;
   private boolean closed;
 
@@ -99,6 +91,20 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
   StatelessAdapter(String name, ConnectionListener listener, EraProbe probe) {
     this.events = new ConnectionEvents(name, listener);
     this.probe = probe;
+    this.inputs =
+        new InputRounds(
+            events,
+            new InputRounds.Outcome() {
+              @Override
+              public void retry(StatelessExchange exchange, ObjectNode params) {
+                sendRound(exchange, params);
+              }
+
+              @Override
+              public void answer(StatelessExchange exchange, JsonRpcResponse response) {
+                StatelessAdapter.this.answer(exchange, response);
+              }
+            });
     this.listen = new ListenStream(name, strand, this::nextUpstreamId, this::transmit, events);
   }
 
@@ -134,7 +140,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
           && McpMethods.NOTIFICATION_CANCELLED.equals(notification.method())) {
         cancel(notification);
       } else if (message instanceof JsonRpcResponse answer) {
-        onInputAnswer(answer);
+        inputs.answered(answer);
       } // other notifications (initialized, roots changed) have no place in 2026-07-28
       stage.complete(null);
     }
@@ -190,12 +196,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
 
   private StatelessExchange discoverExchange(Kind kind, JsonRpcRequest request) {
     return new StatelessExchange(
-        kind,
-        request,
-        McpMethods.SERVER_DISCOVER,
-        StatelessMessages.discover(null, envelope).params() instanceof ObjectNode params
-            ? params
-            : JsonRpcCodec.emptyObject());
+        kind, request, McpMethods.SERVER_DISCOVER, StatelessMessages.withEnvelope(null, envelope));
   }
 
   private void start(StatelessExchange exchange, CompletableFuture<Void> stage) {
@@ -261,7 +262,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
     }
     forget(exchange);
     String reason = cancelled.params().path("reason").asText("cancelled by the client");
-    withdrawInputs(exchange, reason);
+    inputs.withdraw(exchange, reason);
     if (exchange.inFlight) {
       abortRound(exchange, reason);
     }
@@ -321,7 +322,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
                   : JsonRpcResponse.success(exchange.sessionId(), JsonRpcCodec.emptyObject()));
       case CALL -> {
         if (StatelessMessages.isInputRequired(answer)) {
-          askForInput(exchange, answer.result());
+          inputs.ask(exchange, answer.result());
         } else {
           answer(exchange, StatelessMessages.forSessionClient(answer, exchange.sessionId()));
         }
@@ -374,95 +375,6 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
             });
   }
 
-  // ---------------------------------------------------------------------------- input rounds
-
-  private void askForInput(StatelessExchange exchange, JsonNode result) {
-    if (++exchange.round > MAX_INPUT_ROUNDS) {
-      answer(
-          exchange,
-          StatelessMessages.error(
-              exchange.sessionId(),
-              JsonRpcErrorCodes.INTERNAL_ERROR,
-              "the server still asked for input after " + MAX_INPUT_ROUNDS + " rounds"));
-      return;
-    }
-    exchange.requestState = result.get(StatelessMessages.REQUEST_STATE);
-    exchange.inputResponses = JsonRpcCodec.emptyObject();
-    List<JsonRpcRequest> asks = new ArrayList<>();
-    for (Map.Entry<String, JsonNode> input :
-        result.path(StatelessMessages.INPUT_REQUESTS).properties()) {
-      JsonNode method = input.getValue().path("method");
-      if (!method.isTextual()) {
-        withdrawInputs(exchange, "the server sent a malformed input request");
-        answer(
-            exchange,
-            StatelessMessages.error(
-                exchange.sessionId(),
-                JsonRpcErrorCodes.INTERNAL_ERROR,
-                "the server sent a malformed input request \"" + input.getKey() + "\""));
-        return;
-      }
-      String localId = INPUT_ID_PREFIX + nextInputId++;
-      exchange.awaitedInputs.put(localId, input.getKey());
-      byInputId.put(localId, exchange);
-      asks.add(
-          new JsonRpcRequest(
-              TextNode.valueOf(localId), method.textValue(), input.getValue().get("params")));
-    }
-    if (asks.isEmpty()) {
-      retry(exchange); // nothing to ask: the server only wants its state back
-    } else {
-      asks.forEach(ask -> events.message(ask, exchange.sessionId()));
-    }
-  }
-
-  private void onInputAnswer(JsonRpcResponse answer) {
-    String localId = answer.id().isTextual() ? answer.id().textValue() : null;
-    StatelessExchange exchange = localId == null ? null : byInputId.remove(localId);
-    if (exchange == null) {
-      log.debug("{}: dropped an answer to no input request: id {}", events.name(), answer.id());
-      return;
-    }
-    String key = exchange.awaitedInputs.remove(localId);
-    if (answer.isError()) {
-      withdrawInputs(exchange, "another input of the same request failed");
-      JsonRpcError error = answer.error();
-      answer(
-          exchange,
-          JsonRpcResponse.failure(
-              exchange.sessionId(),
-              new JsonRpcError(
-                  error.code(),
-                  "input request \"" + key + "\" failed: " + error.message(),
-                  error.data())));
-      return;
-    }
-    exchange.inputResponses.set(key, answer.result());
-    if (exchange.awaitedInputs.isEmpty()) {
-      retry(exchange);
-    }
-  }
-
-  private void retry(StatelessExchange exchange) {
-    sendRound(
-        exchange,
-        StatelessMessages.retryParams(
-            exchange.params, exchange.inputResponses, exchange.requestState));
-  }
-
-  /** Tells the session that input requests it was asked are void (under the ids it was shown). */
-  private void withdrawInputs(StatelessExchange exchange, String reason) {
-    for (String localId : exchange.awaitedInputs.keySet()) {
-      byInputId.remove(localId);
-      ObjectNode params = JsonRpcCodec.emptyObject();
-      params.put("requestId", localId);
-      params.put("reason", reason);
-      events.message(
-          new JsonRpcNotification(McpMethods.NOTIFICATION_CANCELLED, params), exchange.sessionId());
-    }
-    exchange.awaitedInputs.clear();
-  }
-
   // ------------------------------------------------------------------------------ answering
 
   private void answer(StatelessExchange exchange, JsonRpcResponse response) {
@@ -496,7 +408,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
     List<StatelessExchange> open = new ArrayList<>(bySessionId.values());
     bySessionId.clear();
     byUpstreamId.clear();
-    byInputId.clear();
+    inputs.clear();
     open.forEach(exchange -> exchange.done.completeExceptionally(gone));
   }
 

@@ -3,7 +3,6 @@ package dev.mcpsupervisor.upstream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
-import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -71,10 +70,6 @@ final class StatelessMessages {
       meta.put(StatelessEnvelope.META_LOG_LEVEL, envelope.logLevel());
     }
     return copy;
-  }
-
-  static JsonRpcRequest discover(JsonNode id, Envelope envelope) {
-    return new JsonRpcRequest(id, McpMethods.SERVER_DISCOVER, withEnvelope(null, envelope));
   }
 
   /** Whether a discover answer names 2026-07-28 among the versions the server speaks. */
