@@ -3,8 +3,8 @@
 # 2025-11-25 (sessions) and 2026-07-28 (stateless), against the fixture server twice: directly (its own Streamable HTTP
 # mode) and through the gateway (the fixture as a stdio upstream, served at /servers/fixture/mcp). Prints passed/total
 # for each and fails when a scenario that passes directly fails through the gateway, or when fewer 2026-07-28
-# scenarios pass through the gateway than it is known to pass (the fixture itself does not speak 2026-07-28: the
-# gateway bridges it). Needs the build outputs of `mvn -B verify` (or package): the gateway jar and the fixture jar.
+# scenarios pass through the gateway than it is known to pass (the fixture serves 2026-07-28 itself over HTTP; over
+# stdio it speaks the session era only, and the gateway bridges it). Needs the build outputs of `mvn -B verify` (or package): the gateway jar and the fixture jar.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -74,8 +74,9 @@ FIXTURE_CLASSPATH="$(pwd)/$FIXTURE_JAR:$(cat "$WORK/fixture.classpath")"
 FIXTURE_MAIN="dev.mcpsupervisor.fixture.FixtureServer"
 
 REQUIREMENT_SETS=(2025-11-25 2026-07-28)
-# scenarios of the 2026-07-28 set the gateway passed in front of the (session-era) fixture when this floor was set
-GATEWAY_2026_FLOOR=26
+# scenarios of the 2026-07-28 set the gateway passed in front of the (session-era, stdio) fixture when this floor was set:
+# all required ones
+GATEWAY_2026_FLOOR=37
 
 # --- run_suite NAME URL SET: runs the suite, keeps its output, prints a one-line result -------------------------------
 run_suite() {

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 
 /**
  * Finds, awaits and (as a last resort) kills processes a test caused to exist, so none outlives it.
@@ -39,6 +40,19 @@ final class ChildProcesses {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
+    }
+  }
+
+  /**
+   * Ends a process and its descendants: TERM, then KILL what is left after the grace period.
+   * Idempotent.
+   */
+  static void end(Process process, Duration grace) {
+    List<ProcessHandle> tree =
+        Stream.concat(Stream.of(process.toHandle()), process.descendants()).toList();
+    process.destroy();
+    if (!awaitExit(tree, grace)) {
+      kill(tree);
     }
   }
 

@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 
 /**
  * The application's runnable jar as a separate process ({@code java -jar
@@ -129,12 +128,7 @@ final class JarProcess implements AutoCloseable {
    */
   @Override
   public void close() {
-    List<ProcessHandle> tree =
-        Stream.concat(Stream.of(process.toHandle()), process.descendants()).toList();
-    process.destroy();
-    if (!ChildProcesses.awaitExit(tree, EXIT_TIMEOUT)) {
-      ChildProcesses.kill(tree);
-    }
+    ChildProcesses.end(process, EXIT_TIMEOUT);
   }
 
   private CompletableFuture<Void> drain(

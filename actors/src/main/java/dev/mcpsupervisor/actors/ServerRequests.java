@@ -92,6 +92,11 @@ final class ServerRequests {
     return null;
   }
 
+  /** Whether a request waits for the answer of the context with this delivery. */
+  boolean isAsking(ActorRef<ContextDelivery.Command> delivery) {
+    return byLocalId.values().stream().anyMatch(asked -> asked.delivery().equals(delivery));
+  }
+
   /**
    * The context answered: what to send upstream on {@code ready} (null if nothing waits, or on
    * another link).

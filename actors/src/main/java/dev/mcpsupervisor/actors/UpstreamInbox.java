@@ -90,7 +90,12 @@ final class UpstreamInbox {
    * error at once.
    */
   void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, SessionCalls.Link ready) {
-    TrackedCall owner = pending.owningCall(relatedRequestId);
+    TrackedCall owner =
+        pending.owningCall(
+            relatedRequestId,
+            call ->
+                serverRequests.isAsking(
+                    routes.deliveryFor(call.call().context(), call.call().delivery())));
     JsonRpcResponse refusal =
         owner == null
             ? serverRequests.ask(request, routes.serverRequestTarget(null, null), null, ready.ref())

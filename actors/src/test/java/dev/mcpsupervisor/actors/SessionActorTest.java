@@ -450,14 +450,19 @@ class SessionActorTest {
       assertEquals(TextNode.valueOf("up-7"), ((JsonRpcResponse) answer).id());
       assertEquals("m", ((JsonRpcResponse) answer).result().path("model").asText());
 
-      // no hint from the transport: the oldest request in flight decides (the first context's)
+      // no hint from the transport (stdio): the newest call in flight decides (the second
+      // context's), unless its context is answering a server request already (then the first's)
       connection.push(new JsonRpcRequest(TextNode.valueOf("up-8"), McpMethods.ROOTS_LIST, null));
-      JsonRpcRequest roots = first.nextServerRequest();
-      first.answerFailure(new IllegalStateException("no roots here"));
+      JsonRpcRequest roots = second.nextServerRequest();
+      assertEquals(McpMethods.ROOTS_LIST, roots.method());
+      connection.push(
+          new JsonRpcRequest(TextNode.valueOf("up-9"), McpMethods.ELICITATION_CREATE, null));
+      JsonRpcRequest elicitation = first.nextServerRequest();
+      assertEquals(McpMethods.ELICITATION_CREATE, elicitation.method());
+      second.answerFailure(new IllegalStateException("no roots here"));
       JsonRpcResponse failed = (JsonRpcResponse) connection.nextSent();
       assertEquals(TextNode.valueOf("up-8"), failed.id());
       assertEquals(JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST, failed.error().code());
-      assertEquals(McpMethods.ROOTS_LIST, roots.method());
     }
   }
 

@@ -1,14 +1,13 @@
 package dev.mcpsupervisor.http;
 
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -42,6 +41,11 @@ public final class DownstreamSession {
   /** A command from HTTP, routed by session id; its exchange carries the answer. */
   public interface Routed extends Command {
     ActorRef<Exchange.Event> exchange();
+
+    /** The answer when the session is gone. */
+    default Exchange.Refused whenGone() {
+      return Exchange.Refused.of(404, "Session not found");
+    }
   }
 
   /**
@@ -70,14 +74,41 @@ public final class DownstreamSession {
    * leases are released when the exchange ends).
    *
    * @param cacheScope what its cacheable results say
+   * @param principal who asks (see {@link RequestStates#principalOf}), or null
    */
   public record Stateless(
       JsonRpcRequest request,
       StatelessEnvelope.Meta meta,
       String cacheScope,
+      String principal,
       boolean acceptsSse,
       ActorRef<Exchange.Event> exchange)
       implements Routed {}
+
+  /**
+   * A 2026-07-28 client's retry of a request whose call this session keeps pending, with the {@code
+   * requestState} of the round it answers (verified).
+   */
+  public record Resume(
+      JsonRpcRequest retry,
+      RequestStates.State state,
+      boolean acceptsSse,
+      ActorRef<Exchange.Event> exchange)
+      implements Routed {
+
+    /** No round of this state is waiting: answered already, overdue, or its call ended. */
+    Exchange.Refused stale() {
+      return StatelessRequests.staleState(
+          retry,
+          "requestState names no input_required round that is waiting: it was answered"
+              + " already, or its call has ended");
+    }
+
+    @Override
+    public Exchange.Refused whenGone() {
+      return stale();
+    }
+  }
 
   /** GET: the server-to-client stream. */
   public record OpenStream(ActorRef<Exchange.Event> exchange) implements Routed {}
@@ -118,9 +149,18 @@ public final class DownstreamSession {
   private record StreamTimer(ActorRef<Exchange.Event> exchange) implements Command {}
 
   /** The servers a stateless request may reach are known (their initialize results). */
-  private record StatelessReady(
-      Stateless stateless, ClientRequests.Client client, Outcome outcome, Throwable failure)
+  private record StatelessReady(ClientRequests.Client client, Outcome outcome, Throwable failure)
       implements Command {}
+
+  /** The server requests sent together are in: they go to the client as one round. */
+  private enum GatherElapsed implements Command {
+    INSTANCE
+  }
+
+  /** A stateless client did not retry its parked call in time. */
+  private enum RetryOverdue implements Command {
+    INSTANCE
+  }
 
   private enum IdleCheck implements Command {
     INSTANCE
@@ -164,6 +204,7 @@ public final class DownstreamSession {
   private final DownstreamStreams streams;
   private final UpstreamRelay relay;
   private final PostHandling posts;
+  private final StatelessRequests stateless;
 
   /** Messages the registry routed here, so that an idle end never races a message on its way. */
   private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
@@ -214,6 +255,18 @@ public final class DownstreamSession {
                     outcome,
                     (result, failure) -> new Answered(requestId, sequence, result, failure)),
             context::getLog);
+    this.stateless =
+        new StatelessRequests(
+            id,
+            requests,
+            streams,
+            posts,
+            new StatelessRequests.Wiring(
+                timers,
+                GatherElapsed.INSTANCE,
+                RetryOverdue.INSTANCE,
+                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1))),
+            settings);
   }
 
   private Behavior<Command> start() {
@@ -259,15 +312,22 @@ public final class DownstreamSession {
   private Behavior<Command> open(ClientRequests.Client client, Draining draining) {
     return Behaviors.receive(Command.class)
         .onMessage(Post.class, post -> onPost(post, client, draining))
-        .onMessage(Stateless.class, stateless -> onStateless(stateless, client))
+        .onMessage(Stateless.class, request -> onStateless(request, client))
         .onMessage(StatelessReady.class, this::onStatelessReady)
+        .onMessage(Resume.class, resume -> onResume(resume))
+        .onMessageEquals(GatherElapsed.INSTANCE, () -> same(stateless::gatherElapsed))
+        .onMessageEquals(RetryOverdue.INSTANCE, this::onRetryOverdue)
         .onMessage(OpenStream.class, open -> onOpenStream(open, draining))
         .onMessage(ResumeStream.class, resume -> onResumeStream(resume, draining))
         .onMessage(StreamTimer.class, timer -> same(() -> streams.replay.timer(timer.exchange())))
-        .onMessage(ExchangeClosed.class, closed -> next(onExchangeClosed(closed), client, draining))
+        .onMessage(
+            ExchangeClosed.class,
+            closed -> next(onExchangeClosed(closed, client), client, draining))
         .onMessage(Answered.class, answered -> next(onAnswered(answered, client), client, draining))
-        .onMessage(UpstreamNotification.class, upstream -> same(() -> relay.notification(upstream)))
-        .onMessage(UpstreamRequest.class, upstream -> same(() -> relay.request(upstream, client)))
+        .onMessage(
+            UpstreamNotification.class, upstream -> same(() -> onUpstreamNotification(upstream)))
+        .onMessage(
+            UpstreamRequest.class, upstream -> same(() -> onUpstreamRequest(upstream, client)))
         .onMessage(
             ServerRequestExpired.class,
             expired -> same(() -> relay.expired(expired.downstreamId())))
@@ -288,6 +348,7 @@ public final class DownstreamSession {
 
   private Behavior<Command> onDrain(Drain drain, ClientRequests.Client client) {
     streams.closeGetStream();
+    stateless.drain();
     return draining(client, drain.replyTo());
   }
 
@@ -324,53 +385,60 @@ public final class DownstreamSession {
   // ------------------------------------------------------------------------------------- stateless
 
   /** First what an initialize would have told: which servers are there, and what they offer. */
-  private Behavior<Command> onStateless(Stateless stateless, ClientRequests.Client client) {
+  private Behavior<Command> onStateless(Stateless request, ClientRequests.Client client) {
     fromRegistry.processed();
     if (client != null) { // made for one request: a second one is a fault of the routes
-      stateless.exchange().tell(Exchange.Refused.of(409, "Conflict: the session is in use"));
+      request.exchange().tell(Exchange.Refused.of(409, "Conflict: the session is in use"));
       return Behaviors.same();
     }
-    ClientRequests.Client asking =
-        ClientRequests.Client.stateless(stateless.meta(), stateless.cacheScope());
-    requests.statelessLogLevel(stateless.meta().logLevel());
+    ClientRequests.Client asking = stateless.begin(request);
     context.pipeToSelf(
-        requests.initialize(asking, new UpstreamCalls(supervisor, id, "discover")),
-        (outcome, failure) -> new StatelessReady(stateless, asking, outcome, failure));
+        stateless.initialize(asking, new UpstreamCalls(supervisor, id, "discover")),
+        (outcome, failure) -> new StatelessReady(asking, outcome, failure));
     return Behaviors.same();
   }
 
-  /** server/discover is answered from what the servers told; anything else goes on as a POST. */
   private Behavior<Command> onStatelessReady(StatelessReady ready) {
-    JsonRpcRequest request = ready.stateless().request();
-    JsonRpcResponse initialized =
-        ready.failure() != null
-            ? JsonRpcResponse.failure(request.id(), INTERNAL_ERROR, "internal error")
-            : requests.apply(request, ready.outcome());
-    if (initialized.isError() || McpMethods.SERVER_DISCOVER.equals(request.method())) {
-      JsonRpcResponse answer =
-          initialized.isError()
-              ? initialized
-              : ready
-                  .client()
-                  .answer(
-                      request,
-                      JsonRpcResponse.success(
-                          request.id(), StatelessEnvelope.discoverResult(initialized.result())));
-      ready
-          .stateless()
-          .exchange()
-          .tell(new Exchange.Complete(List.of(JsonRpcCodec.toJson(answer))));
-    } else {
-      posts.take(
-          new Post(
-              List.of(request),
-              List.of(),
-              false,
-              ready.stateless().acceptsSse(),
-              ready.stateless().exchange()),
-          ready.client());
-    }
+    stateless.ready(ready.client(), ready.outcome(), ready.failure());
     return active(ready.client());
+  }
+
+  private Behavior<Command> onResume(Resume resume) {
+    fromRegistry.processed();
+    restartIdleTimer();
+    stateless.resume(resume);
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onRetryOverdue() {
+    fromRegistry
+        .idleReport()
+        .ifPresent(
+            processed ->
+                registry.tell(
+                    new DownstreamSessions.EndMe(
+                        id, "its client did not retry its input_required request", processed)));
+    return Behaviors.same();
+  }
+
+  // ------------------------------------------------------------------------------------- upstreams
+
+  private void onUpstreamNotification(UpstreamNotification upstream) {
+    if (McpMethods.NOTIFICATION_CANCELLED.equals(upstream.notification().method())
+        && upstream.notification().params() != null) {
+      stateless.withdrawn(upstream.server(), upstream.notification().params().path("requestId"));
+    }
+    if (!stateless.listened(upstream)) {
+      relay.notification(upstream);
+    }
+  }
+
+  private void onUpstreamRequest(UpstreamRequest upstream, ClientRequests.Client client) {
+    if (client != null && client.isStateless()) {
+      stateless.serverRequest(upstream, client);
+    } else {
+      relay.request(upstream, client);
+    }
   }
 
   // --------------------------------------------------------------------------------------- streams
@@ -398,9 +466,12 @@ public final class DownstreamSession {
     return Behaviors.same();
   }
 
-  private boolean onExchangeClosed(ExchangeClosed closed) {
+  private boolean onExchangeClosed(ExchangeClosed closed, ClientRequests.Client client) {
     fromRegistry.processed();
     streams.closed(closed.exchange());
+    if (client == null || client.isStateless()) {
+      stateless.exchangeClosed(closed.exchange());
+    }
     return true;
   }
 
@@ -411,7 +482,7 @@ public final class DownstreamSession {
   }
 
   private Behavior<Command> onIdleCheck() {
-    if (streams.nothingInFlight()) {
+    if (streams.nothingInFlight() && !stateless.isListening()) {
       fromRegistry
           .idleReport()
           .ifPresent(
@@ -442,6 +513,7 @@ public final class DownstreamSession {
             JsonRpcResponse.failure(
                 call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
     relay.failAll("the downstream session ended");
+    stateless.end("the downstream session ended");
     timers.cancelAll();
     context.pipeToSelf(supervisor.releaseAll(id), (done, failure) -> LeasesReleased.INSTANCE);
     List<ActorRef<DownstreamSessions.Reply>> waiters = new ArrayList<>();
@@ -460,10 +532,7 @@ public final class DownstreamSession {
             UpstreamRequest.class,
             upstream ->
                 same(() -> ServerRequestBridge.refuse(upstream, "the downstream session ended")))
-        .onMessage(
-            Routed.class,
-            routed ->
-                same(() -> routed.exchange().tell(Exchange.Refused.of(404, "Session not found"))))
+        .onMessage(Routed.class, routed -> same(() -> routed.exchange().tell(routed.whenGone())))
         .onMessage(
             Drain.class,
             drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))))

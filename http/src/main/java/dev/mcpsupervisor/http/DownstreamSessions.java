@@ -218,7 +218,7 @@ public final class DownstreamSessions {
     Entry entry = routable.get(deliver.sessionId());
     if (entry == null || !entry.path.equals(deliver.path())) {
       if (deliver.command() instanceof DownstreamSession.Routed routed) {
-        routed.exchange().tell(Exchange.Refused.of(404, "Session not found"));
+        routed.exchange().tell(routed.whenGone());
       }
       return Behaviors.same();
     }

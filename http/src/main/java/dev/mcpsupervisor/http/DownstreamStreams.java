@@ -59,11 +59,20 @@ final class DownstreamStreams {
 
   /** A downstream request being answered. */
   static final class InFlight {
-    final JsonRpcRequest request;
+    /** The id it is tracked under: the first request's, also after a 2026 client's retries. */
+    final JsonNode key;
+
     final long sequence;
-    final OpenExchange exchange;
     final UpstreamCalls calls;
-    final JsonNode progressToken;
+
+    /** The request the answer goes to: a 2026 client's retry takes the place of its request. */
+    JsonRpcRequest request;
+
+    OpenExchange exchange;
+    JsonNode progressToken;
+
+    /** The answer that came while the call was parked: it goes to the client's retry. */
+    JsonRpcResponse heldAnswer;
 
     /** initialize and setLevel do not: nothing a server sends meanwhile belongs to them. */
     final boolean carriesServerMessages;
@@ -76,14 +85,31 @@ final class DownstreamStreams {
         OpenExchange exchange,
         UpstreamCalls calls,
         boolean carriesServerMessages) {
-      this.request = request;
+      this.key = request.id();
       this.sequence = sequence;
-      this.exchange = exchange;
       this.calls = calls;
       this.carriesServerMessages = carriesServerMessages;
+      answerOn(exchange, request);
+    }
+
+    private void answerOn(OpenExchange exchange, JsonRpcRequest request) {
+      this.exchange = exchange;
+      this.request = request;
       JsonNode meta = request.params() == null ? null : request.params().get("_meta");
       this.progressToken = meta == null ? null : meta.get("progressToken");
     }
+  }
+
+  /**
+   * Where a parked call's answers go: nowhere (it is closed), until the client's retry brings an
+   * exchange.
+   */
+  private static final OpenExchange PARKED = parked();
+
+  private static OpenExchange parked() {
+    OpenExchange nowhere = new OpenExchange(null, false);
+    nowhere.closed = true;
+    return nowhere;
   }
 
   /** Oldest first: server messages go to the oldest exchange they belong to. */
@@ -139,12 +165,61 @@ final class DownstreamStreams {
    * finish.
    */
   void complete(InFlight call, JsonRpcResponse response) {
-    inFlight.remove(call.request.id());
+    if (isParked(call) && response != null) {
+      call.heldAnswer = response;
+      return;
+    }
+    inFlight.remove(call.key);
     call.exchange.requests.remove(call);
     if (response != null) {
       answer(call.exchange, response);
     }
     finishIfAnswered(call.exchange);
+  }
+
+  /**
+   * Ends the call with {@code error}, sent with {@code httpStatus} when it is its exchange's only
+   * answer and nothing streamed yet (else in the stream, as any answer).
+   */
+  void refuse(InFlight call, JsonRpcResponse error, int httpStatus) {
+    OpenExchange exchange = call.exchange;
+    if (exchange.streaming
+        || exchange.closed
+        || exchange.requests.size() > 1
+        || !exchange.unsent.isEmpty()) {
+      complete(call, error);
+      return;
+    }
+    inFlight.remove(call.key);
+    exchange.requests.remove(call);
+    exchange.ref.tell(new Exchange.Refused(httpStatus, JsonRpcCodec.toJson(error)));
+    exchange.closed = true;
+    exchanges.remove(exchange.ref);
+  }
+
+  /**
+   * A 2026-07-28 call waits for its client's retry: {@code answer} (its input_required result) ends
+   * the call's exchange, and the call stays in flight on none.
+   */
+  void park(InFlight call, JsonRpcResponse answer) {
+    OpenExchange exchange = call.exchange;
+    exchange.requests.remove(call);
+    answer(exchange, answer);
+    finishIfAnswered(exchange);
+    call.exchange = PARKED;
+  }
+
+  boolean isParked(InFlight call) {
+    return call.exchange == PARKED;
+  }
+
+  /** The client retried a parked call: its answers go to {@code retry} on that exchange. */
+  void resume(InFlight call, OpenExchange exchange, JsonRpcRequest retry) {
+    call.answerOn(exchange, retry);
+    exchange.requests.add(call);
+    if (call.heldAnswer != null) {
+      complete(call, call.heldAnswer.withId(retry.id()));
+    }
   }
 
   void answer(OpenExchange exchange, JsonRpcResponse response) {

@@ -2,7 +2,10 @@ package dev.mcpsupervisor.http;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.protocol.RequestStates;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Base64;
 
 /**
  * The gateway's tuning, read once from {@code mcp-supervisor.http} (defaults in this module's
@@ -16,6 +19,8 @@ record GatewaySettings(
     int maxListPages,
     int streamBuffer,
     Duration bodyReadTimeout,
+    Duration inputGatherWindow,
+    RequestStates requestStates,
     StreamReplay.Settings sseResume) {
 
   static final String PATH = "mcp-supervisor.http";
@@ -34,6 +39,15 @@ record GatewaySettings(
         c.getInt("maxListPages"),
         c.getInt("streamBuffer"),
         c.getDuration("bodyReadTimeout"),
+        c.getDuration("inputGatherWindow"),
+        requestStatesOf(c.getString("requestStateKey")),
         StreamReplay.Settings.fromConfig(c.getConfig("sseResume")));
+  }
+
+  /** Sealed with the configured key (base64, 32 bytes or more), else with one of this process. */
+  private static RequestStates requestStatesOf(String base64Key) {
+    return base64Key.isBlank()
+        ? RequestStates.withRandomKey()
+        : new RequestStates(Base64.getDecoder().decode(base64Key.trim()), Clock.systemUTC());
   }
 }

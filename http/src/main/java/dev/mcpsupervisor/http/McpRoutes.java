@@ -1,10 +1,13 @@
 package dev.mcpsupervisor.http;
 
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -19,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
@@ -240,26 +244,77 @@ final class McpRoutes extends AllDirectives {
           McpResponses.json(
               StatusCodes.get(refused.httpStatus()), JsonRpcCodec.toJson(refused.response())));
     }
+    String principal = RequestStates.principalOf(header(request, "Authorization"));
+    JsonNode requestState = call.params() == null ? null : call.params().get("requestState");
+    if (requestState != null) {
+      return retry(call, requestState, principal, path, accept);
+    }
     return createSession(server)
         .thenCompose(
-            created -> {
-              if (created.sessionId() == null) {
-                return done(shuttingDown());
-              }
-              Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
-              exchange.terminated().thenRun(() -> endStateless(created.sessionId(), path));
-              sessions.tell(
-                  new DownstreamSessions.Deliver(
-                      created.sessionId(),
-                      path,
-                      new DownstreamSession.Stateless(
-                          call,
-                          StatelessEnvelope.Meta.of(call),
-                          cacheScope,
-                          accept.sse(),
-                          exchange.ref())));
-              return answer(exchange, accept, false, null, () -> {});
-            });
+            created ->
+                created.sessionId() == null
+                    ? done(shuttingDown())
+                    : statelessExchange(
+                        created.sessionId(),
+                        path,
+                        accept,
+                        exchange ->
+                            new DownstreamSession.Stateless(
+                                call,
+                                StatelessEnvelope.Meta.of(call),
+                                cacheScope,
+                                principal,
+                                accept.sse(),
+                                exchange)));
+  }
+
+  /**
+   * A retry that answers an input_required round goes to the session keeping its call, which its
+   * verified requestState names.
+   */
+  private CompletionStage<HttpResponse> retry(
+      JsonRpcRequest call,
+      JsonNode requestState,
+      String principal,
+      String path,
+      AcceptHeader accept) {
+    RequestStates.Opened opened =
+        settings
+            .requestStates()
+            .open(
+                requestState.asText(null),
+                call.method(),
+                StatelessEnvelope.nameOf(call),
+                principal);
+    if (opened instanceof RequestStates.Opened.Invalid invalid) {
+      metrics.rejected("request_state");
+      return done(
+          McpResponses.json(
+              StatusCodes.BAD_REQUEST,
+              JsonRpcCodec.toJson(
+                  JsonRpcResponse.failure(call.id(), INVALID_PARAMS, invalid.why()))));
+    }
+    RequestStates.State state = ((RequestStates.Opened.Valid) opened).state();
+    return statelessExchange(
+        state.pendingId(),
+        path,
+        accept,
+        exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange));
+  }
+
+  /**
+   * A stateless request's exchange with its session, which hears when the exchange is over (a
+   * session serving one request ends with it).
+   */
+  private CompletionStage<HttpResponse> statelessExchange(
+      String sessionId,
+      String path,
+      AcceptHeader accept,
+      Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command) {
+    Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
+    sessions.tell(new DownstreamSessions.Deliver(sessionId, path, command.apply(exchange.ref())));
+    closeWhenDone(exchange, sessionId, path);
+    return answer(exchange, accept, false, null, () -> {});
   }
 
   /** A new downstream session's id, or null when the gateway is shutting down. */
@@ -268,14 +323,6 @@ final class McpRoutes extends AllDirectives {
         sessions,
         replyTo -> new DownstreamSessions.Create(server, replyTo),
         ASK_TIMEOUT,
-        scheduler);
-  }
-
-  private void endStateless(String sessionId, String path) {
-    Asks.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
-        sessions,
-        replyTo -> new DownstreamSessions.Terminate(sessionId, path, replyTo),
-        DELETE_TIMEOUT,
         scheduler);
   }
 

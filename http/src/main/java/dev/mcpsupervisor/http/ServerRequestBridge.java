@@ -120,7 +120,8 @@ final class ServerRequestBridge {
                 SupervisorErrors.noClient(upstream.server(), upstream.request().method(), why)));
   }
 
-  private static String requiredCapability(String method) {
+  /** The client capability a server request needs, or null for one no client capability covers. */
+  static String requiredCapability(String method) {
     return switch (method) {
       case McpMethods.SAMPLING_CREATE_MESSAGE -> "sampling";
       case McpMethods.ELICITATION_CREATE -> "elicitation";

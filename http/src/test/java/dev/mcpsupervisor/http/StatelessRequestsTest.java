@@ -13,8 +13,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,8 +39,10 @@ class StatelessRequestsTest {
 
   @BeforeAll
   void start() {
+    // a client that leaves a subscription stream is noticed at the next keep-alive
     gateway =
         TestGateway.start(
+            "mcp-supervisor.http.sseKeepAlive = 200ms",
             TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofSeconds(3)),
             TestGateway.stdioFixture("fixture"));
   }
@@ -48,39 +53,19 @@ class StatelessRequestsTest {
   }
 
   private static String meta(String capabilities, String extra) {
-    return "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\""
-        + V
-        + "\",\"io.modelcontextprotocol/clientInfo\":{\"name\":\"stateless-test\",\"version\":\"1\"},"
-        + "\"io.modelcontextprotocol/clientCapabilities\":"
-        + capabilities
-        + extra
-        + "}";
+    return StatelessClient.meta(capabilities, extra);
   }
 
   private HttpResponse<String> send(String path, String method, String name, String body) {
-    return gateway.post(path, null, body, headers(method, name));
+    return new StatelessClient(gateway, "{}").send(path, method, name, body);
   }
 
   private static String[] headers(String method, String name) {
-    List<String> headers =
-        new ArrayList<>(List.of("MCP-Protocol-Version", V, "Mcp-Method", method));
-    if (name != null) {
-      headers.addAll(List.of("Mcp-Name", name));
-    }
-    return headers.toArray(String[]::new);
+    return StatelessClient.headers(method, name);
   }
 
-  private static String toolCall(Object id, String tool, String arguments, String metaExtra) {
-    return request(
-        id,
-        "tools/call",
-        "{\"name\":\""
-            + tool
-            + "\",\"arguments\":"
-            + arguments
-            + ","
-            + meta("{}", metaExtra)
-            + "}");
+  private String toolCall(Object id, String tool, String arguments, String metaExtra) {
+    return new StatelessClient(gateway, "{}").toolCall(id, tool, arguments, "", metaExtra);
   }
 
   private HttpResponse<String> callTool(
@@ -107,9 +92,12 @@ class StatelessRequestsTest {
     assertEquals("complete", result.path("resultType").asText());
     assertEquals(V, result.path("supportedVersions").get(0).asText());
     assertTrue(result.path("capabilities").has("tools"), response.body());
+    assertTrue(
+        result.path("capabilities").path("tools").path("listChanged").asBoolean(),
+        "subscriptions/listen carries list changes: " + response.body());
     assertFalse(
-        result.path("capabilities").path("tools").has("listChanged"),
-        "no subscriptions/listen yet: nothing may promise list_changed");
+        result.path("capabilities").path("resources").has("subscribe"),
+        "resource updates are not carried yet: nothing may promise them");
     assertEquals(
         "fixture",
         result.path("_meta").path("io.modelcontextprotocol/serverInfo").path("name").asText());
@@ -214,17 +202,85 @@ class StatelessRequestsTest {
     awaitLeasedContexts(List.of(session));
   }
 
-  /** The supervisor's leases settle on {@code expected} (bounded: 10 s). */
+  @Test
+  void subscriptionsListenAcknowledgesThenCarriesOnlyTheListChangesItAskedFor() throws Exception {
+    Listening tools = listen(7, "{\"toolsListChanged\":true,\"resourceSubscriptions\":[\"x:/y\"]}");
+    Listening prompts = listen(8, "{\"promptsListChanged\":true}");
+    try {
+      JsonNode ack = tools.next();
+      assertEquals("notifications/subscriptions/acknowledged", ack.path("method").asText());
+      assertEquals(
+          json("{\"toolsListChanged\":true}"),
+          ack.path("params").path("notifications"),
+          "resource subscriptions are not honored, so not acknowledged");
+      assertEquals(7, ack.path("params").path("_meta").path(Subscription.SUBSCRIPTION_ID).asInt());
+      assertEquals(
+          "notifications/subscriptions/acknowledged", prompts.next().path("method").asText());
+
+      callTool(FIXTURE, 9, "trigger_list_changed", "{}", "");
+
+      JsonNode changed = tools.next();
+      assertEquals("notifications/tools/list_changed", changed.path("method").asText());
+      assertEquals(
+          7, changed.path("params").path("_meta").path(Subscription.SUBSCRIPTION_ID).asInt());
+      assertEquals(null, prompts.poll(Duration.ofMillis(500)), "a prompts-only stream");
+    } finally {
+      tools.close();
+      prompts.close();
+    }
+    awaitLeasedContexts(List.of());
+  }
+
+  /** An open subscriptions/listen stream, read line by line on a thread of its own. */
+  private record Listening(HttpResponse<Stream<String>> response, BlockingQueue<JsonNode> frames)
+      implements AutoCloseable {
+
+    JsonNode next() throws InterruptedException {
+      JsonNode frame = poll(Duration.ofSeconds(10));
+      assertTrue(frame != null, "no frame within 10 s");
+      return frame;
+    }
+
+    JsonNode poll(Duration wait) throws InterruptedException {
+      return frames.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+      response.body().close();
+    }
+  }
+
+  private Listening listen(Object id, String filter) throws Exception {
+    String body =
+        request(
+            id,
+            "subscriptions/listen",
+            "{\"notifications\":" + filter + "," + meta("{}", "") + "}");
+    HttpResponse<Stream<String>> response =
+        gateway
+            .http
+            .sendAsync(
+                gateway
+                    .postRequest(FIXTURE, null, body, headers("subscriptions/listen", null))
+                    .build(),
+                HttpResponse.BodyHandlers.ofLines())
+            .get(10, TimeUnit.SECONDS);
+    assertEquals(200, response.statusCode());
+    BlockingQueue<JsonNode> frames = new LinkedBlockingQueue<>();
+    Thread reader =
+        new Thread(
+            () ->
+                response
+                    .body()
+                    .filter(line -> line.startsWith("data:"))
+                    .forEach(line -> frames.add(json(line.substring(5).trim()))));
+    reader.setDaemon(true);
+    reader.start();
+    return new Listening(response, frames);
+  }
+
   private void awaitLeasedContexts(List<String> expected) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    List<String> leased;
-    do {
-      leased =
-          gateway.snapshot().keys().stream()
-              .flatMap(key -> key.leases().keySet().stream())
-              .sorted()
-              .toList();
-    } while (!leased.equals(expected) && System.nanoTime() < deadline);
-    assertEquals(expected, leased, "stateless requests left leases behind");
+    gateway.awaitLeasedContexts(expected);
   }
 }

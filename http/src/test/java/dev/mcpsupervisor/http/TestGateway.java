@@ -259,6 +259,23 @@ final class TestGateway implements AutoCloseable {
     return toolResult.path("result").path("content").path(0).path("text").asText();
   }
 
+  /**
+   * The supervisor's leases settle on the contexts {@code expected} (sorted), bounded at 15 s: what
+   * ended released what it leased.
+   */
+  void awaitLeasedContexts(List<String> expected) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    List<String> leased;
+    do {
+      leased =
+          snapshot().keys().stream()
+              .flatMap(key -> key.leases().keySet().stream())
+              .sorted()
+              .toList();
+    } while (!leased.equals(expected) && System.nanoTime() < deadline);
+    assertEquals(expected, leased, "leases left behind");
+  }
+
   SupervisorSnapshot snapshot() {
     return await(supervisor.snapshot());
   }

@@ -49,7 +49,8 @@ public final class StatelessEnvelope {
           McpMethods.RESOURCES_LIST,
           McpMethods.RESOURCES_TEMPLATES_LIST,
           McpMethods.RESOURCES_READ,
-          McpMethods.COMPLETION_COMPLETE);
+          McpMethods.COMPLETION_COMPLETE,
+          McpMethods.SUBSCRIPTIONS_LISTEN);
 
   /** Results a client may cache: they carry {@code ttlMs} and {@code cacheScope}. */
   private static final Set<String> CACHEABLE =
@@ -195,7 +196,7 @@ public final class StatelessEnvelope {
   }
 
   /** What Mcp-Name must repeat: a tool's or prompt's name, a resource's URI; null if nothing. */
-  static String nameOf(JsonRpcRequest request) {
+  public static String nameOf(JsonRpcRequest request) {
     JsonNode params = request.params() == null ? JsonRpcCodec.emptyObject() : request.params();
     return switch (request.method()) {
       case McpMethods.TOOLS_CALL, McpMethods.PROMPTS_GET -> params.path("name").asText(null);
@@ -250,8 +251,8 @@ public final class StatelessEnvelope {
 
   /**
    * A server/discover result from what an initialize answered: every version served, the
-   * capabilities (without list_changed and resource subscriptions until subscriptions/listen is
-   * served: a client must not wait for what never comes), the server's identity in {@code _meta}.
+   * capabilities (without resource subscriptions: subscriptions/listen carries list changes only,
+   * and a client must not wait for what never comes), the server's identity in {@code _meta}.
    */
   public static ObjectNode discoverResult(JsonNode initializeResult) {
     ObjectNode result = JsonRpcCodec.emptyObject();
@@ -260,11 +261,8 @@ public final class StatelessEnvelope {
         initializeResult.path("capabilities") instanceof ObjectNode given
             ? given.deepCopy()
             : JsonRpcCodec.emptyObject();
-    for (JsonNode capability : capabilities) {
-      if (capability instanceof ObjectNode object) {
-        object.remove("listChanged");
-        object.remove("subscribe");
-      }
+    if (capabilities.get("resources") instanceof ObjectNode resources) {
+      resources.remove("subscribe"); // subscriptions/listen carries list changes, not updates yet
     }
     result.set("capabilities", capabilities);
     if (initializeResult.hasNonNull("instructions")) {

@@ -16,7 +16,8 @@ import java.util.concurrent.ExecutorService;
 /**
  * Spawns a stdio MCP server: the configured command and args, the inherited environment plus the
  * configured variables, the configured working directory. See {@link StdioConnection} for what the
- * connection does.
+ * connection does; a server of 2026-07-28 is spoken to through a {@link StatelessAdapter}, found
+ * out by an {@link AutoEraConnection} when the spec's protocol is auto.
  */
 public final class StdioConnector implements UpstreamConnector {
 
@@ -73,7 +74,19 @@ public final class StdioConnector implements UpstreamConnector {
     } catch (IOException e) {
       throw new CompletionException(new IOException(startFailure(spec.command(), e), e));
     }
-    return StdioConnection.start(process, serverName(spec.command()), grace, listener);
+    String name = serverName(spec.command());
+    return switch (spec.protocol()) {
+      case SESSION -> StdioConnection.start(process, name, grace, listener);
+      case STATELESS -> {
+        StatelessAdapter adapter = new StatelessAdapter("stdio server " + name, listener, null);
+        yield adapter.attach(StdioConnection.start(process, name, grace, adapter));
+      }
+      case AUTO ->
+          AutoEraConnection.overOneTransport(
+              "stdio server " + name,
+              listener,
+              transportListener -> StdioConnection.start(process, name, grace, transportListener));
+    };
   }
 
   /**

@@ -187,27 +187,13 @@ final class StreamableHttpConnection implements UpstreamConnection {
   private JsonRpcMessage inspect(JsonRpcMessage message) {
     if (message instanceof JsonRpcResponse response
         && !response.isError()
-        && sameId(response.id(), initializeId)) {
+        && JsonRpcIds.same(response.id(), initializeId)) {
       JsonNode version = response.result().get("protocolVersion");
       if (version != null && version.isTextual()) {
         protocolVersion = version.textValue();
       }
     }
     return message;
-  }
-
-  /**
-   * Ids compare by value: the parser reads 7 as an int node, the session actor may have sent a long
-   * node.
-   */
-  private static boolean sameId(JsonNode a, JsonNode b) {
-    if (a == null || b == null) {
-      return false;
-    }
-    if (a.isNumber() && b.isNumber()) {
-      return a.decimalValue().compareTo(b.decimalValue()) == 0;
-    }
-    return a.equals(b);
   }
 
   private void deliverEvent(SseEvent event, JsonNode relatedRequestId) {

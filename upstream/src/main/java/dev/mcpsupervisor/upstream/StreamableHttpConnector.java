@@ -11,7 +11,9 @@ import java.util.concurrent.CompletionStage;
 /**
  * Client side of MCP Streamable HTTP (protocol 2025-03-26 and later), on {@code java.net.http}: one
  * HTTP/1.1 client for all its connections. Opening a connection sends nothing: the session starts
- * with the {@code initialize} POST. See {@link StreamableHttpConnection}.
+ * with the {@code initialize} POST. See {@link StreamableHttpConnection}; for a server of
+ * 2026-07-28 {@link StatelessHttpConnection} under a {@link StatelessAdapter}, and {@link
+ * AutoEraConnection} when the spec's protocol is auto.
  */
 public final class StreamableHttpConnector implements UpstreamConnector {
 
@@ -37,7 +39,23 @@ public final class StreamableHttpConnector implements UpstreamConnector {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException(spec + ": " + e.getMessage(), e));
     }
+    String name = spec.toString();
     return CompletableFuture.completedFuture(
-        new StreamableHttpConnection(client, http.url(), headers, spec.toString(), listener));
+        switch (spec.protocol()) {
+          case SESSION -> new StreamableHttpConnection(client, http.url(), headers, name, listener);
+          case STATELESS -> {
+            StatelessAdapter adapter = new StatelessAdapter(name, listener, null);
+            yield adapter.attach(
+                new StatelessHttpConnection(client, http.url(), headers, name, adapter));
+          }
+          case AUTO ->
+              AutoEraConnection.probingFirst(
+                  name,
+                  listener,
+                  sessionEra ->
+                      new StreamableHttpConnection(client, http.url(), headers, name, sessionEra),
+                  statelessEra ->
+                      new StatelessHttpConnection(client, http.url(), headers, name, statelessEra));
+        });
   }
 }

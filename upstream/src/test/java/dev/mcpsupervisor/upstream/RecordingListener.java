@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,6 +98,26 @@ final class RecordingListener implements ConnectionListener {
                 received ->
                     received.message() instanceof JsonRpcResponse response
                         && Rpc.sameId(response.id(), id))
+            .message();
+  }
+
+  /** The first server-to-client request of {@code method}. */
+  JsonRpcRequest awaitRequest(String method) {
+    return (JsonRpcRequest)
+        await(
+                received ->
+                    received.message() instanceof JsonRpcRequest request
+                        && request.method().equals(method))
+            .message();
+  }
+
+  /** The first notification of {@code method}. */
+  JsonRpcNotification awaitNotification(String method) {
+    return (JsonRpcNotification)
+        await(
+                received ->
+                    received.message() instanceof JsonRpcNotification notification
+                        && notification.method().equals(method))
             .message();
   }
 

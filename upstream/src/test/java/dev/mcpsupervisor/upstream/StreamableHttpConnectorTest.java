@@ -15,6 +15,7 @@ import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -66,10 +67,25 @@ class StreamableHttpConnectorTest {
   }
 
   private UpstreamConnection connect(String url) {
+    return connect(url, UpstreamProtocol.SESSION);
+  }
+
+  private UpstreamConnection connect(String url, UpstreamProtocol protocol) {
     ServerSpec spec =
-        new ServerSpec.StreamableHttp(URI.create(url), Map.of("X-Api-Key", "secret-key"));
+        new ServerSpec.StreamableHttp(URI.create(url), Map.of("X-Api-Key", "secret-key"), protocol);
     connection = Rpc.await(connector.connect(spec, listener));
     return connection;
+  }
+
+  @Test
+  void protocolAutoServesTheFixtureWhicheverEraItSpeaks() {
+    UpstreamConnection connection = connect(server.url(), UpstreamProtocol.AUTO);
+    JsonRpcResponse initialized = Rpc.handshake(connection, listener);
+    assertEquals(
+        FixtureTools.SERVER_NAME, initialized.result().path("serverInfo").path("name").asText());
+
+    Rpc.send(connection, Rpc.echo(1, "hello, whichever era"));
+    assertEquals("hello, whichever era", Rpc.text(listener.awaitResponse(Rpc.id(1))));
   }
 
   @Test

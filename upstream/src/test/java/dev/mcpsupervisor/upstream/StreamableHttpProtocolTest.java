@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -49,8 +50,10 @@ class StreamableHttpProtocolTest {
   }
 
   private UpstreamConnection connect() {
+    // the session era's wire, without the server/discover probe of protocol auto
     ServerSpec spec =
-        new ServerSpec.StreamableHttp(server.url("/mcp"), Map.of("X-Api-Key", "secret-key"));
+        new ServerSpec.StreamableHttp(
+            server.url("/mcp"), Map.of("X-Api-Key", "secret-key"), UpstreamProtocol.SESSION);
     connection = Rpc.await(connector.connect(spec, listener));
     return connection;
   }
@@ -217,7 +220,8 @@ class StreamableHttpProtocolTest {
   void badConfiguredHeaderFailsTheConnect() throws Exception {
     server = new ScriptedHttpServer(StreamableHttpProtocolTest::basics);
     ServerSpec spec =
-        new ServerSpec.StreamableHttp(server.url("/mcp"), Map.of("Host", "elsewhere.example"));
+        new ServerSpec.StreamableHttp(
+            server.url("/mcp"), Map.of("Host", "elsewhere.example"), UpstreamProtocol.SESSION);
 
     ExecutionException failure =
         assertThrows(

@@ -112,6 +112,14 @@ final class ConfigSection {
     return checkedString(value(field), path(field));
   }
 
+  /** A string, or a number as written ({@code protocol = 2025} needs no quotes). */
+  String stringOrNumber(String field) {
+    ConfigValue value = value(field);
+    return value.valueType() == ConfigValueType.NUMBER
+        ? String.valueOf(value.unwrapped())
+        : checkedString(value, path(field));
+  }
+
   String nonEmptyString(String field) {
     String value = string(field);
     if (value.isBlank()) {

@@ -20,6 +20,7 @@ final class ServerConfigReader {
   static final String URL = "url";
   static final String HEADERS = "headers";
   static final String TRANSPORT = "transport";
+  static final String PROTOCOL = "protocol";
 
   /** VS Code's and Claude Code's name for the transport: stdio, http or sse. */
   static final String TYPE = "type";
@@ -69,6 +70,7 @@ final class ServerConfigReader {
               HEADERS,
               TRANSPORT,
               TYPE,
+              PROTOCOL,
               ISOLATION,
               MAX_SESSIONS,
               MAX_INFLIGHT_PER_SESSION,
@@ -173,7 +175,8 @@ final class ServerConfigReader {
           server.nonEmptyString(COMMAND),
           server.stringList(ARGS),
           server.stringMap(ENV),
-          server.optionalNonEmptyString(CWD));
+          server.optionalNonEmptyString(CWD),
+          protocol(server));
     }
     if (hasCommand) {
       throw server.error(
@@ -182,9 +185,32 @@ final class ServerConfigReader {
     rejectPresent(server, "only for command (stdio) servers", ARGS, ENV, CWD);
     URI url = url(server);
     Map<String, String> headers = headers(server);
-    return transport == Transport.SSE
-        ? new ServerSpec.Sse(url, headers)
-        : new ServerSpec.StreamableHttp(url, headers);
+    UpstreamProtocol protocol = protocol(server);
+    if (transport == Transport.SSE) {
+      if (protocol == UpstreamProtocol.STATELESS) {
+        throw server.error(
+            PROTOCOL,
+            "the sse transport (HTTP+SSE, 2024-11-05) cannot carry "
+                + protocol.configName()
+                + "; use streamable-http");
+      }
+      return new ServerSpec.Sse(url, headers);
+    }
+    return new ServerSpec.StreamableHttp(url, headers, protocol);
+  }
+
+  private static UpstreamProtocol protocol(ConfigSection server) {
+    if (!server.has(PROTOCOL)) {
+      return UpstreamProtocol.AUTO;
+    }
+    String name = server.stringOrNumber(PROTOCOL);
+    UpstreamProtocol protocol = UpstreamProtocol.ofConfigName(name);
+    if (protocol == null) {
+      throw server.error(
+          PROTOCOL,
+          "unknown protocol \"" + name + "\" (expected " + UpstreamProtocol.allConfigNames() + ")");
+    }
+    return protocol;
   }
 
   private static Transport transport(ConfigSection server, String field) {

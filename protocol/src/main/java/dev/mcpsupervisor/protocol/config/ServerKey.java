@@ -13,9 +13,9 @@ import java.util.Map;
 
 /**
  * Identifies one upstream server: its configured name and a stable digest (SHA-256, hex) of its
- * spec — transport, command, args, env, cwd, or URL and headers. Same spec, same key, in every run
- * and JVM; any field change, a new key. Secrets are inside the digest but never printed: {@code
- * toString} shows the name and a short digest only.
+ * spec — transport, command, args, env, cwd, or URL and headers, and the protocol when set. Same
+ * spec, same key, in every run and JVM; any field change, a new key. Secrets are inside the digest
+ * but never printed: {@code toString} shows the name and a short digest only.
  */
 public record ServerKey(String serverName, String digest) {
 
@@ -48,6 +48,10 @@ public record ServerKey(String serverName, String digest) {
     } else if (spec instanceof ServerSpec.Sse sse) {
       encoding.string(sse.url().toString());
       encoding.pairs(sortedPairs(sse.headers(), true));
+    }
+    if (spec.protocol() != UpstreamProtocol.AUTO && !(spec instanceof ServerSpec.Sse)) {
+      // only when set: the keys of every server that leaves it alone stay what they were
+      encoding.string("protocol=" + spec.protocol().configName());
     }
     return HexFormat.of().formatHex(sha256(encoding.bytes()));
   }

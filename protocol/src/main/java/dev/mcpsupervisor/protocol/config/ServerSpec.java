@@ -17,11 +17,25 @@ public sealed interface ServerSpec {
   /** Adds headers (e.g. forwarded from a downstream client); for stdio it returns itself. */
   ServerSpec withExtraHeaders(Map<String, String> extra);
 
-  record Stdio(String command, List<String> args, Map<String, String> env, String cwd)
+  /** The MCP era to speak to the server (the config's {@code protocol}). */
+  UpstreamProtocol protocol();
+
+  record Stdio(
+      String command,
+      List<String> args,
+      Map<String, String> env,
+      String cwd,
+      UpstreamProtocol protocol)
       implements ServerSpec {
     public Stdio {
       args = List.copyOf(args);
       env = Map.copyOf(env);
+      protocol = protocol == null ? UpstreamProtocol.AUTO : protocol;
+    }
+
+    /** A server whose era is found out ({@code protocol} auto). */
+    public Stdio(String command, List<String> args, Map<String, String> env, String cwd) {
+      this(command, args, env, cwd, UpstreamProtocol.AUTO);
     }
 
     @Override
@@ -44,13 +58,21 @@ public sealed interface ServerSpec {
           + env.keySet()
           + ", cwd="
           + cwd
+          + Specs.printable(protocol)
           + "]";
     }
   }
 
-  record StreamableHttp(URI url, Map<String, String> headers) implements ServerSpec {
+  record StreamableHttp(URI url, Map<String, String> headers, UpstreamProtocol protocol)
+      implements ServerSpec {
     public StreamableHttp {
       headers = Map.copyOf(headers);
+      protocol = protocol == null ? UpstreamProtocol.AUTO : protocol;
+    }
+
+    /** A server whose era is found out ({@code protocol} auto). */
+    public StreamableHttp(URI url, Map<String, String> headers) {
+      this(url, headers, UpstreamProtocol.AUTO);
     }
 
     @Override
@@ -60,12 +82,17 @@ public sealed interface ServerSpec {
 
     @Override
     public ServerSpec withExtraHeaders(Map<String, String> extra) {
-      return new StreamableHttp(url, Specs.merge(headers, extra));
+      return new StreamableHttp(url, Specs.merge(headers, extra), protocol);
     }
 
     @Override
     public String toString() {
-      return "StreamableHttp[url=" + Specs.printable(url) + ", headers=" + headers.keySet() + "]";
+      return "StreamableHttp[url="
+          + Specs.printable(url)
+          + ", headers="
+          + headers.keySet()
+          + Specs.printable(protocol)
+          + "]";
     }
   }
 
@@ -82,6 +109,12 @@ public sealed interface ServerSpec {
     @Override
     public ServerSpec withExtraHeaders(Map<String, String> extra) {
       return new Sse(url, Specs.merge(headers, extra));
+    }
+
+    /** The deprecated HTTP+SSE transport only ever carried the session era. */
+    @Override
+    public UpstreamProtocol protocol() {
+      return UpstreamProtocol.SESSION;
     }
 
     @Override

@@ -35,4 +35,9 @@ final class Specs {
             + (url.getRawPath() == null ? "" : url.getRawPath());
     return url.getRawQuery() == null && url.getRawFragment() == null ? printable : printable + "?…";
   }
+
+  /** ", protocol=..." when it is not the default, else nothing: most specs never set it. */
+  static String printable(UpstreamProtocol protocol) {
+    return protocol == UpstreamProtocol.AUTO ? "" : ", protocol=" + protocol.configName();
+  }
 }

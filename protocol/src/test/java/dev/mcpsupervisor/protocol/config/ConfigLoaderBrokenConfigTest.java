@@ -59,6 +59,16 @@ class ConfigLoaderBrokenConfigTest {
             "{\"servers\": {\"a\": {\"type\": \"websocket\", \"url\": \"wss://x.example\"}}}",
             "servers.a.type: unknown type \"websocket\" (expected stdio, http or sse)"),
         broken(
+            "unknown protocol",
+            server("\"command\": \"npx\", \"protocol\": \"2026\""),
+            "mcpServers.a.protocol: unknown protocol \"2026\" (expected auto, 2025 or 2026-07-28)"),
+        broken(
+            "stateless protocol on the sse transport",
+            server(
+                "\"url\": \"https://x.example\", \"transport\": \"sse\", \"protocol\": \"2026-07-28\""),
+            "mcpServers.a.protocol: the sse transport (HTTP+SSE, 2024-11-05) cannot carry 2026-07-28;"
+                + " use streamable-http"),
+        broken(
             "both transport and type",
             server("\"url\": \"https://x.example\", \"transport\": \"sse\", \"type\": \"sse\""),
             "mcpServers.a.type: use either transport or type, not both"),
@@ -195,7 +205,7 @@ class ConfigLoaderBrokenConfigTest {
             "field with no near miss",
             server("\"command\": \"npx\", \"restartPolicy\": \"always\""),
             "mcpServers.a.restartPolicy: unknown field (expected one of command, args, env, cwd, url, headers,"
-                + " transport, type, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout,"
+                + " transport, type, protocol, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout,"
                 + " toolPrefix, disabled)"),
         broken(
             "envFile",

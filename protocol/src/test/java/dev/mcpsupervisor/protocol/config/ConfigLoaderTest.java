@@ -318,6 +318,30 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void protocolIsAutoUnlessTheServerNamesAnEra() {
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            """
+        mcpServers {
+          plain { command = x }
+          old { command = x, protocol = 2025 }
+          quoted { command = x, protocol = "2025" }
+          new { url = "http://127.0.0.1:1/mcp", protocol = "2026-07-28" }
+          found { url = "http://127.0.0.1:1/mcp", protocol = auto }
+          legacy { url = "http://127.0.0.1:1/sse", transport = sse, protocol = auto }
+        }
+        """,
+            "t.conf");
+    assertEquals(UpstreamProtocol.AUTO, config.servers().get("plain").spec().protocol());
+    assertEquals(UpstreamProtocol.SESSION, config.servers().get("old").spec().protocol());
+    assertEquals(UpstreamProtocol.SESSION, config.servers().get("quoted").spec().protocol());
+    assertEquals(UpstreamProtocol.STATELESS, config.servers().get("new").spec().protocol());
+    assertEquals(UpstreamProtocol.AUTO, config.servers().get("found").spec().protocol());
+    assertEquals(UpstreamProtocol.SESSION, config.servers().get("legacy").spec().protocol());
+    assertTrue(config.servers().get("new").spec().toString().endsWith(", protocol=2026-07-28]"));
+  }
+
+  @Test
   void serversKeepFileOrder() {
     SupervisorConfig config =
         ConfigLoader.parse(

@@ -46,6 +46,21 @@ class ServerKeyTest {
   }
 
   @Test
+  void theProtocolLeftAtAutoKeepsTheKeyAsItWas() {
+    assertEquals(
+        ServerKey.of("fs", STDIO),
+        ServerKey.of(
+            "fs",
+            new ServerSpec.Stdio(
+                STDIO.command(), STDIO.args(), STDIO.env(), STDIO.cwd(), UpstreamProtocol.AUTO)));
+    assertEquals(
+        UpstreamProtocol.STATELESS,
+        new ServerSpec.StreamableHttp(HTTP.url(), HTTP.headers(), UpstreamProtocol.STATELESS)
+            .withExtraHeaders(Map.of("X-User", "alice"))
+            .protocol());
+  }
+
+  @Test
   void sameSpecGivesTheSameKey() {
     Map<String, String> reversedEnv = new LinkedHashMap<>();
     reversedEnv.put("DEBUG", "1");
@@ -125,6 +140,15 @@ class ServerKeyTest {
             HTTP,
             new ServerSpec.StreamableHttp(HTTP.url(), Map.of("X-Authorization", HEADER_SECRET))),
         changed("a forwarded header", HTTP, HTTP.withExtraHeaders(Map.of("X-User", "alice"))),
+        changed(
+            "the protocol of a stdio server",
+            STDIO,
+            new ServerSpec.Stdio(
+                "npx", STDIO.args(), STDIO.env(), "/work", UpstreamProtocol.STATELESS)),
+        changed(
+            "the protocol of an http server",
+            new ServerSpec.StreamableHttp(HTTP.url(), HTTP.headers(), UpstreamProtocol.SESSION),
+            new ServerSpec.StreamableHttp(HTTP.url(), HTTP.headers(), UpstreamProtocol.STATELESS)),
         changed(
             "another forwarded identity",
             HTTP.withExtraHeaders(Map.of("X-User", "alice")),

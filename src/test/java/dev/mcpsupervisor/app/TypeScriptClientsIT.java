@@ -1,0 +1,130 @@
+package dev.mcpsupervisor.app;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Clients nobody here wrote, from npm, through the gateway jar to server-everything (npm, a 2025
+ * session-era stdio server), on the per-server endpoint and on the aggregate one (whose tool names
+ * carry the server's prefix). The TypeScript SDK v2 client is pinned to 2026-07-28: stateless
+ * requests, and elicitation and sampling reach it as input_required rounds. The v1 SDK client holds
+ * a 2025 session and gets them as server-to-client requests. Every answer is checked by the scripts
+ * in src/test/node (see peer-steps.mjs).
+ */
+@Timeout(300)
+class TypeScriptClientsIT {
+
+  /** Endpoint, and the prefix of the upstream's tool names there. */
+  private static final String ENDPOINTS =
+      """
+      /servers/everything/mcp, ''
+      /mcp,                    everything__
+      """;
+
+  private static final String[] PEERS = {
+    NodePeers.EVERYTHING, NodePeers.CLIENT_V2, NodePeers.SDK_V1
+  };
+
+  @TempDir static Path dir;
+  private static Path scripts;
+  private static JarProcess gateway;
+  private static String gatewayBase;
+
+  @BeforeEach
+  void requirePeers() {
+    NodePeers.assumeInstalled(PEERS);
+  }
+
+  @BeforeAll
+  static void startGatewayInFrontOfEverything() throws IOException {
+    if (!NodePeers.missing(PEERS).isEmpty()) {
+      return; // requirePeers skips every test
+    }
+    scripts = NodePeers.scripts(Files.createDirectory(dir.resolve("scripts")));
+    Path config =
+        GatewayConfigFile.write(
+            dir.resolve("gateway.json"),
+            Map.of(
+                "everything",
+                GatewayConfigFile.stdio(
+                    NodePeers.node(), NodePeers.everythingServer().toString(), "stdio")));
+    gateway = JarProcess.start("--config", config.toString(), "--port", "0");
+    gatewayBase = gateway.awaitListening().replaceFirst("/mcp$", "");
+  }
+
+  @AfterAll
+  static void stopGateway() {
+    if (gateway != null) {
+      gateway.close();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(textBlock = ENDPOINTS)
+  void pinnedV2ClientDiscoversListsToolsAndEchoes(String endpoint, String prefix) {
+    run("v2-client.mjs", endpoint, prefix, "echo")
+        .assertSteps(
+            TypeScriptClientsIT::gatewayLog, "server/discover", "tools/list", "echo", "done");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(textBlock = ENDPOINTS)
+  void pinnedV2ClientAnswersSamplingAndElicitationThroughInputRequiredRounds(
+      String endpoint, String prefix) {
+    run("v2-client.mjs", endpoint, prefix, "sampling,elicitation")
+        .assertSteps(
+            TypeScriptClientsIT::gatewayLog,
+            "server/discover",
+            "tools/list",
+            "sampling",
+            "elicitation",
+            "done");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(textBlock = ENDPOINTS)
+  void v1ClientSessionEchoesAndAnswersSamplingAndElicitationRequests(
+      String endpoint, String prefix) {
+    run("v1-client.mjs", endpoint, prefix, "echo,sampling,elicitation")
+        .assertSteps(
+            TypeScriptClientsIT::gatewayLog,
+            "initialize",
+            "tools/list",
+            "echo",
+            "sampling",
+            "elicitation",
+            "terminate",
+            "done");
+  }
+
+  private static NodeClientRun run(String script, String endpoint, String prefix, String calls) {
+    String name = script.replace(".mjs", "") + endpoint.replace('/', '-') + "-" + calls;
+    return NodeClientRun.run(
+        dir,
+        name,
+        NodePeers.command(
+            scripts,
+            script,
+            gatewayBase + endpoint,
+            "--peer",
+            "everything",
+            "--prefix",
+            prefix,
+            "--calls",
+            calls));
+  }
+
+  private static String gatewayLog() {
+    return "gateway stderr (last 40 lines):\n"
+        + String.join("\n", NodeClientRun.tail(gateway.stderrLines(), 40));
+  }
+}
