@@ -186,9 +186,7 @@ final class AggregatedEndpoint implements McpEndpoint {
                                   all.add(renamed);
                                 }
                               }));
-              ObjectNode result = JsonRpcCodec.emptyObject();
-              result.set(field, all);
-              result.put("ttlMs", collected.ttlMs());
+              ObjectNode result = collected.answer(field, all);
               return new Outcome.Result(result);
             });
   }
@@ -216,9 +214,7 @@ final class AggregatedEndpoint implements McpEndpoint {
                                   owners.putIfAbsent(item.get(key).textValue(), server);
                                 }
                               }));
-              ObjectNode result = JsonRpcCodec.emptyObject();
-              result.set(field, all);
-              result.put("ttlMs", collected.ttlMs());
+              ObjectNode result = collected.answer(field, all);
               return "uri".equals(key)
                   ? new Outcome.ResourcesLearned(result, owners, Map.of())
                   : new Outcome.ResourcesLearned(result, Map.of(), owners);

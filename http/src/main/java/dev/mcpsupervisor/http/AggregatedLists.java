@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.METHOD_NOT_FOUND;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -33,7 +34,16 @@ final class AggregatedLists {
    * fresh — the shortest {@code ttlMs} of its pages, 0 when a page had none (not cached) or a
    * server was left out (the answer is incomplete: a client should ask again).
    */
-  record Collected(Map<String, List<JsonNode>> byServer, long ttlMs) {}
+  record Collected(Map<String, List<JsonNode>> byServer, long ttlMs) {
+
+    /** The merged answer: the items under {@code field}, and how long it is fresh. */
+    ObjectNode answer(String field, ArrayNode items) {
+      ObjectNode result = JsonRpcCodec.emptyObject();
+      result.set(field, items);
+      result.put("ttlMs", ttlMs);
+      return result;
+    }
+  }
 
   /** One server's items, and the shortest lifetime of its pages. */
   private record Part(List<JsonNode> items, long ttlMs) {}
