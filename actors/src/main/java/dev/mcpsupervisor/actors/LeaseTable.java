@@ -58,6 +58,22 @@ final class LeaseTable<R, L> {
     return sessions.get(sessionId);
   }
 
+  /** The session became ready, or lost its connection (a session no longer here is ignored). */
+  void ready(long sessionId, boolean ready) {
+    Entry<R> session = sessions.get(sessionId);
+    if (session != null) {
+      session.ready = ready;
+    }
+  }
+
+  /** The session is (or stopped being) at maxInflightPerSession: pooled() passes it over. */
+  void saturated(long sessionId, boolean saturated) {
+    Entry<R> session = sessions.get(sessionId);
+    if (session != null) {
+      session.saturated = saturated;
+    }
+  }
+
   /**
    * Shared isolation: the least-leased session that is not full; all full and below {@code
    * maxSessions}: null (open another); all full at {@code maxSessions}: the least-leased anyway

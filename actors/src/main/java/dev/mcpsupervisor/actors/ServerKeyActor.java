@@ -114,6 +114,7 @@ public final class ServerKeyActor {
       table = new LeaseTable<>();
 
   private final CircuitBreaker circuit;
+  private final ListRequests lists;
   private long nextSessionId;
 
   /** The router's messages processed, for the passivation handshake. */
@@ -132,6 +133,7 @@ public final class ServerKeyActor {
     this.context = context;
     this.timers = timers;
     this.circuit = new CircuitBreaker(env.settings().circuitMaxFailures());
+    this.lists = new ListRequests(env, context, timers);
   }
 
   // ---------------------------------------------------------------------------------------- active
@@ -149,8 +151,11 @@ public final class ServerKeyActor {
         .onMessage(SessionReady.class, this::onSessionReady)
         .onMessage(SessionDown.class, this::onSessionDown)
         .onMessage(AttemptFailed.class, this::onAttemptFailed)
-        .onMessage(SessionLoad.class, this::onSessionLoad)
+        .onMessage(
+            SessionLoad.class,
+            load -> same(() -> table.saturated(load.sessionId(), load.saturated())))
         .onMessage(SessionFailing.class, this::onSessionFailing)
+        .onMessage(ListRequests.Event.class, event -> same(() -> lists.on(event)))
         .onMessage(IdleTimeout.class, this::onIdleTimeout)
         .onMessage(CooldownElapsed.class, notUsed -> onCooldownElapsed())
         .onMessage(SessionTerminated.class, this::onSessionTerminated)
@@ -177,15 +182,21 @@ public final class ServerKeyActor {
     return Behaviors.same();
   }
 
+  /** A list may be answered from the cache, or wait for one fetch shared with other callers. */
   private Behavior<Command> onRequest(Request request) {
-    UpstreamCall call = request.call();
+    if (!lists.serve(request.call(), this::forward)) {
+      forward(request.call());
+    }
+    return Behaviors.same();
+  }
+
+  private void forward(UpstreamCall call) {
     var session = leaseFor(call.context(), call.delivery());
     if (session == null) {
       call.reject(unavailable(), env.observer());
     } else {
       session.ref.tell(new SessionActor.Forward(call));
     }
-    return Behaviors.same();
   }
 
   /**
@@ -285,7 +296,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onCancel(Cancel cancel) {
-    var session = table.sessionOf(cancel.context());
+    var session = lists.cancel(cancel.callId()) ? null : table.sessionOf(cancel.context());
     if (session != null) {
       session.ref.tell(new SessionActor.Cancel(cancel.callId()));
     }
@@ -304,10 +315,7 @@ public final class ServerKeyActor {
   // ------------------------------------------------------------------------------- session reports
 
   private Behavior<Command> onSessionReady(SessionReady ready) {
-    var session = table.get(ready.sessionId());
-    if (session != null) {
-      session.ready = true;
-    }
+    table.ready(ready.sessionId(), true);
     if (circuit.close()) {
       context.getLog().info("{}: circuit closed, a session is ready again", env.keyId());
     }
@@ -316,10 +324,8 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onSessionDown(SessionDown down) {
-    var session = table.get(down.sessionId());
-    if (session != null) {
-      session.ready = false;
-    }
+    lists.connectionLost();
+    table.ready(down.sessionId(), false);
     return Behaviors.same();
   }
 
@@ -382,14 +388,6 @@ public final class ServerKeyActor {
     return SupervisorErrors.unavailable(server, circuit.unavailableReason());
   }
 
-  private Behavior<Command> onSessionLoad(SessionLoad load) {
-    var session = table.get(load.sessionId());
-    if (session != null) {
-      session.saturated = load.saturated();
-    }
-    return Behaviors.same();
-  }
-
   private Behavior<Command> onSessionFailing(SessionFailing failing) {
     var session = table.get(failing.sessionId());
     if (session != null) {
@@ -416,6 +414,7 @@ public final class ServerKeyActor {
    * meanwhile.
    */
   private Behavior<Command> onShutdown() {
+    lists.shutdown();
     table.live().forEach(s -> evict(s, CloseReason.SHUTDOWN, "shutdown"));
     table
         .closing()

@@ -119,7 +119,7 @@ final class SessionCalls {
             progressTokens,
             pending,
             (link, message) -> transmit(link, message, 0),
-            this::toolsChanged);
+            this::listChanged);
     this.health = new SessionHealth(settings.evictAfterConsecutiveFailures());
   }
 
@@ -272,11 +272,18 @@ final class SessionCalls {
     sendInternal(link, PendingRequests.Internal.TOOLS_LIST, McpMethods.TOOLS_LIST, params);
   }
 
-  /** The upstream's tools changed: what the retry policy knew of them is refetched. */
-  private void toolsChanged(Link ready) {
-    retryPolicy.forgetTools();
-    if (ready != null && ready.hasTools()) {
-      fetchTools(ready, null);
+  /**
+   * A list of the upstream changed: the key's cached lists of that kind go (told before any context
+   * hears of it, so a client that lists again in reply never gets the old list); for tools, what
+   * the retry policy knew of them is refetched.
+   */
+  private void listChanged(String notification, Link ready) {
+    parent.tell(new ListRequests.ListChanged(notification));
+    if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(notification)) {
+      retryPolicy.forgetTools();
+      if (ready != null && ready.hasTools()) {
+        fetchTools(ready, null);
+      }
     }
   }
 

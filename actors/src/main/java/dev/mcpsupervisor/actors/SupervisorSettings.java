@@ -25,7 +25,8 @@ public record SupervisorSettings(
     Duration askMargin,
     Duration acquireTimeout,
     Duration snapshotTimeout,
-    Duration shutdownTimeout) {
+    Duration shutdownTimeout,
+    Duration listCacheTtl) {
 
   public static final String PATH = "mcp-supervisor.supervisor";
 
@@ -50,7 +51,8 @@ public record SupervisorSettings(
         c.getDuration("askMargin"),
         c.getDuration("acquireTimeout"),
         c.getDuration("snapshotTimeout"),
-        c.getDuration("shutdownTimeout"));
+        c.getDuration("shutdownTimeout"),
+        c.getDuration("listCacheTtl"));
   }
 
   /**

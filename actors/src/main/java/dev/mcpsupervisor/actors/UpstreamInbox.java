@@ -6,8 +6,8 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.Set;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -25,11 +25,18 @@ final class UpstreamInbox {
   private final ProgressTokens progressTokens;
   private final PendingRequests pending;
   private final BiConsumer<SessionCalls.Link, JsonRpcMessage> transmit;
-  private final Consumer<SessionCalls.Link> toolsChanged;
+  private final BiConsumer<String, SessionCalls.Link> listChanged;
+
+  private static final Set<String> LIST_CHANGED =
+      Set.of(
+          McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED,
+          McpMethods.NOTIFICATION_PROMPTS_LIST_CHANGED,
+          McpMethods.NOTIFICATION_RESOURCES_LIST_CHANGED);
 
   /**
    * @param transmit sends a message on a link (a failure needs no handling: nothing waits for it)
-   * @param toolsChanged told when the upstream's tools changed, with the link if there is one
+   * @param listChanged told which list_changed notification the upstream sent (before any context
+   *     sees it), with the link if there is one
    */
   UpstreamInbox(
       String server,
@@ -38,14 +45,14 @@ final class UpstreamInbox {
       ProgressTokens progressTokens,
       PendingRequests pending,
       BiConsumer<SessionCalls.Link, JsonRpcMessage> transmit,
-      Consumer<SessionCalls.Link> toolsChanged) {
+      BiConsumer<String, SessionCalls.Link> listChanged) {
     this.server = server;
     this.routes = routes;
     this.serverRequests = serverRequests;
     this.progressTokens = progressTokens;
     this.pending = pending;
     this.transmit = transmit;
-    this.toolsChanged = toolsChanged;
+    this.listChanged = listChanged;
   }
 
   ContextRoutes<ActorRef<ContextDelivery.Command>> routes() {
@@ -68,8 +75,8 @@ final class UpstreamInbox {
     } else if (McpMethods.NOTIFICATION_CANCELLED.equals(method)) {
       serverRequests.withdrawn(notification);
     } else {
-      if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(method)) {
-        toolsChanged.accept(ready);
+      if (LIST_CHANGED.contains(method)) {
+        listChanged.accept(method, ready);
       }
       // logging on a call's response stream goes to that call's context only; the rest to every
       // listener

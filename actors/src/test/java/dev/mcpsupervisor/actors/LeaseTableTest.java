@@ -23,8 +23,10 @@ class LeaseTableTest {
     table.lease("b", one);
     table.lease("c", two);
     assertSame(two, table.pooled(4));
-    two.saturated = true;
+    table.saturated(2, true);
     assertSame(one, table.pooled(4), "a full session is passed over");
+    table.saturated(2, false);
+    assertSame(two, table.pooled(4), "and served again once it is not");
   }
 
   @Test
@@ -77,10 +79,12 @@ class LeaseTableTest {
   @Test
   void onlyWhenNoSessionIsStillStartingMayAProbeStart() {
     assertTrue(table.noneStarting());
-    LeaseTable.Entry<String> probe = table.add(1, "probe");
+    table.add(1, "probe");
     assertFalse(table.noneStarting());
-    probe.ready = true;
+    table.ready(1, true);
     assertTrue(table.noneStarting());
+    table.ready(1, false); // its connection was lost
+    assertFalse(table.noneStarting());
   }
 
   @Test

@@ -41,8 +41,10 @@ import org.slf4j.LoggerFactory;
  *       each server with resources in file order, and the first that answers owns it from then on.
  *       When two servers list the same URI, the first in file order owns it.
  *   <li>Lists are complete: each server's pages are followed ({@code maxListPages} at most) and
- *       merged into one answer without {@code nextCursor}; a server that fails or is slower than
- *       {@code aggregatedListTimeout} is left out of that answer.
+ *       merged into one answer without {@code nextCursor}, servers in file order, each in its own
+ *       order; a server that fails or is slower than {@code aggregatedListTimeout} is left out of
+ *       that answer. The pages come from each server's list cache (in the supervisor), and the
+ *       answer's {@code ttlMs} is the shortest lifetime among them ({@link AggregatedLists}).
  * </ul>
  */
 final class AggregatedEndpoint implements McpEndpoint {
@@ -168,21 +170,23 @@ final class AggregatedEndpoint implements McpEndpoint {
     return lists
         .collect(request, calls, serversWith(capability, view.upstreams()), field)
         .thenApply(
-            byServer -> {
+            collected -> {
               ArrayNode all = JsonRpcCodec.mapper().createArrayNode();
-              byServer.forEach(
-                  (server, items) ->
-                      items.forEach(
-                          item -> {
-                            if (item.path("name").isTextual()) {
-                              ObjectNode renamed = ((ObjectNode) item).deepCopy();
-                              renamed.put(
-                                  "name", namespace.qualify(server, item.get("name").textValue()));
-                              all.add(renamed);
-                            }
-                          }));
-              ObjectNode result = JsonRpcCodec.emptyObject();
-              result.set(field, all);
+              collected
+                  .byServer()
+                  .forEach(
+                      (server, items) ->
+                          items.forEach(
+                              item -> {
+                                if (item.path("name").isTextual()) {
+                                  ObjectNode renamed = ((ObjectNode) item).deepCopy();
+                                  renamed.put(
+                                      "name",
+                                      namespace.qualify(server, item.get("name").textValue()));
+                                  all.add(renamed);
+                                }
+                              }));
+              ObjectNode result = collected.answer(field, all);
               return new Outcome.Result(result);
             });
   }
@@ -196,20 +200,21 @@ final class AggregatedEndpoint implements McpEndpoint {
     return lists
         .collect(request, calls, serversWith("resources", view.upstreams()), field)
         .thenApply(
-            byServer -> {
+            collected -> {
               ArrayNode all = JsonRpcCodec.mapper().createArrayNode();
               Map<String, String> owners = new LinkedHashMap<>();
-              byServer.forEach(
-                  (server, items) ->
-                      items.forEach(
-                          item -> {
-                            all.add(item);
-                            if (item.path(key).isTextual()) {
-                              owners.putIfAbsent(item.get(key).textValue(), server);
-                            }
-                          }));
-              ObjectNode result = JsonRpcCodec.emptyObject();
-              result.set(field, all);
+              collected
+                  .byServer()
+                  .forEach(
+                      (server, items) ->
+                          items.forEach(
+                              item -> {
+                                all.add(item);
+                                if (item.path(key).isTextual()) {
+                                  owners.putIfAbsent(item.get(key).textValue(), server);
+                                }
+                              }));
+              ObjectNode result = collected.answer(field, all);
               return "uri".equals(key)
                   ? new Outcome.ResourcesLearned(result, owners, Map.of())
                   : new Outcome.ResourcesLearned(result, Map.of(), owners);

@@ -78,7 +78,7 @@ final class ClientRequests {
     JsonRpcResponse answer(JsonRpcRequest request, JsonRpcResponse response) {
       return isStateless()
           ? StatelessEnvelope.forStatelessClient(request, response, cacheScope)
-          : response;
+          : StatelessEnvelope.forSessionClient(request, response);
     }
   }
 

@@ -16,6 +16,7 @@ import dev.mcpsupervisor.fixture.FixtureTools;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -75,6 +76,26 @@ class AggregationTest {
     assertTrue(
         names.stream().allMatch(name -> name.startsWith("alpha__") || name.startsWith("b__")),
         names.toString());
+  }
+
+  @Test
+  void toolsComeInServerOrderThenEachServersOwnOrderWhicheverAnswersFirst() throws Exception {
+    String alpha = gateway.initialize("/servers/alpha/mcp");
+    String beta = gateway.initialize("/servers/beta/mcp");
+    List<String> expected = new ArrayList<>();
+    names(
+            answer(gateway.post("/servers/alpha/mcp", alpha, request(1, "tools/list", "{}"))),
+            "tools")
+        .forEach(name -> expected.add("alpha__" + name));
+    names(answer(gateway.post("/servers/beta/mcp", beta, request(1, "tools/list", "{}"))), "tools")
+        .forEach(name -> expected.add("b__" + name));
+    List<CompletableFuture<HttpResponse<String>>> lists = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      lists.add(gateway.postAsync("/mcp", session, request(100 + i, "tools/list", "{}")));
+    }
+    for (CompletableFuture<HttpResponse<String>> list : lists) {
+      assertEquals(expected, names(answer(list.get(30, TimeUnit.SECONDS)), "tools"));
+    }
   }
 
   @Test

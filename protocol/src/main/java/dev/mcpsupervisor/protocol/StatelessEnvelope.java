@@ -208,7 +208,9 @@ public final class StatelessEnvelope {
   /**
    * A session-era answer made fit for a stateless client: every result says {@code resultType}
    * (complete unless it says otherwise), cacheable ones carry {@code ttlMs} and {@code cacheScope}
-   * (unless the server set them), and "resource not found" is the revision's -32602 with the URI.
+   * (unless the server set them; {@code ttlMs} is the remaining lifetime of the supervisor's cached
+   * list, 0 when nothing cached it, and never negative), and "resource not found" is the revision's
+   * -32602 with the URI.
    *
    * @param cacheScope {@code private} when answers depend on who asks, else {@code public}
    */
@@ -239,13 +241,31 @@ public final class StatelessEnvelope {
       result.put("resultType", "complete");
     }
     if (CACHEABLE.contains(request.method())) {
-      if (!result.has("ttlMs")) {
+      JsonNode ttl = result.get("ttlMs");
+      if (ttl == null || !ttl.canConvertToLong() || ttl.asLong() < 0) {
         result.put("ttlMs", 0);
       }
       if (!result.has("cacheScope")) {
         result.put("cacheScope", cacheScope);
       }
     }
+    return JsonRpcResponse.success(response.id(), result);
+  }
+
+  /**
+   * An answer for a session-era client: without the cache hints of the stateless revision, which
+   * the supervisor adds to the lists it caches and which that client's protocol does not know.
+   */
+  public static JsonRpcResponse forSessionClient(JsonRpcRequest request, JsonRpcResponse response) {
+    if (response.isError()
+        || !CACHEABLE.contains(request.method())
+        || !(response.result() instanceof ObjectNode given)
+        || !(given.has("ttlMs") || given.has("cacheScope"))) {
+      return response;
+    }
+    ObjectNode result = JsonRpcCodec.emptyObject().setAll(given);
+    result.remove("ttlMs");
+    result.remove("cacheScope");
     return JsonRpcResponse.success(response.id(), result);
   }
 

@@ -152,6 +152,53 @@ class StatelessEnvelopeTest {
   }
 
   @Test
+  void aCachedListKeepsItsRemainingLifetimeAndANegativeOneBecomesZero() {
+    JsonRpcRequest list = request("prompts/list", "{}");
+    var cached = JsonRpcCodec.emptyObject();
+    cached.putArray("prompts");
+    cached.put("ttlMs", 4_200);
+    assertEquals(
+        4_200,
+        StatelessEnvelope.forStatelessClient(
+                list, JsonRpcResponse.success(list.id(), cached), "public")
+            .result()
+            .path("ttlMs")
+            .asLong());
+    cached.put("ttlMs", -5);
+    assertEquals(
+        0,
+        StatelessEnvelope.forStatelessClient(
+                list, JsonRpcResponse.success(list.id(), cached), "public")
+            .result()
+            .path("ttlMs")
+            .asLong(-1));
+  }
+
+  @Test
+  void aSessionEraClientGetsNoCacheHints() {
+    JsonRpcRequest list = request("tools/list", "{}");
+    var cached = JsonRpcCodec.emptyObject();
+    cached.putArray("tools");
+    cached.put("ttlMs", 4_200);
+    cached.put("cacheScope", "public");
+    JsonNode answered =
+        StatelessEnvelope.forSessionClient(list, JsonRpcResponse.success(list.id(), cached))
+            .result();
+    assertFalse(answered.has("ttlMs") || answered.has("cacheScope"), answered.toString());
+    assertTrue(answered.has("tools"));
+    assertTrue(cached.has("ttlMs"), "a copy: the cached result is untouched");
+
+    JsonRpcRequest echo = call("2025-11-25", "echo");
+    var tool = JsonRpcCodec.emptyObject();
+    tool.put("ttlMs", 1);
+    assertTrue(
+        StatelessEnvelope.forSessionClient(echo, JsonRpcResponse.success(echo.id(), tool))
+            .result()
+            .has("ttlMs"),
+        "only cacheable results lose them");
+  }
+
+  @Test
   void aResourceNotFoundBecomesInvalidParamsWithItsUri() {
     JsonRpcRequest read =
         request(

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  *       process with server/discover; when that names 2026-07-28 the session gets the adapter's
  *       initialize result, else the original error.
  *   <li>HTTP: the adapter probes with server/discover first (a session-era server answers an HTTP
- *       4xx or a JSON-RPC error); when that names no 2026-07-28, the initialize goes to the
+ *       4xx or a JSON-RPC error); when that names no 2026-07-28, or a session-era version too (a
+ *       server of both eras stays in the one it served before), the initialize goes to the
  *       session-era connection.
  * </ul>
  */
@@ -193,6 +194,11 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
     @Override
     public Duration timeout() {
       return PROBE_TIMEOUT;
+    }
+
+    @Override
+    public boolean sessionEraFirst() {
+      return true;
     }
 
     @Override

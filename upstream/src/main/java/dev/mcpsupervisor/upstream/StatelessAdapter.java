@@ -73,6 +73,14 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
     /** How long discover may take before the server counts as one of the session era. */
     Duration timeout();
 
+    /**
+     * Whether a server that speaks both eras is kept in the session era (so that auto-detection
+     * changes nothing for the servers that worked before 2026-07-28).
+     */
+    default boolean sessionEraFirst() {
+      return false;
+    }
+
     /** Discover named 2026-07-28: this adapter serves the session from now on. */
     void stateless();
 
@@ -331,7 +339,10 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
   }
 
   private void onDiscovered(StatelessExchange exchange, JsonRpcResponse answer) {
-    if (StatelessMessages.speaksStateless(answer)) {
+    if (StatelessMessages.speaksStateless(answer)
+        && !(probe != null
+            && probe.sessionEraFirst()
+            && StatelessMessages.speaksSessionEra(answer))) {
       if (probe != null) {
         probe.stateless();
       }

@@ -85,6 +85,19 @@ final class StatelessMessages {
     return false;
   }
 
+  /** Whether a discover answer names a session-era version the supervisor speaks too. */
+  static boolean speaksSessionEra(JsonRpcResponse discoverAnswer) {
+    if (discoverAnswer.isError()) {
+      return false;
+    }
+    for (JsonNode version : discoverAnswer.result().path("supportedVersions")) {
+      if (ProtocolVersions.isSupported(version.asText())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Whether an initialize was refused because the server speaks 2026-07-28 only: -32022 whose
    * {@code data.supported} names it.
