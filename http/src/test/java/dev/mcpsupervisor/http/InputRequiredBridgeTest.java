@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -50,7 +51,9 @@ class InputRequiredBridgeTest {
             TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofSeconds(30)),
             TestGateway.stdioFixture("fixture"),
             TestGateway.server(
-                "remote", new ServerSpec.StreamableHttp(URI.create(remote.url()), Map.of())));
+                "remote",
+                new ServerSpec.StreamableHttp(
+                    URI.create(remote.url()), Map.of(), UpstreamProtocol.SESSION)));
     eliciting = new StatelessClient(gateway, "{\"elicitation\":{},\"sampling\":{}}");
   }
 
@@ -253,32 +256,46 @@ class InputRequiredBridgeTest {
    */
   @Test
   void twoHundredRacingClientsEachGetTheirOwnAnswer() {
+    // more clients than the upstream takes calls at once (4 sessions x 32): a parked round holds
+    // its call's place upstream, so each client retries as soon as its own round comes, as a real
+    // one does
     int clients = 200;
-    List<CompletableFuture<HttpResponse<String>>> firsts = new ArrayList<>();
+    List<CompletableFuture<JsonNode>> answers = new ArrayList<>();
     for (int i = 0; i < clients; i++) {
+      int client = i;
       String path = i % 2 == 0 ? REMOTE : "/mcp";
       String tool = i % 2 == 0 ? "elicit" : "remote__elicit";
-      firsts.add(eliciting.callToolAsync(path, 1000 + i, tool, "{\"message\":\"m" + i + "\"}", ""));
+      String arguments = "{\"message\":\"m" + i + "\"}";
+      answers.add(
+          eliciting
+              .callToolAsync(path, 1000 + i, tool, arguments, "")
+              .thenCompose(
+                  first -> {
+                    JsonNode round = result(first);
+                    String key = onlyKey(round);
+                    assertEquals(
+                        "m" + client,
+                        round
+                            .path("inputRequests")
+                            .path(key)
+                            .path("params")
+                            .path("message")
+                            .asText(),
+                        "client " + client + " was asked another client's question");
+                    return eliciting.callToolAsync(
+                        path,
+                        2000 + client,
+                        tool,
+                        arguments,
+                        retryParams(
+                            key,
+                            ACCEPT.formatted("a" + client),
+                            round.path("requestState").asText()));
+                  })
+              .thenApply(TestGateway::answer));
     }
-    List<CompletableFuture<HttpResponse<String>>> retries = new ArrayList<>();
     for (int i = 0; i < clients; i++) {
-      JsonNode round = result(firsts.get(i).join());
-      assertEquals(
-          "m" + i,
-          round.path("inputRequests").path(onlyKey(round)).path("params").path("message").asText());
-      String path = i % 2 == 0 ? REMOTE : "/mcp";
-      String tool = i % 2 == 0 ? "elicit" : "remote__elicit";
-      retries.add(
-          eliciting.callToolAsync(
-              path,
-              2000 + i,
-              tool,
-              "{\"message\":\"m" + i + "\"}",
-              retryParams(
-                  onlyKey(round), ACCEPT.formatted("a" + i), round.path("requestState").asText())));
-    }
-    for (int i = 0; i < clients; i++) {
-      JsonNode done = TestGateway.answer(retries.get(i).join());
+      JsonNode done = joined(answers.get(i), "client " + i);
       assertEquals(2000 + i, done.path("id").asInt());
       assertEquals(
           "accept:{\"answer\":\"a" + i + "\"}",
@@ -286,6 +303,14 @@ class InputRequiredBridgeTest {
           "client " + i + ": " + done);
     }
     awaitNoLeases();
+  }
+
+  private static <T> T joined(CompletableFuture<T> response, String what) {
+    try {
+      return response.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw new AssertionError(what + " got no answer", e);
+    }
   }
 
   private void awaitNoLeases() {
