@@ -27,8 +27,8 @@ import java.util.concurrent.CompletionStage;
  * through the endpoint, the outcomes turned into answers, and the per-client protocol state that
  * decides them — log level, resource subscriptions, which server owns which resource, the servers'
  * initialize results. Per-client state on shared upstream sessions lives here, never upstream, so
- * one client's settings never leak into another's. Plain class on the session's thread; a stateless
- * (2026-07-28) client will get a handler of its own beside this one.
+ * one client's settings never leak into another's. Plain class on the session's thread; what is
+ * particular to a stateless (2026-07-28) client is {@link StatelessRequests}.
  */
 final class ClientRequests {
 

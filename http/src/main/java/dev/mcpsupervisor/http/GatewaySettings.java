@@ -44,10 +44,19 @@ record GatewaySettings(
         StreamReplay.Settings.fromConfig(c.getConfig("sseResume")));
   }
 
-  /** Sealed with the configured key (base64, 32 bytes or more), else with one of this process. */
-  private static RequestStates requestStatesOf(String base64Key) {
-    return base64Key.isBlank()
-        ? RequestStates.withRandomKey()
-        : new RequestStates(Base64.getDecoder().decode(base64Key.trim()), Clock.systemUTC());
+  /**
+   * Sealed with the configured key (base64, 32 bytes or more), else with one of this process; a key
+   * that is not that stops the start with a message naming the setting.
+   */
+  static RequestStates requestStatesOf(String base64Key) {
+    if (base64Key.isBlank()) {
+      return RequestStates.withRandomKey();
+    }
+    try {
+      return new RequestStates(Base64.getDecoder().decode(base64Key.trim()), Clock.systemUTC());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          PATH + ".requestStateKey must be base64 of 32 bytes or more: " + e.getMessage(), e);
+    }
   }
 }

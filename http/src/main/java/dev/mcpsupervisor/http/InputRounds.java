@@ -10,6 +10,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 /**
  * The bridge from a session-era upstream's server requests to a 2026-07-28 client's multi
@@ -107,7 +108,7 @@ final class InputRounds {
    * A new round goes out: the input_required result asking for every input still waiting, under
    * {@code requestState} (sealed for the round this returns via {@link #round()}).
    */
-  ObjectNode nextRound(java.util.function.IntFunction<String> requestStateOfRound) {
+  ObjectNode nextRound(IntFunction<String> requestStateOfRound) {
     round++;
     out = true;
     ObjectNode result = JsonRpcCodec.emptyObject();

@@ -4,6 +4,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.MISSING_CLIENT_CAPABILITY;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.RequestStates;
@@ -252,7 +253,7 @@ final class StatelessRequests {
   }
 
   /** The upstream withdrew one of its requests. */
-  void withdrawn(String server, com.fasterxml.jackson.databind.JsonNode upstreamId) {
+  void withdrawn(String server, JsonNode upstreamId) {
     rounds.withdrawn(server, upstreamId);
   }
 

@@ -123,6 +123,11 @@ final class ConnectionEvents {
     return closed;
   }
 
+  /** What a send answers once the connection is closing or closed. */
+  CompletableFuture<Void> sendAfterClose() {
+    return CompletableFuture.failedFuture(new IOException(name + ": the connection is closed"));
+  }
+
   String name() {
     return name;
   }

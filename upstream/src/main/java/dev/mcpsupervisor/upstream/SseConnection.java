@@ -222,8 +222,7 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
   @Override
   public CompletionStage<Void> send(JsonRpcMessage message) {
     if (closing.get() || events.isClosed()) {
-      return CompletableFuture.failedFuture(
-          new IOException(events.name() + ": the connection is closed"));
+      return events.sendAfterClose();
     }
     HttpRequest post =
         HttpTransport.request(endpoint, headers)

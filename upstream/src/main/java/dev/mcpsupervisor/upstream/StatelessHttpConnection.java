@@ -68,8 +68,7 @@ final class StatelessHttpConnection implements UpstreamConnection {
   @Override
   public CompletionStage<Void> send(JsonRpcMessage message) {
     if (closing.get() || events.isClosed()) {
-      return CompletableFuture.failedFuture(
-          new IOException(events.name() + ": the connection is closed"));
+      return events.sendAfterClose();
     }
     if (message instanceof JsonRpcNotification notification
         && McpMethods.NOTIFICATION_CANCELLED.equals(notification.method())

@@ -84,8 +84,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
   @Override
   public CompletionStage<Void> send(JsonRpcMessage message) {
     if (closing.get() || events.isClosed()) {
-      return CompletableFuture.failedFuture(
-          new IOException(events.name() + ": the connection is closed"));
+      return events.sendAfterClose();
     }
     JsonNode requestId = null;
     boolean initialize = false;
