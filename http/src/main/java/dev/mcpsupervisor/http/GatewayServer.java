@@ -48,13 +48,18 @@ public final class GatewayServer {
   private final ServerBinding binding;
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final ActorSystem<?> system;
+  private final McpRoutes mcp;
   private final AtomicReference<CompletionStage<Void>> stopping = new AtomicReference<>();
 
   private GatewayServer(
-      ServerBinding binding, ActorRef<DownstreamSessions.Command> sessions, ActorSystem<?> system) {
+      ServerBinding binding,
+      ActorRef<DownstreamSessions.Command> sessions,
+      ActorSystem<?> system,
+      McpRoutes mcp) {
     this.binding = binding;
     this.sessions = sessions;
     this.system = system;
+    this.mcp = mcp;
   }
 
   /**
@@ -115,7 +120,7 @@ public final class GatewayServer {
         .thenApply(
             binding -> {
               log.info("gateway listening on {}", binding.localAddress());
-              return new GatewayServer(binding, sessions, system);
+              return new GatewayServer(binding, sessions, system, mcp);
             });
   }
 
@@ -190,7 +195,9 @@ public final class GatewayServer {
     CompletionStage<Void> started =
         unbound
             .thenCombine(drained, (unboundDone, exchangesAnswered) -> Done.getInstance())
-            .thenCompose(bothDone -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
+            // answered is not yet written: the last frames of a streamed answer are on their way
+            .thenCompose(bothDone -> mcp.responsesWritten(drain))
+            .thenCompose(written -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
             .thenCompose(
                 bothDone ->
                     Asks.<DownstreamSessions.Command, Done>ask(

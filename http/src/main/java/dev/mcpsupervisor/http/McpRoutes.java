@@ -65,6 +65,7 @@ final class McpRoutes extends AllDirectives {
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
   private final ExchangeResponses responses;
+  private final OpenExchanges openExchanges = new OpenExchanges();
 
   /**
    * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
@@ -311,7 +312,7 @@ final class McpRoutes extends AllDirectives {
       String path,
       AcceptHeader accept,
       Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command) {
-    Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
+    Exchange exchange = openExchange();
     sessions.tell(new DownstreamSessions.Deliver(sessionId, path, command.apply(exchange.ref())));
     closeWhenDone(exchange, sessionId, path);
     return answer(exchange, accept, false, null, () -> {});
@@ -352,7 +353,7 @@ final class McpRoutes extends AllDirectives {
       boolean batch,
       AcceptHeader accept,
       String newSessionId) {
-    Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
+    Exchange exchange = openExchange();
     sessions.tell(
         new DownstreamSessions.Deliver(
             sessionId,
@@ -402,7 +403,7 @@ final class McpRoutes extends AllDirectives {
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
     }
-    Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
+    Exchange exchange = openExchange();
     Optional<String> lastEventId = request.getHeader(LAST_EVENT_ID).map(HttpHeader::value);
     sessions.tell(
         new DownstreamSessions.Deliver(
@@ -442,6 +443,15 @@ final class McpRoutes extends AllDirectives {
   }
 
   // --------------------------------------------------------------------------------------- helpers
+
+  private Exchange openExchange() {
+    return openExchanges.track(Exchange.open(materializer, settings.streamBuffer()));
+  }
+
+  /** Completes once every response stream open now is written out, or at {@code deadline}. */
+  CompletionStage<Void> responsesWritten(Duration deadline) {
+    return openExchanges.allClosed(deadline);
+  }
 
   /** Once the client is gone from a stream, the session stops sending on it. */
   private void closeWhenDone(Exchange exchange, String sessionId, String path) {
