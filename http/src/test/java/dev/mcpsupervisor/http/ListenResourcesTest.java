@@ -7,11 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.fixture.FixtureHttpServer;
+import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
+import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -267,6 +273,38 @@ class ListenResourcesTest {
         touch(own, FIXTURE, watched);
         assertUpdate(listening.next(), watched, json("31"));
       }
+    }
+  }
+
+  @Test
+  void aStatelessUpstreamIsAskedThroughTheFilterOfItsOwnListenStream() throws Exception {
+    String watched = uri("modern");
+    String modern = "/servers/modern/mcp";
+    FixtureHttpServer upstream = FixtureServer.startHttp(0);
+    try (TestGateway own =
+            TestGateway.start(
+                TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofSeconds(30)),
+                TestGateway.server(
+                    "modern",
+                    new ServerSpec.StreamableHttp(
+                        URI.create(upstream.url()), Map.of(), UpstreamProtocol.STATELESS)));
+        SseStream listening = listen(own, modern, 41, watched, false)) {
+      JsonNode ack = listening.next();
+      assertEquals(
+          watched,
+          ack.path("params").path("notifications").path("resourceSubscriptions").path(0).asText(),
+          ack::toString);
+      // the upstream's answer to resources/subscribe does not wait for its listen stream to be
+      // reopened with the new filter: touch until that stream is there
+      JsonNode update = null;
+      for (int attempt = 0; attempt < 50 && update == null; attempt++) {
+        touch(own, modern, watched);
+        update = listening.poll(Duration.ofMillis(200));
+      }
+      assertTrue(update != null, "no update within 50 touches");
+      assertUpdate(update, watched, json("41"));
+    } finally {
+      upstream.close();
     }
   }
 
