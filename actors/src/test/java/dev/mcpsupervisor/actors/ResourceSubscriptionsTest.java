@@ -189,10 +189,7 @@ class ResourceSubscriptionsTest {
 
   @Test
   void aRenewalLostWithTheConnectionIsTriedOnceMoreWhenItIsBack() {
-    Send first = onlySend(subscribe("x", 1, A), McpMethods.RESOURCES_SUBSCRIBE);
-    subscriptions.answered(first.callId(), ok(first));
-    subscriptions.connectionLost(1);
-    Send renewal = onlySend(subscriptions.reconnected(1), McpMethods.RESOURCES_SUBSCRIBE);
+    Send renewal = renewalAfterAReconnect();
     subscriptions.connectionLost(1);
     assertTrue(
         subscriptions.answered(renewal.callId(), refused(renewal)).isEmpty(),
@@ -202,12 +199,17 @@ class ResourceSubscriptionsTest {
 
   @Test
   void aRenewalTheUpstreamRefusesIsNotRepeated() {
+    Send renewal = renewalAfterAReconnect();
+    assertTrue(subscriptions.answered(renewal.callId(), refused(renewal)).isEmpty());
+    assertTrue(subscriptions.reconnected(1).isEmpty());
+  }
+
+  /** x subscribed to A on session 1, whose connection was lost and is back: the renewal. */
+  private Send renewalAfterAReconnect() {
     Send first = onlySend(subscribe("x", 1, A), McpMethods.RESOURCES_SUBSCRIBE);
     subscriptions.answered(first.callId(), ok(first));
     subscriptions.connectionLost(1);
-    Send renewal = onlySend(subscriptions.reconnected(1), McpMethods.RESOURCES_SUBSCRIBE);
-    assertTrue(subscriptions.answered(renewal.callId(), refused(renewal)).isEmpty());
-    assertTrue(subscriptions.reconnected(1).isEmpty());
+    return onlySend(subscriptions.reconnected(1), McpMethods.RESOURCES_SUBSCRIBE);
   }
 
   @Test
