@@ -15,6 +15,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -152,6 +153,9 @@ public final class DownstreamSession {
   private record StatelessReady(ClientRequests.Client client, Outcome outcome, Throwable failure)
       implements Command {}
 
+  /** A listen stream's resources are subscribed: URI → the server that took it. */
+  private record ListenSubscribed(Map<String, String> uris) implements Command {}
+
   /** The server requests sent together are in: they go to the client as one round. */
   private enum GatherElapsed implements Command {
     INSTANCE
@@ -265,7 +269,12 @@ public final class DownstreamSession {
                 timers,
                 GatherElapsed.INSTANCE,
                 RetryOverdue.INSTANCE,
-                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1))),
+                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
+                tag -> new UpstreamCalls(supervisor, id, tag),
+                subscribing ->
+                    context.pipeToSelf(
+                        subscribing,
+                        (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris))),
             settings);
   }
 
@@ -314,6 +323,9 @@ public final class DownstreamSession {
         .onMessage(Post.class, post -> onPost(post, client, draining))
         .onMessage(Stateless.class, request -> onStateless(request, client))
         .onMessage(StatelessReady.class, this::onStatelessReady)
+        .onMessage(
+            ListenSubscribed.class,
+            subscribed -> same(() -> stateless.subscribed(subscribed.uris())))
         .onMessage(Resume.class, resume -> onResume(resume))
         .onMessageEquals(GatherElapsed.INSTANCE, () -> same(stateless::gatherElapsed))
         .onMessageEquals(RetryOverdue.INSTANCE, this::onRetryOverdue)

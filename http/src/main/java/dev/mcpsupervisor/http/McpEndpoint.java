@@ -9,7 +9,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * How one MCP endpoint maps a downstream request onto upstream servers: {@code /mcp} aggregates
  * every server, {@code /servers/<name>/mcp} passes everything to one. Methods the downstream
- * session answers itself (ping, logging/setLevel, resources/unsubscribe) never reach it.
+ * session answers itself (ping, logging/setLevel) never reach it, nor resources/unsubscribe (it
+ * goes to the server the session subscribed on).
  */
 interface McpEndpoint {
 

@@ -271,8 +271,8 @@ public final class StatelessEnvelope {
 
   /**
    * A server/discover result from what an initialize answered: every version served, the
-   * capabilities (without resource subscriptions: subscriptions/listen carries list changes only,
-   * and a client must not wait for what never comes), the server's identity in {@code _meta}.
+   * capabilities (resources.subscribe as a server announces it: the gateway subscribes for a
+   * subscriptions/listen stream's resourceSubscriptions), the server's identity in {@code _meta}.
    */
   public static ObjectNode discoverResult(JsonNode initializeResult) {
     ObjectNode result = JsonRpcCodec.emptyObject();
@@ -281,9 +281,6 @@ public final class StatelessEnvelope {
         initializeResult.path("capabilities") instanceof ObjectNode given
             ? given.deepCopy()
             : JsonRpcCodec.emptyObject();
-    if (capabilities.get("resources") instanceof ObjectNode resources) {
-      resources.remove("subscribe"); // subscriptions/listen carries list changes, not updates yet
-    }
     result.set("capabilities", capabilities);
     if (initializeResult.hasNonNull("instructions")) {
       result.set("instructions", initializeResult.get("instructions"));
