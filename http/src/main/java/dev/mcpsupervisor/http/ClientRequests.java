@@ -5,6 +5,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
