@@ -106,10 +106,22 @@ final class RoundTripCall {
     }
   }
 
+  /** Starts the call as a child of the guardian; answers the stage of its first outcome. */
+  static CompletionStage<CallOutcome> start(
+      ActorRef<SupervisorGuardian.Command> guardian,
+      ActorRef<KeyRouter.Command> router,
+      SupervisorSettings settings,
+      Call call,
+      CallOptions options) {
+    CompletableFuture<CallOutcome> first = new CompletableFuture<>();
+    guardian.tell(new SupervisorGuardian.Start(create(call, options, router, first, settings)));
+    return first;
+  }
+
   /**
    * @param first completes with the call's first outcome
    */
-  static Behavior<Command> create(
+  private static Behavior<Command> create(
       Call call,
       CallOptions options,
       ActorRef<KeyRouter.Command> router,

@@ -2,13 +2,11 @@ package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import dev.mcpsupervisor.upstream.DefaultConnectors;
 import dev.mcpsupervisor.upstream.UpstreamConnector;
@@ -251,37 +249,13 @@ public final class SessionSupervisor implements AutoCloseable {
     }
     Duration deadline =
         options.deadline() != null ? options.deadline() : serverConfig.requestTimeout();
-    CompletableFuture<CallOutcome> first = new CompletableFuture<>();
-    system.tell(
-        new SupervisorGuardian.Start(
-            RoundTripCall.create(
-                new RoundTripCall.Call(
-                    context,
-                    server,
-                    callId,
-                    method,
-                    withLogLevel(params, options.logLevel()),
-                    deadline),
-                options,
-                router,
-                first,
-                settings)));
-    return first;
-  }
-
-  /** The caller's params, with the log level in {@code _meta} when it asked for logs (a copy). */
-  private static JsonNode withLogLevel(JsonNode params, String logLevel) {
-    if (logLevel == null) {
-      return params;
-    }
-    ObjectNode copy =
-        params instanceof ObjectNode given ? given.deepCopy() : JsonRpcCodec.emptyObject();
-    ObjectNode meta =
-        copy.get(StatelessEnvelope.META) instanceof ObjectNode given
-            ? given
-            : copy.putObject(StatelessEnvelope.META);
-    meta.put(StatelessEnvelope.META_LOG_LEVEL, logLevel);
-    return copy;
+    JsonNode sent = StatelessEnvelope.withLogLevel(params, options.logLevel());
+    return RoundTripCall.start(
+        system,
+        router,
+        settings,
+        new RoundTripCall.Call(context, server, callId, method, sent, deadline),
+        options);
   }
 
   private boolean isTerminated() {
