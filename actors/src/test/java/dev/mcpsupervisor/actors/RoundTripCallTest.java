@@ -49,6 +49,7 @@ class RoundTripCallTest {
           TestSupervisor.shared("refuse"),
           TestSupervisor.shared("abandon"),
           TestSupervisor.shared("cancel"),
+          TestSupervisor.shared("stage"),
           TestSupervisor.shared("route"),
           TestSupervisor.shared("logs"));
 
@@ -96,9 +97,7 @@ class RoundTripCallTest {
         byUpstreamId.get("up-2").result().path("roots").path(0).path("uri").asText());
 
     upstream.respond(call.id(), FakeConnector.text("hello Ada"));
-    CallOutcome.Complete done = assertInstanceOf(CallOutcome.Complete.class, await(next));
-    assertEquals(
-        "hello Ada", done.response().result().path("content").path(0).path("text").asText());
+    assertEquals("hello Ada", textOf(await(next)));
   }
 
   @Test
@@ -123,25 +122,15 @@ class RoundTripCallTest {
     assertFalse(outcome.toCompletableFuture().isDone(), "no round for a refused request");
 
     upstream.respond(call.id(), FakeConnector.text("sampling refused"));
-    CallOutcome.Complete done = assertInstanceOf(CallOutcome.Complete.class, await(outcome));
-    assertEquals(
-        "sampling refused", done.response().result().path("content").path(0).path("text").asText());
+    assertEquals("sampling refused", textOf(await(outcome)));
   }
 
   @Test
   void aRoundLeftUnansweredPastTheDeadlineCancelsTheCallUpstreamAndRefusesWhatWaits() {
-    CompletionStage<CallOutcome> first =
-        test.supervisor.call(
-            "run-1",
-            "abandon",
-            McpMethods.TOOLS_CALL,
-            toolCall(),
-            ELICITS.withDeadline(Duration.ofMillis(500)));
-    FakeConnection upstream = test.connector.nextConnection();
-    JsonRpcRequest call = upstream.nextRequest();
-    upstream.push(upstreamElicitation("up-1", "user_name"), call.id());
-    CallOutcome.InputRequired round =
-        assertInstanceOf(CallOutcome.InputRequired.class, await(first));
+    Elicited elicited = elicited("abandon", ELICITS.withDeadline(Duration.ofMillis(500)));
+    FakeConnection upstream = elicited.upstream();
+    JsonRpcRequest call = elicited.call();
+    CallOutcome.InputRequired round = elicited.round();
 
     JsonRpcNotification cancelled = upstream.nextNotification();
     assertEquals(McpMethods.NOTIFICATION_CANCELLED, cancelled.method());
@@ -162,13 +151,10 @@ class RoundTripCallTest {
 
   @Test
   void cancellingARoundCancelsTheCallUpstream() {
-    CompletionStage<CallOutcome> first =
-        test.supervisor.call("run-1", "cancel", McpMethods.TOOLS_CALL, toolCall(), ELICITS);
-    FakeConnection upstream = test.connector.nextConnection();
-    JsonRpcRequest call = upstream.nextRequest();
-    upstream.push(upstreamElicitation("up-1", "user_name"), call.id());
-    CallOutcome.InputRequired round =
-        assertInstanceOf(CallOutcome.InputRequired.class, await(first));
+    Elicited elicited = elicited("cancel", ELICITS);
+    FakeConnection upstream = elicited.upstream();
+    JsonRpcRequest call = elicited.call();
+    CallOutcome.InputRequired round = elicited.round();
 
     CallOutcome ended = await(round.cancel());
 
@@ -179,6 +165,20 @@ class RoundTripCallTest {
     assertEquals(call.id().asLong(), cancelled.params().path("requestId").asLong());
     assertEquals(TextNode.valueOf("up-1"), ((JsonRpcResponse) upstream.nextSent()).id());
     assertNothingPending("cancel");
+  }
+
+  @Test
+  void cancellingTheStageOfACallCancelsItUpstream() {
+    CompletionStage<CallOutcome> first =
+        test.supervisor.call("run-1", "stage", McpMethods.TOOLS_CALL, toolCall(), ELICITS);
+    FakeConnection upstream = test.connector.nextConnection();
+    JsonRpcRequest call = upstream.nextRequest();
+
+    first.toCompletableFuture().cancel(true);
+
+    JsonRpcNotification cancelled = upstream.nextNotification();
+    assertEquals(McpMethods.NOTIFICATION_CANCELLED, cancelled.method());
+    assertEquals(call.id().asLong(), cancelled.params().path("requestId").asLong());
   }
 
   @Test
@@ -258,6 +258,30 @@ class RoundTripCallTest {
           assertEquals(0, session.stashed(), "stashed");
           assertEquals(0, session.awaitingAnswers(), "server requests awaiting an answer");
         });
+  }
+
+  /** A call of {@code server} whose upstream asked for one elicitation, and the round it made. */
+  private record Elicited(
+      FakeConnection upstream, JsonRpcRequest call, CallOutcome.InputRequired round) {}
+
+  private Elicited elicited(String server, CallOptions options) {
+    CompletionStage<CallOutcome> first =
+        test.supervisor.call("run-1", server, McpMethods.TOOLS_CALL, toolCall(), options);
+    FakeConnection upstream = test.connector.nextConnection();
+    JsonRpcRequest call = upstream.nextRequest();
+    upstream.push(upstreamElicitation("up-1", "user_name"), call.id());
+    return new Elicited(
+        upstream, call, assertInstanceOf(CallOutcome.InputRequired.class, await(first)));
+  }
+
+  private static String textOf(CallOutcome outcome) {
+    return assertInstanceOf(CallOutcome.Complete.class, outcome)
+        .response()
+        .result()
+        .path("content")
+        .path(0)
+        .path("text")
+        .asText();
   }
 
   private static JsonNode toolCall() {
