@@ -6,6 +6,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.MISSING_CLIENT_CAPABI
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.protocol.InputRequests;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
@@ -164,7 +165,7 @@ final class StatelessRequests {
 
   private void missingCapability(
       DownstreamStreams.InFlight call, DownstreamSession.UpstreamRequest upstream) {
-    String capability = ServerRequestBridge.requiredCapability(upstream.request().method());
+    String capability = InputRequests.requiredCapability(upstream.request().method());
     ObjectNode data = JsonRpcCodec.emptyObject();
     data.putObject("requiredCapabilities").putObject(capability);
     call.cancelled = true;

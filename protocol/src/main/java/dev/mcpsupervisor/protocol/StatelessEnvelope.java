@@ -291,6 +291,21 @@ public final class StatelessEnvelope {
     return result;
   }
 
+  /**
+   * {@code params} asking for logs at {@code logLevel} the way a 2026-07-28 request does, in {@code
+   * _meta} (a copy; what the caller set there stays); {@code params} itself when the level is null.
+   */
+  public static JsonNode withLogLevel(JsonNode params, String logLevel) {
+    if (logLevel == null) {
+      return params;
+    }
+    ObjectNode copy =
+        params instanceof ObjectNode given ? given.deepCopy() : JsonRpcCodec.emptyObject();
+    ObjectNode meta = copy.get(META) instanceof ObjectNode given ? given : copy.putObject(META);
+    meta.put(META_LOG_LEVEL, logLevel);
+    return copy;
+  }
+
   private static JsonNode metaOf(JsonRpcRequest request) {
     return request.params() == null
         ? JsonRpcCodec.emptyObject()

@@ -210,4 +210,23 @@ class StatelessEnvelopeTest {
     assertEquals(-32602, answer.error().code());
     assertEquals("test://gone", answer.error().data().path("uri").asText());
   }
+
+  @Test
+  void aLogLevelGoesIntoACopyOfTheParamsMetaBesideWhatIsThere() {
+    JsonNode params =
+        request("tools/call", "{\"name\":\"t\",\"_meta\":{\"progressToken\":\"p\"}}").params();
+    JsonNode withLevel = StatelessEnvelope.withLogLevel(params, "warning");
+
+    assertEquals(
+        "warning", withLevel.path("_meta").path(StatelessEnvelope.META_LOG_LEVEL).asText());
+    assertEquals("p", withLevel.path("_meta").path("progressToken").asText());
+    assertFalse(params.path("_meta").has(StatelessEnvelope.META_LOG_LEVEL), "the caller's tree");
+    assertEquals(
+        "info",
+        StatelessEnvelope.withLogLevel(null, "info")
+            .path("_meta")
+            .path(StatelessEnvelope.META_LOG_LEVEL)
+            .asText());
+    assertTrue(params == StatelessEnvelope.withLogLevel(params, null), "no level, no copy");
+  }
 }
