@@ -1,14 +1,17 @@
 package dev.mcpsupervisor.http;
 
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.HEADER_MISMATCH;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -18,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -99,6 +103,9 @@ final class ClientRequests {
   private final Map<String, String> templateOwners = new HashMap<>();
   private final Set<String> subscriptions = new HashSet<>();
 
+  /** A stateless request's Mcp-Param-* headers; null for a session-era client (none checked). */
+  private Map<String, String> paramHeaders;
+
   ClientRequests(String context, McpEndpoint endpoint, SessionSupervisor supervisor) {
     this.context = context;
     this.endpoint = endpoint;
@@ -115,6 +122,14 @@ final class ClientRequests {
    */
   void statelessLogLevel(String level) {
     logLevel = level != null && LogLevels.isLevel(level) ? level : LogLevels.OFF;
+  }
+
+  /**
+   * A stateless request's {@code Mcp-Param-*} headers: its tools/call is checked against the tool's
+   * schema before it goes upstream.
+   */
+  void statelessParamHeaders(Map<String, String> headers) {
+    paramHeaders = headers;
   }
 
   CompletionStage<Outcome> initialize(Client client, UpstreamCalls calls) {
@@ -144,6 +159,12 @@ final class ClientRequests {
             request.params() == null ? null : request.params().path("uri").asText(null));
         return Started.answered(JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
       }
+      case McpMethods.TOOLS_CALL -> {
+        return new Started(
+            null,
+            paramHeaders == null ? handle(request, calls) : checkedToolCall(request, calls),
+            true);
+      }
       default -> {
         return new Started(null, handle(request, calls), true);
       }
@@ -169,11 +190,17 @@ final class ClientRequests {
   }
 
   private CompletionStage<Outcome> handle(JsonRpcRequest request, UpstreamCalls calls) {
-    McpEndpoint.View view =
+    return handle(
+        request,
         new McpEndpoint.View(
             upstreams,
             Collections.unmodifiableMap(resourceOwners),
-            Collections.unmodifiableMap(templateOwners));
+            Collections.unmodifiableMap(templateOwners)),
+        calls);
+  }
+
+  private CompletionStage<Outcome> handle(
+      JsonRpcRequest request, McpEndpoint.View view, UpstreamCalls calls) {
     try {
       return endpoint.handle(request, view, calls);
     } catch (RuntimeException e) {
@@ -181,10 +208,46 @@ final class ClientRequests {
     }
   }
 
+  /**
+   * A 2026-07-28 tools/call whose Mcp-Param-* headers must say what its arguments say (SEP-2243):
+   * the tool's schema comes from its server's tool list (the supervisor's list cache, so a pool hit
+   * costs no upstream call), and a mismatch is refused with 400 and -32020 before anything goes
+   * upstream. A tool its list does not show (or a list that cannot be had) is not checked: the
+   * server answers for it.
+   */
+  private CompletionStage<Outcome> checkedToolCall(JsonRpcRequest request, UpstreamCalls calls) {
+    // the call goes on from a future: it gets a copy of what the session knows, not the maps
+    McpEndpoint.View view =
+        new McpEndpoint.View(upstreams, Map.copyOf(resourceOwners), Map.copyOf(templateOwners));
+    Map<String, String> headers = paramHeaders;
+    JsonNode params = request.params() == null ? JsonRpcCodec.emptyObject() : request.params();
+    return endpoint
+        .toolSchema(params.path("name").asText(""), calls)
+        .thenCompose(
+            schema -> {
+              Optional<String> mismatch =
+                  schema == null
+                      ? Optional.empty()
+                      : ParamHeaders.mismatch(
+                          ParamHeaders.declarations(schema),
+                          params.path("arguments"),
+                          headers::get);
+              return mismatch.isPresent()
+                  ? CompletableFuture.completedFuture(
+                      new Outcome.Refused(
+                          400,
+                          new JsonRpcError(HEADER_MISMATCH, "Header mismatch: " + mismatch.get())))
+                  : handle(request, view, calls);
+            });
+  }
+
   /** Remembers what the outcome teaches the session, and turns it into the answer. */
   JsonRpcResponse apply(JsonRpcRequest request, Outcome outcome) {
     if (outcome instanceof Outcome.Failure failed) {
       return JsonRpcResponse.failure(request.id(), failed.error());
+    }
+    if (outcome instanceof Outcome.Refused refused) {
+      return JsonRpcResponse.failure(request.id(), refused.error());
     }
     JsonNode result;
     if (outcome instanceof Outcome.Initialized initialized) {
