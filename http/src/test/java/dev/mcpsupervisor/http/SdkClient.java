@@ -44,7 +44,7 @@ final class SdkClient implements AutoCloseable {
     client.initialize();
   }
 
-  private static CreateMessageResult sample(CreateMessageRequest request) {
+  static CreateMessageResult sample(CreateMessageRequest request) {
     String prompt = ((TextContent) request.messages().get(0).content()).text();
     return new CreateMessageResult(
         Role.ASSISTANT,
@@ -53,7 +53,7 @@ final class SdkClient implements AutoCloseable {
         CreateMessageResult.StopReason.END_TURN);
   }
 
-  private static ElicitResult elicit(ElicitFormRequest request) {
+  static ElicitResult elicit(ElicitFormRequest request) {
     return new ElicitResult(ElicitResult.Action.ACCEPT, Map.of("answer", "yes"));
   }
 

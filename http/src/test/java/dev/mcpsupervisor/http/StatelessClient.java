@@ -1,12 +1,20 @@
 package dev.mcpsupervisor.http;
 
 import static dev.mcpsupervisor.http.TestGateway.request;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A 2026-07-28 client's requests as the conformance suite sends them: {@code _meta} naming the
@@ -76,6 +84,56 @@ final class StatelessClient {
   HttpResponse<String> callTool(
       String path, Object id, String tool, String arguments, String params) {
     return send(path, "tools/call", tool, toolCall(id, tool, arguments, params, ""));
+  }
+
+  /** An open subscriptions/listen stream, read line by line on a thread of its own. */
+  record Listening(HttpResponse<Stream<String>> response, BlockingQueue<JsonNode> frames)
+      implements AutoCloseable {
+
+    JsonNode next() throws InterruptedException {
+      JsonNode frame = poll(Duration.ofSeconds(10));
+      assertNotNull(frame, "no frame within 10 s");
+      return frame;
+    }
+
+    JsonNode poll(Duration wait) throws InterruptedException {
+      return frames.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+      response.body().close();
+    }
+  }
+
+  /** Opens a subscriptions/listen stream on {@code path} with {@code filter} (JSON). */
+  Listening listen(String path, Object id, String filter) throws Exception {
+    String body =
+        request(
+            id,
+            "subscriptions/listen",
+            "{\"notifications\":" + filter + "," + meta(capabilities, "") + "}");
+    HttpResponse<Stream<String>> response =
+        gateway
+            .http
+            .sendAsync(
+                gateway
+                    .postRequest(path, null, body, headers("subscriptions/listen", null))
+                    .build(),
+                HttpResponse.BodyHandlers.ofLines())
+            .get(10, TimeUnit.SECONDS);
+    assertEquals(200, response.statusCode());
+    BlockingQueue<JsonNode> frames = new LinkedBlockingQueue<>();
+    Thread reader =
+        new Thread(
+            () ->
+                response
+                    .body()
+                    .filter(line -> line.startsWith("data:"))
+                    .forEach(line -> frames.add(TestGateway.json(line.substring(5).trim()))));
+    reader.setDaemon(true);
+    reader.start();
+    return new Listening(response, frames);
   }
 
   CompletableFuture<HttpResponse<String>> callToolAsync(
