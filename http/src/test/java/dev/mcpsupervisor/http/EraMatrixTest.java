@@ -16,12 +16,8 @@ import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
-import io.modelcontextprotocol.client.McpClient;
-import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import io.modelcontextprotocol.spec.McpSchema.ClientCapabilities;
 import io.modelcontextprotocol.spec.McpSchema.LoggingLevel;
 import io.modelcontextprotocol.spec.McpSchema.LoggingMessageNotification;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
@@ -34,8 +30,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -153,9 +147,9 @@ class EraMatrixTest {
       assertEquals("hi", text(answer));
       return;
     }
-    try (Session session = new Session(version, upstream)) {
+    try (SdkClient session = session(version, upstream)) {
       assertEquals(version, session.client.getCurrentInitializationResult().protocolVersion());
-      assertEquals("hi", session.call("echo", Map.of("message", "hi")));
+      assertEquals("hi", call(session, "echo", Map.of("message", "hi")));
     }
   }
 
@@ -181,7 +175,7 @@ class EraMatrixTest {
       assertEquals("done 3", text(messages.get(3)));
       return;
     }
-    try (Session session = new Session(version, upstream)) {
+    try (SdkClient session = session(version, upstream)) {
       CallToolResult result =
           session.client.callTool(
               CallToolRequest.builder()
@@ -221,12 +215,12 @@ class EraMatrixTest {
           logsOf(client, upstream, "error", ",\"io.modelcontextprotocol/logLevel\":\"warning\""));
       return;
     }
-    try (Session session = new Session(version, upstream)) {
+    try (SdkClient session = session(version, upstream)) {
       session.client.setLoggingLevel(LoggingLevel.WARNING);
       assertEquals(
-          "logged", session.call(FixtureTools.LOG, Map.of("level", "info", "message", "quiet")));
+          "logged", call(session, FixtureTools.LOG, Map.of("level", "info", "message", "quiet")));
       assertEquals(
-          "logged", session.call(FixtureTools.LOG, Map.of("level", "error", "message", "heard")));
+          "logged", call(session, FixtureTools.LOG, Map.of("level", "error", "message", "heard")));
       LoggingMessageNotification log = session.logs.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
       assertNotNull(log, "the error log");
       // an info log let through would have reached the client before the error log; the SDK hands
@@ -256,8 +250,8 @@ class EraMatrixTest {
               answer));
       return;
     }
-    try (Session session = new Session(version, upstream)) {
-      assertEquals("sampled: p", session.call(FixtureTools.SAMPLE, Map.of("prompt", "p")));
+    try (SdkClient session = session(version, upstream)) {
+      assertEquals("sampled: p", call(session, FixtureTools.SAMPLE, Map.of("prompt", "p")));
     }
   }
 
@@ -276,9 +270,10 @@ class EraMatrixTest {
               "{\"action\":\"accept\",\"content\":{\"answer\":\"round\"}}"));
       return;
     }
-    try (Session session = new Session(version, upstream)) {
+    try (SdkClient session = session(version, upstream)) {
       assertEquals(
-          "accept:{\"answer\":\"yes\"}", session.call(FixtureTools.ELICIT, Map.of("message", "q")));
+          "accept:{\"answer\":\"yes\"}",
+          call(session, FixtureTools.ELICIT, Map.of("message", "q")));
     }
   }
 
@@ -307,10 +302,10 @@ class EraMatrixTest {
       assertEquals(!before, listsDynamicTool(client, upstream), "the list the client sees changed");
       return;
     }
-    try (Session session = new Session(version, upstream)) {
+    try (SdkClient session = session(version, upstream)) {
       boolean before =
           names(session.client.listTools().tools()).contains(FixtureTools.DYNAMIC_TOOL);
-      assertEquals("changed", session.call(FixtureTools.TRIGGER_LIST_CHANGED, Map.of()));
+      assertEquals("changed", call(session, FixtureTools.TRIGGER_LIST_CHANGED, Map.of()));
       List<Tool> changed = session.toolLists.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
       assertNotNull(changed, "notifications/tools/list_changed");
       assertEquals(!before, names(changed).contains(FixtureTools.DYNAMIC_TOOL));
@@ -403,52 +398,18 @@ class EraMatrixTest {
 
   // ------------------------------------------------------------------------------- 2025 clients
 
+  /** Calls a tool and answers its first text. */
+  private static String call(SdkClient session, String tool, Map<String, Object> arguments) {
+    CallToolResult result =
+        session.client.callTool(CallToolRequest.builder().name(tool).arguments(arguments).build());
+    return ((TextContent) result.content().get(0)).text();
+  }
+
   private static List<String> names(List<Tool> tools) {
     return tools.stream().map(Tool::name).toList();
   }
 
-  /**
-   * A session of the MCP Java SDK's client pinned to one protocol version, answering sampling with
-   * {@code "sampled: <prompt>"} and elicitation with {@code {"answer":"yes"}}, recording progress,
-   * logs and the tool lists it fetches after each list change.
-   */
-  private final class Session implements AutoCloseable {
-
-    final BlockingQueue<ProgressNotification> progress = new LinkedBlockingQueue<>();
-    final BlockingQueue<LoggingMessageNotification> logs = new LinkedBlockingQueue<>();
-    final BlockingQueue<List<Tool>> toolLists = new LinkedBlockingQueue<>();
-    final McpSyncClient client;
-
-    Session(String version, Upstream upstream) {
-      client =
-          McpClient.sync(
-                  HttpClientStreamableHttpTransport.builder(gateway.base)
-                      .endpoint(upstream.path())
-                      .supportedProtocolVersions(List.of(version))
-                      .openConnectionOnStartup(true)
-                      .build())
-              .requestTimeout(SdkClient.TIMEOUT)
-              .initializationTimeout(SdkClient.TIMEOUT)
-              .capabilities(ClientCapabilities.builder().sampling().elicitation().build())
-              .sampling(SdkClient::sample)
-              .elicitation(SdkClient::elicit)
-              .progressConsumer(progress::add)
-              .loggingConsumer(logs::add)
-              .toolsChangeConsumer(toolLists::add)
-              .build();
-      client.initialize();
-    }
-
-    /** Calls a tool and answers its first text. */
-    String call(String tool, Map<String, Object> arguments) {
-      CallToolResult result =
-          client.callTool(CallToolRequest.builder().name(tool).arguments(arguments).build());
-      return ((TextContent) result.content().get(0)).text();
-    }
-
-    @Override
-    public void close() {
-      client.closeGracefully();
-    }
+  private SdkClient session(String version, Upstream upstream) {
+    return new SdkClient(gateway.base, upstream.path(), List.of(version));
   }
 }
