@@ -117,6 +117,7 @@ final class SubscriptionRequests {
                     deadline,
                     replyTo,
                     null,
+                    null,
                     null)),
         (response, failure) ->
             new Answered(

@@ -35,7 +35,16 @@ class ResourceSubscriptionsTest {
     ObjectNode params = JsonRpcCodec.emptyObject();
     params.put("uri", uri);
     return new UpstreamCall(
-        context, "fixture", nextCallId++, method, params, Duration.ofSeconds(5), null, null, null);
+        context,
+        "fixture",
+        nextCallId++,
+        method,
+        params,
+        Duration.ofSeconds(5),
+        null,
+        null,
+        null,
+        null);
   }
 
   private List<Step> subscribe(String context, long session, String uri) {
@@ -256,6 +265,7 @@ class ResourceSubscriptionsTest {
             McpMethods.RESOURCES_SUBSCRIBE,
             null,
             Duration.ofSeconds(5),
+            null,
             null,
             null,
             null);

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.http;
 
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.HEADER_MISMATCH;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 
@@ -9,6 +10,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -23,6 +25,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -107,6 +110,9 @@ final class ClientRequests {
   /** The id of a request the gateway makes on a client's behalf (it never reaches the client). */
   private static final JsonNode GATEWAY_REQUEST_ID = TextNode.valueOf("gateway");
 
+  /** A stateless request's Mcp-Param-* headers; null for a session-era client (none checked). */
+  private Map<String, String> paramHeaders;
+
   ClientRequests(String context, McpEndpoint endpoint, SessionSupervisor supervisor) {
     this.context = context;
     this.endpoint = endpoint;
@@ -123,6 +129,14 @@ final class ClientRequests {
    */
   void statelessLogLevel(String level) {
     logLevel = level != null && LogLevels.isLevel(level) ? level : LogLevels.OFF;
+  }
+
+  /**
+   * A stateless request's {@code Mcp-Param-*} headers: its tools/call is checked against the tool's
+   * schema before it goes upstream.
+   */
+  void statelessParamHeaders(Map<String, String> headers) {
+    paramHeaders = headers;
   }
 
   CompletionStage<Outcome> initialize(Client client, UpstreamCalls calls) {
@@ -161,6 +175,12 @@ final class ClientRequests {
                 .thenApply(Outcome::of),
             false);
       }
+      case McpMethods.TOOLS_CALL -> {
+        return new Started(
+            null,
+            paramHeaders == null ? handle(request, calls) : checkedToolCall(request, calls),
+            true);
+      }
       default -> {
         return new Started(null, handle(request, calls), true);
       }
@@ -186,11 +206,17 @@ final class ClientRequests {
   }
 
   private CompletionStage<Outcome> handle(JsonRpcRequest request, UpstreamCalls calls) {
-    McpEndpoint.View view =
+    return handle(
+        request,
         new McpEndpoint.View(
             upstreams,
             Collections.unmodifiableMap(resourceOwners),
-            Collections.unmodifiableMap(templateOwners));
+            Collections.unmodifiableMap(templateOwners)),
+        calls);
+  }
+
+  private CompletionStage<Outcome> handle(
+      JsonRpcRequest request, McpEndpoint.View view, UpstreamCalls calls) {
     try {
       return endpoint.handle(request, view, calls);
     } catch (RuntimeException e) {
@@ -273,10 +299,46 @@ final class ClientRequests {
                     new JsonRpcError(INTERNAL_ERROR, "internal error: " + failure.getMessage())));
   }
 
+  /**
+   * A 2026-07-28 tools/call whose Mcp-Param-* headers must say what its arguments say (SEP-2243):
+   * the tool's schema comes from its server's tool list (the supervisor's list cache, so a pool hit
+   * costs no upstream call), and a mismatch is refused with 400 and -32020 before anything goes
+   * upstream. A tool its list does not show (or a list that cannot be had) is not checked: the
+   * server answers for it.
+   */
+  private CompletionStage<Outcome> checkedToolCall(JsonRpcRequest request, UpstreamCalls calls) {
+    // the call goes on from a future: it gets a copy of what the session knows, not the maps
+    McpEndpoint.View view =
+        new McpEndpoint.View(upstreams, Map.copyOf(resourceOwners), Map.copyOf(templateOwners));
+    Map<String, String> headers = paramHeaders;
+    JsonNode params = request.params() == null ? JsonRpcCodec.emptyObject() : request.params();
+    return endpoint
+        .toolSchema(params.path("name").asText(""), calls)
+        .thenCompose(
+            schema -> {
+              Optional<String> mismatch =
+                  schema == null
+                      ? Optional.empty()
+                      : ParamHeaders.mismatch(
+                          ParamHeaders.declarations(schema),
+                          params.path("arguments"),
+                          headers::get);
+              return mismatch.isPresent()
+                  ? CompletableFuture.completedFuture(
+                      new Outcome.Refused(
+                          400,
+                          new JsonRpcError(HEADER_MISMATCH, "Header mismatch: " + mismatch.get())))
+                  : handle(request, view, calls);
+            });
+  }
+
   /** Remembers what the outcome teaches the session, and turns it into the answer. */
   JsonRpcResponse apply(JsonRpcRequest request, Outcome outcome) {
     if (outcome instanceof Outcome.Failure failed) {
       return JsonRpcResponse.failure(request.id(), failed.error());
+    }
+    if (outcome instanceof Outcome.Refused refused) {
+      return JsonRpcResponse.failure(request.id(), refused.error());
     }
     JsonNode result;
     if (outcome instanceof Outcome.Initialized initialized) {

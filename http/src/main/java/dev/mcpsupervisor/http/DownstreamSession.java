@@ -76,12 +76,14 @@ public final class DownstreamSession {
    *
    * @param cacheScope what its cacheable results say
    * @param principal who asks (see {@link RequestStates#principalOf}), or null
+   * @param paramHeaders its {@code Mcp-Param-*} headers by name, case-insensitive
    */
   public record Stateless(
       JsonRpcRequest request,
       StatelessEnvelope.Meta meta,
       String cacheScope,
       String principal,
+      Map<String, String> paramHeaders,
       boolean acceptsSse,
       ActorRef<Exchange.Event> exchange)
       implements Routed {}

@@ -82,7 +82,8 @@ public final class GatewayServer {
         .forEach(
             server ->
                 endpoints.put(
-                    SingleServerEndpoint.pathOf(server), new SingleServerEndpoint(server)));
+                    SingleServerEndpoint.pathOf(server),
+                    new SingleServerEndpoint(server, settings)));
     return supervisor
         .spawn(
             Behaviors.supervise(

@@ -32,6 +32,13 @@ interface McpEndpoint {
   CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls);
 
   /**
+   * The {@code inputSchema} of the tool a tools/call of {@code name} reaches, from its server's
+   * tool list (through the supervisor's list cache); null when no listed tool has that name or the
+   * list cannot be had.
+   */
+  CompletionStage<JsonNode> toolSchema(String name, UpstreamCalls calls);
+
+  /**
    * What the session knows that routing needs.
    *
    * @param upstreams server → its initialize result (absent for servers that did not answer at

@@ -265,6 +265,7 @@ final class McpRoutes extends AllDirectives {
                                 StatelessEnvelope.Meta.of(call),
                                 cacheScope,
                                 principal,
+                                McpRequestChecks.paramHeaders(request),
                                 accept.sse(),
                                 exchange)));
   }

@@ -81,6 +81,7 @@ final class StatelessRequests {
   ClientRequests.Client begin(DownstreamSession.Stateless stateless) {
     served = stateless;
     requests.statelessLogLevel(stateless.meta().logLevel());
+    requests.statelessParamHeaders(stateless.paramHeaders());
     return ClientRequests.Client.stateless(stateless.meta(), stateless.cacheScope());
   }
 

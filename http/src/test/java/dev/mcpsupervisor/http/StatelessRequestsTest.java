@@ -229,14 +229,7 @@ class StatelessRequestsTest {
   }
 
   private SseStream listen(Object id, String filter) {
-    String body =
-        request(
-            id,
-            "subscriptions/listen",
-            "{\"notifications\":" + filter + "," + meta("{}", "") + "}");
-    return SseStream.open(
-        gateway,
-        gateway.postRequest(FIXTURE, null, body, headers("subscriptions/listen", null)).build());
+    return new StatelessClient(gateway, "{}").listen(FIXTURE, id, filter);
   }
 
   private void awaitLeasedContexts(List<String> expected) {

@@ -179,7 +179,17 @@ public final class StatelessEnvelope {
       return Optional.empty();
     }
     String nameHeader = trimmed(header.apply(NAME_HEADER));
-    if (!named.equals(nameHeader)) {
+    // a name that is not plain ASCII comes Base64-encoded, as Mcp-Param values do
+    ParamHeaders.Decoded decoded = nameHeader == null ? null : ParamHeaders.decode(nameHeader);
+    if (decoded != null && decoded.invalid() != null) {
+      return reject(
+          request,
+          400,
+          HEADER_MISMATCH,
+          "Header mismatch: " + NAME_HEADER + " is invalid: " + decoded.invalid(),
+          null);
+    }
+    if (decoded == null || !named.equals(decoded.value())) {
       return reject(
           request,
           400,
