@@ -50,6 +50,8 @@ final class StatelessHttpConnection implements UpstreamConnection {
   /** Requests waiting for their answer, by id, so that a cancel can close the right stream. */
   private final Map<String, Post> inFlight = new ConcurrentHashMap<>();
 
+  private final Map<String, ParamHeaders.Declarations> toolHeaders = new ConcurrentHashMap<>();
+
   StatelessHttpConnection(
       HttpClient client,
       URI url,
@@ -80,14 +82,35 @@ final class StatelessHttpConnection implements UpstreamConnection {
       // 2026-07-28 servers send no requests: there is nothing to answer
       return CompletableFuture.completedFuture(null);
     }
-    JsonNode requestId = message instanceof JsonRpcRequest request ? request.id() : null;
-    Post post = new Post(requestId);
+    JsonRpcRequest request = message instanceof JsonRpcRequest sent ? sent : null;
+    Post post =
+        new Post(request == null ? null : request.id(), request == null ? null : request.method());
+    JsonNode requestId = post.requestId;
     if (requestId != null) {
       inFlight.put(JsonRpcIds.key(requestId), post);
     }
     post.exchange = client.sendAsync(httpRequest(message), post);
     post.exchange.whenComplete(post::finish);
     return post.done;
+  }
+
+  /**
+   * The {@code x-mcp-header} parameters of the tools a list answer shows (SEP-2243): a call to one
+   * of them mirrors those arguments into {@code Mcp-Param-*} headers, which the server checks. A
+   * tool not listed yet is called without them (the server may refuse it with -32020).
+   */
+  private void learnToolHeaders(JsonNode listResult) {
+    for (JsonNode tool : listResult.path("tools")) {
+      String name = tool.path("name").asText(null);
+      if (name != null) {
+        ParamHeaders.Declarations declared = ParamHeaders.declarations(tool.path("inputSchema"));
+        if (declared.headers().isEmpty()) {
+          toolHeaders.remove(name);
+        } else {
+          toolHeaders.put(name, declared);
+        }
+      }
+    }
   }
 
   private HttpRequest httpRequest(JsonRpcMessage message) {
@@ -103,6 +126,12 @@ final class StatelessHttpConnection implements UpstreamConnection {
       String name = StatelessEnvelope.nameOf(request);
       if (name != null) {
         builder.header(StatelessEnvelope.NAME_HEADER, ParamHeaders.encode(name));
+      }
+      if (McpMethods.TOOLS_CALL.equals(method) && name != null) {
+        ParamHeaders.Declarations declared = toolHeaders.get(name);
+        if (declared != null) {
+          ParamHeaders.headersFor(declared, params.path("arguments")).forEach(builder::header);
+        }
       }
     } else if (message instanceof JsonRpcNotification notification) {
       method = notification.method();
@@ -144,13 +173,15 @@ final class StatelessHttpConnection implements UpstreamConnection {
 
     final CompletableFuture<Void> done = new CompletableFuture<>();
     private final JsonNode requestId;
+    private final String method;
     volatile CompletableFuture<HttpResponse<byte[]>> exchange;
     private volatile SseStream stream;
     private volatile boolean answered;
     private volatile boolean aborted;
 
-    Post(JsonNode requestId) {
+    Post(JsonNode requestId, String method) {
       this.requestId = requestId;
+      this.method = method;
     }
 
     /** The request was cancelled: its stream is closed, and nothing more is delivered for it. */
@@ -205,6 +236,9 @@ final class StatelessHttpConnection implements UpstreamConnection {
           && requestId != null
           && JsonRpcIds.key(requestId).equals(JsonRpcIds.key(response.id()))) {
         answered = true;
+        if (McpMethods.TOOLS_LIST.equals(method) && response.result() != null) {
+          learnToolHeaders(response.result());
+        }
       }
       return message;
     }

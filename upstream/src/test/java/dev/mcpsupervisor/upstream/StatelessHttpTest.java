@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
@@ -53,7 +54,17 @@ class StatelessHttpTest {
           + "\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},"
           + "\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"modern\",\"version\":\"1\"}}}}";
 
-  /** A 2026-07-28 server: discover, and tools/call answered on an SSE stream after a progress. */
+  /** One tool whose region is mirrored into a header (SEP-2243), one that declares none. */
+  private static final String LISTED =
+      "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"resultType\":\"complete\",\"tools\":["
+          + "{\"name\":\"weather\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+          + "\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},\"days\":{\"type\":\"integer\"}}}},"
+          + "{\"name\":\"plain\",\"inputSchema\":{\"type\":\"object\"}}]}}";
+
+  /**
+   * A 2026-07-28 server: discover, tools/list, and tools/call answered on an SSE stream after a
+   * progress.
+   */
   private static void modern(Recorded request, HttpExchange exchange) throws IOException {
     JsonNode body = JsonRpcCodec.mapper().readTree(request.body());
     String id = body.path("id").toString();
@@ -67,6 +78,8 @@ class StatelessHttpTest {
               + "\"data\":{\"supported\":[\"2026-07-28\"]}}}");
     } else if (method.equals(McpMethods.SERVER_DISCOVER)) {
       ScriptedHttpServer.respond(exchange, 200, "application/json", DISCOVERED.formatted(id));
+    } else if (method.equals(McpMethods.TOOLS_LIST)) {
+      ScriptedHttpServer.respond(exchange, 200, "application/json", LISTED.formatted(id));
     } else if (method.equals(McpMethods.TOOLS_CALL)) {
       String progress =
           "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}";
@@ -141,6 +154,31 @@ class StatelessHttpTest {
         0,
         server.requests.size(),
         "initialized was not POSTed, nor anything else: " + server.requests);
+  }
+
+  @Test
+  void aListedToolsHeaderParametersAreMirroredIntoItsCalls() throws Exception {
+    server = new ScriptedHttpServer(StatelessHttpTest::modern);
+    UpstreamConnection connection = connect(UpstreamProtocol.STATELESS);
+    initialize(connection);
+    server.next(); // discover
+    ObjectNode arguments = JsonRpcCodec.emptyObject().put("region", "Zürich").put("days", 3);
+
+    connection.send(Rpc.callTool(1, "weather", arguments));
+    listener.awaitResponse(Rpc.id(1));
+    assertNull(server.next().header("Mcp-Param-Region"), "not listed yet: nothing known of it");
+
+    connection.send(new JsonRpcRequest(Rpc.id(2), McpMethods.TOOLS_LIST, null));
+    listener.awaitResponse(Rpc.id(2));
+    server.next();
+    connection.send(Rpc.callTool(3, "weather", arguments));
+    listener.awaitResponse(Rpc.id(3));
+    Recorded call = server.next();
+    assertEquals("=?base64?WsO8cmljaA==?=", call.header("Mcp-Param-Region"));
+    assertNull(call.header("Mcp-Param-Days"), "days declares no header");
+    connection.send(Rpc.callTool(4, "plain", arguments));
+    listener.awaitResponse(Rpc.id(4));
+    assertNull(server.next().header("Mcp-Param-Region"));
   }
 
   @Test
