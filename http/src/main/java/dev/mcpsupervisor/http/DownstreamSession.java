@@ -169,6 +169,7 @@ public final class DownstreamSession {
       SessionSupervisor supervisor,
       GatewaySettings settings,
       Duration idleTimeout,
+      String identity,
       ActorRef<DownstreamSessions.Command> registry) {
     return Behaviors.setup(
         context ->
@@ -180,6 +181,7 @@ public final class DownstreamSession {
                             supervisor,
                             settings,
                             idleTimeout,
+                            identity,
                             registry,
                             context,
                             timers)
@@ -188,6 +190,7 @@ public final class DownstreamSession {
 
   private final String id;
   private final SessionSupervisor supervisor;
+  private final CallContexts contexts;
   private final GatewaySettings settings;
   private final Duration idleTimeout;
   private final ActorRef<DownstreamSessions.Command> registry;
@@ -208,11 +211,20 @@ public final class DownstreamSession {
       SessionSupervisor supervisor,
       GatewaySettings settings,
       Duration idleTimeout,
+      String identity,
       ActorRef<DownstreamSessions.Command> registry,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.id = id;
     this.supervisor = supervisor;
+    this.contexts =
+        identity == null
+            ? CallContexts.own(supervisor, id)
+            : new CallContexts(
+                supervisor,
+                id,
+                identity,
+                IdentityListener.sessionRef(context.getSystem(), context.getSelf()));
     this.settings = settings;
     this.idleTimeout = idleTimeout;
     this.registry = registry;
@@ -231,7 +243,7 @@ public final class DownstreamSession {
     this.posts =
         new PostHandling(
             id,
-            supervisor,
+            contexts,
             registry,
             requests,
             streams,
@@ -376,7 +388,7 @@ public final class DownstreamSession {
     }
     ClientRequests.Client asking = stateless.begin(request);
     context.pipeToSelf(
-        stateless.initialize(asking, new UpstreamCalls(supervisor, id, "discover")),
+        stateless.initialize(asking, contexts.calls("discover")),
         (outcome, failure) -> new StatelessReady(asking, outcome, failure));
     return Behaviors.same();
   }

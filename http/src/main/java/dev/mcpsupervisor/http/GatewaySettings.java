@@ -20,7 +20,8 @@ record GatewaySettings(
     int streamBuffer,
     Duration bodyReadTimeout,
     Duration inputGatherWindow,
-    RequestStates requestStates) {
+    RequestStates requestStates,
+    String agentIdHeader) {
 
   static final String PATH = "mcp-supervisor.http";
 
@@ -39,7 +40,8 @@ record GatewaySettings(
         c.getInt("streamBuffer"),
         c.getDuration("bodyReadTimeout"),
         c.getDuration("inputGatherWindow"),
-        requestStatesOf(c.getString("requestStateKey")));
+        requestStatesOf(c.getString("requestStateKey")),
+        c.getString("agentIdHeader").trim());
   }
 
   /**
