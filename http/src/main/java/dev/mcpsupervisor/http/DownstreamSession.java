@@ -466,7 +466,7 @@ public final class DownstreamSession {
   }
 
   private Behavior<Command> onIdleCheck() {
-    if (streams.nothingInFlight() && !stateless.isListening()) {
+    if (streams.nothingInFlight() && !stateless.isListening() && !stateless.isDiscovering()) {
       fromRegistry
           .idleReport()
           .ifPresent(

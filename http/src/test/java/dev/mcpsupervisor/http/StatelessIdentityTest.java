@@ -66,7 +66,8 @@ class StatelessIdentityTest {
             agentHeader,
             TestGateway.gateway(List.of("token-1", "token-2"), List.of(), 1024 * 1024),
             counter(),
-            shared());
+            shared(),
+            stdioCounter());
     anonymous = TestGateway.start(counter());
     expiring =
         TestGateway.start(
@@ -91,6 +92,20 @@ class StatelessIdentityTest {
         TestGateway.REQUEST_TIMEOUT,
         Duration.ofMinutes(5),
         "counter");
+  }
+
+  /** The fixture over stdio: an upstream session is a process. */
+  private static ServerConfig stdioCounter() {
+    ServerConfig fixture = TestGateway.stdioFixture("local");
+    return new ServerConfig(
+        "local",
+        fixture.spec(),
+        Isolation.CONTEXT,
+        4,
+        64,
+        TestGateway.REQUEST_TIMEOUT,
+        Duration.ofMinutes(5),
+        "local");
   }
 
   private ServerConfig shared() {
@@ -136,7 +151,9 @@ class StatelessIdentityTest {
     HttpResponse<String> response =
         TestGateway.await(countAsync(gateway, path, tool, "\"c\"", identity));
     assertEquals(200, response.statusCode(), response.body());
-    return Integer.parseInt(TestGateway.text(answer(response)));
+    String text = TestGateway.text(answer(response));
+    assertTrue(text.matches("[0-9]+"), response.body());
+    return Integer.parseInt(text);
   }
 
   private static List<Integer> counts(TestGateway gateway, int n, String... identity) {
@@ -172,6 +189,25 @@ class StatelessIdentityTest {
     assertEquals(4, count(agents, bearer("token-1")));
     // the aggregated endpoint reaches the same server in the same context
     assertEquals(5, count(agents, "/mcp", "counter__count", bearer("token-1")));
+  }
+
+  @Test
+  void overStdioEachCallerHasAProcessOfItsOwnThatKeepsCounting() {
+    String local = "/servers/local/mcp";
+    String[] first = bearerAndAgent("token-1", "stdio-1");
+    String[] second = bearerAndAgent("token-1", "stdio-2");
+    assertEquals(1, count(agents, local, FixtureTools.COUNT, first));
+    assertEquals(2, count(agents, local, FixtureTools.COUNT, first));
+    assertEquals(1, count(agents, local, FixtureTools.COUNT, second));
+    assertEquals(3, count(agents, local, FixtureTools.COUNT, first));
+    assertEquals(
+        count(agents, local, FixtureTools.PID, first),
+        count(agents, local, FixtureTools.PID, first),
+        "one process for one caller");
+    assertTrue(
+        count(agents, local, FixtureTools.PID, first)
+            != count(agents, local, FixtureTools.PID, second),
+        "another caller's process is another");
   }
 
   @Test
@@ -254,6 +290,20 @@ class StatelessIdentityTest {
     } while (sessions > 0 && System.nanoTime() < deadline);
     assertEquals(0, sessions, "its upstream session closes with its lease");
     assertEquals(1, count(expiring, agent("sleeper")));
+  }
+
+  @Test
+  void anUpstreamSessionSlowerToStartThanTheIdleTimeDoesNotEndTheRequest() {
+    // each request starts a process (no caller: a context of its own), which takes much longer
+    // than 50 ms: the request's downstream session must not pass for idle meanwhile
+    try (TestGateway hasty =
+        TestGateway.start(
+            TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofMillis(50)),
+            stdioCounter())) {
+      for (int call = 0; call < 2; call++) {
+        assertEquals(1, count(hasty, "/servers/local/mcp", FixtureTools.COUNT, new String[0]));
+      }
+    }
   }
 
   @Test
