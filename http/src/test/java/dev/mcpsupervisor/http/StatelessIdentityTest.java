@@ -83,29 +83,28 @@ class StatelessIdentityTest {
   }
 
   private ServerConfig counter() {
-    return new ServerConfig(
+    return contextIsolated(
         "counter",
-        new ServerSpec.StreamableHttp(URI.create(remote.url()), Map.of(), UpstreamProtocol.SESSION),
-        Isolation.CONTEXT,
-        4,
-        64,
-        TestGateway.REQUEST_TIMEOUT,
-        Duration.ofMinutes(5),
-        "counter");
+        new ServerSpec.StreamableHttp(
+            URI.create(remote.url()), Map.of(), UpstreamProtocol.SESSION));
   }
 
   /** The fixture over stdio: an upstream session is a process. */
   private static ServerConfig stdioCounter() {
-    ServerConfig fixture = TestGateway.stdioFixture("local");
+    return contextIsolated("local", TestGateway.stdioFixture("local").spec());
+  }
+
+  private static ServerConfig contextIsolated(String name, ServerSpec spec) {
+    ServerConfig shared = TestGateway.server(name, spec);
     return new ServerConfig(
-        "local",
-        fixture.spec(),
+        name,
+        spec,
         Isolation.CONTEXT,
-        4,
-        64,
-        TestGateway.REQUEST_TIMEOUT,
-        Duration.ofMinutes(5),
-        "local");
+        shared.maxSessions(),
+        shared.maxInflightPerSession(),
+        shared.requestTimeout(),
+        shared.idleTimeout(),
+        name);
   }
 
   private ServerConfig shared() {
