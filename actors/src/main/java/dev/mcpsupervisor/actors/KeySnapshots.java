@@ -45,7 +45,7 @@ final class KeySnapshots {
             .map(
                 s ->
                     new SessionSnapshot(
-                        s.id, "closed", 0, 0, 0, 0, s.openedAt, OptionalLong.empty()))
+                        s.id, "closed", 0, 0, 0, 0, 0, s.openedAt, OptionalLong.empty()))
             .toList();
     Map<String, Long> leases = table.leases();
     return Aggregator.create(
@@ -78,6 +78,7 @@ final class KeySnapshots {
         refCount,
         part.inFlight(),
         part.stashed(),
+        part.awaitingAnswers(),
         part.restarts(),
         part.startedAt(),
         part.pid());

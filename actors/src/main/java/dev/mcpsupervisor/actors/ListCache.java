@@ -202,7 +202,8 @@ final class ListCache {
         deadline,
         fetchReplyTo,
         null,
-        caller.delivery());
+        caller.delivery(),
+        null);
   }
 
   /** Whether {@code callId} names a fetch under way (cancelling its caller must not cancel it). */

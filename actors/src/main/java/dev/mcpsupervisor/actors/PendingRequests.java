@@ -68,6 +68,13 @@ final class PendingRequests {
     return calls.isEmpty();
   }
 
+  /**
+   * The callers' calls in flight, in no particular order (a view: do not change the map meanwhile).
+   */
+  Iterable<TrackedCall> inFlightCalls() {
+    return calls.values();
+  }
+
   /** Empties the map of callers' calls; answers them in the order they were sent. */
   List<TrackedCall> takeCallsInSendOrder() {
     List<TrackedCall> taken = new ArrayList<>(calls.values());

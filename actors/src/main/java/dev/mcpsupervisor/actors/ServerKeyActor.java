@@ -2,6 +2,7 @@ package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -115,6 +116,7 @@ public final class ServerKeyActor {
 
   private final CircuitBreaker circuit;
   private final ListRequests lists;
+  private final SubscriptionRequests subscriptions;
   private long nextSessionId;
 
   /** The router's messages processed, for the passivation handshake. */
@@ -134,6 +136,14 @@ public final class ServerKeyActor {
     this.timers = timers;
     this.circuit = new CircuitBreaker(env.settings().circuitMaxFailures());
     this.lists = new ListRequests(env, context, timers);
+    this.subscriptions =
+        new SubscriptionRequests(
+            env,
+            context,
+            sessionId -> {
+              var session = table.get(sessionId);
+              return session == null ? null : session.ref;
+            });
   }
 
   // ---------------------------------------------------------------------------------------- active
@@ -156,6 +166,7 @@ public final class ServerKeyActor {
             load -> same(() -> table.saturated(load.sessionId(), load.saturated())))
         .onMessage(SessionFailing.class, this::onSessionFailing)
         .onMessage(ListRequests.Event.class, event -> same(() -> lists.on(event)))
+        .onMessage(SubscriptionRequests.Event.class, event -> same(() -> subscriptions.on(event)))
         .onMessage(IdleTimeout.class, this::onIdleTimeout)
         .onMessage(CooldownElapsed.class, notUsed -> onCooldownElapsed())
         .onMessage(SessionTerminated.class, this::onSessionTerminated)
@@ -184,10 +195,26 @@ public final class ServerKeyActor {
 
   /** A list may be answered from the cache, or wait for one fetch shared with other callers. */
   private Behavior<Command> onRequest(Request request) {
-    if (!lists.serve(request.call(), this::forward)) {
+    if (ResourceSubscriptions.handles(request.call().method())) {
+      subscription(request.call());
+    } else if (!lists.serve(request.call(), this::forward)) {
       forward(request.call());
     }
     return Behaviors.same();
+  }
+
+  /** Resource subscriptions are refcounted per session: the upstream hears the first and last. */
+  private void subscription(UpstreamCall call) {
+    if (!McpMethods.RESOURCES_SUBSCRIBE.equals(call.method())) {
+      subscriptions.serve(call, -1);
+      return;
+    }
+    var session = leaseFor(call.context(), call.delivery());
+    if (session == null) {
+      call.reject(unavailable(), env.observer());
+    } else {
+      subscriptions.serve(call, session.id);
+    }
   }
 
   private void forward(UpstreamCall call) {
@@ -257,6 +284,7 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onRelease(Release release) {
+    subscriptions.released(release.context()); // while its session is still in the table
     boolean listened = table.listenerOf(release.context()) != null;
     var session = table.release(release.context());
     if (listened && session != null) {
@@ -288,6 +316,7 @@ public final class ServerKeyActor {
   private void evict(
       LeaseTable.Entry<ActorRef<SessionActor.Command>> session, CloseReason reason, String detail) {
     table.evict(session);
+    subscriptions.sessionGone(session.id, detail);
     timers.cancel(new IdleTimer(session.id));
     session.ref.tell(new SessionActor.Close(reason, detail));
     if (reason != CloseReason.SHUTDOWN && reason != CloseReason.CONNECT_FAILED) {
@@ -316,6 +345,7 @@ public final class ServerKeyActor {
 
   private Behavior<Command> onSessionReady(SessionReady ready) {
     table.ready(ready.sessionId(), true);
+    subscriptions.reconnected(ready.sessionId());
     if (circuit.close()) {
       context.getLog().info("{}: circuit closed, a session is ready again", env.keyId());
     }
@@ -325,6 +355,7 @@ public final class ServerKeyActor {
 
   private Behavior<Command> onSessionDown(SessionDown down) {
     lists.connectionLost();
+    subscriptions.connectionLost(down.sessionId());
     table.ready(down.sessionId(), false);
     return Behaviors.same();
   }
@@ -403,6 +434,7 @@ public final class ServerKeyActor {
     // one that stopped without being told to takes its leases along: the next request opens a new
     // session
     table.stopped(terminated.sessionId());
+    subscriptions.sessionGone(terminated.sessionId(), "its session stopped");
     reportIfIdle();
     return Behaviors.same();
   }

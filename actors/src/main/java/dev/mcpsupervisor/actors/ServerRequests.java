@@ -92,6 +92,10 @@ final class ServerRequests {
     return null;
   }
 
+  int waiting() {
+    return byLocalId.size();
+  }
+
   /** Whether a request waits for the answer of the context with this delivery. */
   boolean isAsking(ActorRef<ContextDelivery.Command> delivery) {
     return byLocalId.values().stream().anyMatch(asked -> asked.delivery().equals(delivery));

@@ -459,6 +459,7 @@ public final class SessionActor {
                 0,
                 calls.inFlight(),
                 calls.waiting(),
+                calls.inbox().awaitingAnswers(),
                 restarts,
                 startedAt,
                 pid));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -192,6 +193,7 @@ public final class SessionSupervisor implements AutoCloseable {
                         effectiveDeadline,
                         replyTo,
                         tag,
+                        null,
                         null)),
             effectiveDeadline.plus(settings.askMargin()),
             system.scheduler(),
@@ -210,6 +212,50 @@ public final class SessionSupervisor implements AutoCloseable {
           }
         });
     return answer;
+  }
+
+  /**
+   * Sends one request the way a MCP 2026-07-28 client does: the options say which server requests
+   * the caller answers, which logs it wants and how long it waits. Completes with {@link
+   * CallOutcome.Complete} (the answer, or a JSON-RPC error as {@link #request} gives), or with
+   * {@link CallOutcome.InputRequired} when the upstream asks the caller something during the call
+   * (sampling, elicitation, roots it declared): the call waits upstream, under its deadline, for
+   * {@link CallOutcome.InputRequired#answer} or {@link CallOutcome.InputRequired#cancel}. A server
+   * request the caller did not declare a capability for is refused upstream with a JSON-RPC error
+   * (-32009); the call goes on. Everything concerning this call goes to this call only — its server
+   * requests, progress and logs — never to the context's {@link ContextListener}.
+   *
+   * <p>{@code options.logLevel()} is also sent upstream in {@code
+   * params._meta["io.modelcontextprotocol/logLevel"]} (a 2026-07-28 upstream logs by it; a
+   * session-era one ignores it and logs at its session's level). Without a log level the call gets
+   * no logs. Cancelling a returned stage cancels the call, as {@code cancel()} does.
+   */
+  public CompletionStage<CallOutcome> call(
+      String context, String server, String method, JsonNode params, CallOptions options) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(method, "method");
+    Objects.requireNonNull(options, "options");
+    long callId = callIds.incrementAndGet();
+    ServerConfig serverConfig = config.servers().get(server);
+    if (serverConfig == null || isTerminated()) {
+      JsonRpcResponse refused =
+          JsonRpcResponse.failure(
+              LongNode.valueOf(callId),
+              serverConfig == null
+                  ? SupervisorErrors.unknownServer(server)
+                  : SupervisorErrors.shuttingDown());
+      return CompletableFuture.completedFuture(new CallOutcome.Complete(refused));
+    }
+    Duration deadline =
+        options.deadline() != null ? options.deadline() : serverConfig.requestTimeout();
+    JsonNode sent = StatelessEnvelope.withLogLevel(params, options.logLevel());
+    return RoundTripCall.start(
+        system,
+        router,
+        settings,
+        new RoundTripCall.Call(context, server, callId, method, sent, deadline),
+        options);
   }
 
   private boolean isTerminated() {

@@ -26,7 +26,8 @@ public record SupervisorSettings(
     Duration acquireTimeout,
     Duration snapshotTimeout,
     Duration shutdownTimeout,
-    Duration listCacheTtl) {
+    Duration listCacheTtl,
+    Duration inputGatherWindow) {
 
   public static final String PATH = "mcp-supervisor.supervisor";
 
@@ -52,7 +53,8 @@ public record SupervisorSettings(
         c.getDuration("acquireTimeout"),
         c.getDuration("snapshotTimeout"),
         c.getDuration("shutdownTimeout"),
-        c.getDuration("listCacheTtl"));
+        c.getDuration("listCacheTtl"),
+        c.getDuration("inputGatherWindow"));
   }
 
   /**

@@ -38,6 +38,8 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
    * @param refCount contexts holding a lease on it
    * @param inFlight requests sent upstream and not yet answered (the pending map's size)
    * @param stashed requests waiting for the session to be ready
+   * @param awaitingAnswers server-to-client requests (sampling, elicitation, roots) the upstream
+   *     sent that wait for a caller's answer
    * @param restarts how often the connection was re-established
    */
   public record SessionSnapshot(
@@ -46,6 +48,7 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
       int refCount,
       int inFlight,
       int stashed,
+      int awaitingAnswers,
       int restarts,
       Instant startedAt,
       OptionalLong pid) {}

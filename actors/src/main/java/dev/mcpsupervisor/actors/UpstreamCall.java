@@ -21,6 +21,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param delivery the context's {@link ContextDelivery} (set by the guardian when the context has a
  *     listener): the answer then goes through it, after the notifications sent before it; null:
  *     straight to {@code replyTo}
+ * @param route the call's own route (a {@link RoundTripCall}), or null: when set, everything the
+ *     session has for this call — its progress and logs, the server requests attributed to it, its
+ *     answer — goes there instead of to the context's delivery
  */
 public record UpstreamCall(
     String context,
@@ -31,11 +34,12 @@ public record UpstreamCall(
     Duration deadline,
     ActorRef<JsonRpcResponse> replyTo,
     String tag,
-    ActorRef<ContextDelivery.Command> delivery) {
+    ActorRef<ContextDelivery.Command> delivery,
+    ActorRef<ContextDelivery.Command> route) {
 
   UpstreamCall withDelivery(ActorRef<ContextDelivery.Command> contextDelivery) {
     return new UpstreamCall(
-        context, server, callId, method, params, deadline, replyTo, tag, contextDelivery);
+        context, server, callId, method, params, deadline, replyTo, tag, contextDelivery, route);
   }
 
   JsonRpcResponse response(JsonRpcResponse upstream) {

@@ -2,12 +2,14 @@ package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -59,6 +61,11 @@ final class UpstreamInbox {
     return routes;
   }
 
+  /** Server requests waiting for a context's or a call's answer. */
+  int awaitingAnswers() {
+    return serverRequests.waiting();
+  }
+
   /** Their connection is gone, or the session is ending: nothing can answer them upstream. */
   void forgetServerRequests() {
     serverRequests.forgetAll();
@@ -88,6 +95,9 @@ final class UpstreamInbox {
         deliver(deliveryFor(related), notification, related.call().tag());
       } else {
         routes.everyListener().forEach(delivery -> deliver(delivery, notification, null));
+        if (McpMethods.NOTIFICATION_MESSAGE.equals(method)) {
+          forEveryRouteAskingForLogs(call -> deliver(call.call().route(), notification, null));
+        }
       }
     }
   }
@@ -98,19 +108,11 @@ final class UpstreamInbox {
    */
   void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, SessionCalls.Link ready) {
     TrackedCall owner =
-        pending.owningCall(
-            relatedRequestId,
-            call ->
-                serverRequests.isAsking(
-                    routes.deliveryFor(call.call().context(), call.call().delivery())));
+        pending.owningCall(relatedRequestId, call -> serverRequests.isAsking(deliveryFor(call)));
     JsonRpcResponse refusal =
         owner == null
             ? serverRequests.ask(request, routes.serverRequestTarget(null, null), null, ready.ref())
-            : serverRequests.ask(
-                request,
-                routes.serverRequestTarget(owner.call().context(), owner.call().delivery()),
-                owner.call().tag(),
-                ready.ref());
+            : serverRequests.ask(request, targetFor(owner), owner.call().tag(), ready.ref());
     if (refusal != null) {
       transmit.accept(ready, refusal);
     }
@@ -142,9 +144,36 @@ final class UpstreamInbox {
     }
   }
 
-  /** Where the call's own messages (progress, related logs, its answer) go. */
+  /**
+   * Where the call's own messages (progress, related logs, its answer) go: its own route if it has
+   * one, else its context's delivery.
+   */
   ActorRef<ContextDelivery.Command> deliveryFor(TrackedCall call) {
-    return routes.deliveryFor(call.call().context(), call.call().delivery());
+    return call.call().route() != null
+        ? call.call().route()
+        : routes.deliveryFor(call.call().context(), call.call().delivery());
+  }
+
+  private ContextRoutes.Target<ActorRef<ContextDelivery.Command>> targetFor(TrackedCall owner) {
+    return owner.call().route() != null
+        ? new ContextRoutes.Target<>(owner.call().route(), null)
+        : routes.serverRequestTarget(owner.call().context(), owner.call().delivery());
+  }
+
+  /**
+   * Logging that names no call (stdio, the GET stream) concerns every call in flight as much as
+   * every context: calls with their own route get it when they asked for logs (their params carry a
+   * log level, as a 2026-07-28 request's do).
+   */
+  private void forEveryRouteAskingForLogs(Consumer<TrackedCall> deliver) {
+    for (TrackedCall call : pending.inFlightCalls()) {
+      JsonNode params = call.call().params();
+      if (call.call().route() != null
+          && params != null
+          && params.path(StatelessEnvelope.META).has(StatelessEnvelope.META_LOG_LEVEL)) {
+        deliver.accept(call);
+      }
+    }
   }
 
   private void deliver(

@@ -171,6 +171,7 @@ class ListCacheTest {
             Duration.ofSeconds(5),
             null,
             "post-9",
+            null,
             null);
     UpstreamCall fetch = assertInstanceOf(ListCache.Fetch.class, cache.lookup(caller)).call();
     assertEquals("ctx", fetch.context());
@@ -312,7 +313,16 @@ class ListCacheTest {
 
   private UpstreamCall call(String context, String method, JsonNode params) {
     return new UpstreamCall(
-        context, "alpha", nextCallId++, method, params, Duration.ofSeconds(30), null, null, null);
+        context,
+        "alpha",
+        nextCallId++,
+        method,
+        params,
+        Duration.ofSeconds(30),
+        null,
+        null,
+        null,
+        null);
   }
 
   private UpstreamCall listTools() {

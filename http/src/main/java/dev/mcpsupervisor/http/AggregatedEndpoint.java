@@ -62,12 +62,14 @@ final class AggregatedEndpoint implements McpEndpoint {
   private final GatewaySettings settings;
   private final String version;
   private final AggregatedLists lists;
+  private final ToolSchemas schemas;
 
   AggregatedEndpoint(ServerNamespace namespace, GatewaySettings settings, String version) {
     this.namespace = namespace;
     this.settings = settings;
     this.version = version;
     this.lists = new AggregatedLists(settings);
+    this.schemas = new ToolSchemas(lists);
   }
 
   @Override
@@ -162,6 +164,14 @@ final class AggregatedEndpoint implements McpEndpoint {
               new Outcome.Failure(
                   new JsonRpcError(METHOD_NOT_FOUND, "Method not found: " + request.method())));
     };
+  }
+
+  @Override
+  public CompletionStage<JsonNode> toolSchema(String name, UpstreamCalls calls) {
+    Optional<ServerNamespace.Qualified> target = namespace.resolve(name);
+    return target.isEmpty()
+        ? CompletableFuture.completedFuture(null)
+        : schemas.of(target.get().server(), target.get().name(), calls);
   }
 
   /** tools/list, prompts/list: every server's items, each renamed {@code <prefix>__<name>}. */

@@ -1,14 +1,20 @@
 package dev.mcpsupervisor.http;
 
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.HEADER_MISMATCH;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -16,8 +22,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -99,6 +107,12 @@ final class ClientRequests {
   private final Map<String, String> templateOwners = new HashMap<>();
   private final Set<String> subscriptions = new HashSet<>();
 
+  /** The id of a request the gateway makes on a client's behalf (it never reaches the client). */
+  private static final JsonNode GATEWAY_REQUEST_ID = TextNode.valueOf("gateway");
+
+  /** A stateless request's Mcp-Param-* headers; null for a session-era client (none checked). */
+  private Map<String, String> paramHeaders;
+
   ClientRequests(String context, McpEndpoint endpoint, SessionSupervisor supervisor) {
     this.context = context;
     this.endpoint = endpoint;
@@ -115,6 +129,14 @@ final class ClientRequests {
    */
   void statelessLogLevel(String level) {
     logLevel = level != null && LogLevels.isLevel(level) ? level : LogLevels.OFF;
+  }
+
+  /**
+   * A stateless request's {@code Mcp-Param-*} headers: its tools/call is checked against the tool's
+   * schema before it goes upstream.
+   */
+  void statelessParamHeaders(Map<String, String> headers) {
+    paramHeaders = headers;
   }
 
   CompletionStage<Outcome> initialize(Client client, UpstreamCalls calls) {
@@ -138,11 +160,26 @@ final class ClientRequests {
         return new Started(null, askUpstreamsForEveryLevel(calls), false);
       }
       case McpMethods.RESOURCES_UNSUBSCRIBE -> {
-        // upstream subscriptions are shared with other sessions: only this session stops receiving
-        // updates
-        subscriptions.remove(
-            request.params() == null ? null : request.params().path("uri").asText(null));
-        return Started.answered(JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
+        String uri = request.params() == null ? null : request.params().path("uri").asText(null);
+        String owner = uri != null && subscriptions.remove(uri) ? resourceOwners.get(uri) : null;
+        if (owner == null) {
+          return Started.answered(
+              JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
+        }
+        // the supervisor counts the subscribers of the shared upstream session: the upstream hears
+        // of it when this session was the last
+        return new Started(
+            null,
+            calls
+                .call(owner, McpMethods.RESOURCES_UNSUBSCRIBE, request.params())
+                .thenApply(Outcome::of),
+            false);
+      }
+      case McpMethods.TOOLS_CALL -> {
+        return new Started(
+            null,
+            paramHeaders == null ? handle(request, calls) : checkedToolCall(request, calls),
+            true);
       }
       default -> {
         return new Started(null, handle(request, calls), true);
@@ -169,11 +206,17 @@ final class ClientRequests {
   }
 
   private CompletionStage<Outcome> handle(JsonRpcRequest request, UpstreamCalls calls) {
-    McpEndpoint.View view =
+    return handle(
+        request,
         new McpEndpoint.View(
             upstreams,
             Collections.unmodifiableMap(resourceOwners),
-            Collections.unmodifiableMap(templateOwners));
+            Collections.unmodifiableMap(templateOwners)),
+        calls);
+  }
+
+  private CompletionStage<Outcome> handle(
+      JsonRpcRequest request, McpEndpoint.View view, UpstreamCalls calls) {
     try {
       return endpoint.handle(request, view, calls);
     } catch (RuntimeException e) {
@@ -181,10 +224,121 @@ final class ClientRequests {
     }
   }
 
+  /**
+   * A listen stream's resources, each subscribed on the server that owns it (on an endpoint of
+   * several servers their resource lists, cached, say which: learnt first). Answers URI → server
+   * for those a server took. Runs off the session's thread, on a copy of what the session knows.
+   */
+  CompletionStage<Map<String, String>> subscribeListened(List<String> uris, UpstreamCalls calls) {
+    McpEndpoint.View known =
+        new McpEndpoint.View(upstreams, Map.copyOf(resourceOwners), Map.copyOf(templateOwners));
+    CompletionStage<McpEndpoint.View> view =
+        endpoint.servers().size() < 2
+            ? CompletableFuture.completedFuture(known)
+            : learnOwners(known, calls);
+    return view.thenCompose(
+        learnt -> {
+          Map<String, CompletableFuture<Outcome>> outcomes = new LinkedHashMap<>();
+          for (String uri : uris) {
+            ObjectNode params = JsonRpcCodec.emptyObject();
+            params.put("uri", uri);
+            outcomes.put(uri, outcome(McpMethods.RESOURCES_SUBSCRIBE, params, learnt, calls));
+          }
+          return CompletableFuture.allOf(outcomes.values().toArray(CompletableFuture[]::new))
+              .thenApply(
+                  allDone -> {
+                    Map<String, String> subscribed = new LinkedHashMap<>();
+                    outcomes.forEach(
+                        (uri, outcome) -> {
+                          if (outcome.join() instanceof Outcome.Subscribed taken) {
+                            subscribed.put(uri, taken.server());
+                          }
+                        });
+                    return subscribed;
+                  });
+        });
+  }
+
+  /** {@code known}, with the owners the servers' resource and template lists name. */
+  private CompletionStage<McpEndpoint.View> learnOwners(
+      McpEndpoint.View known, UpstreamCalls calls) {
+    CompletableFuture<Outcome> resources =
+        outcome(McpMethods.RESOURCES_LIST, JsonRpcCodec.emptyObject(), known, calls);
+    CompletableFuture<Outcome> templates =
+        outcome(McpMethods.RESOURCES_TEMPLATES_LIST, JsonRpcCodec.emptyObject(), known, calls);
+    return resources.thenCombine(
+        templates,
+        (listed, templated) -> {
+          Map<String, String> owners = new HashMap<>(known.resourceOwners());
+          Map<String, String> templateOwners = new HashMap<>(known.templateOwners());
+          if (listed instanceof Outcome.ResourcesLearned learned) {
+            learned.owners().forEach(owners::putIfAbsent);
+          }
+          if (templated instanceof Outcome.ResourcesLearned learned) {
+            learned.templateOwners().forEach(templateOwners::putIfAbsent);
+          }
+          return new McpEndpoint.View(known.upstreams(), owners, templateOwners);
+        });
+  }
+
+  /** The endpoint's outcome for a request the gateway makes itself; a failure as an outcome. */
+  private CompletableFuture<Outcome> outcome(
+      String method, ObjectNode params, McpEndpoint.View view, UpstreamCalls calls) {
+    CompletionStage<Outcome> outcome;
+    try {
+      outcome =
+          endpoint.handle(new JsonRpcRequest(GATEWAY_REQUEST_ID, method, params), view, calls);
+    } catch (RuntimeException e) {
+      outcome = CompletableFuture.failedFuture(e);
+    }
+    return outcome
+        .toCompletableFuture()
+        .exceptionally(
+            failure ->
+                new Outcome.Failure(
+                    new JsonRpcError(INTERNAL_ERROR, "internal error: " + failure.getMessage())));
+  }
+
+  /**
+   * A 2026-07-28 tools/call whose Mcp-Param-* headers must say what its arguments say (SEP-2243):
+   * the tool's schema comes from its server's tool list (the supervisor's list cache, so a pool hit
+   * costs no upstream call), and a mismatch is refused with 400 and -32020 before anything goes
+   * upstream. A tool its list does not show (or a list that cannot be had) is not checked: the
+   * server answers for it.
+   */
+  private CompletionStage<Outcome> checkedToolCall(JsonRpcRequest request, UpstreamCalls calls) {
+    // the call goes on from a future: it gets a copy of what the session knows, not the maps
+    McpEndpoint.View view =
+        new McpEndpoint.View(upstreams, Map.copyOf(resourceOwners), Map.copyOf(templateOwners));
+    Map<String, String> headers = paramHeaders;
+    JsonNode params = request.params() == null ? JsonRpcCodec.emptyObject() : request.params();
+    return endpoint
+        .toolSchema(params.path("name").asText(""), calls)
+        .thenCompose(
+            schema -> {
+              Optional<String> mismatch =
+                  schema == null
+                      ? Optional.empty()
+                      : ParamHeaders.mismatch(
+                          ParamHeaders.declarations(schema),
+                          params.path("arguments"),
+                          headers::get);
+              return mismatch.isPresent()
+                  ? CompletableFuture.completedFuture(
+                      new Outcome.Refused(
+                          400,
+                          new JsonRpcError(HEADER_MISMATCH, "Header mismatch: " + mismatch.get())))
+                  : handle(request, view, calls);
+            });
+  }
+
   /** Remembers what the outcome teaches the session, and turns it into the answer. */
   JsonRpcResponse apply(JsonRpcRequest request, Outcome outcome) {
     if (outcome instanceof Outcome.Failure failed) {
       return JsonRpcResponse.failure(request.id(), failed.error());
+    }
+    if (outcome instanceof Outcome.Refused refused) {
+      return JsonRpcResponse.failure(request.id(), refused.error());
     }
     JsonNode result;
     if (outcome instanceof Outcome.Initialized initialized) {

@@ -15,6 +15,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -75,12 +76,14 @@ public final class DownstreamSession {
    *
    * @param cacheScope what its cacheable results say
    * @param principal who asks (see {@link RequestStates#principalOf}), or null
+   * @param paramHeaders its {@code Mcp-Param-*} headers by name, case-insensitive
    */
   public record Stateless(
       JsonRpcRequest request,
       StatelessEnvelope.Meta meta,
       String cacheScope,
       String principal,
+      Map<String, String> paramHeaders,
       boolean acceptsSse,
       ActorRef<Exchange.Event> exchange)
       implements Routed {}
@@ -113,6 +116,10 @@ public final class DownstreamSession {
   /** GET: the server-to-client stream. */
   public record OpenStream(ActorRef<Exchange.Event> exchange) implements Routed {}
 
+  /** GET with Last-Event-ID: the stream that event belongs to, from after it. */
+  public record ResumeStream(String lastEventId, ActorRef<Exchange.Event> exchange)
+      implements Routed {}
+
   /** The HTTP side of a stream is gone (the client disconnected, or the stream ended). */
   public record ExchangeClosed(ActorRef<Exchange.Event> exchange) implements Command {}
 
@@ -141,9 +148,15 @@ public final class DownstreamSession {
 
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
 
+  /** A resumable stream's timer (priming, polling): {@link StreamReplay#timer}. */
+  private record StreamTimer(ActorRef<Exchange.Event> exchange) implements Command {}
+
   /** The servers a stateless request may reach are known (their initialize results). */
   private record StatelessReady(ClientRequests.Client client, Outcome outcome, Throwable failure)
       implements Command {}
+
+  /** A listen stream's resources are subscribed: URI → the server that took it. */
+  private record ListenSubscribed(Map<String, String> uris) implements Command {}
 
   /** The server requests sent together are in: they go to the client as one round. */
   private enum GatherElapsed implements Command {
@@ -197,7 +210,7 @@ public final class DownstreamSession {
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final ClientRequests requests;
-  private final DownstreamStreams streams = new DownstreamStreams();
+  private final DownstreamStreams streams;
   private final UpstreamRelay relay;
   private final PostHandling posts;
   private final StatelessRequests stateless;
@@ -231,6 +244,13 @@ public final class DownstreamSession {
     this.context = context;
     this.timers = timers;
     this.requests = new ClientRequests(id, endpoint, supervisor);
+    this.streams =
+        new DownstreamStreams(
+            new StreamReplay(
+                settings.sseResume(),
+                (delay, exchange) ->
+                    timers.startSingleTimer(
+                        new StreamTimer(exchange), new StreamTimer(exchange), delay)));
     this.relay =
         new UpstreamRelay(
             id,
@@ -263,7 +283,12 @@ public final class DownstreamSession {
                 timers,
                 GatherElapsed.INSTANCE,
                 RetryOverdue.INSTANCE,
-                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1))),
+                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
+                tag -> new UpstreamCalls(supervisor, id, tag),
+                subscribing ->
+                    context.pipeToSelf(
+                        subscribing,
+                        (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris))),
             settings);
   }
 
@@ -312,10 +337,15 @@ public final class DownstreamSession {
         .onMessage(Post.class, post -> onPost(post, client, draining))
         .onMessage(Stateless.class, request -> onStateless(request, client))
         .onMessage(StatelessReady.class, this::onStatelessReady)
+        .onMessage(
+            ListenSubscribed.class,
+            subscribed -> same(() -> stateless.subscribed(subscribed.uris())))
         .onMessage(Resume.class, resume -> onResume(resume))
         .onMessageEquals(GatherElapsed.INSTANCE, () -> same(stateless::gatherElapsed))
         .onMessageEquals(RetryOverdue.INSTANCE, this::onRetryOverdue)
         .onMessage(OpenStream.class, open -> onOpenStream(open, draining))
+        .onMessage(ResumeStream.class, resume -> onResumeStream(resume, draining))
+        .onMessage(StreamTimer.class, timer -> same(() -> streams.replay.timer(timer.exchange())))
         .onMessage(
             ExchangeClosed.class,
             closed -> next(onExchangeClosed(closed, client), client, draining))
@@ -358,6 +388,7 @@ public final class DownstreamSession {
     }
     ClientRequests.Client now = posts.take(post, client);
     if (now != client) {
+      streams.replay.enableFor(now.protocolVersion());
       return draining != null ? draining(now, draining.waiter()) : active(now);
     }
     return next(true, client, draining);
@@ -446,6 +477,17 @@ public final class DownstreamSession {
     } else if (!streams.openGetStream(open.exchange())) {
       open.exchange()
           .tell(Exchange.Refused.of(409, "Conflict: this session already has an open GET stream"));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onResumeStream(ResumeStream resume, Draining draining) {
+    fromRegistry.processed();
+    restartIdleTimer();
+    if (draining != null) {
+      resume.exchange().tell(Exchange.Refused.of(503, "the gateway is shutting down"));
+    } else {
+      streams.resume(resume.lastEventId(), resume.exchange());
     }
     return Behaviors.same();
   }

@@ -118,9 +118,21 @@ final class DownstreamStreams {
   private final Map<JsonNode, InFlight> inFlight = new HashMap<>();
   private ActorRef<Exchange.Event> getStream;
 
+  /** Every event goes through it: ids and replay for clients that resume streams. */
+  final StreamReplay replay;
+
+  DownstreamStreams() {
+    this(StreamReplay.disabled());
+  }
+
+  DownstreamStreams(StreamReplay replay) {
+    this.replay = replay;
+  }
+
   OpenExchange open(ActorRef<Exchange.Event> ref, boolean acceptsSse) {
     OpenExchange exchange = new OpenExchange(ref, acceptsSse);
     exchanges.put(ref, exchange);
+    replay.opened(ref, acceptsSse);
     return exchange;
   }
 
@@ -216,7 +228,7 @@ final class DownstreamStreams {
     }
     ObjectNode json = JsonRpcCodec.toJson(response);
     if (exchange.streaming) {
-      exchange.ref.tell(new Exchange.Message(json));
+      replay.tell(exchange.ref, new Exchange.Message(json));
     } else {
       exchange.unsent.add(json);
     }
@@ -224,17 +236,20 @@ final class DownstreamStreams {
 
   void finishIfAnswered(OpenExchange exchange) {
     if (!exchange.closed && exchange.requests.isEmpty()) {
-      exchange.ref.tell(new Exchange.Complete(exchange.unsent));
+      replay.tell(exchange.ref, new Exchange.Complete(exchange.unsent));
       exchange.closed = true;
       exchanges.remove(exchange.ref);
     }
   }
 
   /**
-   * The HTTP side of a stream is gone: forgotten; its requests still run, their answers are
-   * dropped.
+   * The HTTP side of a stream is gone: forgotten, unless the client may resume it; its requests
+   * still run, their answers are dropped (or kept for the client's return).
    */
   void closed(ActorRef<Exchange.Event> ref) {
+    if (replay.detached(ref)) {
+      return;
+    }
     if (ref.equals(getStream)) {
       getStream = null;
     }
@@ -254,13 +269,30 @@ final class DownstreamStreams {
       return false;
     }
     getStream = ref;
-    getStream.tell(Exchange.Opened.INSTANCE);
+    replay.openedGet(ref);
+    return true;
+  }
+
+  /**
+   * A GET with Last-Event-ID: the stream that id belongs to goes on on {@code ref} (the GET stream
+   * if it was that); a plain GET stream when the session does not resume streams.
+   */
+  boolean resume(String lastEventId, ActorRef<Exchange.Event> ref) {
+    if (!replay.enabled()) {
+      return openGetStream(ref);
+    }
+    if (replay.resume(lastEventId, ref) == null && replay.isGetStream(lastEventId)) {
+      if (getStream != null && replay.carries(getStream)) { // another GET stream: replaced
+        replay.tell(getStream, new Exchange.Complete(List.of()));
+      }
+      getStream = ref;
+    }
     return true;
   }
 
   void closeGetStream() {
     if (getStream != null) {
-      getStream.tell(new Exchange.Complete(List.of()));
+      replay.tell(getStream, new Exchange.Complete(List.of()));
       getStream = null;
     }
   }
@@ -350,16 +382,16 @@ final class DownstreamStreams {
     if (getStream == null) {
       return false;
     }
-    getStream.tell(new Exchange.Message(json));
+    replay.tell(getStream, new Exchange.Message(json));
     return true;
   }
 
   /** Sends a server message on an exchange, which from now on streams (answers included). */
   private void send(OpenExchange exchange, ObjectNode json) {
-    exchange.ref.tell(new Exchange.Message(json));
+    replay.tell(exchange.ref, new Exchange.Message(json));
     if (!exchange.streaming) {
       exchange.streaming = true;
-      exchange.unsent.forEach(unsent -> exchange.ref.tell(new Exchange.Message(unsent)));
+      exchange.unsent.forEach(unsent -> replay.tell(exchange.ref, new Exchange.Message(unsent)));
       exchange.unsent.clear();
     }
   }

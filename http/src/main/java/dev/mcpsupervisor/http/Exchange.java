@@ -21,9 +21,9 @@ import org.apache.pekko.stream.javadsl.Source;
 /**
  * One HTTP exchange seen as a stream of events: the route materializes it and hands its {@link
  * #ref()} to the downstream session, which tells it what to send. The first event decides the HTTP
- * answer: {@link Complete} first means a plain JSON (or 202) answer, {@link Message} or {@link
- * Opened} first means an SSE stream that carries the rest, {@link Refused} means an HTTP error.
- * {@link Complete} and {@link Refused} end the stream.
+ * answer: {@link Complete} first means a plain JSON (or 202) answer, {@link Message}, {@link
+ * Primed} or {@link Opened} first means an SSE stream that carries the rest, {@link Refused} means
+ * an HTTP error. {@link Complete} and {@link Refused} end the stream.
  *
  * <p>Only an {@code ActorRef} crosses to the session, so the session could live on another node.
  */
@@ -36,7 +36,19 @@ final class Exchange {
    * A JSON-RPC message to send on the stream (a notification, a server request, or a response once
    * streaming).
    */
-  public record Message(ObjectNode json) implements Event {}
+  public record Message(ObjectNode json, String eventId) implements Event {
+
+    /** A message without an SSE event id (the client does not resume streams). */
+    public Message(ObjectNode json) {
+      this(json, null);
+    }
+  }
+
+  /**
+   * The first event of a resumable SSE stream: its id and the reconnection delay, no message (the
+   * client can resume from here with Last-Event-ID).
+   */
+  public record Primed(String eventId, long retryMillis) implements Event {}
 
   /**
    * The last event: the responses not yet sent (all of them unless the exchange already streams).

@@ -79,7 +79,10 @@ final class ExchangeResponses {
 
   private static List<ByteString> frames(Exchange.Event event) {
     if (event instanceof Exchange.Message message) {
-      return List.of(SseFrames.event(message.json()));
+      return List.of(SseFrames.event(message.json(), message.eventId()));
+    }
+    if (event instanceof Exchange.Primed primed) {
+      return List.of(SseFrames.priming(primed.eventId(), primed.retryMillis()));
     }
     if (event instanceof Exchange.Complete complete) {
       return complete.responses().stream().map(SseFrames::event).toList();

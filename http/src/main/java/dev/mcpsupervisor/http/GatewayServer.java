@@ -48,13 +48,18 @@ public final class GatewayServer {
   private final ServerBinding binding;
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final ActorSystem<?> system;
+  private final McpRoutes mcp;
   private final AtomicReference<CompletionStage<Void>> stopping = new AtomicReference<>();
 
   private GatewayServer(
-      ServerBinding binding, ActorRef<DownstreamSessions.Command> sessions, ActorSystem<?> system) {
+      ServerBinding binding,
+      ActorRef<DownstreamSessions.Command> sessions,
+      ActorSystem<?> system,
+      McpRoutes mcp) {
     this.binding = binding;
     this.sessions = sessions;
     this.system = system;
+    this.mcp = mcp;
   }
 
   /**
@@ -77,7 +82,8 @@ public final class GatewayServer {
         .forEach(
             server ->
                 endpoints.put(
-                    SingleServerEndpoint.pathOf(server), new SingleServerEndpoint(server)));
+                    SingleServerEndpoint.pathOf(server),
+                    new SingleServerEndpoint(server, settings)));
     return supervisor
         .spawn(
             Behaviors.supervise(
@@ -116,7 +122,7 @@ public final class GatewayServer {
         .thenApply(
             binding -> {
               log.info("gateway listening on {}", binding.localAddress());
-              return new GatewayServer(binding, sessions, system);
+              return new GatewayServer(binding, sessions, system, mcp);
             });
   }
 
@@ -177,10 +183,10 @@ public final class GatewayServer {
     }
     Duration drain =
         drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
-    // terminate first: every request in flight now is known to the server, which waits until its
-    // response is written (new requests on open connections get 503); meanwhile the sessions close
-    // their GET streams, which never end
-    CompletionStage<?> terminated = binding.terminate(drain.plus(CLOSE_CONNECTIONS_DEADLINE));
+    // no new connections; the sessions close their GET streams (which never end) and answer what is
+    // in flight, and only then are the connections terminated: Pekko's termination cuts a response
+    // that is already streaming (an SSE answer), so it must not start before those are answered
+    CompletionStage<?> unbound = binding.unbind();
     CompletionStage<Done> drained =
         Asks.<DownstreamSessions.Command, Done>ask(
             sessions,
@@ -189,8 +195,11 @@ public final class GatewayServer {
             system.scheduler(),
             timedOut -> Done.getInstance());
     CompletionStage<Void> started =
-        terminated
-            .thenCombine(drained, (connectionsClosed, exchangesAnswered) -> Done.getInstance())
+        unbound
+            .thenCombine(drained, (unboundDone, exchangesAnswered) -> Done.getInstance())
+            // answered is not yet written: the last frames of a streamed answer are on their way
+            .thenCompose(bothDone -> mcp.responsesWritten(drain))
+            .thenCompose(written -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
             .thenCompose(
                 bothDone ->
                     Asks.<DownstreamSessions.Command, Done>ask(

@@ -21,6 +21,7 @@ record GatewaySettings(
     Duration bodyReadTimeout,
     Duration inputGatherWindow,
     RequestStates requestStates,
+    StreamReplay.Settings sseResume,
     String agentIdHeader) {
 
   static final String PATH = "mcp-supervisor.http";
@@ -41,6 +42,7 @@ record GatewaySettings(
         c.getDuration("bodyReadTimeout"),
         c.getDuration("inputGatherWindow"),
         requestStatesOf(c.getString("requestStateKey")),
+        StreamReplay.Settings.fromConfig(c.getConfig("sseResume")),
         c.getString("agentIdHeader").trim());
   }
 

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.SupervisorErrors;
+import dev.mcpsupervisor.protocol.InputRequests;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -17,14 +18,10 @@ import java.util.function.IntFunction;
  * round-trip: each {@code sampling/createMessage}, {@code elicitation/create} or {@code roots/list}
  * the upstream sends during the client's request waits here under a key, goes to the client inside
  * an {@code input_required} result, and is answered upstream from the {@code inputResponses} of the
- * client's retry. Keys are the upstream's own when it names one in {@code
- * _meta["dev.mcpsupervisor/inputKey"]}, else made up ({@code elicitation-1}). Plain bookkeeping on
+ * client's retry. Keys, capabilities and answers follow {@link InputRequests}. Plain bookkeeping on
  * the session's thread; the session times the rounds and seals their states.
  */
 final class InputRounds {
-
-  /** Where an upstream may name the key its request goes under. */
-  static final String INPUT_KEY_META = "dev.mcpsupervisor/inputKey";
 
   /** What became of a server request that arrived. */
   enum Arrival {
@@ -45,7 +42,7 @@ final class InputRounds {
   private record Waiting(DownstreamSession.UpstreamRequest upstream, ObjectNode inputRequest) {}
 
   private final Map<String, Waiting> waiting = new LinkedHashMap<>();
-  private int generatedKeys;
+  private final InputRequests.Keys keys = new InputRequests.Keys();
   private int round;
   private boolean out;
 
@@ -62,7 +59,7 @@ final class InputRounds {
       upstream.replyTo().tell(JsonRpcResponse.success(asked.id(), JsonRpcCodec.emptyObject()));
       return Arrival.HANDLED;
     }
-    String capability = ServerRequestBridge.requiredCapability(asked.method());
+    String capability = InputRequests.requiredCapability(asked.method());
     if (capability == null) {
       ServerRequestBridge.refuse(
           upstream, "a 2026-07-28 client answers only sampling, elicitation and roots requests");
@@ -77,11 +74,8 @@ final class InputRounds {
           ? Arrival.HANDLED
           : Arrival.MISSING_CAPABILITY;
     }
-    String key = keyOf(asked);
-    ObjectNode inputRequest = JsonRpcCodec.emptyObject();
-    inputRequest.put("method", asked.method());
-    inputRequest.set("params", paramsWithoutKey(asked));
-    Waiting input = new Waiting(upstream, inputRequest);
+    String key = keys.keyOf(asked, waiting::containsKey);
+    Waiting input = new Waiting(upstream, InputRequests.inputRequest(asked));
     JsonNode given = inputResponsesOf(request).get(key);
     if (answers(input, given)) {
       return Arrival.HANDLED;
@@ -167,58 +161,11 @@ final class InputRounds {
   /** Answers upstream when {@code response} is a well-formed answer to the input's method. */
   private static boolean answers(Waiting input, JsonNode response) {
     JsonRpcRequest asked = input.upstream().request();
-    if (!isAnswerTo(asked.method(), response)) {
+    if (!InputRequests.isAnswerTo(asked.method(), response)) {
       return false;
     }
     input.upstream().replyTo().tell(JsonRpcResponse.success(asked.id(), response));
     return true;
-  }
-
-  /**
-   * A malformed answer counts as none: the input is asked again rather than handing the upstream
-   * what it cannot read.
-   */
-  static boolean isAnswerTo(String method, JsonNode response) {
-    if (response == null || !response.isObject()) {
-      return false;
-    }
-    return switch (method) {
-      case McpMethods.ELICITATION_CREATE -> response.path("action").isTextual();
-      case McpMethods.SAMPLING_CREATE_MESSAGE ->
-          response.path("role").isTextual() && response.has("content");
-      case McpMethods.ROOTS_LIST -> response.path("roots").isArray();
-      default -> false;
-    };
-  }
-
-  private String keyOf(JsonRpcRequest asked) {
-    JsonNode named =
-        asked.params() == null ? null : asked.params().path("_meta").get(INPUT_KEY_META);
-    if (named != null && named.isTextual() && !waiting.containsKey(named.asText())) {
-      return named.asText();
-    }
-    String kind = asked.method().substring(0, asked.method().indexOf('/'));
-    String key;
-    do {
-      key = kind + "-" + ++generatedKeys;
-    } while (waiting.containsKey(key));
-    return key;
-  }
-
-  private static JsonNode paramsWithoutKey(JsonRpcRequest asked) {
-    if (!(asked.params() instanceof ObjectNode params)) {
-      return JsonRpcCodec.emptyObject();
-    }
-    if (!(params.get("_meta") instanceof ObjectNode meta) || !meta.has(INPUT_KEY_META)) {
-      return params;
-    }
-    ObjectNode copy = params.deepCopy();
-    ObjectNode metaCopy = (ObjectNode) copy.get("_meta");
-    metaCopy.remove(INPUT_KEY_META);
-    if (metaCopy.isEmpty()) {
-      copy.remove("_meta");
-    }
-    return copy;
   }
 
   private static JsonNode inputResponsesOf(JsonRpcRequest request) {

@@ -9,7 +9,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * How one MCP endpoint maps a downstream request onto upstream servers: {@code /mcp} aggregates
  * every server, {@code /servers/<name>/mcp} passes everything to one. Methods the downstream
- * session answers itself (ping, logging/setLevel, resources/unsubscribe) never reach it.
+ * session answers itself (ping, logging/setLevel) never reach it, nor resources/unsubscribe (it
+ * goes to the server the session subscribed on).
  */
 interface McpEndpoint {
 
@@ -29,6 +30,13 @@ interface McpEndpoint {
    * session).
    */
   CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls);
+
+  /**
+   * The {@code inputSchema} of the tool a tools/call of {@code name} reaches, from its server's
+   * tool list (through the supervisor's list cache); null when no listed tool has that name or the
+   * list cannot be had.
+   */
+  CompletionStage<JsonNode> toolSchema(String name, UpstreamCalls calls);
 
   /**
    * What the session knows that routing needs.

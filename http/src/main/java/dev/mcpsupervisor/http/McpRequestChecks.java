@@ -1,10 +1,15 @@
 package dev.mcpsupervisor.http;
 
+import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.upstream.Failures;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaType;
@@ -14,7 +19,8 @@ import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
 /**
  * What an MCP request must carry before its body is handed on: Content-Type, Accept,
  * MCP-Protocol-Version, Mcp-Session-Id, a body within the limit. Each check answers the refusal, or
- * nothing when the request passes.
+ * nothing when the request passes. The {@code Mcp-Param-*} headers of a 2026-07-28 tools/call are
+ * checked later, against the tool's schema ({@link ClientRequests}), and only collected here.
  */
 final class McpRequestChecks {
 
@@ -89,6 +95,23 @@ final class McpRequestChecks {
     return declared > DRAIN_LIMIT_FACTOR * maxBodyBytes
         ? BodySize.REFUSE
         : BodySize.DRAIN_THEN_REFUSE;
+  }
+
+  /**
+   * The request's {@code Mcp-Param-*} headers (SEP-2243), found by name regardless of case; a
+   * repeated one keeps its values joined as HTTP does, so it matches no single value.
+   */
+  static Map<String, String> paramHeaders(HttpRequest request) {
+    Map<String, String> found = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    for (HttpHeader header : request.getHeaders()) {
+      if (header
+          .name()
+          .regionMatches(
+              true, 0, ParamHeaders.HEADER_PREFIX, 0, ParamHeaders.HEADER_PREFIX.length())) {
+        found.merge(header.name(), header.value(), (first, next) -> first + ", " + next);
+      }
+    }
+    return Collections.unmodifiableMap(found);
   }
 
   /** The session id the request names; blank counts as none. */

@@ -44,6 +44,9 @@ final class McpRoutes extends AllDirectives {
 
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(10);
 
+  /** A client resuming a stream names the last event it received. */
+  private static final String LAST_EVENT_ID = "Last-Event-ID";
+
   /** DELETE waits for the session's leases to be released. */
   private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -64,6 +67,7 @@ final class McpRoutes extends AllDirectives {
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
   private final ExchangeResponses responses;
+  private final OpenExchanges openExchanges = new OpenExchanges();
 
   /**
    * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
@@ -271,6 +275,7 @@ final class McpRoutes extends AllDirectives {
                                 StatelessEnvelope.Meta.of(call),
                                 cacheScope,
                                 principal,
+                                McpRequestChecks.paramHeaders(request),
                                 accept.sse(),
                                 exchange)));
   }
@@ -318,7 +323,7 @@ final class McpRoutes extends AllDirectives {
       String path,
       AcceptHeader accept,
       Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command) {
-    Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
+    Exchange exchange = openExchange();
     sessions.tell(new DownstreamSessions.Deliver(sessionId, path, command.apply(exchange.ref())));
     closeWhenDone(exchange, sessionId, path);
     return answer(exchange, accept, false, null, () -> {});
@@ -364,7 +369,7 @@ final class McpRoutes extends AllDirectives {
       boolean batch,
       AcceptHeader accept,
       String newSessionId) {
-    Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
+    Exchange exchange = openExchange();
     sessions.tell(
         new DownstreamSessions.Deliver(
             sessionId,
@@ -414,10 +419,15 @@ final class McpRoutes extends AllDirectives {
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
     }
-    Exchange exchange = Exchange.open(materializer, settings.streamBuffer());
+    Exchange exchange = openExchange();
+    Optional<String> lastEventId = request.getHeader(LAST_EVENT_ID).map(HttpHeader::value);
     sessions.tell(
         new DownstreamSessions.Deliver(
-            sessionId.get(), path, new DownstreamSession.OpenStream(exchange.ref())));
+            sessionId.get(),
+            path,
+            lastEventId.isPresent()
+                ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange.ref())
+                : new DownstreamSession.OpenStream(exchange.ref())));
     return exchange
         .head()
         .thenApply(
@@ -449,6 +459,15 @@ final class McpRoutes extends AllDirectives {
   }
 
   // --------------------------------------------------------------------------------------- helpers
+
+  private Exchange openExchange() {
+    return openExchanges.track(Exchange.open(materializer, settings.streamBuffer()));
+  }
+
+  /** Completes once every response stream open now is written out, or at {@code deadline}. */
+  CompletionStage<Void> responsesWritten(Duration deadline) {
+    return openExchanges.allClosed(deadline);
+  }
 
   /** Once the client is gone from a stream, the session stops sending on it. */
   private void closeWhenDone(Exchange exchange, String sessionId, String path) {

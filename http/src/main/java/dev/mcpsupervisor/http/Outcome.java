@@ -31,6 +31,12 @@ sealed interface Outcome {
 
   record Subscribed(JsonNode result, String uri, String server) implements Outcome {}
 
+  /**
+   * The request is refused before it goes upstream, with an HTTP status of its own (a 2026-07-28
+   * header check: 400) when its answer is the only thing its exchange sends.
+   */
+  record Refused(int httpStatus, JsonRpcError error) implements Outcome {}
+
   static Outcome of(JsonRpcResponse response) {
     return response.isError() ? new Failure(response.error()) : new Result(response.result());
   }

@@ -181,6 +181,10 @@ final class PostHandling {
     // already
     JsonRpcResponse response =
         call.cancelled ? null : answerOf(client, call.request, outcome, failure);
+    if (response != null && outcome instanceof Outcome.Refused refused) {
+      streams.refuse(call, response, refused.httpStatus());
+      return true;
+    }
     streams.complete(call, response);
     if (response != null
         && McpMethods.INITIALIZE.equals(call.request.method())

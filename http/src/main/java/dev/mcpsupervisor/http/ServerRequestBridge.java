@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.SupervisorErrors;
+import dev.mcpsupervisor.protocol.InputRequests;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
@@ -41,7 +42,7 @@ final class ServerRequestBridge {
       upstream.replyTo().tell(JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
       return null;
     }
-    String capability = requiredCapability(request.method());
+    String capability = InputRequests.requiredCapability(request.method());
     if (capability != null && !clientCapabilities.has(capability)) {
       refuse(upstream, "the client did not declare the " + capability + " capability");
       return null;
@@ -118,15 +119,5 @@ final class ServerRequestBridge {
             JsonRpcResponse.failure(
                 upstream.request().id(),
                 SupervisorErrors.noClient(upstream.server(), upstream.request().method(), why)));
-  }
-
-  /** The client capability a server request needs, or null for one no client capability covers. */
-  static String requiredCapability(String method) {
-    return switch (method) {
-      case McpMethods.SAMPLING_CREATE_MESSAGE -> "sampling";
-      case McpMethods.ELICITATION_CREATE -> "elicitation";
-      case McpMethods.ROOTS_LIST -> "roots";
-      default -> null;
-    };
   }
 }

@@ -19,9 +19,11 @@ import java.util.concurrent.CompletionStage;
 final class SingleServerEndpoint implements McpEndpoint {
 
   private final String server;
+  private final ToolSchemas schemas;
 
-  SingleServerEndpoint(String server) {
+  SingleServerEndpoint(String server, GatewaySettings settings) {
     this.server = server;
+    this.schemas = new ToolSchemas(new AggregatedLists(settings));
   }
 
   static String pathOf(String server) {
@@ -54,6 +56,11 @@ final class SingleServerEndpoint implements McpEndpoint {
               result.put("protocolVersion", protocolVersion);
               return new Outcome.Initialized(result, Map.of(server, upstream));
             });
+  }
+
+  @Override
+  public CompletionStage<JsonNode> toolSchema(String name, UpstreamCalls calls) {
+    return schemas.of(server, name, calls);
   }
 
   @Override

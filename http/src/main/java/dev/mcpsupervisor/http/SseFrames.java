@@ -10,7 +10,9 @@ import org.apache.pekko.util.ByteString;
  * Server-sent events framing for JSON-RPC messages. Each message is one {@code message} event whose
  * data is the compact JSON (Jackson escapes control characters, so the data never holds a raw line
  * break). Keep-alives are SSE comments, which clients ignore (an empty {@code data:} event would
- * reach them as an empty message).
+ * reach them as an empty message). A resumable stream's events carry an {@code id}, and it starts
+ * with a priming event: an id, a {@code retry} and empty data, which a 2025-11-25 client takes as a
+ * place to resume from rather than as a message.
  */
 final class SseFrames {
 
@@ -29,5 +31,19 @@ final class SseFrames {
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** A message event with an id ({@code eventId} null: none). */
+  static ByteString event(JsonNode json, String eventId) {
+    return eventId == null ? event(json) : idLine(eventId).concat(event(json));
+  }
+
+  /** The priming event of a resumable stream. */
+  static ByteString priming(String eventId, long retryMillis) {
+    return idLine(eventId).concat(ByteString.fromString("retry: " + retryMillis + "\ndata:\n\n"));
+  }
+
+  private static ByteString idLine(String eventId) {
+    return ByteString.fromString("id: " + eventId + "\n");
   }
 }

@@ -6,6 +6,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.MISSING_CLIENT_CAPABI
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.protocol.InputRequests;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
@@ -14,8 +15,10 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
@@ -30,12 +33,20 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  */
 final class StatelessRequests {
 
-  /** The session's timer keys and messages, and what it needs from the session. */
+  /**
+   * The session's timer keys and messages, and what it needs from the session.
+   *
+   * @param calls upstream calls made under the session, named by a tag
+   * @param subscribing hands the session what a listen stream's resources come to (URI → server):
+   *     {@link #subscribed} gets it on the session's thread
+   */
   record Wiring(
       TimerScheduler<DownstreamSession.Command> timers,
       DownstreamSession.Command gatherElapsed,
       DownstreamSession.Command retryOverdue,
-      Consumer<String> endMe) {}
+      Consumer<String> endMe,
+      Function<String, UpstreamCalls> calls,
+      Consumer<CompletionStage<Map<String, String>>> subscribing) {}
 
   private final String sessionId;
   private final ClientRequests requests;
@@ -74,6 +85,7 @@ final class StatelessRequests {
     served = stateless;
     discovering = true;
     requests.statelessLogLevel(stateless.meta().logLevel());
+    requests.statelessParamHeaders(stateless.paramHeaders());
     return ClientRequests.Client.stateless(stateless.meta(), stateless.cacheScope());
   }
 
@@ -102,13 +114,32 @@ final class StatelessRequests {
     }
     if (McpMethods.SUBSCRIPTIONS_LISTEN.equals(request.method())) {
       subscription = Subscription.of(request, initialized.result().path("capabilities"));
-      served.exchange().tell(new Exchange.Message(subscription.acknowledgement()));
+      if (subscription.resourcesAsked().isEmpty()) {
+        subscribed(Map.of());
+      } else {
+        // the upstreams subscribe on this session's behalf (its leases), until it ends
+        wiring
+            .subscribing()
+            .accept(
+                requests.subscribeListened(
+                    subscription.resourcesAsked(), wiring.calls().apply("listen")));
+      }
       return;
     }
     posts.take(
         new DownstreamSession.Post(
             List.of(request), List.of(), false, served.acceptsSse(), served.exchange()),
         client);
+  }
+
+  /**
+   * The listen stream's resources are subscribed ({@code uris}: URI → the server that took it): the
+   * stream opens with what it honors.
+   */
+  void subscribed(Map<String, String> uris) {
+    subscription
+        .acknowledge(uris)
+        .forEach(frame -> served.exchange().tell(new Exchange.Message(frame)));
   }
 
   /**
@@ -140,7 +171,7 @@ final class StatelessRequests {
 
   private void missingCapability(
       DownstreamStreams.InFlight call, DownstreamSession.UpstreamRequest upstream) {
-    String capability = ServerRequestBridge.requiredCapability(upstream.request().method());
+    String capability = InputRequests.requiredCapability(upstream.request().method());
     ObjectNode data = JsonRpcCodec.emptyObject();
     data.putObject("requiredCapabilities").putObject(capability);
     call.cancelled = true;
@@ -233,7 +264,7 @@ final class StatelessRequests {
     if (subscription == null) {
       return false;
     }
-    ObjectNode delivered = subscription.deliver(upstream.notification());
+    ObjectNode delivered = subscription.deliver(upstream.server(), upstream.notification());
     if (delivered != null) {
       served.exchange().tell(new Exchange.Message(delivered));
     }

@@ -7,18 +7,30 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A 2026-07-28 {@code subscriptions/listen} stream: the part of its filter the gateway honors (the
- * list changes its servers announce), the acknowledgement that opens it, each notification tagged
- * with its id, and the result that closes it. Resource subscriptions are not honored yet: the
- * acknowledgement leaves them out, as the spec lets a server do for what it does not support.
+ * list changes its servers announce, and the resources a server subscribed to on its behalf), the
+ * acknowledgement that opens it, each notification tagged with its id, and the result that closes
+ * it. What arrives before the acknowledgement (the resources are being subscribed) waits for it,
+ * since nothing may precede it on the stream.
  */
 final class Subscription {
 
   static final String SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
   static final String ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
+  static final String RESOURCE_SUBSCRIPTIONS = "resourceSubscriptions";
+
+  /**
+   * What may wait for the acknowledgement; list changes are idempotent, updates say "read again".
+   */
+  private static final int MAX_WAITING = 256;
 
   /** The filter field of each notification, and the capability that announces it. */
   private record Kind(String filterField, String capability) {}
@@ -30,12 +42,21 @@ final class Subscription {
           McpMethods.NOTIFICATION_RESOURCES_LIST_CHANGED,
               new Kind("resourcesListChanged", "resources"));
 
+  private record Waiting(String server, JsonRpcNotification notification) {}
+
   private final JsonNode id;
   private final ObjectNode honored;
+  private final List<String> resourcesAsked;
 
-  private Subscription(JsonNode id, ObjectNode honored) {
+  /** URI → the server that subscribed to it; known once acknowledged. */
+  private Map<String, String> resources;
+
+  private final List<Waiting> waiting = new ArrayList<>();
+
+  private Subscription(JsonNode id, ObjectNode honored, List<String> resourcesAsked) {
     this.id = id;
     this.honored = honored;
+    this.resourcesAsked = resourcesAsked;
   }
 
   /**
@@ -57,21 +78,66 @@ final class Subscription {
                 honored.put(kind.filterField(), true);
               }
             });
-    return new Subscription(listen.id(), honored);
+    Set<String> uris = new LinkedHashSet<>();
+    if (capabilities.path("resources").path("subscribe").asBoolean(false)) {
+      asked
+          .path(RESOURCE_SUBSCRIPTIONS)
+          .forEach(
+              uri -> {
+                if (uri.isTextual()) {
+                  uris.add(uri.textValue());
+                }
+              });
+    }
+    return new Subscription(listen.id(), honored, List.copyOf(uris));
   }
 
-  /** The first frame: which notifications the stream will carry. */
-  ObjectNode acknowledgement() {
+  /** The resources to subscribe to before the acknowledgement: those asked for, if a server can. */
+  List<String> resourcesAsked() {
+    return resourcesAsked;
+  }
+
+  /**
+   * The stream opens: its first frame says which notifications it will carry ({@code subscribed}:
+   * each resource a server took, and that server), then come those that arrived meanwhile.
+   */
+  List<ObjectNode> acknowledge(Map<String, String> subscribed) {
+    resources = new LinkedHashMap<>();
+    resourcesAsked.stream()
+        .filter(subscribed::containsKey)
+        .forEach(uri -> resources.put(uri, subscribed.get(uri)));
+    ObjectNode notifications = honored.deepCopy();
+    if (!resources.isEmpty()) {
+      resources.keySet().forEach(notifications.putArray(RESOURCE_SUBSCRIPTIONS)::add);
+    }
     ObjectNode params = JsonRpcCodec.emptyObject();
-    params.set("notifications", honored);
+    params.set("notifications", notifications);
     params.set("_meta", tag());
-    return JsonRpcCodec.toJson(new JsonRpcNotification(ACKNOWLEDGED, params));
+    List<ObjectNode> frames = new ArrayList<>();
+    frames.add(JsonRpcCodec.toJson(new JsonRpcNotification(ACKNOWLEDGED, params)));
+    waiting.forEach(
+        early -> {
+          ObjectNode frame = deliver(early.server(), early.notification());
+          if (frame != null) {
+            frames.add(frame);
+          }
+        });
+    waiting.clear();
+    return frames;
   }
 
-  /** The notification as the stream carries it, or null when the filter leaves it out. */
-  ObjectNode deliver(JsonRpcNotification notification) {
-    Kind kind = KINDS.get(notification.method());
-    if (kind == null || !honored.path(kind.filterField()).asBoolean(false)) {
+  /**
+   * The notification of {@code server} as the stream carries it; null when the filter leaves it
+   * out, or while it waits for the acknowledgement.
+   */
+  ObjectNode deliver(String server, JsonRpcNotification notification) {
+    if (resources == null) {
+      if (waiting.size() < MAX_WAITING) {
+        waiting.add(new Waiting(server, notification));
+      }
+      return null;
+    }
+    if (!wanted(server, notification)) {
       return null;
     }
     ObjectNode params =
@@ -82,6 +148,17 @@ final class Subscription {
         params.get("_meta") instanceof ObjectNode given ? given : params.putObject("_meta");
     meta.setAll(tag());
     return JsonRpcCodec.toJson(notification.withParams(params));
+  }
+
+  /** A list change the filter took, or an update of a resource this server subscribed to for it. */
+  private boolean wanted(String server, JsonRpcNotification notification) {
+    if (McpMethods.NOTIFICATION_RESOURCE_UPDATED.equals(notification.method())) {
+      String uri =
+          notification.params() == null ? "" : notification.params().path("uri").asText("");
+      return server.equals(resources.get(uri));
+    }
+    Kind kind = KINDS.get(notification.method());
+    return kind != null && honored.path(kind.filterField()).asBoolean(false);
   }
 
   /** The result that ends the stream gracefully (the gateway stops). */

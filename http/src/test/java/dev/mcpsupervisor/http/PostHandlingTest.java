@@ -97,6 +97,12 @@ class PostHandlingTest {
     public CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls) {
       return new CompletableFuture<>();
     }
+
+    @Override
+    public CompletionStage<com.fasterxml.jackson.databind.JsonNode> toolSchema(
+        String name, UpstreamCalls calls) {
+      return new CompletableFuture<>();
+    }
   }
 
   private static JsonRpcRequest initialize(int id, String version) {

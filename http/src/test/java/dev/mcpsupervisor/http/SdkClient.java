@@ -12,7 +12,9 @@ import io.modelcontextprotocol.spec.McpSchema.LoggingMessageNotification;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Role;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -20,7 +22,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 /**
  * The MCP Java SDK's client on the gateway over Streamable HTTP, answering sampling ({@code
  * "sampled: <prompt>"}) and elicitation (accept with {@code {"answer":"yes"}}), recording progress
- * and logging notifications.
+ * and logging notifications and the tool lists it fetches after each tools/list_changed.
  */
 final class SdkClient implements AutoCloseable {
 
@@ -28,11 +30,24 @@ final class SdkClient implements AutoCloseable {
 
   final BlockingQueue<ProgressNotification> progress = new LinkedBlockingQueue<>();
   final BlockingQueue<LoggingMessageNotification> logs = new LinkedBlockingQueue<>();
+  final BlockingQueue<List<Tool>> toolLists = new LinkedBlockingQueue<>();
   final McpSyncClient client;
 
   SdkClient(String base, String endpoint) {
+    this(base, endpoint, null);
+  }
+
+  /**
+   * @param protocolVersions what it may negotiate (it asks for the last), or null for the SDK's
+   */
+  SdkClient(String base, String endpoint, List<String> protocolVersions) {
+    HttpClientStreamableHttpTransport.Builder transport =
+        HttpClientStreamableHttpTransport.builder(base).endpoint(endpoint);
+    if (protocolVersions != null) {
+      transport.supportedProtocolVersions(protocolVersions);
+    }
     client =
-        McpClient.sync(HttpClientStreamableHttpTransport.builder(base).endpoint(endpoint).build())
+        McpClient.sync(transport.build())
             .requestTimeout(TIMEOUT)
             .initializationTimeout(TIMEOUT)
             .capabilities(ClientCapabilities.builder().sampling().elicitation().build())
@@ -40,6 +55,7 @@ final class SdkClient implements AutoCloseable {
             .elicitation(SdkClient::elicit)
             .progressConsumer(progress::add)
             .loggingConsumer(logs::add)
+            .toolsChangeConsumer(toolLists::add)
             .build();
     client.initialize();
   }

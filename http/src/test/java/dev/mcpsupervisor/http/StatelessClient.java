@@ -78,6 +78,18 @@ final class StatelessClient {
     return send(path, "tools/call", tool, toolCall(id, tool, arguments, params, ""));
   }
 
+  /** Opens a subscriptions/listen stream on {@code path} with {@code filter} (JSON). */
+  SseStream listen(String path, Object id, String filter) {
+    String body =
+        request(
+            id,
+            "subscriptions/listen",
+            "{\"notifications\":" + filter + "," + meta(capabilities, "") + "}");
+    return SseStream.open(
+        gateway,
+        gateway.postRequest(path, null, body, headers("subscriptions/listen", null)).build());
+  }
+
   CompletableFuture<HttpResponse<String>> callToolAsync(
       String path, Object id, String tool, String arguments, String params) {
     return gateway.postAsync(

@@ -13,11 +13,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -95,9 +92,9 @@ class StatelessRequestsTest {
     assertTrue(
         result.path("capabilities").path("tools").path("listChanged").asBoolean(),
         "subscriptions/listen carries list changes: " + response.body());
-    assertFalse(
-        result.path("capabilities").path("resources").has("subscribe"),
-        "resource updates are not carried yet: nothing may promise them");
+    assertTrue(
+        result.path("capabilities").path("resources").path("subscribe").asBoolean(),
+        "a listen stream's resourceSubscriptions are honored: " + response.body());
     assertEquals(
         "fixture",
         result.path("_meta").path("io.modelcontextprotocol/serverInfo").path("name").asText());
@@ -204,15 +201,15 @@ class StatelessRequestsTest {
 
   @Test
   void subscriptionsListenAcknowledgesThenCarriesOnlyTheListChangesItAskedFor() throws Exception {
-    Listening tools = listen(7, "{\"toolsListChanged\":true,\"resourceSubscriptions\":[\"x:/y\"]}");
-    Listening prompts = listen(8, "{\"promptsListChanged\":true}");
+    SseStream tools = listen(7, "{\"toolsListChanged\":true,\"resourceSubscriptions\":[\"x:/y\"]}");
+    SseStream prompts = listen(8, "{\"promptsListChanged\":true}");
     try {
       JsonNode ack = tools.next();
       assertEquals("notifications/subscriptions/acknowledged", ack.path("method").asText());
       assertEquals(
-          json("{\"toolsListChanged\":true}"),
+          json("{\"toolsListChanged\":true,\"resourceSubscriptions\":[\"x:/y\"]}"),
           ack.path("params").path("notifications"),
-          "resource subscriptions are not honored, so not acknowledged");
+          "the list changes and the resource the upstream subscribed to");
       assertEquals(7, ack.path("params").path("_meta").path(Subscription.SUBSCRIPTION_ID).asInt());
       assertEquals(
           "notifications/subscriptions/acknowledged", prompts.next().path("method").asText());
@@ -231,53 +228,8 @@ class StatelessRequestsTest {
     awaitLeasedContexts(List.of());
   }
 
-  /** An open subscriptions/listen stream, read line by line on a thread of its own. */
-  private record Listening(HttpResponse<Stream<String>> response, BlockingQueue<JsonNode> frames)
-      implements AutoCloseable {
-
-    JsonNode next() throws InterruptedException {
-      JsonNode frame = poll(Duration.ofSeconds(10));
-      assertTrue(frame != null, "no frame within 10 s");
-      return frame;
-    }
-
-    JsonNode poll(Duration wait) throws InterruptedException {
-      return frames.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public void close() {
-      response.body().close();
-    }
-  }
-
-  private Listening listen(Object id, String filter) throws Exception {
-    String body =
-        request(
-            id,
-            "subscriptions/listen",
-            "{\"notifications\":" + filter + "," + meta("{}", "") + "}");
-    HttpResponse<Stream<String>> response =
-        gateway
-            .http
-            .sendAsync(
-                gateway
-                    .postRequest(FIXTURE, null, body, headers("subscriptions/listen", null))
-                    .build(),
-                HttpResponse.BodyHandlers.ofLines())
-            .get(10, TimeUnit.SECONDS);
-    assertEquals(200, response.statusCode());
-    BlockingQueue<JsonNode> frames = new LinkedBlockingQueue<>();
-    Thread reader =
-        new Thread(
-            () ->
-                response
-                    .body()
-                    .filter(line -> line.startsWith("data:"))
-                    .forEach(line -> frames.add(json(line.substring(5).trim()))));
-    reader.setDaemon(true);
-    reader.start();
-    return new Listening(response, frames);
+  private SseStream listen(Object id, String filter) {
+    return new StatelessClient(gateway, "{}").listen(FIXTURE, id, filter);
   }
 
   private void awaitLeasedContexts(List<String> expected) {

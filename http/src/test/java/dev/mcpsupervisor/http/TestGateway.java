@@ -230,13 +230,17 @@ final class TestGateway implements AutoCloseable {
     }
   }
 
-  /** The JSON-RPC messages of an SSE body (its message events), or the JSON body itself. */
+  /**
+   * The JSON-RPC messages of an SSE body (its message events, not a priming event's empty data), or
+   * the JSON body itself.
+   */
   static List<JsonNode> messages(HttpResponse<String> response) {
     List<JsonNode> messages = new ArrayList<>();
     if (response.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream")) {
       for (String line : response.body().split("\n")) {
-        if (line.startsWith("data:")) {
-          messages.add(json(line.substring("data:".length()).trim()));
+        String data = line.startsWith("data:") ? line.substring("data:".length()).trim() : "";
+        if (!data.isEmpty()) {
+          messages.add(json(data));
         }
       }
     } else {

@@ -179,7 +179,17 @@ public final class StatelessEnvelope {
       return Optional.empty();
     }
     String nameHeader = trimmed(header.apply(NAME_HEADER));
-    if (!named.equals(nameHeader)) {
+    // a name that is not plain ASCII comes Base64-encoded, as Mcp-Param values do
+    ParamHeaders.Decoded decoded = nameHeader == null ? null : ParamHeaders.decode(nameHeader);
+    if (decoded != null && decoded.invalid() != null) {
+      return reject(
+          request,
+          400,
+          HEADER_MISMATCH,
+          "Header mismatch: " + NAME_HEADER + " is invalid: " + decoded.invalid(),
+          null);
+    }
+    if (decoded == null || !named.equals(decoded.value())) {
       return reject(
           request,
           400,
@@ -271,8 +281,8 @@ public final class StatelessEnvelope {
 
   /**
    * A server/discover result from what an initialize answered: every version served, the
-   * capabilities (without resource subscriptions: subscriptions/listen carries list changes only,
-   * and a client must not wait for what never comes), the server's identity in {@code _meta}.
+   * capabilities (resources.subscribe as a server announces it: the gateway subscribes for a
+   * subscriptions/listen stream's resourceSubscriptions), the server's identity in {@code _meta}.
    */
   public static ObjectNode discoverResult(JsonNode initializeResult) {
     ObjectNode result = JsonRpcCodec.emptyObject();
@@ -281,9 +291,6 @@ public final class StatelessEnvelope {
         initializeResult.path("capabilities") instanceof ObjectNode given
             ? given.deepCopy()
             : JsonRpcCodec.emptyObject();
-    if (capabilities.get("resources") instanceof ObjectNode resources) {
-      resources.remove("subscribe"); // subscriptions/listen carries list changes, not updates yet
-    }
     result.set("capabilities", capabilities);
     if (initializeResult.hasNonNull("instructions")) {
       result.set("instructions", initializeResult.get("instructions"));
@@ -292,6 +299,21 @@ public final class StatelessEnvelope {
       result.putObject(META).set(META_SERVER_INFO, initializeResult.get("serverInfo"));
     }
     return result;
+  }
+
+  /**
+   * {@code params} asking for logs at {@code logLevel} the way a 2026-07-28 request does, in {@code
+   * _meta} (a copy; what the caller set there stays); {@code params} itself when the level is null.
+   */
+  public static JsonNode withLogLevel(JsonNode params, String logLevel) {
+    if (logLevel == null) {
+      return params;
+    }
+    ObjectNode copy =
+        params instanceof ObjectNode given ? given.deepCopy() : JsonRpcCodec.emptyObject();
+    ObjectNode meta = copy.get(META) instanceof ObjectNode given ? given : copy.putObject(META);
+    meta.put(META_LOG_LEVEL, logLevel);
+    return copy;
   }
 
   private static JsonNode metaOf(JsonRpcRequest request) {

@@ -119,6 +119,22 @@ class StatelessEnvelopeTest {
   }
 
   @Test
+  void anEncodedNameIsDecodedBeforeItIsCompared() {
+    JsonRpcRequest unicode = call("2026-07-28", "gr\u00fc\u00dfe");
+    String encoded =
+        "=?base64?"
+            + java.util.Base64.getEncoder()
+                .encodeToString("gr\u00fc\u00dfe".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            + "?=";
+    assertEquals(Optional.empty(), check(unicode, headers("2026-07-28", "tools/call", encoded)));
+    assertRejected(
+        check(unicode, headers("2026-07-28", "tools/call", "=?base64?Z3L=?=")), 400, -32020);
+    JsonRpcRequest lookalike = call("2026-07-28", "=?base64?ZWNobw==?=");
+    assertRejected(
+        check(lookalike, headers("2026-07-28", "tools/call", "=?base64?ZWNobw==?=")), 400, -32020);
+  }
+
+  @Test
   void removedAndUnknownMethodsAre404MethodNotFound() {
     for (String method :
         new String[] {"initialize", "ping", "logging/setLevel", "resources/subscribe", "x/y"}) {
@@ -209,5 +225,24 @@ class StatelessEnvelopeTest {
             read, JsonRpcResponse.failure(read.id(), -32002, "Resource not found"), "public");
     assertEquals(-32602, answer.error().code());
     assertEquals("test://gone", answer.error().data().path("uri").asText());
+  }
+
+  @Test
+  void aLogLevelGoesIntoACopyOfTheParamsMetaBesideWhatIsThere() {
+    JsonNode params =
+        request("tools/call", "{\"name\":\"t\",\"_meta\":{\"progressToken\":\"p\"}}").params();
+    JsonNode withLevel = StatelessEnvelope.withLogLevel(params, "warning");
+
+    assertEquals(
+        "warning", withLevel.path("_meta").path(StatelessEnvelope.META_LOG_LEVEL).asText());
+    assertEquals("p", withLevel.path("_meta").path("progressToken").asText());
+    assertFalse(params.path("_meta").has(StatelessEnvelope.META_LOG_LEVEL), "the caller's tree");
+    assertEquals(
+        "info",
+        StatelessEnvelope.withLogLevel(null, "info")
+            .path("_meta")
+            .path(StatelessEnvelope.META_LOG_LEVEL)
+            .asText());
+    assertTrue(params == StatelessEnvelope.withLogLevel(params, null), "no level, no copy");
   }
 }

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.upstream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -18,7 +19,6 @@ import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -40,9 +40,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * server that cannot be reached at all ends the connection.
  */
 final class StatelessHttpConnection implements UpstreamConnection {
-
-  private static final String BASE64_PREFIX = "=?base64?";
-  private static final String BASE64_SUFFIX = "?=";
 
   private final HttpClient client;
   private final URI url;
@@ -105,13 +102,13 @@ final class StatelessHttpConnection implements UpstreamConnection {
       params = request.params();
       String name = StatelessEnvelope.nameOf(request);
       if (name != null) {
-        builder.header(StatelessEnvelope.NAME_HEADER, headerValue(name));
+        builder.header(StatelessEnvelope.NAME_HEADER, ParamHeaders.encode(name));
       }
     } else if (message instanceof JsonRpcNotification notification) {
       method = notification.method();
       params = notification.params();
     }
-    builder.header(StatelessEnvelope.METHOD_HEADER, headerValue(method));
+    builder.header(StatelessEnvelope.METHOD_HEADER, ParamHeaders.encode(method));
     String version =
         params == null
             ? null
@@ -125,23 +122,6 @@ final class StatelessHttpConnection implements UpstreamConnection {
     return builder
         .POST(HttpRequest.BodyPublishers.ofByteArray(JsonRpcCodec.toBytes(message)))
         .build();
-  }
-
-  /**
-   * A header value as 2026-07-28 carries it: as it is when it is plain visible ASCII, else in the
-   * Base64 sentinel form {@code =?base64?...?=} (also a plain value that looks like one).
-   */
-  static String headerValue(String value) {
-    boolean plain =
-        !value.isEmpty()
-            && value.strip().length() == value.length()
-            && !(value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX))
-            && value.chars().allMatch(c -> (c >= 0x20 && c <= 0x7E) || c == '\t');
-    return plain
-        ? value
-        : BASE64_PREFIX
-            + Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8))
-            + BASE64_SUFFIX;
   }
 
   @Override

@@ -144,17 +144,6 @@ class StatelessHttpTest {
   }
 
   @Test
-  void headerValuesOutsidePlainAsciiAreBase64Sentinels() {
-    assertEquals("echo", StatelessHttpConnection.headerValue("echo"));
-    assertEquals("=?base64?IHBhZGRlZCA=?=", StatelessHttpConnection.headerValue(" padded "));
-    assertEquals(
-        "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=",
-        StatelessHttpConnection.headerValue("=?base64?literal?="));
-    assertEquals(
-        "=?base64?bGluZTEKbGluZTI=?=", StatelessHttpConnection.headerValue("line1\nline2"));
-  }
-
-  @Test
   void anHttpErrorWithoutAnAnswerFailsOnlyThatRequest() throws Exception {
     server =
         new ScriptedHttpServer(

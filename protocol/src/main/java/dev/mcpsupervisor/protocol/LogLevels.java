@@ -1,14 +1,15 @@
-package dev.mcpsupervisor.http;
+package dev.mcpsupervisor.protocol;
 
 import java.util.List;
 
 /**
  * MCP logging levels (RFC 5424 severities), least severe first, and the per-session filter built on
- * them.
+ * them. Shared by the gateway (per downstream session and per stateless request) and the embedded
+ * call API (per call).
  */
-final class LogLevels {
+public final class LogLevels {
 
-  static final List<String> ORDER =
+  public static final List<String> ORDER =
       List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
 
   /**
@@ -16,20 +17,20 @@ final class LogLevels {
    * so another client's setLevel may make an upstream more verbose; this keeps the default view the
    * same for everyone.
    */
-  static final String DEFAULT_THRESHOLD = "info";
+  public static final String DEFAULT_THRESHOLD = "info";
 
   /** A threshold no level passes: a stateless request that asked for no logs. */
-  static final String OFF = "off";
+  public static final String OFF = "off";
 
   /**
    * Asked of every upstream on setLevel, so that each session's own filter sees everything it might
    * want.
    */
-  static final String UPSTREAM_LEVEL = "debug";
+  public static final String UPSTREAM_LEVEL = "debug";
 
   private LogLevels() {}
 
-  static boolean isLevel(String level) {
+  public static boolean isLevel(String level) {
     return ORDER.contains(level);
   }
 
@@ -37,7 +38,7 @@ final class LogLevels {
    * Whether a message at {@code level} reaches a session filtering at {@code threshold}; unknown
    * levels pass.
    */
-  static boolean passes(String level, String threshold) {
+  public static boolean passes(String level, String threshold) {
     if (OFF.equals(threshold)) {
       return false;
     }

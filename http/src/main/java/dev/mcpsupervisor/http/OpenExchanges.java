@@ -1,0 +1,36 @@
+package dev.mcpsupervisor.http;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The response streams the gateway has open, so a stop can wait until every one is written out: a
+ * session answering its last call only tells the stream to end, and Pekko's connection termination
+ * cuts a chunked response that is still being written.
+ */
+final class OpenExchanges {
+
+  private final Set<CompletableFuture<Void>> open = ConcurrentHashMap.newKeySet();
+
+  /** Counts {@code exchange} as open until its stream has terminated. */
+  Exchange track(Exchange exchange) {
+    CompletableFuture<Void> done = exchange.terminated().toCompletableFuture();
+    open.add(done);
+    done.whenComplete((ok, failure) -> open.remove(done));
+    return exchange;
+  }
+
+  int size() {
+    return open.size();
+  }
+
+  /** Completes once every stream open now has terminated, or at {@code deadline}. */
+  CompletionStage<Void> allClosed(Duration deadline) {
+    return CompletableFuture.allOf(open.toArray(CompletableFuture[]::new))
+        .completeOnTimeout(null, deadline.toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

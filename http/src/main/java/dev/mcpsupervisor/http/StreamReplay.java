@@ -1,0 +1,409 @@
+package dev.mcpsupervisor.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiConsumer;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * SSE resumability for a 2025-11-25 client (its transport's "Resumability and Redelivery"): every
+ * event on its POST and GET streams gets an id {@code <session tag>-<stream>-<event>}, unique
+ * within the session and naming its stream; a stream starts with a priming event (an id, a {@code
+ * retry}, empty data); its events are kept, bounded by count and bytes, so that a GET with {@code
+ * Last-Event-ID} replays what followed that id on that stream and then carries the stream on. A
+ * POST stream whose client went away stays open for the session (its answers are kept, not dropped)
+ * while the session lives, and at most {@link Settings#maxDetachedStreams} such streams are kept
+ * (oldest forgotten first).
+ *
+ * <p>Sits between {@link DownstreamStreams} and the exchanges: the session tells a stream through
+ * {@link #tell}, keyed by the ref the stream was opened with. Other clients (older session-era
+ * versions, stateless 2026-07-28 requests) get plain events: everything passes through. Plain
+ * bookkeeping on the session's thread.
+ */
+final class StreamReplay {
+
+  /**
+   * @param streamAfter a POST not answered within this long becomes a (primed) SSE stream, so a
+   *     client that goes away can resume; quicker answers go as JSON
+   * @param retry the reconnection delay a priming event tells the client
+   * @param maxEvents events kept per stream
+   * @param maxBytes bytes of JSON kept per stream
+   * @param maxDetachedStreams streams kept per session after their client went away
+   * @param closeConnectionAfter a primed POST stream's connection is closed after this long (zero:
+   *     never), so the client polls with Last-Event-ID
+   */
+  record Settings(
+      Duration streamAfter,
+      Duration retry,
+      int maxEvents,
+      long maxBytes,
+      int maxDetachedStreams,
+      Duration closeConnectionAfter) {
+
+    static Settings fromConfig(Config c) {
+      return new Settings(
+          c.getDuration("streamAfter"),
+          c.getDuration("retry"),
+          c.getInt("maxEvents"),
+          c.getBytes("maxBytes"),
+          c.getInt("maxDetachedStreams"),
+          c.getDuration("closeConnectionAfter"));
+    }
+  }
+
+  /** Why a GET with Last-Event-ID was not resumed: the HTTP status and what to tell the client. */
+  record Refusal(int status, String message) {}
+
+  /** A stream kept for resumption. */
+  private static final class Stream {
+    final long number;
+    final boolean isGet;
+    final ActorRef<Exchange.Event> key;
+    final ArrayDeque<Kept> events = new ArrayDeque<>();
+
+    /** The connection carrying it now; null while its client is away. */
+    ActorRef<Exchange.Event> connection;
+
+    boolean primed;
+    boolean finished;
+    long nextEvent = 1;
+    long evictedThrough;
+    long bytes;
+
+    Stream(long number, boolean isGet, ActorRef<Exchange.Event> key) {
+      this.number = number;
+      this.isGet = isGet;
+      this.key = key;
+      this.connection = key;
+    }
+  }
+
+  private record Kept(long event, String id, ObjectNode json, int bytes) {}
+
+  private final Settings settings;
+
+  /** Starts a POST stream's timer ({@link #timer}): to prime it, then to close its connection. */
+  private final BiConsumer<Duration, ActorRef<Exchange.Event>> startTimer;
+
+  /** Tells this session's ids from another's. */
+  private final String tag = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
+
+  /** By the ref the session tells (a POST's first connection, the GET stream's current one). */
+  private final Map<ActorRef<Exchange.Event>, Stream> streams = new HashMap<>();
+
+  /** By the connection carrying each stream now. */
+  private final Map<ActorRef<Exchange.Event>, Stream> connections = new HashMap<>();
+
+  private final Map<Long, Stream> byNumber = new HashMap<>();
+
+  /** Streams whose client went away, oldest first. */
+  private final Set<Stream> detached = new LinkedHashSet<>();
+
+  private boolean enabled;
+  private long nextStream = 1;
+
+  StreamReplay(Settings settings, BiConsumer<Duration, ActorRef<Exchange.Event>> startTimer) {
+    this.settings = settings;
+    this.startTimer = startTimer;
+  }
+
+  /** Passes every event through: for sessions that never resume. */
+  static StreamReplay disabled() {
+    return new StreamReplay(null, (delay, ref) -> {});
+  }
+
+  /** The client's protocol is known: 2025-11-25 streams are resumable. */
+  void enableFor(String protocolVersion) {
+    enabled = settings != null && ProtocolVersions.V2025_11_25.equals(protocolVersion);
+  }
+
+  // ----------------------------------------------------------------------------------- the streams
+
+  /** A POST exchange opened; one that may stream is primed when unanswered for a while. */
+  void opened(ActorRef<Exchange.Event> post, boolean acceptsSse) {
+    if (!enabled || !acceptsSse) {
+      return;
+    }
+    register(new Stream(nextStream++, false, post));
+    if (settings.streamAfter().isZero()) {
+      timer(post);
+    } else {
+      startTimer.accept(settings.streamAfter(), post);
+    }
+  }
+
+  /** The GET stream opened: {@link Exchange.Opened}, then (resumable) a priming event. */
+  void openedGet(ActorRef<Exchange.Event> get) {
+    get.tell(Exchange.Opened.INSTANCE);
+    if (enabled) {
+      Stream stream = new Stream(nextStream++, true, get);
+      register(stream);
+      primeIfNot(stream);
+    }
+  }
+
+  /**
+   * A POST stream's timer: still unanswered after {@link Settings#streamAfter}, its SSE stream
+   * starts now; primed and still unanswered after {@link Settings#closeConnectionAfter}, its
+   * connection is closed (the client polls with Last-Event-ID) and what follows is kept for it.
+   */
+  void timer(ActorRef<Exchange.Event> post) {
+    Stream stream = streams.get(post);
+    if (stream == null || stream.finished) {
+      return;
+    }
+    if (!stream.primed) {
+      primeIfNot(stream);
+    } else if (!settings.closeConnectionAfter().isZero() && stream.connection == post) {
+      // its close timer (priming replaced the first one); a resumed connection stays open
+      stream.connection.tell(new Exchange.Complete(List.of()));
+      detached(stream.connection);
+    }
+  }
+
+  /** Tells a stream an event: ids, kept for replay and sent on while connected when resumable. */
+  void tell(ActorRef<Exchange.Event> ref, Exchange.Event event) {
+    Stream stream = streams.get(ref);
+    if (stream == null) {
+      ref.tell(event);
+    } else if (event instanceof Exchange.Message message) {
+      primeIfNot(stream);
+      keepAndSend(stream, message.json());
+    } else if (event instanceof Exchange.Complete complete) {
+      if (!stream.primed) { // answered before it streamed: a plain JSON (or 202) answer
+        forget(stream);
+        ref.tell(event);
+        return;
+      }
+      complete.responses().forEach(json -> keepAndSend(stream, json));
+      stream.finished = true;
+      send(stream, new Exchange.Complete(List.of()));
+      if (stream.connection == null && !byNumber.containsKey(stream.number)) {
+        forget(stream); // evicted while away: nothing to replay
+      }
+    } else {
+      ref.tell(event);
+    }
+  }
+
+  /**
+   * A connection ended. Answers whether the session keeps its stream open: a primed, unfinished
+   * POST stream stays (its events are kept for the client's return); a finished stream is forgotten
+   * (delivered); a GET stream is kept for replay, but the session stops sending on it.
+   */
+  boolean detached(ActorRef<Exchange.Event> connection) {
+    Stream stream = connections.get(connection);
+    if (stream == null) { // a POST's first connection, after a resume took its stream over
+      Stream moved = streams.get(connection);
+      return moved != null && !moved.isGet;
+    }
+    connections.remove(connection);
+    stream.connection = null;
+    if (stream.finished || !stream.primed) {
+      forget(stream);
+      return false;
+    }
+    detached.add(stream);
+    while (detached.size() > settings.maxDetachedStreams()) {
+      evict(detached.iterator().next());
+    }
+    return !stream.isGet;
+  }
+
+  /**
+   * A GET with {@code Last-Event-ID}: the events after it on its stream go on {@code connection},
+   * which then carries that stream (the connection that carried it before, if any, ends). Answers
+   * null when resumed, else why not (the connection has been told).
+   */
+  Refusal resume(String lastEventId, ActorRef<Exchange.Event> connection) {
+    Refusal refusal = refusal(lastEventId);
+    if (refusal != null) {
+      connection.tell(Exchange.Refused.of(refusal.status(), refusal.message()));
+      return refusal;
+    }
+    String[] parts = lastEventId.split("-");
+    Stream stream = byNumber.get(Long.parseLong(parts[1]));
+    long after = Long.parseLong(parts[2]);
+    if (stream.connection != null) { // its client left without the gateway noticing yet
+      connections.remove(stream.connection);
+      if (stream.isGet) {
+        streams.remove(stream.connection);
+      }
+      stream.connection.tell(new Exchange.Complete(List.of()));
+    }
+    detached.remove(stream);
+    stream.connection = connection;
+    connections.put(connection, stream);
+    if (stream.isGet) {
+      streams.put(connection, stream);
+    }
+    connection.tell(Exchange.Opened.INSTANCE);
+    for (Kept kept : stream.events) {
+      if (kept.event() > after) {
+        connection.tell(new Exchange.Message(kept.json(), kept.id()));
+      }
+    }
+    if (stream.finished) {
+      connection.tell(new Exchange.Complete(List.of()));
+    }
+    return null;
+  }
+
+  /** Whether the id names a GET stream (the session's GET stream then moves to its connection). */
+  boolean isGetStream(String lastEventId) {
+    Stream stream = streamOf(lastEventId);
+    return stream != null && stream.isGet;
+  }
+
+  /** Whether the session's events for {@code ref} go through a stream kept here. */
+  boolean carries(ActorRef<Exchange.Event> ref) {
+    return streams.containsKey(ref);
+  }
+
+  boolean enabled() {
+    return enabled;
+  }
+
+  // ------------------------------------------------------------------------------------ internals
+
+  private Refusal refusal(String lastEventId) {
+    String[] parts = lastEventId.split("-");
+    if (!enabled
+        || parts.length != 3
+        || !parts[0].equals(tag)
+        || number(parts[1]) < 1
+        || number(parts[2]) < 0) {
+      return new Refusal(
+          400, "Bad Request: Last-Event-ID " + lastEventId + " is not an event id of this session");
+    }
+    long streamNumber = number(parts[1]);
+    long after = number(parts[2]);
+    Stream stream = byNumber.get(streamNumber);
+    if (stream == null && streamNumber < nextStream) {
+      return new Refusal(
+          410,
+          "Gone: the stream of Last-Event-ID "
+              + lastEventId
+              + " is no longer kept (delivered, or evicted: at most "
+              + settings.maxDetachedStreams()
+              + " streams are kept per session)");
+    }
+    if (stream == null || after >= stream.nextEvent) {
+      return new Refusal(
+          400, "Bad Request: Last-Event-ID " + lastEventId + " is not an event id of this session");
+    }
+    if (after < stream.evictedThrough) {
+      return new Refusal(
+          410,
+          "Gone: events after Last-Event-ID "
+              + lastEventId
+              + " were evicted (a stream keeps its last "
+              + settings.maxEvents()
+              + " events, "
+              + settings.maxBytes()
+              + " bytes at most)");
+    }
+    return null;
+  }
+
+  private Stream streamOf(String lastEventId) {
+    String[] parts = lastEventId.split("-");
+    return parts.length == 3 && parts[0].equals(tag) ? byNumber.get(number(parts[1])) : null;
+  }
+
+  private static long number(String text) {
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private void register(Stream stream) {
+    streams.put(stream.key, stream);
+    connections.put(stream.key, stream);
+    byNumber.put(stream.number, stream);
+  }
+
+  private void forget(Stream stream) {
+    streams.remove(stream.key);
+    streams.values().removeIf(other -> other == stream);
+    if (stream.connection != null) {
+      connections.remove(stream.connection);
+    }
+    byNumber.remove(stream.number);
+    detached.remove(stream);
+  }
+
+  /**
+   * Forgets what a detached stream kept; a POST stream still answering stays known (its later
+   * events are dropped) until it finishes.
+   */
+  private void evict(Stream stream) {
+    detached.remove(stream);
+    byNumber.remove(stream.number);
+    stream.evictedThrough = stream.nextEvent - 1;
+    stream.events.clear();
+    stream.bytes = 0;
+    if (stream.isGet) {
+      forget(stream);
+    }
+  }
+
+  private void primeIfNot(Stream stream) {
+    if (!stream.primed) {
+      stream.primed = true;
+      send(stream, new Exchange.Primed(id(stream, 0), settings.retry().toMillis()));
+      if (!stream.isGet && !settings.closeConnectionAfter().isZero()) {
+        startTimer.accept(settings.closeConnectionAfter(), stream.key);
+      }
+    }
+  }
+
+  private void keepAndSend(Stream stream, ObjectNode json) {
+    long event = stream.nextEvent++;
+    String id = id(stream, event);
+    if (byNumber.containsKey(stream.number)) { // an evicted stream keeps nothing more
+      int bytes = sizeOf(json);
+      stream.events.addLast(new Kept(event, id, json, bytes));
+      stream.bytes += bytes;
+      while (!stream.events.isEmpty()
+          && (stream.events.size() > settings.maxEvents() || stream.bytes > settings.maxBytes())) {
+        Kept oldest = stream.events.removeFirst();
+        stream.bytes -= oldest.bytes();
+        stream.evictedThrough = oldest.event();
+      }
+    }
+    send(stream, new Exchange.Message(json, id));
+  }
+
+  private static void send(Stream stream, Exchange.Event event) {
+    if (stream.connection != null) {
+      stream.connection.tell(event);
+    }
+  }
+
+  private String id(Stream stream, long event) {
+    return tag + "-" + stream.number + "-" + event;
+  }
+
+  private static int sizeOf(ObjectNode json) {
+    try {
+      return JsonRpcCodec.mapper().writeValueAsBytes(json).length;
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
