@@ -28,9 +28,21 @@ final class OpenExchanges {
     return open.size();
   }
 
-  /** Completes once every stream open now has terminated, or at {@code deadline}. */
+  /**
+   * Completes once every stream open now has terminated and {@link #FLUSH_GRACE} more has passed,
+   * or at {@code deadline}. The grace is for the last frames between the stream's end and the
+   * socket (Pekko's rendering, the TCP write): nothing signals when those are out.
+   */
   CompletionStage<Void> allClosed(Duration deadline) {
     return CompletableFuture.allOf(open.toArray(CompletableFuture[]::new))
+        .thenCompose(
+            allEnded ->
+                CompletableFuture.runAsync(
+                    () -> {},
+                    CompletableFuture.delayedExecutor(
+                        FLUSH_GRACE.toMillis(), TimeUnit.MILLISECONDS)))
         .completeOnTimeout(null, deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
+
+  static final Duration FLUSH_GRACE = Duration.ofMillis(200);
 }

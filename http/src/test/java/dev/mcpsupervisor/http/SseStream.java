@@ -31,7 +31,8 @@ final class SseStream implements AutoCloseable {
               try {
                 response
                     .body()
-                    .filter(line -> line.startsWith("data:"))
+                    // a resumable stream's priming event carries an empty data line, no message
+                    .filter(line -> line.startsWith("data:") && !line.substring(5).isBlank())
                     .forEach(line -> frames.add(json(line.substring(5).trim())));
               } catch (RuntimeException closed) {
                 // the stream was closed under the reader: that is how a test hangs up
