@@ -182,6 +182,7 @@ public final class DownstreamSession {
       SessionSupervisor supervisor,
       GatewaySettings settings,
       Duration idleTimeout,
+      String identity,
       ActorRef<DownstreamSessions.Command> registry) {
     return Behaviors.setup(
         context ->
@@ -193,6 +194,7 @@ public final class DownstreamSession {
                             supervisor,
                             settings,
                             idleTimeout,
+                            identity,
                             registry,
                             context,
                             timers)
@@ -201,6 +203,7 @@ public final class DownstreamSession {
 
   private final String id;
   private final SessionSupervisor supervisor;
+  private final CallContexts contexts;
   private final GatewaySettings settings;
   private final Duration idleTimeout;
   private final ActorRef<DownstreamSessions.Command> registry;
@@ -221,11 +224,20 @@ public final class DownstreamSession {
       SessionSupervisor supervisor,
       GatewaySettings settings,
       Duration idleTimeout,
+      String identity,
       ActorRef<DownstreamSessions.Command> registry,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.id = id;
     this.supervisor = supervisor;
+    this.contexts =
+        identity == null
+            ? CallContexts.own(supervisor, id)
+            : new CallContexts(
+                supervisor,
+                id,
+                identity,
+                IdentityListener.sessionRef(context.getSystem(), context.getSelf()));
     this.settings = settings;
     this.idleTimeout = idleTimeout;
     this.registry = registry;
@@ -251,7 +263,7 @@ public final class DownstreamSession {
     this.posts =
         new PostHandling(
             id,
-            supervisor,
+            contexts,
             registry,
             requests,
             streams,
@@ -407,7 +419,7 @@ public final class DownstreamSession {
     }
     ClientRequests.Client asking = stateless.begin(request);
     context.pipeToSelf(
-        stateless.initialize(asking, new UpstreamCalls(supervisor, id, "discover")),
+        stateless.initialize(asking, contexts.calls("discover")),
         (outcome, failure) -> new StatelessReady(asking, outcome, failure));
     return Behaviors.same();
   }
@@ -496,7 +508,7 @@ public final class DownstreamSession {
   }
 
   private Behavior<Command> onIdleCheck() {
-    if (streams.nothingInFlight() && !stateless.isListening()) {
+    if (streams.nothingInFlight() && !stateless.isListening() && !stateless.isDiscovering()) {
       fromRegistry
           .idleReport()
           .ifPresent(

@@ -17,6 +17,7 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The registry of downstream sessions: issues their ids (32 bytes of SecureRandom), spawns one
@@ -34,8 +35,14 @@ public final class DownstreamSessions {
     UNKNOWN_SESSION
   }
 
-  /** Starts a session on {@code /mcp} ({@code server} null) or on {@code /servers/<server>/mcp}. */
-  public record Create(String server, ActorRef<Created> replyTo) implements Command {}
+  /**
+   * Starts a session on {@code /mcp} ({@code server} null) or on {@code /servers/<server>/mcp}.
+   *
+   * @param identity the caller's context ({@link CallerIdentity}) for a 2026-07-28 request that
+   *     names its caller, else null; used for the endpoint's {@code isolation: context} servers
+   */
+  public record Create(String server, String identity, ActorRef<Created> replyTo)
+      implements Command {}
 
   /**
    * @param sessionId null when the gateway is stopping and takes no new session
@@ -75,6 +82,12 @@ public final class DownstreamSessions {
   public record Drained(String sessionId) implements Command {}
 
   private record SessionStopped(String sessionId) implements Command {}
+
+  /** An identity context was not used for the idle timeout (also the timer's key). */
+  private record IdentityIdle(String context) implements Command {}
+
+  /** The supervisor released an identity context's leases. */
+  private record IdentityReleased(String context) implements Command {}
 
   /** For readiness and the admin page. */
   public record Listing(boolean accepting, List<SessionInfo> sessions) {
@@ -132,9 +145,17 @@ public final class DownstreamSessions {
       GatewayMetrics metrics) {
     return Behaviors.setup(
         context ->
-            new DownstreamSessions(
-                    supervisor, endpointsByPath, settings, idleTimeout, metrics, context)
-                .active());
+            Behaviors.withTimers(
+                timers ->
+                    new DownstreamSessions(
+                            supervisor,
+                            endpointsByPath,
+                            settings,
+                            idleTimeout,
+                            metrics,
+                            context,
+                            timers)
+                        .active()));
   }
 
   private final SessionSupervisor supervisor;
@@ -143,7 +164,12 @@ public final class DownstreamSessions {
   private final Duration idleTimeout;
   private final GatewayMetrics metrics;
   private final ActorContext<Command> context;
+  private final TimerScheduler<Command> timers;
   private final SecureRandom random = new SecureRandom();
+
+  private final Set<String> identityPaths;
+  private final IdentityContexts<Create> identities = new IdentityContexts<>();
+  private final IdentityListener identityListener;
 
   /** Sessions that take messages, by id. */
   private final Map<String, Entry> routable = new HashMap<>();
@@ -163,13 +189,19 @@ public final class DownstreamSessions {
       GatewaySettings settings,
       Duration idleTimeout,
       GatewayMetrics metrics,
-      ActorContext<Command> context) {
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers) {
     this.supervisor = supervisor;
     this.endpointsByPath = Map.copyOf(endpointsByPath);
     this.settings = settings;
     this.idleTimeout = idleTimeout;
     this.metrics = metrics;
     this.context = context;
+    this.timers = timers;
+    this.identityListener =
+        new IdentityListener(context.getSystem(), settings.serverRequestTimeout());
+    this.identityPaths =
+        IdentityContexts.pathsReachingContextIsolation(endpointsByPath, supervisor.config());
   }
 
   private Behavior<Command> active() {
@@ -184,6 +216,8 @@ public final class DownstreamSessions {
         .onMessage(Drained.class, this::onDrained)
         .onMessage(EndAll.class, this::onEndAll)
         .onMessage(SessionStopped.class, this::onSessionStopped)
+        .onMessage(IdentityIdle.class, this::onIdentityIdle)
+        .onMessage(IdentityReleased.class, this::onIdentityReleased)
         .build();
   }
 
@@ -197,16 +231,29 @@ public final class DownstreamSessions {
       create.replyTo().tell(new Created(null));
       return Behaviors.same();
     }
+    String identity = identityPaths.contains(path) ? create.identity() : null;
+    if (identity != null && !enterIdentity(identity, create)) {
+      return Behaviors.same();
+    }
     String id = SessionIds.generate(random);
     ActorRef<DownstreamSession.Command> session =
         context.spawn(
             // a fault while handling one message must not drop the session's streams and leases
             Behaviors.supervise(
                     DownstreamSession.create(
-                        id, endpoint, supervisor, settings, idleTimeout, context.getSelf()))
+                        id,
+                        endpoint,
+                        supervisor,
+                        settings,
+                        idleTimeout,
+                        identity,
+                        context.getSelf()))
                 .onFailure(SupervisorStrategy.resume()),
             "session-" + ++spawned);
     context.watchWith(session, new SessionStopped(id));
+    if (identity != null) {
+      identities.started(id, identity);
+    }
     routable.put(id, new Entry(id, path, session));
     alive.put(id, session);
     metrics.downstreamSessions(routable.size());
@@ -300,12 +347,17 @@ public final class DownstreamSessions {
     endAllWaiters.add(endAll.replyTo());
     new ArrayList<>(routable.values())
         .forEach(entry -> end(entry, "the gateway is stopping", context.getSystem().ignoreRef()));
+    identities.releaseAll().forEach(this::releaseIdentity);
     replyIfAllEnded();
     return Behaviors.same();
   }
 
   private Behavior<Command> onSessionStopped(SessionStopped stopped) {
     alive.remove(stopped.sessionId());
+    String unused = identities.stopped(stopped.sessionId());
+    if (unused != null) {
+      timers.startSingleTimer(new IdentityIdle(unused), new IdentityIdle(unused), idleTimeout);
+    }
     if (routable.remove(stopped.sessionId()) != null) {
       // only an unexpected failure stops a session that was not told to end
       context
@@ -321,9 +373,55 @@ public final class DownstreamSessions {
   }
 
   private void replyIfAllEnded() {
-    if (alive.isEmpty()) {
+    if (alive.isEmpty() && identities.isEmpty()) {
       endAllWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
       endAllWaiters.clear();
     }
+  }
+
+  // ---------------------------------------------------------------------------- identity contexts
+
+  /**
+   * The session about to start enters its caller's context; false when it waits for the context's
+   * release (its Create is taken again once that is done).
+   */
+  private boolean enterIdentity(String identity, Create create) {
+    switch (identities.enter(identity, create)) {
+      case FIRST -> supervisor.register(identity, identityListener);
+      case AGAIN -> timers.cancel(new IdentityIdle(identity));
+      case WAIT -> {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private Behavior<Command> onIdentityIdle(IdentityIdle idle) {
+    if (identities.idle(idle.context())) {
+      releaseIdentity(idle.context());
+    }
+    return Behaviors.same();
+  }
+
+  private void releaseIdentity(String identity) {
+    timers.cancel(new IdentityIdle(identity));
+    context.pipeToSelf(
+        supervisor.releaseAll(identity),
+        (done, failure) -> {
+          if (failure != null) {
+            context
+                .getLog()
+                .warn(
+                    "the leases of an identity context were not released: {}",
+                    failure.getMessage());
+          }
+          return new IdentityReleased(identity);
+        });
+  }
+
+  private Behavior<Command> onIdentityReleased(IdentityReleased released) {
+    identities.released(released.context()).forEach(this::onCreate);
+    replyIfAllEnded();
+    return Behaviors.same();
   }
 }

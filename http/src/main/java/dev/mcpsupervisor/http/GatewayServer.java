@@ -111,7 +111,8 @@ public final class GatewayServer {
             supervisor.config().servers().keySet(),
             metrics,
             answerTimeout(system, supervisor),
-            config.authTokens().isEmpty() ? "public" : "private");
+            config.authTokens().isEmpty() ? "public" : "private",
+            new CallerIdentity(!config.authTokens().isEmpty(), settings.agentIdHeader()));
     OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler());
     GatewayRoutes routes = new GatewayRoutes(new AccessControl(config, metrics), ops, mcp);
     return Http.get(system)

@@ -21,7 +21,8 @@ record GatewaySettings(
     Duration bodyReadTimeout,
     Duration inputGatherWindow,
     RequestStates requestStates,
-    StreamReplay.Settings sseResume) {
+    StreamReplay.Settings sseResume,
+    String agentIdHeader) {
 
   static final String PATH = "mcp-supervisor.http";
 
@@ -41,7 +42,8 @@ record GatewaySettings(
         c.getDuration("bodyReadTimeout"),
         c.getDuration("inputGatherWindow"),
         requestStatesOf(c.getString("requestStateKey")),
-        StreamReplay.Settings.fromConfig(c.getConfig("sseResume")));
+        StreamReplay.Settings.fromConfig(c.getConfig("sseResume")),
+        c.getString("agentIdHeader").trim());
   }
 
   /**

@@ -62,6 +62,8 @@ final class McpRoutes extends AllDirectives {
   /** What a stateless client's cacheable results say: private when answers depend on a token. */
   private final String cacheScope;
 
+  private final CallerIdentity callers;
+
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
   private final ExchangeResponses responses;
@@ -73,6 +75,7 @@ final class McpRoutes extends AllDirectives {
    *     hanging
    * @param cacheScope what a stateless client's cacheable results say ({@code private} when the
    *     gateway requires a token, since answers may then depend on who asks)
+   * @param callers who a stateless request comes from, for its {@code isolation: context} servers
    */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
@@ -83,7 +86,8 @@ final class McpRoutes extends AllDirectives {
       Set<String> servers,
       GatewayMetrics metrics,
       Duration answerTimeout,
-      String cacheScope) {
+      String cacheScope,
+      CallerIdentity callers) {
     this.sessions = sessions;
     this.scheduler = scheduler;
     this.materializer = materializer;
@@ -93,6 +97,7 @@ final class McpRoutes extends AllDirectives {
     this.metrics = metrics;
     this.answerTimeout = answerTimeout;
     this.cacheScope = cacheScope;
+    this.callers = callers;
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
     this.responses = new ExchangeResponses(refusals, settings.sseKeepAlive());
@@ -214,7 +219,7 @@ final class McpRoutes extends AllDirectives {
    */
   private CompletionStage<HttpResponse> initialize(
       JsonRpcRequest initialize, String path, String server, AcceptHeader accept) {
-    return createSession(server)
+    return createSession(server, null)
         .thenCompose(
             created ->
                 created.sessionId() == null
@@ -232,7 +237,8 @@ final class McpRoutes extends AllDirectives {
   /**
    * A 2026-07-28 request, checked against its headers, is served by a session of its own that ends
    * with its exchange: the leases it took are released, and a client that goes away cancels what it
-   * asked upstream.
+   * asked upstream. Its calls to {@code isolation: context} servers go out in its caller's context
+   * when the request names one ({@link CallerIdentity}), except a listen stream's.
    */
   private CompletionStage<HttpResponse> stateless(
       JsonRpcRequest call, HttpRequest request, String path, String server, AcceptHeader accept) {
@@ -250,7 +256,11 @@ final class McpRoutes extends AllDirectives {
     if (requestState != null) {
       return retry(call, requestState, principal, path, accept);
     }
-    return createSession(server)
+    String identity =
+        McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method())
+            ? null
+            : callers.contextOf(name -> header(request, name));
+    return createSession(server, identity)
         .thenCompose(
             created ->
                 created.sessionId() == null
@@ -319,11 +329,16 @@ final class McpRoutes extends AllDirectives {
     return answer(exchange, accept, false, null, () -> {});
   }
 
-  /** A new downstream session's id, or null when the gateway is shutting down. */
-  private CompletionStage<DownstreamSessions.Created> createSession(String server) {
+  /**
+   * A new downstream session's id, or null when the gateway is shutting down.
+   *
+   * @param identity its caller's context, or null
+   */
+  private CompletionStage<DownstreamSessions.Created> createSession(
+      String server, String identity) {
     return Asks.ask(
         sessions,
-        replyTo -> new DownstreamSessions.Create(server, replyTo),
+        replyTo -> new DownstreamSessions.Create(server, identity, replyTo),
         ASK_TIMEOUT,
         scheduler);
   }

@@ -4,7 +4,6 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.http.DownstreamStreams.InFlight;
 import dev.mcpsupervisor.http.DownstreamStreams.OpenExchange;
 import dev.mcpsupervisor.protocol.McpMethods;
@@ -41,7 +40,7 @@ final class PostHandling {
       Set.of(ProtocolVersions.V2025_03_26, ProtocolVersions.V2024_11_05);
 
   private final String sessionId;
-  private final SessionSupervisor supervisor;
+  private final CallContexts contexts;
   private final ActorRef<DownstreamSessions.Command> registry;
   private final ClientRequests requests;
   private final DownstreamStreams streams;
@@ -56,7 +55,7 @@ final class PostHandling {
 
   PostHandling(
       String sessionId,
-      SessionSupervisor supervisor,
+      CallContexts contexts,
       ActorRef<DownstreamSessions.Command> registry,
       ClientRequests requests,
       DownstreamStreams streams,
@@ -64,7 +63,7 @@ final class PostHandling {
       Answers answers,
       Supplier<Logger> log) {
     this.sessionId = sessionId;
-    this.supervisor = supervisor;
+    this.contexts = contexts;
     this.registry = registry;
     this.requests = requests;
     this.streams = streams;
@@ -125,7 +124,7 @@ final class PostHandling {
     }
     long sequence = nextSequence++;
     // the sequence tags the upstream calls: what the supervisor relates to them comes back with it
-    UpstreamCalls calls = new UpstreamCalls(supervisor, sessionId, Long.toString(sequence));
+    UpstreamCalls calls = contexts.calls(Long.toString(sequence));
     if (McpMethods.INITIALIZE.equals(request.method())) {
       if (client != null) {
         streams.answer(

@@ -53,6 +53,17 @@ final class SessionListener implements ContextListener {
   @Override
   public CompletionStage<JsonRpcResponse> onServerRequest(
       String server, JsonRpcRequest request, String relatedTag) {
+    return askClient(session, server, request, relatedTag, answerTimeout, scheduler);
+  }
+
+  /** The request to the session, for its client to answer within {@code answerTimeout}. */
+  static CompletionStage<JsonRpcResponse> askClient(
+      ActorRef<DownstreamSession.Command> session,
+      String server,
+      JsonRpcRequest request,
+      String relatedTag,
+      Duration answerTimeout,
+      Scheduler scheduler) {
     return Asks.ask(
         session,
         replyTo -> new DownstreamSession.UpstreamRequest(server, request, relatedTag, replyTo),

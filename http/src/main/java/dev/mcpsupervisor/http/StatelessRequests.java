@@ -62,6 +62,9 @@ final class StatelessRequests {
   /** The stream this session serves when its request is subscriptions/listen, else null. */
   private Subscription subscription;
 
+  /** Between the request's arrival and what its servers offer: nothing is in flight yet. */
+  private boolean discovering;
+
   StatelessRequests(
       String sessionId,
       ClientRequests requests,
@@ -80,6 +83,7 @@ final class StatelessRequests {
   /** The client as the request describes it; what its servers offer is asked for first. */
   ClientRequests.Client begin(DownstreamSession.Stateless stateless) {
     served = stateless;
+    discovering = true;
     requests.statelessLogLevel(stateless.meta().logLevel());
     requests.statelessParamHeaders(stateless.paramHeaders());
     return ClientRequests.Client.stateless(stateless.meta(), stateless.cacheScope());
@@ -91,6 +95,7 @@ final class StatelessRequests {
 
   /** server/discover is answered from what the servers told; anything else goes on as a POST. */
   void ready(ClientRequests.Client client, Outcome outcome, Throwable failure) {
+    discovering = false;
     JsonRpcRequest request = served.request();
     JsonRpcResponse initialized =
         failure != null
@@ -269,6 +274,14 @@ final class StatelessRequests {
   /** Whether the session serves a subscriptions/listen stream, which may stay quiet for long. */
   boolean isListening() {
     return subscription != null;
+  }
+
+  /**
+   * Whether the request waits for what its servers offer (an upstream session may be starting),
+   * with nothing in flight yet.
+   */
+  boolean isDiscovering() {
+    return discovering;
   }
 
   /** The gateway stops: a subscription stream ends gracefully, with its result. */

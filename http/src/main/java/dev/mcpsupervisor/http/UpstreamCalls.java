@@ -20,8 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class UpstreamCalls {
 
-  private final SessionSupervisor supervisor;
-  private final String context;
+  private final CallContexts contexts;
   private final String tag;
   private final Set<String> servers = ConcurrentHashMap.newKeySet();
   private final List<CompletableFuture<?>> calls = new ArrayList<>();
@@ -31,15 +30,19 @@ final class UpstreamCalls {
    * @param tag names the downstream request: the supervisor hands it back with what relates to
    *     these calls
    */
-  UpstreamCalls(SessionSupervisor supervisor, String context, String tag) {
-    this.supervisor = supervisor;
-    this.context = context;
+  UpstreamCalls(CallContexts contexts, String tag) {
+    this.contexts = contexts;
     this.tag = tag;
   }
 
-  /** The downstream session id: the supervisor's context. */
+  /** Every call in the session's own context. */
+  UpstreamCalls(SessionSupervisor supervisor, String context, String tag) {
+    this(CallContexts.own(supervisor, context), tag);
+  }
+
+  /** The downstream session id: the supervisor's context (see {@link CallContexts}). */
   String context() {
-    return context;
+    return contexts.own();
   }
 
   /** A call with the server's configured request timeout. */
@@ -54,13 +57,23 @@ final class UpstreamCalls {
       String server, String method, JsonNode params, Duration deadline) {
     servers.add(server);
     return track(
-        supervisor.request(context, server, method, params, deadline, tag).toCompletableFuture());
+        contexts
+            .supervisor()
+            .request(
+                contexts.contextFor(server),
+                server,
+                method,
+                params,
+                deadline,
+                contexts.tagFor(server, tag))
+            .toCompletableFuture());
   }
 
   /** The server's initialize result, taking this session's lease on it. */
   CompletionStage<JsonNode> acquire(String server) {
     servers.add(server);
-    return track(supervisor.acquire(context, server).toCompletableFuture());
+    return track(
+        contexts.supervisor().acquire(contexts.contextFor(server), server).toCompletableFuture());
   }
 
   boolean reached(String server) {

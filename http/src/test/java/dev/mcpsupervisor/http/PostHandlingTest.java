@@ -58,7 +58,7 @@ class PostHandlingTest {
       posts =
           new PostHandling(
               "s1",
-              null,
+              CallContexts.own(null, "s1"),
               registry.getRef(),
               requests,
               streams,

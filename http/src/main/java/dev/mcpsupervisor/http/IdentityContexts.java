@@ -1,0 +1,133 @@
+package dev.mcpsupervisor.http;
+
+import dev.mcpsupervisor.protocol.config.Isolation;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The callers' identity contexts ({@link CallerIdentity}) and how many downstream sessions use each
+ * now: every session serving a request of that caller enters it and leaves it when the session
+ * ends. A context nobody used for the idle timeout is released in the supervisor (its leases, and
+ * with them its {@code isolation: context} upstream sessions); a session for a context whose
+ * release is under way waits until it is done, so no lease it takes is released under it. Plain
+ * class of {@link DownstreamSessions}, which runs the timers and the releases.
+ *
+ * @param <W> what waits for a release: the request to start a session
+ */
+final class IdentityContexts<W> {
+
+  enum Entered {
+    /** The context is new: its listener is to be registered before the session's calls. */
+    FIRST,
+    /** The context is in use or idle: the session may start. */
+    AGAIN,
+    /** The context is being released: the waiter comes back from {@link #released}. */
+    WAIT
+  }
+
+  private static final class Context<W> {
+    int sessions;
+    boolean releasing;
+    final List<W> waiting = new ArrayList<>();
+  }
+
+  private final Map<String, Context<W>> contexts = new HashMap<>();
+
+  /** The context of each session that entered one, by session id, until the session stops. */
+  private final Map<String, String> contextOfSession = new HashMap<>();
+
+  /**
+   * The endpoints that reach an {@code isolation: context} server: only their sessions use identity
+   * contexts.
+   */
+  static Set<String> pathsReachingContextIsolation(
+      Map<String, McpEndpoint> endpointsByPath, SupervisorConfig config) {
+    Set<String> paths = new HashSet<>();
+    endpointsByPath.forEach(
+        (path, endpoint) -> {
+          if (endpoint.servers().stream()
+              .map(server -> config.servers().get(server))
+              .anyMatch(server -> server != null && server.isolation() == Isolation.CONTEXT)) {
+            paths.add(path);
+          }
+        });
+    return Set.copyOf(paths);
+  }
+
+  /** A session is to serve a request of this context's caller. */
+  Entered enter(String context, W waiter) {
+    Context<W> entry = contexts.get(context);
+    if (entry == null) {
+      entry = new Context<>();
+      entry.sessions = 1;
+      contexts.put(context, entry);
+      return Entered.FIRST;
+    }
+    if (entry.releasing) {
+      entry.waiting.add(waiter);
+      return Entered.WAIT;
+    }
+    entry.sessions++;
+    return Entered.AGAIN;
+  }
+
+  /** The session that entered {@code context} started under this id. */
+  void started(String sessionId, String context) {
+    contextOfSession.put(sessionId, context);
+  }
+
+  /**
+   * A session stopped; answers its context when it was the last session in it (the context's idle
+   * time starts), else null.
+   */
+  String stopped(String sessionId) {
+    String context = contextOfSession.remove(sessionId);
+    Context<W> entry = context == null ? null : contexts.get(context);
+    if (entry == null || entry.sessions == 0) {
+      return null;
+    }
+    entry.sessions--;
+    return entry.sessions == 0 && !entry.releasing ? context : null;
+  }
+
+  /** The context's idle time is over; true when it is to be released now (still unused). */
+  boolean idle(String context) {
+    Context<W> entry = contexts.get(context);
+    if (entry == null || entry.sessions > 0 || entry.releasing) {
+      return false;
+    }
+    entry.releasing = true;
+    return true;
+  }
+
+  /** The gateway stops: every context not being released already is to be released now. */
+  List<String> releaseAll() {
+    List<String> toRelease = new ArrayList<>();
+    contexts.forEach(
+        (context, entry) -> {
+          if (!entry.releasing) {
+            entry.releasing = true;
+            toRelease.add(context);
+          }
+        });
+    return toRelease;
+  }
+
+  /**
+   * The context's release is done and it is forgotten; answers what waited for it, to be started
+   * again (the first of them enters a new context).
+   */
+  List<W> released(String context) {
+    Context<W> entry = contexts.remove(context);
+    return entry == null ? List.of() : List.copyOf(entry.waiting);
+  }
+
+  boolean isEmpty() {
+    return contexts.isEmpty();
+  }
+}
