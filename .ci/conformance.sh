@@ -118,7 +118,10 @@ done
   };
   require("fs").writeFileSync(file, JSON.stringify(config, null, 2));
 ' "$JAVA" "$FIXTURE_CLASSPATH" "$FIXTURE_MAIN" "$WORK/gateway-config.json"
-start_process gateway "mcp-supervisor listening on " "$JAVA" -jar "$GATEWAY_JAR" --config "$WORK/gateway-config.json"
+# resumable streams closed 300 ms after their priming event, so server-sse-polling sees the client resume with
+# Last-Event-ID (the default keeps the connection open until the answer)
+start_process gateway "mcp-supervisor listening on " "$JAVA" -Dmcp-supervisor.http.sseResume.closeConnectionAfter=300ms \
+  -jar "$GATEWAY_JAR" --config "$WORK/gateway-config.json"
 mcp_url="${LISTENING#mcp-supervisor listening on }"
 for set in "${REQUIREMENT_SETS[@]}"; do
   run_suite "gateway-$set" "${mcp_url%/mcp}/servers/fixture/mcp" "$set"
