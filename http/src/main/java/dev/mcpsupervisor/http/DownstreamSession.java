@@ -5,7 +5,6 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -28,8 +27,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * client's protocol known) → {@link #draining} (the gateway stops: no GET stream, reply once every
  * exchange is answered) → {@link #ending} (leases released, then stop). A POST's messages are taken
  * by {@link PostHandling}; what a 2025-era client asks is answered by {@link ClientRequests}; where
- * answers and server messages go is {@link DownstreamStreams}; what the upstreams send the client
- * is relayed by {@link UpstreamRelay}.
+ * answers and server messages go is {@link DownstreamStreams}; what the upstreams send goes where
+ * {@link UpstreamTraffic} says.
  *
  * <p>Created and ended only by {@link DownstreamSessions}: it never stops on its own, it asks to be
  * ended (idle, failed initialize), so that the registry never routes a message to a session that is
@@ -211,9 +210,9 @@ public final class DownstreamSession {
   private final TimerScheduler<Command> timers;
   private final ClientRequests requests;
   private final DownstreamStreams streams;
-  private final UpstreamRelay relay;
   private final PostHandling posts;
   private final StatelessRequests stateless;
+  private final UpstreamTraffic upstreams;
 
   /** Messages the registry routed here, so that an idle end never races a message on its way. */
   private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
@@ -251,7 +250,7 @@ public final class DownstreamSession {
                 (delay, exchange) ->
                     timers.startSingleTimer(
                         new StreamTimer(exchange), new StreamTimer(exchange), delay)));
-    this.relay =
+    UpstreamRelay relay =
         new UpstreamRelay(
             id,
             streams,
@@ -290,6 +289,7 @@ public final class DownstreamSession {
                         subscribing,
                         (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris))),
             settings);
+    this.upstreams = new UpstreamTraffic(relay, stateless);
   }
 
   private Behavior<Command> start() {
@@ -351,12 +351,12 @@ public final class DownstreamSession {
             closed -> next(onExchangeClosed(closed, client), client, draining))
         .onMessage(Answered.class, answered -> next(onAnswered(answered, client), client, draining))
         .onMessage(
-            UpstreamNotification.class, upstream -> same(() -> onUpstreamNotification(upstream)))
+            UpstreamNotification.class, upstream -> same(() -> upstreams.notification(upstream)))
         .onMessage(
-            UpstreamRequest.class, upstream -> same(() -> onUpstreamRequest(upstream, client)))
+            UpstreamRequest.class, upstream -> same(() -> upstreams.request(upstream, client)))
         .onMessage(
             ServerRequestExpired.class,
-            expired -> same(() -> relay.expired(expired.downstreamId())))
+            expired -> same(() -> upstreams.expired(expired.downstreamId())))
         .onMessageEquals(IdleCheck.INSTANCE, this::onIdleCheck)
         .onMessage(End.class, end -> onEnd(end, draining))
         .onMessage(Drain.class, drain -> onDrain(drain, client))
@@ -447,26 +447,6 @@ public final class DownstreamSession {
     return Behaviors.same();
   }
 
-  // ------------------------------------------------------------------------------------- upstreams
-
-  private void onUpstreamNotification(UpstreamNotification upstream) {
-    if (McpMethods.NOTIFICATION_CANCELLED.equals(upstream.notification().method())
-        && upstream.notification().params() != null) {
-      stateless.withdrawn(upstream.server(), upstream.notification().params().path("requestId"));
-    }
-    if (!stateless.listened(upstream)) {
-      relay.notification(upstream);
-    }
-  }
-
-  private void onUpstreamRequest(UpstreamRequest upstream, ClientRequests.Client client) {
-    if (client != null && client.isStateless()) {
-      stateless.serverRequest(upstream, client);
-    } else {
-      relay.request(upstream, client);
-    }
-  }
-
   // --------------------------------------------------------------------------------------- streams
 
   private Behavior<Command> onOpenStream(OpenStream open, Draining draining) {
@@ -538,8 +518,7 @@ public final class DownstreamSession {
         call ->
             JsonRpcResponse.failure(
                 call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
-    relay.failAll("the downstream session ended");
-    stateless.end("the downstream session ended");
+    upstreams.failAll("the downstream session ended");
     timers.cancelAll();
     context.pipeToSelf(supervisor.releaseAll(id), (done, failure) -> LeasesReleased.INSTANCE);
     List<ActorRef<DownstreamSessions.Reply>> waiters = new ArrayList<>();

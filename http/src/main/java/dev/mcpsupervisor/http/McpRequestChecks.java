@@ -122,6 +122,11 @@ final class McpRequestChecks {
         .filter(value -> !value.isEmpty());
   }
 
+  /** The value of the request's header of that name, or null. */
+  static String header(HttpRequest request, String name) {
+    return request.getHeader(name).map(HttpHeader::value).orElse(null);
+  }
+
   HttpResponse missingSessionId() {
     return refusals.refuse(
         StatusCodes.BAD_REQUEST,

@@ -1,0 +1,124 @@
+package dev.mcpsupervisor.http;
+
+import dev.mcpsupervisor.actors.Asks;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.stream.Materializer;
+
+/**
+ * What the session-era and the stateless routes share about talking to a downstream session:
+ * creating it, opening an {@link Exchange} with it, turning the exchange's first event into the
+ * HTTP answer, and telling the session when the client is gone.
+ */
+final class SessionExchanges {
+
+  private static final Duration ASK_TIMEOUT = Duration.ofSeconds(10);
+
+  private final ActorRef<DownstreamSessions.Command> sessions;
+  private final Scheduler scheduler;
+  private final Materializer materializer;
+  private final GatewaySettings settings;
+  private final Duration answerTimeout;
+  private final McpRefusals refusals;
+  private final ExchangeResponses responses;
+  private final OpenExchanges openExchanges = new OpenExchanges();
+
+  /**
+   * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
+   *     first answer has not come by then means something inside broke; it gets 504 instead of
+   *     hanging
+   */
+  SessionExchanges(
+      ActorRef<DownstreamSessions.Command> sessions,
+      Scheduler scheduler,
+      Materializer materializer,
+      GatewaySettings settings,
+      Duration answerTimeout,
+      McpRefusals refusals) {
+    this.sessions = sessions;
+    this.scheduler = scheduler;
+    this.materializer = materializer;
+    this.settings = settings;
+    this.answerTimeout = answerTimeout;
+    this.refusals = refusals;
+    this.responses = new ExchangeResponses(refusals, settings.sseKeepAlive());
+  }
+
+  ExchangeResponses responses() {
+    return responses;
+  }
+
+  /**
+   * A new downstream session's id, or null when the gateway is shutting down.
+   *
+   * @param identity its caller's context, or null
+   */
+  CompletionStage<DownstreamSessions.Created> createSession(String server, String identity) {
+    return Asks.ask(
+        sessions,
+        replyTo -> new DownstreamSessions.Create(server, identity, replyTo),
+        ASK_TIMEOUT,
+        scheduler);
+  }
+
+  HttpResponse shuttingDown() {
+    return refusals.refuse(
+        StatusCodes.SERVICE_UNAVAILABLE,
+        "shutting_down",
+        "Service Unavailable: the gateway is shutting down");
+  }
+
+  Exchange openExchange() {
+    return openExchanges.track(Exchange.open(materializer, settings.streamBuffer()));
+  }
+
+  /** Completes once every response stream open now is written out, or at {@code deadline}. */
+  CompletionStage<Void> responsesWritten(Duration deadline) {
+    return openExchanges.allClosed(deadline);
+  }
+
+  /**
+   * The HTTP answer of an exchange, from its first event; 504 when none comes in time.
+   *
+   * @param onStream run when the answer is a stream
+   */
+  CompletionStage<HttpResponse> answer(
+      Exchange exchange,
+      AcceptHeader accept,
+      boolean batch,
+      String newSessionId,
+      Runnable onStream) {
+    return exchange
+        .head()
+        .toCompletableFuture()
+        .orTimeout(answerTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .handle(
+            (head, failure) -> {
+              if (failure != null) {
+                exchange.ref().tell(new Exchange.Complete(List.of()));
+                return refusals.refuse(
+                    StatusCodes.GATEWAY_TIMEOUT,
+                    "no_answer",
+                    "Gateway Timeout: no answer within " + answerTimeout);
+              }
+              return responses.post(head, accept, batch, newSessionId, onStream);
+            });
+  }
+
+  /** Once the client is gone from a stream, the session stops sending on it. */
+  void closeWhenDone(Exchange exchange, String sessionId, String path) {
+    exchange
+        .terminated()
+        .thenRun(
+            () ->
+                sessions.tell(
+                    new DownstreamSessions.Deliver(
+                        sessionId, path, new DownstreamSession.ExchangeClosed(exchange.ref()))));
+  }
+}

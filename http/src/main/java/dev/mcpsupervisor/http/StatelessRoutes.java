@@ -1,0 +1,159 @@
+package dev.mcpsupervisor.http;
+
+import static dev.mcpsupervisor.http.McpRequestChecks.header;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.RequestStates;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+
+/**
+ * The 2026-07-28 request path of the MCP endpoints: a request without a session, checked against
+ * its headers ({@link StatelessEnvelope}), is served by a session of its own that ends with its
+ * exchange; a retry answering an input_required round goes to the session keeping its call. {@link
+ * McpRoutes} hands such requests here.
+ */
+final class StatelessRoutes {
+
+  private final ActorRef<DownstreamSessions.Command> sessions;
+  private final SessionExchanges exchanges;
+  private final GatewaySettings settings;
+  private final GatewayMetrics metrics;
+
+  /** What a stateless client's cacheable results say: private when answers depend on a token. */
+  private final String cacheScope;
+
+  private final CallerIdentity callers;
+
+  /**
+   * @param cacheScope what a stateless client's cacheable results say ({@code private} when the
+   *     gateway requires a token, since answers may then depend on who asks)
+   * @param callers who a stateless request comes from, for its {@code isolation: context} servers
+   */
+  StatelessRoutes(
+      ActorRef<DownstreamSessions.Command> sessions,
+      SessionExchanges exchanges,
+      GatewaySettings settings,
+      GatewayMetrics metrics,
+      String cacheScope,
+      CallerIdentity callers) {
+    this.sessions = sessions;
+    this.exchanges = exchanges;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.cacheScope = cacheScope;
+    this.callers = callers;
+  }
+
+  /**
+   * A 2026-07-28 request, checked against its headers, is served by a session of its own that ends
+   * with its exchange: the leases it took are released, and a client that goes away cancels what it
+   * asked upstream. Its calls to {@code isolation: context} servers go out in its caller's context
+   * when the request names one ({@link CallerIdentity}), except a listen stream's.
+   */
+  CompletionStage<HttpResponse> request(
+      JsonRpcRequest call, HttpRequest request, String path, String server, AcceptHeader accept) {
+    Optional<StatelessEnvelope.Rejection> rejection =
+        StatelessEnvelope.check(call, name -> header(request, name));
+    if (rejection.isPresent()) {
+      StatelessEnvelope.Rejection refused = rejection.get();
+      metrics.rejected("stateless_" + -refused.response().error().code());
+      return done(
+          McpResponses.json(
+              StatusCodes.get(refused.httpStatus()), JsonRpcCodec.toJson(refused.response())));
+    }
+    String principal = RequestStates.principalOf(header(request, "Authorization"));
+    JsonNode requestState = call.params() == null ? null : call.params().get("requestState");
+    if (requestState != null) {
+      return retry(call, requestState, principal, path, accept);
+    }
+    String identity =
+        McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method())
+            ? null
+            : callers.contextOf(name -> header(request, name));
+    return exchanges
+        .createSession(server, identity)
+        .thenCompose(
+            created ->
+                created.sessionId() == null
+                    ? done(exchanges.shuttingDown())
+                    : exchange(
+                        created.sessionId(),
+                        path,
+                        accept,
+                        exchange ->
+                            new DownstreamSession.Stateless(
+                                call,
+                                StatelessEnvelope.Meta.of(call),
+                                cacheScope,
+                                principal,
+                                McpRequestChecks.paramHeaders(request),
+                                accept.sse(),
+                                exchange)));
+  }
+
+  /**
+   * A retry that answers an input_required round goes to the session keeping its call, which its
+   * verified requestState names.
+   */
+  private CompletionStage<HttpResponse> retry(
+      JsonRpcRequest call,
+      JsonNode requestState,
+      String principal,
+      String path,
+      AcceptHeader accept) {
+    RequestStates.Opened opened =
+        settings
+            .requestStates()
+            .open(
+                requestState.asText(null),
+                call.method(),
+                StatelessEnvelope.nameOf(call),
+                principal);
+    if (opened instanceof RequestStates.Opened.Invalid invalid) {
+      metrics.rejected("request_state");
+      return done(
+          McpResponses.json(
+              StatusCodes.BAD_REQUEST,
+              JsonRpcCodec.toJson(
+                  JsonRpcResponse.failure(call.id(), INVALID_PARAMS, invalid.why()))));
+    }
+    RequestStates.State state = ((RequestStates.Opened.Valid) opened).state();
+    return exchange(
+        state.pendingId(),
+        path,
+        accept,
+        exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange));
+  }
+
+  /**
+   * A stateless request's exchange with its session, which hears when the exchange is over (a
+   * session serving one request ends with it).
+   */
+  private CompletionStage<HttpResponse> exchange(
+      String sessionId,
+      String path,
+      AcceptHeader accept,
+      Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command) {
+    Exchange exchange = exchanges.openExchange();
+    sessions.tell(new DownstreamSessions.Deliver(sessionId, path, command.apply(exchange.ref())));
+    exchanges.closeWhenDone(exchange, sessionId, path);
+    return exchanges.answer(exchange, accept, false, null, () -> {});
+  }
+
+  private static CompletionStage<HttpResponse> done(HttpResponse response) {
+    return CompletableFuture.completedFuture(response);
+  }
+}
