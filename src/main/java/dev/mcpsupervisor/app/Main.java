@@ -75,6 +75,13 @@ public final class Main implements Callable<Integer> {
       description = "port to bind, 0 for any free port (overrides gateway.port; default 8080)")
   private Integer port;
 
+  @Option(
+      names = "--allow-unauthenticated",
+      description =
+          "serve on a non-loopback address without gateway.authTokens (anyone who reaches it may call"
+              + " every server)")
+  private boolean allowUnauthenticated;
+
   private final PrintWriter out;
   private final PrintWriter err;
 
@@ -128,9 +135,6 @@ public final class Main implements Callable<Integer> {
 
   /** Applies {@code --host} and {@code --port} over the file's gateway section. */
   private SupervisorConfig withOverrides(SupervisorConfig loaded) {
-    if (port != null && (port < 0 || port > 65535)) {
-      throw new ConfigException("--port", "must be from 0 to 65535, got " + port);
-    }
     if (host != null && host.isBlank()) {
       throw new ConfigException("--host", "must not be empty");
     }
@@ -143,6 +147,17 @@ public final class Main implements Callable<Integer> {
             gateway.allowedOrigins(),
             gateway.maxBodyBytes(),
             gateway.sessionIdleTimeout());
+    // first: a gateway open to the network must not start by accident
+    if (!overridden.bindsLoopback() && overridden.authTokens().isEmpty() && !allowUnauthenticated) {
+      throw new ConfigException(
+          host != null ? "--host" : "gateway.host",
+          overridden.host()
+              + " is not a loopback address and gateway.authTokens is empty: set tokens, or pass"
+              + " --allow-unauthenticated");
+    }
+    if (port != null && (port < 0 || port > 65535)) {
+      throw new ConfigException("--port", "must be from 0 to 65535, got " + port);
+    }
     return new SupervisorConfig(loaded.servers(), overridden);
   }
 

@@ -48,6 +48,22 @@ class MainTest {
   }
 
   @Test
+  void aNonLoopbackBindWithoutTokensExitsTwoUnlessAllowed() {
+    Result refused = run("--host", "0.0.0.0", "--port", "65536");
+    assertEquals(Main.EXIT_USAGE, refused.status);
+    assertEquals(
+        List.of(
+            "--host: 0.0.0.0 is not a loopback address and gateway.authTokens is empty: set tokens,"
+                + " or pass --allow-unauthenticated"),
+        refused.errLines());
+    assertEquals("", refused.out);
+    // allowed, the bind check (the first) passes and the port check speaks: nothing is started
+    Result allowed = run("--allow-unauthenticated", "--host", "0.0.0.0", "--port", "65536");
+    assertEquals(Main.EXIT_USAGE, allowed.status);
+    assertEquals(List.of("--port: must be from 0 to 65535, got 65536"), allowed.errLines());
+  }
+
+  @Test
   void unknownOrMalformedFlagsExitTwoWithOneLine() {
     Result notANumber = run("--port", "http");
     assertEquals(Main.EXIT_USAGE, notANumber.status);

@@ -3,10 +3,8 @@ package dev.mcpsupervisor.http;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -51,7 +49,7 @@ final class AccessControl extends AllDirectives {
   private final GatewayMetrics metrics;
 
   AccessControl(GatewayConfig gateway, GatewayMetrics metrics) {
-    this.loopbackBound = isLoopback(gateway.host());
+    this.loopbackBound = gateway.bindsLoopback();
     gateway
         .allowedOrigins()
         .forEach(origin -> normalizedOrigin(origin).ifPresent(allowedOrigins::add));
@@ -168,14 +166,6 @@ final class AccessControl extends AllDirectives {
           scheme + "://" + host.toLowerCase(Locale.ROOT) + (defaultPort ? "" : ":" + port));
     } catch (URISyntaxException e) {
       return Optional.empty();
-    }
-  }
-
-  private static boolean isLoopback(String host) {
-    try {
-      return InetAddress.getByName(host).isLoopbackAddress();
-    } catch (UnknownHostException e) {
-      return false;
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 
@@ -20,9 +22,21 @@ public record GatewayConfig(
     long maxBodyBytes,
     Duration sessionIdleTimeout) {
 
+  /** Shorter bearer tokens are refused at start: they can be guessed. */
+  public static final int MIN_TOKEN_LENGTH = 32;
+
   public GatewayConfig {
     authTokens = List.copyOf(authTokens);
     allowedOrigins = List.copyOf(allowedOrigins);
+  }
+
+  /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */
+  public boolean bindsLoopback() {
+    try {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
   }
 
   @Override

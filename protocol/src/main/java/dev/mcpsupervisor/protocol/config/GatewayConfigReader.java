@@ -53,6 +53,16 @@ final class GatewayConfigReader {
             gateway.path(AUTH_TOKENS) + "[" + i + "]",
             "must be non-empty, without spaces");
       }
+      if (token.length() < GatewayConfig.MIN_TOKEN_LENGTH) {
+        throw new ConfigException(
+            gateway.origin(),
+            gateway.path(AUTH_TOKENS) + "[" + i + "]",
+            "must be at least "
+                + GatewayConfig.MIN_TOKEN_LENGTH
+                + " characters, this one has "
+                + token.length()
+                + " (e.g. openssl rand -base64 32)");
+      }
     }
     return tokens;
   }

@@ -269,6 +269,11 @@ class ConfigLoaderBrokenConfigTest {
             gateway("\"authTokens\": [\"\"]"),
             "gateway.authTokens[0]: must be non-empty, without spaces"),
         broken(
+            "short auth token",
+            gateway("\"authTokens\": [\"0123456789abcdef0123456789abcdef\", \"s3cret\"]"),
+            "gateway.authTokens[1]: must be at least 32 characters, this one has 6 (e.g. openssl"
+                + " rand -base64 32)"),
+        broken(
             "allowed origin without scheme",
             gateway("\"allowedOrigins\": [\"app.example.com\"]"),
             "gateway.allowedOrigins[0]: \"app.example.com\" is not an origin (expected scheme://host[:port],"

@@ -195,7 +195,7 @@ class ConfigLoaderTest {
         gateway {
           host = "0.0.0.0"
           port = 0
-          authTokens = [token-one, token-two]
+          authTokens = [token-one-0123456789abcdef0123456789, token-two-0123456789abcdef0123456789]
           allowedOrigins = ["https://app.example.com", "http://localhost:5173"]
           maxBodyBytes = 1 MiB
           sessionIdleTimeout = 5m
@@ -227,7 +227,7 @@ class ConfigLoaderTest {
         new GatewayConfig(
             "0.0.0.0",
             0,
-            List.of("token-one", "token-two"),
+            List.of("token-one-0123456789abcdef0123456789", "token-two-0123456789abcdef0123456789"),
             List.of("https://app.example.com", "http://localhost:5173"),
             1024 * 1024,
             Duration.ofMinutes(5)),
