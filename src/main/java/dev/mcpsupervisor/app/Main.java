@@ -2,6 +2,7 @@ package dev.mcpsupervisor.app;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.protocol.config.BindSafety;
 import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
@@ -22,10 +23,11 @@ import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Option;
 
 /**
- * {@code java -jar mcp-supervisor.jar [--config FILE] [--host H] [--port N]}: starts the gateway
- * and prints one line, {@code mcp-supervisor listening on http://H:N/mcp}, once it is bound. Exit
- * status: 0 after a clean shutdown (SIGTERM, SIGINT), 2 for a bad configuration or bad flags (one
- * line on stderr), 1 when the gateway cannot start.
+ * {@code java -jar mcp-supervisor.jar [--config FILE] [--host H] [--port N]
+ * [--allow-unauthenticated]}: starts the gateway and prints one line, {@code mcp-supervisor
+ * listening on http://H:N/mcp}, once it is bound. Exit status: 0 after a clean shutdown (SIGTERM,
+ * SIGINT), 2 for a bad configuration or bad flags (one line on stderr), 1 when the gateway cannot
+ * start.
  */
 @Command(
     name = "mcp-supervisor",
@@ -78,8 +80,8 @@ public final class Main implements Callable<Integer> {
   @Option(
       names = "--allow-unauthenticated",
       description =
-          "serve on a non-loopback address without gateway.authTokens (anyone who reaches it may call"
-              + " every server)")
+          "serve on a non-loopback address without gateway.authTokens (anyone who reaches it may"
+              + " call every server; gateway.allowedHosts is still required)")
   private boolean allowUnauthenticated;
 
   private final PrintWriter out;
@@ -135,6 +137,9 @@ public final class Main implements Callable<Integer> {
 
   /** Applies {@code --host} and {@code --port} over the file's gateway section. */
   private SupervisorConfig withOverrides(SupervisorConfig loaded) {
+    if (port != null && (port < 0 || port > 65535)) {
+      throw new ConfigException("--port", "must be from 0 to 65535, got " + port);
+    }
     if (host != null && host.isBlank()) {
       throw new ConfigException("--host", "must not be empty");
     }
@@ -145,19 +150,14 @@ public final class Main implements Callable<Integer> {
             port != null ? port : gateway.port(),
             gateway.authTokens(),
             gateway.allowedOrigins(),
+            gateway.allowedHosts(),
             gateway.maxBodyBytes(),
             gateway.sessionIdleTimeout());
-    // first: a gateway open to the network must not start by accident
-    if (!overridden.bindsLoopback() && overridden.authTokens().isEmpty() && !allowUnauthenticated) {
-      throw new ConfigException(
-          host != null ? "--host" : "gateway.host",
-          overridden.host()
-              + " is not a loopback address and gateway.authTokens is empty: set tokens, or pass"
-              + " --allow-unauthenticated");
-    }
-    if (port != null && (port < 0 || port > 65535)) {
-      throw new ConfigException("--port", "must be from 0 to 65535, got " + port);
-    }
+    BindSafety.refusal(overridden, allowUnauthenticated)
+        .ifPresent(
+            problem -> {
+              throw new ConfigException(host != null ? "--host" : "gateway.host", problem);
+            });
     return new SupervisorConfig(loaded.servers(), overridden);
   }
 

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -48,19 +49,46 @@ class MainTest {
   }
 
   @Test
-  void aNonLoopbackBindWithoutTokensExitsTwoUnlessAllowed() {
-    Result refused = run("--host", "0.0.0.0", "--port", "65536");
-    assertEquals(Main.EXIT_USAGE, refused.status);
+  void anExposedBindExitsTwoWithOneLineUntilTokensOrTheWaiverAndAllowedHostsAreSet()
+      throws IOException {
+    Result noToken = run("--host", "0.0.0.0", "--port", "0");
+    assertEquals(Main.EXIT_USAGE, noToken.status);
     assertEquals(
         List.of(
-            "--host: 0.0.0.0 is not a loopback address and gateway.authTokens is empty: set tokens,"
-                + " or pass --allow-unauthenticated"),
-        refused.errLines());
-    assertEquals("", refused.out);
-    // allowed, the bind check (the first) passes and the port check speaks: nothing is started
-    Result allowed = run("--allow-unauthenticated", "--host", "0.0.0.0", "--port", "65536");
-    assertEquals(Main.EXIT_USAGE, allowed.status);
-    assertEquals(List.of("--port: must be from 0 to 65535, got 65536"), allowed.errLines());
+            "--host: 0.0.0.0 is not a loopback address and gateway.authTokens is empty: set tokens"
+                + " (at least 32 characters each), or pass --allow-unauthenticated"),
+        noToken.errLines());
+    assertEquals("", noToken.out);
+    // the waiver covers the tokens only: the demo config lists no allowedHosts
+    Result waived = run("--allow-unauthenticated", "--host", "0.0.0.0", "--port", "0");
+    assertEquals(Main.EXIT_USAGE, waived.status);
+    assertEquals(
+        List.of(
+            "--host: 0.0.0.0 is not a loopback address and gateway.allowedHosts is empty: list the"
+                + " names clients reach the gateway by, or [\"*\"] to accept any Host header"),
+        waived.errLines());
+    Path config = dir.resolve("exposed.json");
+    Files.writeString(
+        config, "{\"mcpServers\": {}, \"gateway\": {\"host\": \"0.0.0.0\", \"port\": 0}}");
+    Result fromFile = run("--config", config.toString());
+    assertEquals(Main.EXIT_USAGE, fromFile.status);
+    assertTrue(fromFile.errLines().get(0).startsWith("gateway.host: 0.0.0.0 is not a loopback"));
+  }
+
+  @Test
+  void aShortTokenExitsTwoWithOneLineThatNeverShowsIt() throws IOException {
+    Path config = dir.resolve("short.json");
+    Files.writeString(
+        config, "{\"mcpServers\": {}, \"gateway\": {\"authTokens\": [\"hunter2-hunter2\"]}}");
+    Result result = run("--config", config.toString());
+    assertEquals(Main.EXIT_USAGE, result.status);
+    assertEquals(
+        List.of(
+            config
+                + ": gateway.authTokens[0]: must be at least 32 characters, this one has 15 (e.g."
+                + " openssl rand -base64 32)"),
+        result.errLines());
+    assertFalse(result.err.contains("hunter2"), result.err);
   }
 
   @Test

@@ -26,8 +26,11 @@ import org.apache.pekko.http.javadsl.server.Route;
  * Who may call the gateway.
  *
  * <ul>
- *   <li>Host (DNS rebinding): bound to a loopback address, only {@code localhost}, {@code
- *       127.0.0.1} and {@code [::1]} (any port) are accepted; a rebound name is refused with 403.
+ *   <li>Host (DNS rebinding): with {@code allowedHosts} configured, only those names (any port, any
+ *       case; {@code ["*"]} accepts all) are accepted, a request without Host included. Without it,
+ *       bound to a loopback address, only {@code localhost}, {@code 127.0.0.1} and {@code [::1]}
+ *       are accepted; a non-loopback bind without it does not start ({@code BindSafety}). Refused
+ *       with 403.
  *   <li>Origin: absent is fine (not a browser); a loopback origin is fine when bound to loopback;
  *       otherwise only the configured {@code allowedOrigins}; anything else (including {@code
  *       null}) gets 403.
@@ -44,12 +47,14 @@ final class AccessControl extends AllDirectives {
   private static final String REALM = "mcp-supervisor";
 
   private final boolean loopbackBound;
+  private final Set<String> allowedHosts;
   private final Set<String> allowedOrigins = new HashSet<>();
   private final List<byte[]> tokenDigests;
   private final GatewayMetrics metrics;
 
   AccessControl(GatewayConfig gateway, GatewayMetrics metrics) {
     this.loopbackBound = gateway.bindsLoopback();
+    this.allowedHosts = Set.copyOf(gateway.allowedHosts());
     gateway
         .allowedOrigins()
         .forEach(origin -> normalizedOrigin(origin).ifPresent(allowedOrigins::add));
@@ -70,14 +75,16 @@ final class AccessControl extends AllDirectives {
   }
 
   private Optional<HttpResponse> refusalByHostOrOrigin(HttpRequest request) {
-    if (loopbackBound) {
-      Optional<String> host = request.getHeader("Host").map(header -> hostName(header.value()));
-      if (host.isPresent() && !LOOPBACK_HOSTS.contains(host.get())) {
-        metrics.rejected("forbidden_host");
-        return Optional.of(
-            McpResponses.error(
-                StatusCodes.FORBIDDEN, INVALID_REQUEST, "Forbidden: Host not allowed"));
-      }
+    Optional<String> host = request.getHeader("Host").map(header -> hostName(header.value()));
+    if (!isAllowedHost(host)) {
+      metrics.rejected("forbidden_host");
+      return Optional.of(
+          McpResponses.error(
+              StatusCodes.FORBIDDEN,
+              INVALID_REQUEST,
+              allowedHosts.isEmpty()
+                  ? "Forbidden: Host not allowed"
+                  : "Forbidden: Host not allowed (not in gateway.allowedHosts)"));
     }
     Optional<String> origin = request.getHeader("Origin").map(header -> header.value().trim());
     if (origin.isPresent() && !isAllowedOrigin(origin.get())) {
@@ -87,6 +94,16 @@ final class AccessControl extends AllDirectives {
               StatusCodes.FORBIDDEN, INVALID_REQUEST, "Forbidden: Origin not allowed"));
     }
     return Optional.empty();
+  }
+
+  private boolean isAllowedHost(Optional<String> host) {
+    if (allowedHosts.contains(GatewayConfig.ANY_HOST)) {
+      return true;
+    }
+    if (!allowedHosts.isEmpty()) {
+      return host.isPresent() && allowedHosts.contains(host.get());
+    }
+    return !loopbackBound || host.isEmpty() || LOOPBACK_HOSTS.contains(host.get());
   }
 
   private boolean isAllowedOrigin(String origin) {

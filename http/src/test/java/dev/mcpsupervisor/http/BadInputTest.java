@@ -11,9 +11,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -216,7 +213,7 @@ class BadInputTest {
   void aRebindingHostGets403AndLoopbackHostsAreAccepted() throws IOException {
     int port = gateway.server.address().getPort();
     String initialize = TestGateway.initializeBody("2025-11-25", "{}");
-    RawResponse evil = raw("POST", "/mcp", "evil.example.com", initialize);
+    RawHttp.Response evil = raw("POST", "/mcp", "evil.example.com", initialize);
     assertEquals(403, evil.status(), evil.body());
     assertEquals(
         JsonRpcErrorCodes.INVALID_REQUEST, json(evil.body()).path("error").path("code").asInt());
@@ -265,32 +262,8 @@ class BadInputTest {
     assertFalse(response.body().contains("Exception"), response.body());
   }
 
-  private record RawResponse(int status, String body) {}
-
-  /** HTTP/1.1 by hand, because java.net.http does not let a client choose its Host header. */
-  private RawResponse raw(String method, String path, String host, String body) throws IOException {
-    try (Socket socket = new Socket("127.0.0.1", gateway.server.address().getPort())) {
-      socket.setSoTimeout(30_000);
-      byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-      String head =
-          method
-              + " "
-              + path
-              + " HTTP/1.1\r\nHost: "
-              + host
-              + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-              + "Connection: close\r\nContent-Length: "
-              + content.length
-              + "\r\n\r\n";
-      OutputStream out = socket.getOutputStream();
-      out.write(head.getBytes(StandardCharsets.US_ASCII));
-      out.write(content);
-      out.flush();
-      InputStream in = socket.getInputStream();
-      String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      int status = Integer.parseInt(response.substring(9, 12));
-      int bodyStart = response.indexOf("\r\n\r\n");
-      return new RawResponse(status, bodyStart < 0 ? "" : response.substring(bodyStart + 4));
-    }
+  private RawHttp.Response raw(String method, String path, String host, String body)
+      throws IOException {
+    return RawHttp.send(gateway.server.address().getPort(), method, path, host, body);
   }
 }

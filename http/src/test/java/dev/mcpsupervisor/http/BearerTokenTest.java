@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BearerTokenTest {
 
-  private static final String TOKEN = "s3cret-token";
-  private static final String OTHER_TOKEN = "another-valid-one";
+  private static final String TOKEN = "s3cret-token-0123456789abcdef0123";
+  private static final String OTHER_TOKEN = "another-valid-one-0123456789abcdef";
 
   private TestGateway gateway;
 

@@ -42,6 +42,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class StatelessIdentityTest {
 
+  private static final String TOKEN_1 = "token-1-0123456789abcdef0123456789";
+  private static final String TOKEN_2 = "token-2-0123456789abcdef0123456789";
+
   private static final String COUNTER = "/servers/counter/mcp";
   private static final String AGENT_HEADER = "X-Agent-ID";
   private static final String ACCEPT = "{\"action\":\"accept\",\"content\":{\"answer\":\"%s\"}}";
@@ -64,7 +67,7 @@ class StatelessIdentityTest {
     agents =
         TestGateway.start(
             agentHeader,
-            TestGateway.gateway(List.of("token-1", "token-2"), List.of(), 1024 * 1024),
+            TestGateway.gateway(List.of(TOKEN_1, TOKEN_2), List.of(), 1024 * 1024),
             counter(),
             shared(),
             stdioCounter());
@@ -183,18 +186,18 @@ class StatelessIdentityTest {
 
   @Test
   void oneTokensCallsKeepCountingAndAnotherTokenStartsAtOne() {
-    assertEquals(List.of(1, 2, 3), counts(agents, 3, bearer("token-1")));
-    assertEquals(List.of(1, 2), counts(agents, 2, bearer("token-2")));
-    assertEquals(4, count(agents, bearer("token-1")));
+    assertEquals(List.of(1, 2, 3), counts(agents, 3, bearer(TOKEN_1)));
+    assertEquals(List.of(1, 2), counts(agents, 2, bearer(TOKEN_2)));
+    assertEquals(4, count(agents, bearer(TOKEN_1)));
     // the aggregated endpoint reaches the same server in the same context
-    assertEquals(5, count(agents, "/mcp", "counter__count", bearer("token-1")));
+    assertEquals(5, count(agents, "/mcp", "counter__count", bearer(TOKEN_1)));
   }
 
   @Test
   void overStdioEachCallerHasAProcessOfItsOwnThatKeepsCounting() {
     String local = "/servers/local/mcp";
-    String[] first = bearerAndAgent("token-1", "stdio-1");
-    String[] second = bearerAndAgent("token-1", "stdio-2");
+    String[] first = bearerAndAgent(TOKEN_1, "stdio-1");
+    String[] second = bearerAndAgent(TOKEN_1, "stdio-2");
     assertEquals(1, count(agents, local, FixtureTools.COUNT, first));
     assertEquals(2, count(agents, local, FixtureTools.COUNT, first));
     assertEquals(1, count(agents, local, FixtureTools.COUNT, second));
@@ -211,37 +214,36 @@ class StatelessIdentityTest {
 
   @Test
   void oneTokensAgentsAreApartAndAnAgentIdReachesNoOtherTokensContext() {
-    assertEquals(List.of(1, 2), counts(agents, 2, bearerAndAgent("token-1", "planner")));
-    assertEquals(List.of(1), counts(agents, 1, bearerAndAgent("token-1", "coder")));
-    assertEquals(
-        List.of(1), counts(agents, 1, bearerAndAgent("token-2", "planner")), "other token");
-    assertEquals(3, count(agents, bearerAndAgent("token-1", "planner")));
+    assertEquals(List.of(1, 2), counts(agents, 2, bearerAndAgent(TOKEN_1, "planner")));
+    assertEquals(List.of(1), counts(agents, 1, bearerAndAgent(TOKEN_1, "coder")));
+    assertEquals(List.of(1), counts(agents, 1, bearerAndAgent(TOKEN_2, "planner")), "other token");
+    assertEquals(3, count(agents, bearerAndAgent(TOKEN_1, "planner")));
   }
 
   @Test
   void aSessionEraClientAndAStatelessCallerDoNotShare() {
-    String[] caller = bearerAndAgent("token-2", "shared-nothing");
+    String[] caller = bearerAndAgent(TOKEN_2, "shared-nothing");
     assertEquals(List.of(1, 2), counts(agents, 2, caller));
     HttpResponse<String> initialized =
         agents.post(
             COUNTER,
             null,
             TestGateway.initializeBody(ProtocolVersions.LATEST, "{}"),
-            bearer("token-2"));
+            bearer(TOKEN_2));
     assertEquals(200, initialized.statusCode(), initialized.body());
     String session = initialized.headers().firstValue("Mcp-Session-Id").orElseThrow();
     agents.post(
         COUNTER,
         session,
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-        bearer("token-2"));
+        bearer(TOKEN_2));
     for (int expected = 1; expected <= 2; expected++) {
       HttpResponse<String> call =
           agents.post(
               COUNTER,
               session,
               TestGateway.callTool(expected, FixtureTools.COUNT, "{}"),
-              bearer("token-2"));
+              bearer(TOKEN_2));
       assertEquals(Integer.toString(expected), TestGateway.text(answer(call)), call.body());
     }
     assertEquals(3, count(agents, caller));
@@ -251,7 +253,7 @@ class StatelessIdentityTest {
                 .request(COUNTER)
                 .DELETE()
                 .header("Mcp-Session-Id", session)
-                .header("Authorization", "Bearer token-2")
+                .header("Authorization", "Bearer " + TOKEN_2)
                 .build());
     assertEquals(200, deleted.statusCode(), deleted.body());
     assertEquals(4, count(agents, caller), "the session's end is not the caller's");
@@ -259,10 +261,10 @@ class StatelessIdentityTest {
 
   @Test
   void sharedServersStayPooledAndOnlyTheContextServerIsLeasedForTheCaller() {
-    String[] caller = bearerAndAgent("token-1", "pool-user");
+    String[] caller = bearerAndAgent(TOKEN_1, "pool-user");
     count(agents, "/servers/pooled/mcp", FixtureTools.COUNT, caller);
     count(agents, caller);
-    String context = contextOf(true, bearerAndAgent("token-1", "pool-user"));
+    String context = contextOf(true, bearerAndAgent(TOKEN_1, "pool-user"));
     SupervisorSnapshot snapshot = agents.snapshot();
     assertTrue(leasedOn(snapshot, "counter").contains(context), snapshot.toString());
     assertTrue(
@@ -320,7 +322,7 @@ class StatelessIdentityTest {
                     COUNTER,
                     FixtureTools.COUNT,
                     "\"" + agent + "-" + call + "\"",
-                    bearerAndAgent("token-1", agent)));
+                    bearerAndAgent(TOKEN_1, agent)));
       }
     }
     List<Integer> oneToN = IntStream.rangeClosed(1, callsEach).boxed().toList();
@@ -344,7 +346,7 @@ class StatelessIdentityTest {
             .filter(
                 context ->
                     IntStream.range(0, callers)
-                        .mapToObj(c -> contextOf(true, bearerAndAgent("token-1", "racer-" + c)))
+                        .mapToObj(c -> contextOf(true, bearerAndAgent(TOKEN_1, "racer-" + c)))
                         .anyMatch(context::equals))
             .count();
     assertEquals(callers, racers, "one context per caller: " + snapshot);
@@ -352,7 +354,7 @@ class StatelessIdentityTest {
 
   @Test
   void progressAndInputRoundsReachTheRightRequestOfACaller() {
-    String[] caller = bearerAndAgent("token-2", "asker");
+    String[] caller = bearerAndAgent(TOKEN_2, "asker");
     assertEquals(1, count(agents, caller));
     StatelessClient client = new StatelessClient(agents, "{\"elicitation\":{}}");
     HttpResponse<String> progressed =

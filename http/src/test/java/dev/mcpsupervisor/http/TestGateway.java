@@ -89,7 +89,7 @@ final class TestGateway implements AutoCloseable {
 
   static GatewayConfig gateway(
       List<String> tokens, List<String> origins, long maxBodyBytes, Duration idleTimeout) {
-    return new GatewayConfig("127.0.0.1", 0, tokens, origins, maxBodyBytes, idleTimeout);
+    return new GatewayConfig("127.0.0.1", 0, tokens, origins, List.of(), maxBodyBytes, idleTimeout);
   }
 
   /** The fixture over stdio, spawned by the supervisor. */

@@ -155,7 +155,7 @@ public final class GatewayBench {
             "fx");
     GatewayConfig gatewayConfig =
         new GatewayConfig(
-            "127.0.0.1", 0, List.of(), List.of(), 1024 * 1024, Duration.ofMinutes(30));
+            "127.0.0.1", 0, List.of(), List.of(), List.of(), 1024 * 1024, Duration.ofMinutes(30));
     GatewayMetrics metrics = new GatewayMetrics();
     SessionSupervisor supervisor =
         SessionSupervisor.start(

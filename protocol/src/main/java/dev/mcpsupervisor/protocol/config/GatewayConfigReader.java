@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -14,12 +15,20 @@ final class GatewayConfigReader {
   static final String PORT = "port";
   static final String AUTH_TOKENS = "authTokens";
   static final String ALLOWED_ORIGINS = "allowedOrigins";
+  static final String ALLOWED_HOSTS = "allowedHosts";
   static final String MAX_BODY_BYTES = "maxBodyBytes";
   static final String SESSION_IDLE_TIMEOUT = "sessionIdleTimeout";
 
   static final FieldRules RULES =
       new FieldRules(
-          List.of(HOST, PORT, AUTH_TOKENS, ALLOWED_ORIGINS, MAX_BODY_BYTES, SESSION_IDLE_TIMEOUT),
+          List.of(
+              HOST,
+              PORT,
+              AUTH_TOKENS,
+              ALLOWED_ORIGINS,
+              ALLOWED_HOSTS,
+              MAX_BODY_BYTES,
+              SESSION_IDLE_TIMEOUT),
           Set.of(),
           Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
 
@@ -38,6 +47,7 @@ final class GatewayConfigReader {
         section.integer(PORT, 0, MAX_PORT),
         authTokens(section),
         allowedOrigins(section),
+        allowedHosts(section),
         section.positiveBytes(MAX_BODY_BYTES),
         section.positiveDuration(SESSION_IDLE_TIMEOUT));
   }
@@ -65,6 +75,43 @@ final class GatewayConfigReader {
       }
     }
     return tokens;
+  }
+
+  /** Lower case; an IPv6 literal in brackets, as it appears in a Host header. */
+  private static List<String> allowedHosts(ConfigSection gateway) {
+    List<String> hosts = gateway.stringList(ALLOWED_HOSTS);
+    for (int i = 0; i < hosts.size(); i++) {
+      String host = hosts.get(i);
+      boolean wildcard = GatewayConfig.ANY_HOST.equals(host);
+      if (wildcard ? hosts.size() > 1 : !isHostName(host)) {
+        throw new ConfigException(
+            gateway.origin(),
+            gateway.path(ALLOWED_HOSTS) + "[" + i + "]",
+            wildcard
+                ? "\"*\" accepts any host and must be the only entry"
+                : "\""
+                    + host
+                    + "\" is not a host name (expected a name or address without scheme or port,"
+                    + " e.g. \"gateway.example.com\", or \"*\" for any)");
+      }
+    }
+    return hosts.stream().map(GatewayConfigReader::normalizedHost).toList();
+  }
+
+  private static boolean isHostName(String text) {
+    if (text.isEmpty() || text.chars().anyMatch(c -> Character.isWhitespace(c) || c == '/')) {
+      return false;
+    }
+    String bare =
+        text.startsWith("[") && text.endsWith("]") ? text.substring(1, text.length() - 1) : text;
+    // a colon is only part of an IPv6 literal; "name:8080" carries a port
+    return !bare.contains(":")
+        || bare.matches("[0-9a-fA-F:.]+") && bare.indexOf(':') != bare.lastIndexOf(':');
+  }
+
+  private static String normalizedHost(String host) {
+    String lower = host.toLowerCase(Locale.ROOT);
+    return lower.contains(":") && !lower.startsWith("[") ? "[" + lower + "]" : lower;
   }
 
   private static List<String> allowedOrigins(ConfigSection gateway) {

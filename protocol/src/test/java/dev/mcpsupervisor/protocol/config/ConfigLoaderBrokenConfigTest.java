@@ -269,10 +269,24 @@ class ConfigLoaderBrokenConfigTest {
             gateway("\"authTokens\": [\"\"]"),
             "gateway.authTokens[0]: must be non-empty, without spaces"),
         broken(
-            "short auth token",
-            gateway("\"authTokens\": [\"0123456789abcdef0123456789abcdef\", \"s3cret\"]"),
-            "gateway.authTokens[1]: must be at least 32 characters, this one has 6 (e.g. openssl"
+            "short auth token, never echoed",
+            gateway("\"authTokens\": [\"0123456789abcdef0123456789abcdef\", \"s3cret-but-short\"]"),
+            "gateway.authTokens[1]: must be at least 32 characters, this one has 16 (e.g. openssl"
                 + " rand -base64 32)"),
+        broken(
+            "allowed host with port",
+            gateway("\"allowedHosts\": [\"gateway.example.com:8080\"]"),
+            "gateway.allowedHosts[0]: \"gateway.example.com:8080\" is not a host name (expected a name or"
+                + " address without scheme or port, e.g. \"gateway.example.com\", or \"*\" for any)"),
+        broken(
+            "allowed host with scheme",
+            gateway("\"allowedHosts\": [\"https://gateway.example.com\"]"),
+            "gateway.allowedHosts[0]: \"https://gateway.example.com\" is not a host name (expected a name"
+                + " or address without scheme or port, e.g. \"gateway.example.com\", or \"*\" for any)"),
+        broken(
+            "any host beside names",
+            gateway("\"allowedHosts\": [\"gateway.example.com\", \"*\"]"),
+            "gateway.allowedHosts[1]: \"*\" accepts any host and must be the only entry"),
         broken(
             "allowed origin without scheme",
             gateway("\"allowedOrigins\": [\"app.example.com\"]"),

@@ -197,6 +197,7 @@ class ConfigLoaderTest {
           port = 0
           authTokens = [token-one-0123456789abcdef0123456789, token-two-0123456789abcdef0123456789]
           allowedOrigins = ["https://app.example.com", "http://localhost:5173"]
+          allowedHosts = [Gateway.Example.com, "::1", "[fe80::1]", 10.0.0.5]
           maxBodyBytes = 1 MiB
           sessionIdleTimeout = 5m
         }
@@ -229,6 +230,7 @@ class ConfigLoaderTest {
             0,
             List.of("token-one-0123456789abcdef0123456789", "token-two-0123456789abcdef0123456789"),
             List.of("https://app.example.com", "http://localhost:5173"),
+            List.of("gateway.example.com", "[::1]", "[fe80::1]", "10.0.0.5"),
             1024 * 1024,
             Duration.ofMinutes(5)),
         config.gateway());
@@ -252,7 +254,13 @@ class ConfigLoaderTest {
         config.servers().get("s"));
     assertEquals(
         new GatewayConfig(
-            "127.0.0.1", 8080, List.of(), List.of(), 4 * 1024 * 1024, Duration.ofMinutes(30)),
+            "127.0.0.1",
+            8080,
+            List.of(),
+            List.of(),
+            List.of(),
+            4 * 1024 * 1024,
+            Duration.ofMinutes(30)),
         config.gateway());
   }
 

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class GatewayConfigTest {
 
   private static GatewayConfig bound(String host) {
-    return new GatewayConfig(host, 0, List.of(), List.of(), 1024, Duration.ofMinutes(1));
+    return new GatewayConfig(host, 0, List.of(), List.of(), List.of(), 1024, Duration.ofMinutes(1));
   }
 
   @Test
