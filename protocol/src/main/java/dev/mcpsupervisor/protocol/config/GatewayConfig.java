@@ -15,6 +15,12 @@ import java.util.List;
  *     any; empty keeps the loopback-only check of a loopback bind
  * @param maxBodyBytes requests with larger bodies get 413
  * @param sessionIdleTimeout a downstream session idle this long is ended and its leases released
+ * @param maxStreamBufferBytes per open SSE stream, the bytes of events waiting for a slow client;
+ *     past it the stream ends with an error (nothing is dropped silently)
+ * @param requestHeaderTimeout a connection must deliver a request's headers within this long of its
+ *     first byte (or of the previous response), or it is closed
+ * @param maxConnections open connections accepted at once; more wait in the accept queue
+ * @param maxStreamsPerIdentity open SSE streams one caller may hold at once; one more gets 429
  */
 public record GatewayConfig(
     String host,
@@ -23,7 +29,16 @@ public record GatewayConfig(
     List<String> allowedOrigins,
     List<String> allowedHosts,
     long maxBodyBytes,
-    Duration sessionIdleTimeout) {
+    Duration sessionIdleTimeout,
+    long maxStreamBufferBytes,
+    Duration requestHeaderTimeout,
+    int maxConnections,
+    int maxStreamsPerIdentity) {
+
+  public static final long DEFAULT_MAX_STREAM_BUFFER_BYTES = 2L * 1024 * 1024;
+  public static final Duration DEFAULT_REQUEST_HEADER_TIMEOUT = Duration.ofSeconds(20);
+  public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+  public static final int DEFAULT_MAX_STREAMS_PER_IDENTITY = 64;
 
   /** Shorter bearer tokens are refused at start: they can be guessed. */
   public static final int MIN_TOKEN_LENGTH = 32;
@@ -35,6 +50,45 @@ public record GatewayConfig(
     authTokens = List.copyOf(authTokens);
     allowedOrigins = List.copyOf(allowedOrigins);
     allowedHosts = List.copyOf(allowedHosts);
+  }
+
+  /** The settings before stream, connection and per-identity limits: those take their defaults. */
+  public GatewayConfig(
+      String host,
+      int port,
+      List<String> authTokens,
+      List<String> allowedOrigins,
+      List<String> allowedHosts,
+      long maxBodyBytes,
+      Duration sessionIdleTimeout) {
+    this(
+        host,
+        port,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        DEFAULT_MAX_STREAM_BUFFER_BYTES,
+        DEFAULT_REQUEST_HEADER_TIMEOUT,
+        DEFAULT_MAX_CONNECTIONS,
+        DEFAULT_MAX_STREAMS_PER_IDENTITY);
+  }
+
+  /** This configuration bound elsewhere (command-line overrides), every other setting kept. */
+  public GatewayConfig withAddress(String newHost, int newPort) {
+    return new GatewayConfig(
+        newHost,
+        newPort,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        maxStreamBufferBytes,
+        requestHeaderTimeout,
+        maxConnections,
+        maxStreamsPerIdentity);
   }
 
   /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */
@@ -63,6 +117,14 @@ public record GatewayConfig(
         + maxBodyBytes
         + ", sessionIdleTimeout="
         + sessionIdleTimeout
+        + ", maxStreamBufferBytes="
+        + maxStreamBufferBytes
+        + ", requestHeaderTimeout="
+        + requestHeaderTimeout
+        + ", maxConnections="
+        + maxConnections
+        + ", maxStreamsPerIdentity="
+        + maxStreamsPerIdentity
         + "]";
   }
 }

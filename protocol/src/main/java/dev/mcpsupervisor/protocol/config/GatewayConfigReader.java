@@ -18,6 +18,10 @@ final class GatewayConfigReader {
   static final String ALLOWED_HOSTS = "allowedHosts";
   static final String MAX_BODY_BYTES = "maxBodyBytes";
   static final String SESSION_IDLE_TIMEOUT = "sessionIdleTimeout";
+  static final String MAX_STREAM_BUFFER_BYTES = "maxStreamBufferBytes";
+  static final String REQUEST_HEADER_TIMEOUT = "requestHeaderTimeout";
+  static final String MAX_CONNECTIONS = "maxConnections";
+  static final String MAX_STREAMS_PER_IDENTITY = "maxStreamsPerIdentity";
 
   static final FieldRules RULES =
       new FieldRules(
@@ -28,7 +32,11 @@ final class GatewayConfigReader {
               ALLOWED_ORIGINS,
               ALLOWED_HOSTS,
               MAX_BODY_BYTES,
-              SESSION_IDLE_TIMEOUT),
+              SESSION_IDLE_TIMEOUT,
+              MAX_STREAM_BUFFER_BYTES,
+              REQUEST_HEADER_TIMEOUT,
+              MAX_CONNECTIONS,
+              MAX_STREAMS_PER_IDENTITY),
           Set.of(),
           Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
 
@@ -49,7 +57,11 @@ final class GatewayConfigReader {
         allowedOrigins(section),
         allowedHosts(section),
         section.positiveBytes(MAX_BODY_BYTES),
-        section.positiveDuration(SESSION_IDLE_TIMEOUT));
+        section.positiveDuration(SESSION_IDLE_TIMEOUT),
+        section.positiveBytes(MAX_STREAM_BUFFER_BYTES),
+        section.positiveDuration(REQUEST_HEADER_TIMEOUT),
+        section.integer(MAX_CONNECTIONS, 1, Integer.MAX_VALUE),
+        section.integer(MAX_STREAMS_PER_IDENTITY, 1, Integer.MAX_VALUE));
   }
 
   private static List<String> authTokens(ConfigSection gateway) {
