@@ -107,7 +107,7 @@ public final class GatewayServer {
             system.scheduler(),
             Materializer.matFromSystem(system),
             settings,
-            config.maxBodyBytes(),
+            config,
             supervisor.config().servers().keySet(),
             metrics,
             answerTimeout(system, supervisor),

@@ -6,6 +6,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -67,7 +68,7 @@ final class McpRoutes extends AllDirectives {
       Scheduler scheduler,
       Materializer materializer,
       GatewaySettings settings,
-      long maxBodyBytes,
+      GatewayConfig gateway,
       Set<String> servers,
       GatewayMetrics metrics,
       Duration answerTimeout,
@@ -77,13 +78,20 @@ final class McpRoutes extends AllDirectives {
     this.scheduler = scheduler;
     this.materializer = materializer;
     this.settings = settings;
-    this.maxBodyBytes = maxBodyBytes;
+    this.maxBodyBytes = gateway.maxBodyBytes();
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
     this.exchanges =
-        new SessionExchanges(sessions, scheduler, materializer, settings, answerTimeout, refusals);
+        new SessionExchanges(
+            sessions,
+            scheduler,
+            materializer,
+            settings,
+            answerTimeout,
+            gateway.maxStreamBufferBytes(),
+            refusals);
     this.stateless =
         new StatelessRoutes(sessions, exchanges, settings, metrics, cacheScope, callers);
   }
