@@ -49,17 +49,20 @@ public final class GatewayServer {
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final ActorSystem<?> system;
   private final McpRoutes mcp;
+  private final Readiness readiness;
   private final AtomicReference<CompletionStage<Void>> stopping = new AtomicReference<>();
 
   private GatewayServer(
       ServerBinding binding,
       ActorRef<DownstreamSessions.Command> sessions,
       ActorSystem<?> system,
-      McpRoutes mcp) {
+      McpRoutes mcp,
+      Readiness readiness) {
     this.binding = binding;
     this.sessions = sessions;
     this.system = system;
     this.mcp = mcp;
+    this.readiness = readiness;
   }
 
   /**
@@ -101,6 +104,7 @@ public final class GatewayServer {
       GatewaySettings settings,
       ActorRef<DownstreamSessions.Command> sessions) {
     ActorSystem<?> system = supervisor.actorSystem();
+    Readiness readiness = new Readiness();
     McpRoutes mcp =
         new McpRoutes(
             sessions,
@@ -112,8 +116,9 @@ public final class GatewayServer {
             metrics,
             answerTimeout(system, supervisor),
             config.authTokens().isEmpty() ? "public" : "private",
-            new CallerIdentity(!config.authTokens().isEmpty(), settings.agentIdHeader()));
-    OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler());
+            new CallerIdentity(!config.authTokens().isEmpty(), settings.agentIdHeader()),
+            readiness);
+    OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler(), readiness);
     GatewayRoutes routes = new GatewayRoutes(new AccessControl(config, metrics), ops, mcp);
     return Http.get(system)
         .newServerAt(config.host(), config.port())
@@ -122,7 +127,8 @@ public final class GatewayServer {
         .thenApply(
             binding -> {
               log.info("gateway listening on {}", binding.localAddress());
-              return new GatewayServer(binding, sessions, system, mcp);
+              readiness.ready();
+              return new GatewayServer(binding, sessions, system, mcp, readiness);
             });
   }
 
@@ -172,9 +178,11 @@ public final class GatewayServer {
   }
 
   /**
-   * Stops taking connections, closes GET streams, lets in-flight requests finish up to {@code
-   * drainDeadline} — until their responses are written, not only answered — then closes the
-   * connections and only then ends every downstream session (releasing its leases). Idempotent.
+   * Stops taking requests — from here on new ones are answered 503 and {@code /readyz} says
+   * stopping, while the listener stays bound so clients get that clear answer — closes GET streams,
+   * lets in-flight requests finish up to {@code drainDeadline} (until their responses are written,
+   * not only answered), then unbinds, closes the connections and only then ends every downstream
+   * session (releasing its leases). Idempotent.
    */
   public CompletionStage<Void> stop(Duration drainDeadline) {
     CompletionStage<Void> stop = stopping.get();
@@ -183,25 +191,23 @@ public final class GatewayServer {
     }
     Duration drain =
         drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
-    // no new connections; the sessions close their GET streams (which never end) and answer what is
-    // in flight, and only then are the connections terminated: Pekko's termination cuts a response
-    // that is already streaming (an SSE answer), so it must not start before those are answered
-    CompletionStage<?> unbound = binding.unbind();
-    CompletionStage<Done> drained =
-        Asks.<DownstreamSessions.Command, Done>ask(
-            sessions,
-            DownstreamSessions.Drain::new,
-            drain,
-            system.scheduler(),
-            timedOut -> Done.getInstance());
+    readiness.stopping();
+    // the sessions close their GET streams (which never end) and answer what is in flight, and
+    // only then are the connections terminated: Pekko's termination cuts a response that is
+    // already streaming (an SSE answer), so it must not start before those are answered
     CompletionStage<Void> started =
-        unbound
-            .thenCombine(drained, (unboundDone, exchangesAnswered) -> Done.getInstance())
+        Asks.<DownstreamSessions.Command, Done>ask(
+                sessions,
+                DownstreamSessions.Drain::new,
+                drain,
+                system.scheduler(),
+                timedOut -> Done.getInstance())
             // answered is not yet written: the last frames of a streamed answer are on their way
-            .thenCompose(bothDone -> mcp.responsesWritten(drain))
-            .thenCompose(written -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
+            .thenCompose(exchangesAnswered -> mcp.responsesWritten(drain))
+            .thenCompose(written -> binding.unbind())
+            .thenCompose(unbound -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
             .thenCompose(
-                bothDone ->
+                closed ->
                     Asks.<DownstreamSessions.Command, Done>ask(
                         sessions,
                         DownstreamSessions.EndAll::new,

@@ -25,6 +25,7 @@ import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.stream.Materializer;
@@ -52,6 +53,7 @@ final class McpRoutes extends AllDirectives {
   private final long maxBodyBytes;
   private final Set<String> servers;
   private final GatewayMetrics metrics;
+  private final Readiness readiness;
 
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
@@ -62,6 +64,7 @@ final class McpRoutes extends AllDirectives {
    * @param answerTimeout see {@link SessionExchanges}
    * @param cacheScope see {@link StatelessRoutes}
    * @param callers see {@link StatelessRoutes}
+   * @param readiness off while the gateway stops: new requests are then answered 503
    */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
@@ -73,7 +76,8 @@ final class McpRoutes extends AllDirectives {
       GatewayMetrics metrics,
       Duration answerTimeout,
       String cacheScope,
-      CallerIdentity callers) {
+      CallerIdentity callers,
+      Readiness readiness) {
     this.sessions = sessions;
     this.scheduler = scheduler;
     this.materializer = materializer;
@@ -81,6 +85,7 @@ final class McpRoutes extends AllDirectives {
     this.maxBodyBytes = gateway.maxBodyBytes();
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
+    this.readiness = readiness;
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
     this.exchanges =
@@ -116,7 +121,17 @@ final class McpRoutes extends AllDirectives {
                                             "Not Found: no server named " + server))))));
   }
 
+  /** A draining gateway takes no new request: it could not promise to finish it. */
   private Route endpoint(String path, String server) {
+    return extractRequest(
+        request -> readiness.isReady() ? methods(path, server) : complete(drainingRefusal()));
+  }
+
+  private HttpResponse drainingRefusal() {
+    return exchanges.shuttingDown().addHeader(Connection.create("close"));
+  }
+
+  private Route methods(String path, String server) {
     return concat(
         post(() -> extractRequest(request -> completeWithFuture(onPost(request, path, server)))),
         get(() -> extractRequest(request -> completeWithFuture(onGet(request, path)))),
