@@ -122,8 +122,10 @@ public final class GatewayServer {
     GatewayRoutes routes = new GatewayRoutes(new AccessControl(config, metrics), ops, mcp);
     return Http.get(system)
         .newServerAt(config.host(), config.port())
-        .withSettings(serverSettings(system, supervisor))
-        .bind(routes.route())
+        .withSettings(serverSettings(system, supervisor, config))
+        .bindFlow(
+            RequestHeaderDeadline.around(
+                routes.route().flow(system), config.requestHeaderTimeout()))
         .thenApply(
             binding -> {
               log.info("gateway listening on {}", binding.localAddress());
@@ -134,17 +136,23 @@ public final class GatewayServer {
 
   /**
    * No request timeout (every upstream call has its own deadline, and SSE streams are long), and an
-   * idle timeout longer than the longest request timeout, so a slow JSON answer is never cut off.
+   * idle timeout longer than the longest request timeout, so a slow JSON answer is never cut off;
+   * slow or idle clients are bounded by {@link RequestHeaderDeadline} instead. The client's address
+   * is kept on each request (the identity of a caller without a token).
    */
   private static ServerSettings serverSettings(
-      ActorSystem<?> system, SessionSupervisor supervisor) {
+      ActorSystem<?> system, SessionSupervisor supervisor, GatewayConfig config) {
     Duration idle = max(longestRequestTimeout(supervisor).plusMinutes(1), Duration.ofMinutes(2));
     Config overrides =
         ConfigFactory.parseString(
             "pekko.http.server.request-timeout = infinite\n"
                 + "pekko.http.server.idle-timeout = "
                 + idle.toMillis()
-                + "ms\n");
+                + "ms\n"
+                + "pekko.http.server.max-connections = "
+                + config.maxConnections()
+                + "\n"
+                + "pekko.http.server.remote-address-attribute = on\n");
     return ServerSettings.create(overrides.withFallback(system.settings().config()));
   }
 

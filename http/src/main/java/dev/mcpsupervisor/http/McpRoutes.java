@@ -21,9 +21,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.RemoteAddress;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
@@ -54,6 +56,9 @@ final class McpRoutes extends AllDirectives {
   private final Set<String> servers;
   private final GatewayMetrics metrics;
   private final Readiness readiness;
+  private final CallerIdentity callers;
+  private final StreamPermits streamPermits;
+  private final int maxStreamsPerIdentity;
 
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
@@ -86,6 +91,9 @@ final class McpRoutes extends AllDirectives {
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
     this.readiness = readiness;
+    this.callers = callers;
+    this.maxStreamsPerIdentity = gateway.maxStreamsPerIdentity();
+    this.streamPermits = new StreamPermits(maxStreamsPerIdentity);
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
     this.exchanges =
@@ -284,7 +292,18 @@ final class McpRoutes extends AllDirectives {
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
     }
+    String owner = streamOwner(request);
+    if (!streamPermits.tryAcquire(owner)) {
+      return done(
+          refusals.refuse(
+              StatusCodes.TOO_MANY_REQUESTS,
+              "too_many_streams",
+              "Too Many Requests: this caller has "
+                  + maxStreamsPerIdentity
+                  + " streams open already (close one first)"));
+    }
     Exchange exchange = exchanges.openExchange();
+    exchange.terminated().thenRun(() -> streamPermits.release(owner));
     Optional<String> lastEventId = request.getHeader(LAST_EVENT_ID).map(HttpHeader::value);
     sessions.tell(
         new DownstreamSessions.Deliver(
@@ -300,6 +319,22 @@ final class McpRoutes extends AllDirectives {
                 exchanges
                     .responses()
                     .get(head, () -> exchanges.closeWhenDone(exchange, sessionId.get(), path)));
+  }
+
+  /**
+   * Whom a stream is counted against: the caller as {@link CallerIdentity} names it (bearer token,
+   * agent id), else the client's address. The one place that says so (identities may change).
+   */
+  private String streamOwner(HttpRequest request) {
+    String caller = callers.contextOf(name -> McpRequestChecks.header(request, name));
+    if (caller != null) {
+      return caller;
+    }
+    return request
+        .getAttribute(AttributeKeys.remoteAddress)
+        .flatMap(RemoteAddress::getAddress)
+        .map(address -> "address:" + address.getHostAddress())
+        .orElse("address:unknown");
   }
 
   // ---------------------------------------------------------------------------------------- DELETE
