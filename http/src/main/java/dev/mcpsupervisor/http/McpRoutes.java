@@ -21,11 +21,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.RemoteAddress;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
@@ -56,9 +54,7 @@ final class McpRoutes extends AllDirectives {
   private final Set<String> servers;
   private final GatewayMetrics metrics;
   private final Readiness readiness;
-  private final CallerIdentity callers;
-  private final StreamPermits streamPermits;
-  private final int maxStreamsPerIdentity;
+  private final StreamQuota streamQuota;
 
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
@@ -91,10 +87,8 @@ final class McpRoutes extends AllDirectives {
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
     this.readiness = readiness;
-    this.callers = callers;
-    this.maxStreamsPerIdentity = gateway.maxStreamsPerIdentity();
-    this.streamPermits = new StreamPermits(maxStreamsPerIdentity);
     this.refusals = new McpRefusals(metrics);
+    this.streamQuota = new StreamQuota(gateway.maxStreamsPerIdentity(), callers, refusals);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
     this.exchanges =
         new SessionExchanges(
@@ -106,7 +100,8 @@ final class McpRoutes extends AllDirectives {
             gateway.maxStreamBufferBytes(),
             refusals);
     this.stateless =
-        new StatelessRoutes(sessions, exchanges, settings, metrics, cacheScope, callers);
+        new StatelessRoutes(
+            sessions, exchanges, settings, metrics, cacheScope, callers, streamQuota);
   }
 
   Route route() {
@@ -292,18 +287,12 @@ final class McpRoutes extends AllDirectives {
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
     }
-    String owner = streamOwner(request);
-    if (!streamPermits.tryAcquire(owner)) {
-      return done(
-          refusals.refuse(
-              StatusCodes.TOO_MANY_REQUESTS,
-              "too_many_streams",
-              "Too Many Requests: this caller has "
-                  + maxStreamsPerIdentity
-                  + " streams open already (close one first)"));
+    Optional<Runnable> permit = streamQuota.acquire(request);
+    if (permit.isEmpty()) {
+      return done(streamQuota.refusal());
     }
     Exchange exchange = exchanges.openExchange();
-    exchange.terminated().thenRun(() -> streamPermits.release(owner));
+    exchange.terminated().thenRun(permit.get());
     Optional<String> lastEventId = request.getHeader(LAST_EVENT_ID).map(HttpHeader::value);
     sessions.tell(
         new DownstreamSessions.Deliver(
@@ -319,22 +308,6 @@ final class McpRoutes extends AllDirectives {
                 exchanges
                     .responses()
                     .get(head, () -> exchanges.closeWhenDone(exchange, sessionId.get(), path)));
-  }
-
-  /**
-   * Whom a stream is counted against: the caller as {@link CallerIdentity} names it (bearer token,
-   * agent id), else the client's address. The one place that says so (identities may change).
-   */
-  private String streamOwner(HttpRequest request) {
-    String caller = callers.contextOf(name -> McpRequestChecks.header(request, name));
-    if (caller != null) {
-      return caller;
-    }
-    return request
-        .getAttribute(AttributeKeys.remoteAddress)
-        .flatMap(RemoteAddress::getAddress)
-        .map(address -> "address:" + address.getHostAddress())
-        .orElse("address:unknown");
   }
 
   // ---------------------------------------------------------------------------------------- DELETE

@@ -73,6 +73,12 @@ final class RequestHeaderDeadline
                 cancelTimer(DEADLINE);
                 push(requestOut, grab(requestIn));
               }
+
+              @Override
+              public void onUpstreamFinish() {
+                // a client that half-closes after its request still gets the answer
+                complete(requestOut);
+              }
             });
         setHandler(
             requestOut,
@@ -80,6 +86,11 @@ final class RequestHeaderDeadline
               @Override
               public void onPull() {
                 pull(requestIn);
+              }
+
+              @Override
+              public void onDownstreamFinish(Throwable cause) {
+                cancel(requestIn, cause);
               }
             });
         setHandler(
@@ -89,6 +100,11 @@ final class RequestHeaderDeadline
               public void onPush() {
                 push(responseOut, watched(grab(responseIn)));
               }
+
+              @Override
+              public void onUpstreamFinish() {
+                complete(responseOut);
+              }
             });
         setHandler(
             responseOut,
@@ -96,6 +112,11 @@ final class RequestHeaderDeadline
               @Override
               public void onPull() {
                 pull(responseIn);
+              }
+
+              @Override
+              public void onDownstreamFinish(Throwable cause) {
+                cancel(responseIn, cause);
               }
             });
       }

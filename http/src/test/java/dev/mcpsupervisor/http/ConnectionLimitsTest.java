@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -22,6 +23,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,11 +36,20 @@ class ConnectionLimitsTest {
 
   private static final String PATH = "/servers/fixture/mcp";
 
+  private static final String TOKEN = "connection-limits-token-0123456789abcdef";
+  private static final String[] AUTH = {"Authorization", "Bearer " + TOKEN};
+
   private static GatewayConfig config(Duration headerTimeout, int maxStreamsPerIdentity) {
+    return config(headerTimeout, maxStreamsPerIdentity, List.of());
+  }
+
+  /** With {@code tokens}, a caller is its token: loopback callers without one are not counted. */
+  private static GatewayConfig config(
+      Duration headerTimeout, int maxStreamsPerIdentity, List<String> tokens) {
     return new GatewayConfig(
         "127.0.0.1",
         0,
-        List.of(),
+        tokens,
         List.of(),
         List.of(),
         4 * 1024 * 1024,
@@ -163,10 +174,11 @@ class ConnectionLimitsTest {
     int openers = 200;
     try (TestGateway gateway =
         TestGateway.start(
-            config(Duration.ofSeconds(20), cap), TestGateway.stdioFixture("fixture"))) {
+            config(Duration.ofSeconds(20), cap, List.of(TOKEN)),
+            TestGateway.stdioFixture("fixture"))) {
       List<String> sessions = new ArrayList<>();
       for (int i = 0; i < openers; i++) {
-        sessions.add(gateway.initialize(PATH));
+        sessions.add(initialize(gateway));
       }
       List<CompletableFuture<HttpResponse<InputStream>>> opening = new ArrayList<>();
       for (String session : sessions) {
@@ -191,12 +203,61 @@ class ConnectionLimitsTest {
       assertEquals(openers - cap, refused);
       assertTrue(
           gateway
-              .get("/metrics")
+              .get("/metrics", AUTH)
               .body()
               .contains(
                   "mcp_supervisor_downstream_rejections_total{reason=\"too_many_streams\"} "
                       + (openers - cap)));
     }
+  }
+
+  @Test
+  void listenStreamsCountAgainstTheCapAndAClosedOneGivesItsPermitBack() throws Exception {
+    try (TestGateway gateway =
+        TestGateway.start(
+            // the server notices a client gone when it next writes to it
+            "mcp-supervisor.http.sseKeepAlive = 100ms",
+            config(Duration.ofSeconds(20), 3, List.of(TOKEN)),
+            TestGateway.stdioFixture("fixture"))) {
+      List<HttpResponse<InputStream>> listening = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<InputStream> stream = listen(gateway).get(10, TimeUnit.SECONDS);
+        assertEquals(200, stream.statusCode());
+        listening.add(stream);
+      }
+      HttpResponse<InputStream> fourth = listen(gateway).get(10, TimeUnit.SECONDS);
+      // before: a fourth listen stream was opened like the others
+      assertEquals(429, fourth.statusCode());
+      close(fourth.body());
+
+      close(listening.remove(0).body());
+      TestProbe.create(gateway.supervisor.actorSystem())
+          .awaitAssert(
+              Duration.ofSeconds(10),
+              () -> {
+                HttpResponse<InputStream> again = listen(gateway).get(10, TimeUnit.SECONDS);
+                listening.add(again);
+                assertEquals(200, again.statusCode(), "the closed stream's permit is free");
+                return null;
+              });
+      listening.forEach(response -> close(response.body()));
+    }
+  }
+
+  private static CompletableFuture<HttpResponse<InputStream>> listen(TestGateway gateway) {
+    String body =
+        TestGateway.request(
+            1,
+            "subscriptions/listen",
+            "{\"notifications\":{\"toolsListChanged\":true},"
+                + StatelessClient.meta("{}", "")
+                + "}");
+    return gateway.http.sendAsync(
+        gateway
+            .postRequest(PATH, null, body, StatelessClient.headers("subscriptions/listen", null))
+            .header(AUTH[0], AUTH[1])
+            .build(),
+        HttpResponse.BodyHandlers.ofInputStream());
   }
 
   private static CompletableFuture<HttpResponse<InputStream>> openStream(
@@ -206,9 +267,28 @@ class ConnectionLimitsTest {
             .request(PATH)
             .header("Accept", "text/event-stream")
             .header("Mcp-Session-Id", session)
+            .header(AUTH[0], AUTH[1])
             .GET()
             .build(),
         HttpResponse.BodyHandlers.ofInputStream());
+  }
+
+  /** initialize + notifications/initialized with the token; answers the new session id. */
+  private static String initialize(TestGateway gateway) {
+    HttpResponse<String> response =
+        gateway.post(PATH, null, TestGateway.initializeBody(ProtocolVersions.LATEST, "{}"), AUTH);
+    assertEquals(200, response.statusCode(), response.body());
+    String session = response.headers().firstValue("Mcp-Session-Id").orElseThrow();
+    assertEquals(
+        202,
+        gateway
+            .post(
+                PATH,
+                session,
+                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                AUTH)
+            .statusCode());
+    return session;
   }
 
   /** When each line of {@code body} arrived (nanoTime), read on a thread of its own. */
