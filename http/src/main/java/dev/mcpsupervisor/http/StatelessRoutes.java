@@ -64,7 +64,12 @@ final class StatelessRoutes {
    * when the request names one ({@link CallerIdentity}), except a listen stream's.
    */
   CompletionStage<HttpResponse> request(
-      JsonRpcRequest call, HttpRequest request, String path, String server, AcceptHeader accept) {
+      JsonRpcRequest call,
+      HttpRequest request,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller) {
     Optional<StatelessEnvelope.Rejection> rejection =
         StatelessEnvelope.check(call, name -> header(request, name));
     if (rejection.isPresent()) {
@@ -74,17 +79,20 @@ final class StatelessRoutes {
           McpResponses.json(
               StatusCodes.get(refused.httpStatus()), JsonRpcCodec.toJson(refused.response())));
     }
-    String principal = RequestStates.principalOf(header(request, "Authorization"));
+    // an authenticated caller's request states are bound to who it is, not to one token
+    String principal =
+        RequestStates.principalOf(
+            caller.isAnonymous() ? header(request, "Authorization") : caller.key());
     JsonNode requestState = call.params() == null ? null : call.params().get("requestState");
     if (requestState != null) {
-      return retry(call, requestState, principal, path, accept);
+      return retry(call, requestState, principal, path, accept, caller);
     }
     String identity =
         McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method())
             ? null
-            : callers.contextOf(name -> header(request, name));
+            : callers.contextOf(caller, name -> header(request, name));
     return exchanges
-        .createSession(server, identity)
+        .createSession(server, identity, caller)
         .thenCompose(
             created ->
                 created.sessionId() == null
@@ -92,6 +100,7 @@ final class StatelessRoutes {
                     : exchange(
                         created.sessionId(),
                         path,
+                        caller,
                         accept,
                         exchange ->
                             new DownstreamSession.Stateless(
@@ -113,7 +122,8 @@ final class StatelessRoutes {
       JsonNode requestState,
       String principal,
       String path,
-      AcceptHeader accept) {
+      AcceptHeader accept,
+      Identity caller) {
     RequestStates.Opened opened =
         settings
             .requestStates()
@@ -134,6 +144,7 @@ final class StatelessRoutes {
     return exchange(
         state.pendingId(),
         path,
+        caller,
         accept,
         exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange));
   }
@@ -145,11 +156,13 @@ final class StatelessRoutes {
   private CompletionStage<HttpResponse> exchange(
       String sessionId,
       String path,
+      Identity caller,
       AcceptHeader accept,
       Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command) {
     Exchange exchange = exchanges.openExchange();
-    sessions.tell(new DownstreamSessions.Deliver(sessionId, path, command.apply(exchange.ref())));
-    exchanges.closeWhenDone(exchange, sessionId, path);
+    sessions.tell(
+        new DownstreamSessions.Deliver(sessionId, path, caller, command.apply(exchange.ref())));
+    exchanges.closeWhenDone(exchange, sessionId, path, caller);
     return exchanges.answer(exchange, accept, false, null, () -> {});
   }
 

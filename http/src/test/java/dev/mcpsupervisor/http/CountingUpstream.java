@@ -12,8 +12,10 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +32,9 @@ final class CountingUpstream implements AutoCloseable {
   private final ExecutorService threads = Executors.newCachedThreadPool();
   private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
   private final List<String> tools;
+
+  /** Every header value of every request, to show what reaches an upstream. */
+  final Queue<String> headerValues = new ConcurrentLinkedQueue<>();
 
   /** tools/list answers once this completes. */
   volatile CompletableFuture<Void> listGate = CompletableFuture.completedFuture(null);
@@ -60,6 +65,7 @@ final class CountingUpstream implements AutoCloseable {
         exchange.sendResponseHeaders(405, -1);
         return;
       }
+      exchange.getRequestHeaders().values().forEach(headerValues::addAll);
       JsonNode message = JsonRpcCodec.mapper().readTree(exchange.getRequestBody());
       String method = message.path("method").asText();
       counts.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();

@@ -4,6 +4,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * The {@code gateway} section.
@@ -15,6 +17,10 @@ import java.util.List;
  *     any; empty keeps the loopback-only check of a loopback bind
  * @param maxBodyBytes requests with larger bodies get 413
  * @param sessionIdleTimeout a downstream session idle this long is ended and its leases released
+ * @param namedTokens {@code authTokens} with the identity each stands for, in the same order
+ * @param oauth OAuth access tokens accepted besides the static tokens; null: none
+ * @param identities per identity name, what it may do; an identity without an entry may use every
+ *     server
  */
 public record GatewayConfig(
     String host,
@@ -23,7 +29,10 @@ public record GatewayConfig(
     List<String> allowedOrigins,
     List<String> allowedHosts,
     long maxBodyBytes,
-    Duration sessionIdleTimeout) {
+    Duration sessionIdleTimeout,
+    List<NamedToken> namedTokens,
+    OAuthConfig oauth,
+    Map<String, IdentityPolicy> identities) {
 
   /** Shorter bearer tokens are refused at start: they can be guessed. */
   public static final int MIN_TOKEN_LENGTH = 32;
@@ -35,6 +44,59 @@ public record GatewayConfig(
     authTokens = List.copyOf(authTokens);
     allowedOrigins = List.copyOf(allowedOrigins);
     allowedHosts = List.copyOf(allowedHosts);
+    namedTokens = namedTokens.isEmpty() ? defaultNames(authTokens) : List.copyOf(namedTokens);
+    if (!namedTokens.stream().map(NamedToken::token).toList().equals(authTokens)) {
+      throw new IllegalArgumentException("namedTokens must name exactly the authTokens, in order");
+    }
+    identities = Map.copyOf(identities);
+  }
+
+  /** Static tokens only (named {@code token-<n>}), no OAuth, no per-identity policies. */
+  public GatewayConfig(
+      String host,
+      int port,
+      List<String> authTokens,
+      List<String> allowedOrigins,
+      List<String> allowedHosts,
+      long maxBodyBytes,
+      Duration sessionIdleTimeout) {
+    this(
+        host,
+        port,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        List.of(),
+        null,
+        Map.of());
+  }
+
+  private static List<NamedToken> defaultNames(List<String> tokens) {
+    return IntStream.range(0, tokens.size())
+        .mapToObj(i -> new NamedToken(NamedToken.defaultName(i), tokens.get(i)))
+        .toList();
+  }
+
+  /** Whether callers must authenticate: static tokens or OAuth access tokens are configured. */
+  public boolean requiresAuthentication() {
+    return !authTokens.isEmpty() || oauth != null;
+  }
+
+  /** This section bound elsewhere ({@code --host}, {@code --port}); everything else kept. */
+  public GatewayConfig withAddress(String newHost, int newPort) {
+    return new GatewayConfig(
+        newHost,
+        newPort,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities);
   }
 
   /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */
@@ -55,6 +117,10 @@ public record GatewayConfig(
         + ", authTokens="
         + authTokens.size()
         + " configured"
+        + ", oauth="
+        + oauth
+        + ", identities="
+        + identities
         + ", allowedOrigins="
         + allowedOrigins
         + ", allowedHosts="

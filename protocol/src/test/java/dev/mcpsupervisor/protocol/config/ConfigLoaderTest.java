@@ -274,7 +274,10 @@ class ConfigLoaderTest {
     assertEquals(
         Set.of(ConfigLoader.DEFAULTS_ROOT), reference.root().keySet(), "never touches pekko.*");
     assertEquals(
-        Set.of(ConfigLoader.SERVER_DEFAULTS, ConfigLoader.GATEWAY_DEFAULTS),
+        Set.of(
+            ConfigLoader.SERVER_DEFAULTS,
+            ConfigLoader.GATEWAY_DEFAULTS,
+            ConfigLoader.OAUTH_DEFAULTS),
         reference.getObject(ConfigLoader.DEFAULTS_ROOT).keySet());
   }
 
