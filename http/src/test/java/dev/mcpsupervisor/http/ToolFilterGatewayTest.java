@@ -5,13 +5,18 @@ import static dev.mcpsupervisor.http.TestGateway.callTool;
 import static dev.mcpsupervisor.http.TestGateway.request;
 import static dev.mcpsupervisor.http.TestGateway.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.fixture.FixtureProcess;
+import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.ToolFilter;
+import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -49,18 +54,33 @@ class ToolFilterGatewayTest {
     ServerConfig plain =
         TestGateway.server(
             "up", new ServerSpec.StreamableHttp(URI.create(upstream.url()), Map.of()));
+    List<String> stdio2026 = FixtureProcess.command("--stdio-2026");
+    ServerConfig fixture =
+        TestGateway.server(
+            "fx",
+            new ServerSpec.Stdio(
+                stdio2026.get(0),
+                stdio2026.subList(1, stdio2026.size()),
+                Map.of(),
+                null,
+                UpstreamProtocol.STATELESS));
     gateway =
         TestGateway.start(
-            new ServerConfig(
-                plain.name(),
-                plain.spec(),
-                plain.isolation(),
-                plain.maxSessions(),
-                plain.maxInflightPerSession(),
-                plain.requestTimeout(),
-                plain.idleTimeout(),
-                plain.toolPrefix(),
-                FILTER));
+            filtered(plain, FILTER),
+            filtered(fixture, new ToolFilter(null, Set.of(FixtureTools.CRASH))));
+  }
+
+  private static ServerConfig filtered(ServerConfig plain, ToolFilter filter) {
+    return new ServerConfig(
+        plain.name(),
+        plain.spec(),
+        plain.isolation(),
+        plain.maxSessions(),
+        plain.maxInflightPerSession(),
+        plain.requestTimeout(),
+        plain.idleTimeout(),
+        plain.toolPrefix(),
+        filter);
   }
 
   @AfterEach
@@ -75,7 +95,8 @@ class ToolFilterGatewayTest {
     String aggregated = gateway.initialize(AGGREGATED);
     assertEquals(List.of("read", "write"), toolNames(gateway.post(SERVER, own, list(2))));
     assertEquals(
-        List.of("up__read", "up__write"), toolNames(gateway.post(AGGREGATED, aggregated, list(2))));
+        List.of("up__read", "up__write"),
+        upTools(toolNames(gateway.post(AGGREGATED, aggregated, list(2)))));
 
     assertUnknownTool("delete", gateway.post(SERVER, own, callTool(3, "delete", "{}")));
     assertUnknownTool("admin", gateway.post(SERVER, own, callTool(4, "admin", "{}")));
@@ -121,12 +142,39 @@ class ToolFilterGatewayTest {
       boolean own = i % 2 == 0;
       assertEquals(
           own ? List.of("read", "write") : List.of("up__read", "up__write"),
-          toolNames(lists.get(i).get()));
+          own ? toolNames(lists.get(i).get()) : upTools(toolNames(lists.get(i).get())));
       assertUnknownTool(own ? "delete" : "up__delete", hidden.get(i).get());
       assertEquals("read", text(answer(exposed.get(i).get())), exposed.get(i).get().body());
     }
     assertEquals(0, upstream.calls("delete"), "no hidden tool was called");
     assertEquals(callers, upstream.calls("read"), "every exposed call was");
+  }
+
+  /**
+   * A 2026-07-28 upstream (the fixture over stdio) with {@code disabledTools = [crash]}: its crash
+   * tool, which would halt the process, is neither listed nor run — the process serving the calls
+   * before and after it is the same.
+   */
+  @Test
+  void aHiddenToolOfAStatelessUpstreamIsNeitherListedNorRun() {
+    String path = "/servers/fx/mcp";
+    String session = gateway.initialize(path);
+    List<String> listed = toolNames(gateway.post(path, session, list(2)));
+    assertTrue(listed.contains(FixtureTools.PID), listed.toString());
+    assertFalse(listed.contains(FixtureTools.CRASH), listed.toString());
+    String pid = text(answer(gateway.post(path, session, callTool(3, FixtureTools.PID, "{}"))));
+
+    assertUnknownTool(
+        FixtureTools.CRASH, gateway.post(path, session, callTool(4, FixtureTools.CRASH, "{}")));
+    assertUnknownTool(
+        "fx__" + FixtureTools.CRASH,
+        gateway.post(
+            AGGREGATED,
+            gateway.initialize(AGGREGATED),
+            callTool(5, "fx__" + FixtureTools.CRASH, "{}")));
+
+    assertEquals(
+        pid, text(answer(gateway.post(path, session, callTool(6, FixtureTools.PID, "{}")))));
   }
 
   private static String list(int id) {
@@ -137,6 +185,13 @@ class ToolFilterGatewayTest {
     JsonNode error = answer(response).path("error");
     assertEquals(JsonRpcErrorCodes.INVALID_PARAMS, error.path("code").asInt(), response.body());
     assertEquals("Unknown tool: " + tool, error.path("message").asText(), response.body());
+  }
+
+  /** The aggregated list's tools of server up; the fixture's are there too, without its crash. */
+  private static List<String> upTools(List<String> aggregated) {
+    assertTrue(aggregated.contains("fx__" + FixtureTools.PID), aggregated.toString());
+    assertFalse(aggregated.contains("fx__" + FixtureTools.CRASH), aggregated.toString());
+    return aggregated.stream().filter(name -> name.startsWith("up__")).toList();
   }
 
   private static List<String> toolNames(HttpResponse<String> response) {
