@@ -251,7 +251,11 @@ final class AggregatedEndpoint implements McpEndpoint {
     }
     ObjectNode params = ((ObjectNode) request.params()).deepCopy();
     params.put("name", target.get().name());
-    return calls.call(target.get().server(), request.method(), params).thenApply(Outcome::of);
+    return calls
+        .call(target.get().server(), request.method(), params)
+        .thenApply(
+            answer ->
+                Outcome.of(ServerNamespace.published(answer, target.get(), name.textValue())));
   }
 
   /**

@@ -3,7 +3,9 @@ package dev.mcpsupervisor.http;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.protocol.config.ToolFilter;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -71,6 +73,19 @@ final class ServerNamespace {
     return server == null
         ? Optional.empty()
         : Optional.of(new Qualified(server, published.substring(separator + SEPARATOR.length())));
+  }
+
+  /**
+   * A server's answer as the aggregated endpoint gives it: "Unknown tool: name" (the gateway's for
+   * a hidden tool, or the server's own) names the tool as the client called it, with its prefix.
+   */
+  static JsonRpcResponse published(JsonRpcResponse answer, Qualified target, String published) {
+    JsonRpcError unknown = ToolFilter.unknownTool(target.name());
+    return answer.isError()
+            && answer.error().code() == unknown.code()
+            && answer.error().message().equals(unknown.message())
+        ? JsonRpcResponse.failure(answer.id(), ToolFilter.unknownTool(published))
+        : answer;
   }
 
   /**

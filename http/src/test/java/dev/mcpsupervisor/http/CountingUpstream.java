@@ -22,9 +22,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A minimal Streamable HTTP MCP server on 127.0.0.1 that counts the requests it gets by method: a
- * session-era server (2025-11-25, no session id, JSON answers only, no GET stream) with fixed tools
- * and prompts. Lists can be held until the test lets them go.
+ * A minimal Streamable HTTP MCP server on 127.0.0.1 that counts the requests it gets by method (and
+ * its tools/call by tool; each tool answers its own name): a session-era server (2025-11-25, no
+ * session id, JSON answers only, no GET stream) with fixed tools and prompts. Lists can be held
+ * until the test lets them go.
  */
 final class CountingUpstream implements AutoCloseable {
 
@@ -59,6 +60,11 @@ final class CountingUpstream implements AutoCloseable {
     return counts.getOrDefault(method, new AtomicInteger()).get();
   }
 
+  /** How many tools/call of {@code tool} arrived. */
+  int calls(String tool) {
+    return count(McpMethods.TOOLS_CALL + " " + tool);
+  }
+
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       if (!"POST".equals(exchange.getRequestMethod())) {
@@ -69,6 +75,10 @@ final class CountingUpstream implements AutoCloseable {
       JsonNode message = JsonRpcCodec.mapper().readTree(exchange.getRequestBody());
       String method = message.path("method").asText();
       counts.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
+      String tool = message.path("params").path("name").asText();
+      if (McpMethods.TOOLS_CALL.equals(method)) {
+        counts.computeIfAbsent(method + " " + tool, m -> new AtomicInteger()).incrementAndGet();
+      }
       if (!message.has("id")) {
         exchange.sendResponseHeaders(202, -1);
         return;
@@ -90,6 +100,13 @@ final class CountingUpstream implements AutoCloseable {
                       .putObject("inputSchema")
                       .put("type", "object"));
         }
+        case McpMethods.TOOLS_CALL ->
+            response
+                .putObject("result")
+                .putArray("content")
+                .addObject()
+                .put("type", "text")
+                .put("text", tool);
         case McpMethods.PING -> response.putObject("result");
         default ->
             response

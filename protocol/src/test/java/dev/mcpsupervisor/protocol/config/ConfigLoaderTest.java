@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -365,6 +366,31 @@ class ConfigLoaderTest {
         """,
             "t.json");
     assertEquals(List.of("zeta", "alpha", "mid"), List.copyOf(config.servers().keySet()));
+  }
+
+  @Test
+  void toolAllowAndDenyListsAreReadUnderEitherName() {
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            """
+        {"mcpServers": {
+          "plain": {"command": "x"},
+          "allow": {"command": "x", "tools": ["read", "list"]},
+          "deny": {"command": "x", "disabledTools": ["delete"]},
+          "gemini": {"command": "x", "includeTools": ["read", "write"], "excludeTools": ["drop"]},
+          "none": {"command": "x", "tools": []}
+        }}
+        """,
+            "t.json");
+    assertEquals(ToolFilter.ALL, config.servers().get("plain").toolFilter());
+    assertEquals(
+        new ToolFilter(Set.of("read", "list"), Set.of()),
+        config.servers().get("allow").toolFilter());
+    assertEquals(new ToolFilter(null, Set.of("delete")), config.servers().get("deny").toolFilter());
+    assertEquals(
+        new ToolFilter(Set.of("read", "write"), Set.of("drop")),
+        config.servers().get("gemini").toolFilter());
+    assertFalse(config.servers().get("none").toolFilter().exposes("read"));
   }
 
   @Test
