@@ -17,10 +17,11 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Identifies one upstream server: its configured name and a stable digest (SHA-256, hex) of its
- * spec — transport, command, args, env, cwd, or URL and headers, and the protocol when set. Same
- * spec, same key, in every run and JVM; any field change, a new key. Secrets are inside the digest,
- * so it is never printed: {@link #id} and {@code toString} show the name and a short HMAC of the
- * digest under a key of this process, which no one outside can test guessed secrets against.
+ * spec — transport, command, args, env, cwd and inheritEnv when set, or URL and headers, and the
+ * protocol when set. Same spec, same key, in every run and JVM; any field change, a new key.
+ * Secrets are inside the digest, so it is never printed: {@link #id} and {@code toString} show the
+ * name and a short HMAC of the digest under a key of this process, which no one outside can test
+ * guessed secrets against.
  */
 public record ServerKey(String serverName, String digest) {
 
@@ -52,6 +53,10 @@ public record ServerKey(String serverName, String digest) {
       encoding.strings(stdio.args());
       encoding.pairs(sortedPairs(stdio.env(), false));
       encoding.string(stdio.cwd());
+      if (stdio.inheritEnv()) {
+        // only when set: the keys of every server that leaves it alone stay what they were
+        encoding.string("inheritEnv=true");
+      }
     } else if (spec instanceof ServerSpec.StreamableHttp http) {
       encoding.string(http.url().toString());
       encoding.pairs(sortedPairs(http.headers(), true));

@@ -20,17 +20,32 @@ public sealed interface ServerSpec {
   /** The MCP era to speak to the server (the config's {@code protocol}). */
   UpstreamProtocol protocol();
 
+  /**
+   * A command started as a child process. {@code inheritEnv}: it gets the gateway's whole
+   * environment; else only an allow-list of it (PATH, HOME...) besides its own {@code env}.
+   */
   record Stdio(
       String command,
       List<String> args,
       Map<String, String> env,
       String cwd,
-      UpstreamProtocol protocol)
+      UpstreamProtocol protocol,
+      boolean inheritEnv)
       implements ServerSpec {
     public Stdio {
       args = List.copyOf(args);
       env = Map.copyOf(env);
       protocol = protocol == null ? UpstreamProtocol.AUTO : protocol;
+    }
+
+    /** A server that gets only the allow-listed part of the gateway's environment. */
+    public Stdio(
+        String command,
+        List<String> args,
+        Map<String, String> env,
+        String cwd,
+        UpstreamProtocol protocol) {
+      this(command, args, env, cwd, protocol, false);
     }
 
     /** A server whose era is found out ({@code protocol} auto). */
@@ -59,6 +74,7 @@ public sealed interface ServerSpec {
           + ", cwd="
           + cwd
           + Specs.printable(protocol)
+          + (inheritEnv ? ", inheritEnv=true" : "")
           + "]";
     }
   }

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -375,6 +376,24 @@ class ConfigLoaderTest {
     assertEquals("my_server", server.toolPrefix());
     assertEquals("/srv", ((ServerSpec.Stdio) server.spec()).cwd());
     assertEquals(ServerKey.of("my.server", server.spec()), server.key());
+  }
+
+  @Test
+  void inheritEnvIsOffUnlessSetAndOnlyForCommands() {
+    String config =
+        "{\"mcpServers\": {\"a\": {\"command\": \"x\"}, \"b\": {\"command\": \"x\", \"inheritEnv\": true}}}";
+    Map<String, ServerConfig> servers = ConfigLoader.parse(config, "t.json").servers();
+    assertFalse(((ServerSpec.Stdio) servers.get("a").spec()).inheritEnv());
+    assertTrue(((ServerSpec.Stdio) servers.get("b").spec()).inheritEnv());
+
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    "{\"mcpServers\": {\"h\": {\"url\": \"http://127.0.0.1:1/mcp\", \"inheritEnv\": true}}}",
+                    "t.json"));
+    assertTrue(e.getMessage().contains("inheritEnv"), e.getMessage());
   }
 
   @Test

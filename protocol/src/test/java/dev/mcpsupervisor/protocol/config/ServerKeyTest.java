@@ -95,6 +95,11 @@ class ServerKeyTest {
                 List.of("/tmp", "-y", "@modelcontextprotocol/server-filesystem"),
                 STDIO.env(),
                 "/work")),
+        changed(
+            "inheritEnv",
+            STDIO,
+            new ServerSpec.Stdio(
+                "npx", STDIO.args(), STDIO.env(), "/work", UpstreamProtocol.AUTO, true)),
         changed("argument split", stdioArgs(List.of("a b")), stdioArgs(List.of("a", "b"))),
         changed("argument boundary", stdioArgs(List.of("ab", "c")), stdioArgs(List.of("a", "bc"))),
         changed("empty argument", stdioArgs(List.of()), stdioArgs(List.of(""))),
