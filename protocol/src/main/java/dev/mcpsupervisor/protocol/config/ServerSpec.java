@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * How to reach one upstream MCP server. Env values, header values and URL query strings may hold
  * secrets: {@code toString} never shows them (only the names of env variables and headers, and the
- * URL up to its path).
+ * URL's scheme, host and port).
  */
 public sealed interface ServerSpec {
 
