@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -240,11 +241,12 @@ final class SessionCalls {
    */
   void linkLost(String reason) {
     List<TrackedCall> requeued = new ArrayList<>();
+    UpstreamDiagnostics.Incident loss = UpstreamDiagnostics.incident(server, reason);
     for (TrackedCall call : pending.takeCallsInSendOrder()) {
       if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
         requeued.add(call);
       } else {
-        answerError(call, SupervisorErrors.sessionLost(server, call.method(), reason));
+        answerError(call, SupervisorErrors.sessionLost(loss, call.method()));
       }
     }
     waiting.putFirst(requeued);

@@ -17,6 +17,7 @@ final class ServerConfigReader {
   static final String ARGS = "args";
   static final String ENV = "env";
   static final String CWD = "cwd";
+  static final String INHERIT_ENV = "inheritEnv";
   static final String URL = "url";
   static final String HEADERS = "headers";
   static final String TRANSPORT = "transport";
@@ -57,6 +58,7 @@ final class ServerConfigReader {
               ARGS,
               ENV,
               CWD,
+              INHERIT_ENV,
               URL,
               HEADERS,
               TRANSPORT,
@@ -173,13 +175,14 @@ final class ServerConfigReader {
           server.stringList(ARGS),
           server.stringMap(ENV),
           server.optionalNonEmptyString(CWD),
-          protocol(server));
+          protocol(server),
+          server.bool(INHERIT_ENV, false));
     }
     if (hasCommand) {
       throw server.error(
           transportField, "\"" + server.string(transportField) + "\" needs url, not command");
     }
-    rejectPresent(server, "only for command (stdio) servers", ARGS, ENV, CWD);
+    rejectPresent(server, "only for command (stdio) servers", ARGS, ENV, CWD, INHERIT_ENV);
     URI url = url(server);
     Map<String, String> headers = headers(server);
     UpstreamProtocol protocol = protocol(server);

@@ -407,6 +407,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void inheritEnvIsOffUnlessSetAndOnlyForCommands() {
+    String config =
+        "{\"mcpServers\": {\"a\": {\"command\": \"x\"}, \"b\": {\"command\": \"x\", \"inheritEnv\": true}}}";
+    Map<String, ServerConfig> servers = ConfigLoader.parse(config, "t.json").servers();
+    assertFalse(((ServerSpec.Stdio) servers.get("a").spec()).inheritEnv());
+    assertTrue(((ServerSpec.Stdio) servers.get("b").spec()).inheritEnv());
+
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    "{\"mcpServers\": {\"h\": {\"url\": \"http://127.0.0.1:1/mcp\", \"inheritEnv\": true}}}",
+                    "t.json"));
+    assertTrue(e.getMessage().contains("inheritEnv"), e.getMessage());
+  }
+
+  @Test
   void byteOrderMarkAtTheStartOfAFileIsSkipped() throws IOException {
     Path file = dir.resolve("bom.json");
     Files.write(
