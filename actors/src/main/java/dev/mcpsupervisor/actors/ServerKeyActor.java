@@ -134,7 +134,7 @@ public final class ServerKeyActor {
     this.nextSessionId = firstSessionId;
     this.context = context;
     this.timers = timers;
-    this.circuit = new CircuitBreaker(env.settings().circuitMaxFailures());
+    this.circuit = new CircuitBreaker(server, env.settings().circuitMaxFailures());
     this.lists = new ListRequests(env, context, timers);
     this.subscriptions =
         new SubscriptionRequests(
@@ -416,7 +416,7 @@ public final class ServerKeyActor {
   }
 
   private JsonRpcError unavailable() {
-    return SupervisorErrors.unavailable(server, circuit.unavailableReason());
+    return circuit.unavailable();
   }
 
   private Behavior<Command> onSessionFailing(SessionFailing failing) {

@@ -344,7 +344,7 @@ public final class SessionActor {
         .debug(
             "{} session {}: closing ({}: {})", server, sessionId, close.reason(), close.detail());
     JsonRpcError notReady = close.reason().acquireError(server, sessionId);
-    calls.answerEverything(call -> close.reason().callError(server, call.method(), close.detail()));
+    calls.answerEverything(close.reason().callErrors(server, close.detail()));
     readyWaiters.failed(notReady);
     timers.cancelAll();
     if (link == null) {
@@ -482,7 +482,8 @@ public final class SessionActor {
         .warn("{} session {}: actor failed, restarting; answering what it held", server, sessionId);
     calls.answerEverything(
         call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"));
-    readyWaiters.failed(SupervisorErrors.unavailable(server, "session " + sessionId + " failed"));
+    readyWaiters.failed(
+        SupervisorErrors.unavailableBecause(server, "session " + sessionId + " failed"));
     parent.tell(new ServerKeyActor.SessionDown(sessionId, "session actor failed"));
     return Behaviors.same();
   }

@@ -24,7 +24,9 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -237,19 +239,24 @@ class SessionActorTest {
 
       first.die("exit code 137");
       test.awaitAssert(() -> assertEquals("restarting", test.onlySession().state()));
+      Set<String> refs = new HashSet<>();
       for (int i = 0; i < 100; i++) {
         if (kinds.get(i).equals("send_mail")) {
           JsonRpcError error = awaitError(answers.get(i));
           assertEquals(JsonRpcErrorCodes.UPSTREAM_SESSION_LOST, error.code());
+          String ref = error.data().path("ref").asText();
           assertEquals(
-              "upstream session of alpha was lost while tools/call was in flight", error.message());
+              "upstream session of alpha was lost while tools/call was in flight (ref " + ref + ")",
+              error.message());
           assertTrue(error.data().path("retryable").asBoolean());
           assertEquals("alpha", error.data().path("server").asText());
-          assertTrue(error.data().path("reason").asText().contains("exit code 137"));
+          assertFalse(error.toString().contains("exit code 137"), "the why goes to the log");
+          refs.add(ref);
         } else {
           assertFalse(answers.get(i).toCompletableFuture().isDone());
         }
       }
+      assertEquals(1, refs.size(), "one loss: one ref, one log line");
 
       test.timePasses(Duration.ofMillis(199)); // the minimum backoff is 200 ms
       test.onlySession();

@@ -53,6 +53,7 @@ final class McpRoutes extends AllDirectives {
   private final long maxBodyBytes;
   private final Set<String> servers;
   private final GatewayMetrics metrics;
+  private final ServerAccess access;
   private final Readiness readiness;
   private final StreamQuota streamQuota;
 
@@ -65,6 +66,7 @@ final class McpRoutes extends AllDirectives {
    * @param answerTimeout see {@link SessionExchanges}
    * @param cacheScope see {@link StatelessRoutes}
    * @param callers see {@link StatelessRoutes}
+   * @param access which servers each identity may use
    * @param readiness off while the gateway stops: new requests are then answered 503
    */
   McpRoutes(
@@ -78,6 +80,7 @@ final class McpRoutes extends AllDirectives {
       Duration answerTimeout,
       String cacheScope,
       CallerIdentity callers,
+      ServerAccess access,
       Readiness readiness) {
     this.sessions = sessions;
     this.scheduler = scheduler;
@@ -86,9 +89,9 @@ final class McpRoutes extends AllDirectives {
     this.maxBodyBytes = gateway.maxBodyBytes();
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
+    this.access = access;
     this.readiness = readiness;
     this.refusals = new McpRefusals(metrics);
-    this.streamQuota = new StreamQuota(gateway.maxStreamsPerIdentity(), callers, refusals);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
     this.exchanges =
         new SessionExchanges(
@@ -99,51 +102,66 @@ final class McpRoutes extends AllDirectives {
             answerTimeout,
             gateway.maxStreamBufferBytes(),
             refusals);
+    this.streamQuota = new StreamQuota(gateway.maxStreamsPerIdentity(), refusals);
     this.stateless =
         new StatelessRoutes(
             sessions, exchanges, settings, metrics, cacheScope, callers, streamQuota);
   }
 
-  Route route() {
+  /**
+   * The endpoints as {@code caller} sees them: a server it may not use is refused with 403, and
+   * every session it reaches must be its own (another identity's session id is unknown, 404).
+   */
+  Route route(Identity caller) {
     return concat(
-        path("mcp", () -> endpoint(AggregatedEndpoint.PATH, null)),
+        path("mcp", () -> endpoint(AggregatedEndpoint.PATH, null, caller)),
         pathPrefix(
             "servers",
-            () ->
-                pathPrefix(
-                    server ->
-                        path(
-                            "mcp",
-                            () ->
-                                servers.contains(server)
-                                    ? endpoint(SingleServerEndpoint.pathOf(server), server)
-                                    : complete(
-                                        refusals.refuse(
-                                            StatusCodes.NOT_FOUND,
-                                            "unknown_server",
-                                            "Not Found: no server named " + server))))));
+            () -> pathPrefix(server -> path("mcp", () -> serverEndpoint(server, caller)))));
+  }
+
+  private Route serverEndpoint(String server, Identity caller) {
+    if (!servers.contains(server)) {
+      return complete(
+          refusals.refuse(
+              StatusCodes.NOT_FOUND, "unknown_server", "Not Found: no server named " + server));
+    }
+    if (!access.mayUse(caller, server)) {
+      return complete(
+          refusals.refuse(
+              StatusCodes.FORBIDDEN,
+              "server_not_allowed",
+              "Forbidden: this identity may not use server " + server));
+    }
+    return endpoint(SingleServerEndpoint.pathOf(server), server, caller);
   }
 
   /** A draining gateway takes no new request: it could not promise to finish it. */
-  private Route endpoint(String path, String server) {
+  private Route endpoint(String path, String server, Identity caller) {
     return extractRequest(
-        request -> readiness.isReady() ? methods(path, server) : complete(drainingRefusal()));
+        request ->
+            readiness.isReady() ? methods(path, server, caller) : complete(drainingRefusal()));
   }
 
   private HttpResponse drainingRefusal() {
     return exchanges.shuttingDown().addHeader(Connection.create("close"));
   }
 
-  private Route methods(String path, String server) {
+  private Route methods(String path, String server, Identity caller) {
     return concat(
-        post(() -> extractRequest(request -> completeWithFuture(onPost(request, path, server)))),
-        get(() -> extractRequest(request -> completeWithFuture(onGet(request, path)))),
-        delete(() -> extractRequest(request -> completeWithFuture(onDelete(request, path)))));
+        post(
+            () ->
+                extractRequest(
+                    request -> completeWithFuture(onPost(request, path, server, caller)))),
+        get(() -> extractRequest(request -> completeWithFuture(onGet(request, path, caller)))),
+        delete(
+            () -> extractRequest(request -> completeWithFuture(onDelete(request, path, caller)))));
   }
 
   // ------------------------------------------------------------------------------------------ POST
 
-  private CompletionStage<HttpResponse> onPost(HttpRequest request, String path, String server) {
+  private CompletionStage<HttpResponse> onPost(
+      HttpRequest request, String path, String server, Identity caller) {
     AcceptHeader accept = AcceptHeader.of(request);
     Optional<HttpResponse> refusal = checks.post(request, accept);
     if (refusal.isPresent()) {
@@ -167,12 +185,22 @@ final class McpRoutes extends AllDirectives {
         .thenCompose(
             body ->
                 dispatch(
-                    JsonRpcCodec.parse(body.getData().toArray()), request, path, server, accept))
+                    JsonRpcCodec.parse(body.getData().toArray()),
+                    request,
+                    path,
+                    server,
+                    accept,
+                    caller))
         .exceptionally(checks::unreadableBody);
   }
 
   private CompletionStage<HttpResponse> dispatch(
-      ParsedPayload payload, HttpRequest request, String path, String server, AcceptHeader accept) {
+      ParsedPayload payload,
+      HttpRequest request,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller) {
     if (payload instanceof ParsedPayload.Rejected rejected) {
       boolean parseError = rejected.error().error().code() == PARSE_ERROR;
       metrics.rejected(parseError ? "parse_error" : "invalid_request");
@@ -185,7 +213,7 @@ final class McpRoutes extends AllDirectives {
         && single.message() instanceof JsonRpcRequest call
         && StatelessEnvelope.isStateless(
             McpRequestChecks.header(request, McpResponses.PROTOCOL_VERSION_HEADER), call)) {
-      return stateless.request(call, request, path, server, accept);
+      return stateless.request(call, request, path, server, accept, caller);
     }
     if (sessionId.isEmpty()) {
       Optional<HttpResponse> badVersion = checks.sessionEraVersion(request);
@@ -196,7 +224,7 @@ final class McpRoutes extends AllDirectives {
     if (payload instanceof ParsedPayload.Single single
         && single.message() instanceof JsonRpcRequest call
         && McpMethods.INITIALIZE.equals(call.method())) {
-      return initialize(call, path, server, accept);
+      return initialize(call, path, server, accept, caller);
     }
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
@@ -222,16 +250,16 @@ final class McpRoutes extends AllDirectives {
         }
       }
     }
-    return exchange(sessionId.get(), path, messages, preAnswered, batch, accept, null);
+    return exchange(sessionId.get(), path, caller, messages, preAnswered, batch, accept, null);
   }
 
   /**
    * initialize creates the session; its id goes back in Mcp-Session-Id unless initialize failed.
    */
   private CompletionStage<HttpResponse> initialize(
-      JsonRpcRequest initialize, String path, String server, AcceptHeader accept) {
+      JsonRpcRequest initialize, String path, String server, AcceptHeader accept, Identity caller) {
     return exchanges
-        .createSession(server, null)
+        .createSession(server, null, caller)
         .thenCompose(
             created ->
                 created.sessionId() == null
@@ -239,6 +267,7 @@ final class McpRoutes extends AllDirectives {
                     : exchange(
                         created.sessionId(),
                         path,
+                        caller,
                         List.of(initialize),
                         List.of(),
                         false,
@@ -256,6 +285,7 @@ final class McpRoutes extends AllDirectives {
   private CompletionStage<HttpResponse> exchange(
       String sessionId,
       String path,
+      Identity caller,
       List<JsonRpcMessage> messages,
       List<JsonRpcResponse> preAnswered,
       boolean batch,
@@ -266,6 +296,7 @@ final class McpRoutes extends AllDirectives {
         new DownstreamSessions.Deliver(
             sessionId,
             path,
+            caller,
             new DownstreamSession.Post(
                 messages, preAnswered, batch, accept.sse(), exchange.ref())));
     return exchanges.answer(
@@ -273,12 +304,12 @@ final class McpRoutes extends AllDirectives {
         accept,
         batch,
         newSessionId,
-        () -> exchanges.closeWhenDone(exchange, sessionId, path));
+        () -> exchanges.closeWhenDone(exchange, sessionId, path, caller));
   }
 
   // ------------------------------------------------------------------------------------------- GET
 
-  private CompletionStage<HttpResponse> onGet(HttpRequest request, String path) {
+  private CompletionStage<HttpResponse> onGet(HttpRequest request, String path, Identity caller) {
     Optional<HttpResponse> refusal = checks.get(request);
     if (refusal.isPresent()) {
       return done(refusal.get());
@@ -287,7 +318,7 @@ final class McpRoutes extends AllDirectives {
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
     }
-    Optional<Runnable> permit = streamQuota.acquire(request);
+    Optional<Runnable> permit = streamQuota.acquire(caller, request);
     if (permit.isEmpty()) {
       return done(streamQuota.refusal());
     }
@@ -298,6 +329,7 @@ final class McpRoutes extends AllDirectives {
         new DownstreamSessions.Deliver(
             sessionId.get(),
             path,
+            caller,
             lastEventId.isPresent()
                 ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange.ref())
                 : new DownstreamSession.OpenStream(exchange.ref())));
@@ -307,12 +339,15 @@ final class McpRoutes extends AllDirectives {
             head ->
                 exchanges
                     .responses()
-                    .get(head, () -> exchanges.closeWhenDone(exchange, sessionId.get(), path)));
+                    .get(
+                        head,
+                        () -> exchanges.closeWhenDone(exchange, sessionId.get(), path, caller)));
   }
 
   // ---------------------------------------------------------------------------------------- DELETE
 
-  private CompletionStage<HttpResponse> onDelete(HttpRequest request, String path) {
+  private CompletionStage<HttpResponse> onDelete(
+      HttpRequest request, String path, Identity caller) {
     Optional<HttpResponse> badVersion = checks.delete(request);
     if (badVersion.isPresent()) {
       return done(badVersion.get());
@@ -323,7 +358,7 @@ final class McpRoutes extends AllDirectives {
     }
     return Asks.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
             sessions,
-            replyTo -> new DownstreamSessions.Terminate(sessionId.get(), path, replyTo),
+            replyTo -> new DownstreamSessions.Terminate(sessionId.get(), path, caller, replyTo),
             DELETE_TIMEOUT,
             scheduler)
         .thenApply(

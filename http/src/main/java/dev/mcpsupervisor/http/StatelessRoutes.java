@@ -68,7 +68,12 @@ final class StatelessRoutes {
    * when the request names one ({@link CallerIdentity}), except a listen stream's.
    */
   CompletionStage<HttpResponse> request(
-      JsonRpcRequest call, HttpRequest request, String path, String server, AcceptHeader accept) {
+      JsonRpcRequest call,
+      HttpRequest request,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller) {
     Optional<StatelessEnvelope.Rejection> rejection =
         StatelessEnvelope.check(call, name -> header(request, name));
     if (rejection.isPresent()) {
@@ -78,22 +83,26 @@ final class StatelessRoutes {
           McpResponses.json(
               StatusCodes.get(refused.httpStatus()), JsonRpcCodec.toJson(refused.response())));
     }
-    String principal = RequestStates.principalOf(header(request, "Authorization"));
+    // an authenticated caller's request states are bound to who it is, not to one token
+    String principal =
+        RequestStates.principalOf(
+            caller.isAnonymous() ? header(request, "Authorization") : caller.key());
     JsonNode requestState = call.params() == null ? null : call.params().get("requestState");
     if (requestState != null) {
-      return retry(call, requestState, principal, path, accept);
+      return retry(call, requestState, principal, path, accept, caller);
     }
     boolean listen = McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method());
     // a listen stream lasts: it counts against its caller's open streams, the others end soon
-    Optional<Runnable> permit = listen ? streamQuota.acquire(request) : Optional.of(() -> {});
+    Optional<Runnable> permit =
+        listen ? streamQuota.acquire(caller, request) : Optional.of(() -> {});
     if (permit.isEmpty()) {
       return done(streamQuota.refusal());
     }
     Runnable release = permit.get();
-    String identity = listen ? null : callers.contextOf(name -> header(request, name));
+    String identity = listen ? null : callers.contextOf(caller, name -> header(request, name));
     CompletionStage<HttpResponse> answered =
         exchanges
-            .createSession(server, identity)
+            .createSession(server, identity, caller)
             .thenCompose(
                 created -> {
                   if (created.sessionId() == null) {
@@ -103,6 +112,7 @@ final class StatelessRoutes {
                   return exchange(
                       created.sessionId(),
                       path,
+                      caller,
                       accept,
                       release,
                       exchange ->
@@ -133,7 +143,8 @@ final class StatelessRoutes {
       JsonNode requestState,
       String principal,
       String path,
-      AcceptHeader accept) {
+      AcceptHeader accept,
+      Identity caller) {
     RequestStates.Opened opened =
         settings
             .requestStates()
@@ -154,6 +165,7 @@ final class StatelessRoutes {
     return exchange(
         state.pendingId(),
         path,
+        caller,
         accept,
         () -> {},
         exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange));
@@ -168,13 +180,15 @@ final class StatelessRoutes {
   private CompletionStage<HttpResponse> exchange(
       String sessionId,
       String path,
+      Identity caller,
       AcceptHeader accept,
       Runnable onEnd,
       Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command) {
     Exchange exchange = exchanges.openExchange();
     exchange.terminated().thenRun(onEnd);
-    sessions.tell(new DownstreamSessions.Deliver(sessionId, path, command.apply(exchange.ref())));
-    exchanges.closeWhenDone(exchange, sessionId, path);
+    sessions.tell(
+        new DownstreamSessions.Deliver(sessionId, path, caller, command.apply(exchange.ref())));
+    exchanges.closeWhenDone(exchange, sessionId, path, caller);
     return exchanges.answer(exchange, accept, false, null, () -> {});
   }
 

@@ -11,30 +11,28 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
 
 /**
  * The long-lived streams a caller may hold open at once (GET streams, subscriptions/listen): asked
- * before the stream is opened, so a refusal (429) never follows work done. A caller is who {@link
- * CallerIdentity} names (bearer token, agent id), else the client's address; a loopback client
- * without either is not counted: every agent on the machine shares that address.
+ * before the stream is opened, so a refusal (429) never follows work done. A caller is its
+ * authenticated {@link Identity}, else (no authentication) the client's address; an anonymous
+ * loopback client is not counted: every agent on the machine shares that address.
  */
 final class StreamQuota {
 
   private final StreamPermits permits;
   private final int maxPerIdentity;
-  private final CallerIdentity callers;
   private final McpRefusals refusals;
 
-  StreamQuota(int maxPerIdentity, CallerIdentity callers, McpRefusals refusals) {
+  StreamQuota(int maxPerIdentity, McpRefusals refusals) {
     this.permits = new StreamPermits(maxPerIdentity);
     this.maxPerIdentity = maxPerIdentity;
-    this.callers = callers;
     this.refusals = refusals;
   }
 
   /**
-   * A permit for the caller of {@code request}, given back by running the answer (once, however
+   * A permit for {@code caller} of {@code request}, given back by running the answer (once, however
    * often it runs), or empty when the caller holds its cap already: then answer {@link #refusal}.
    */
-  Optional<Runnable> acquire(HttpRequest request) {
-    String owner = ownerOf(request);
+  Optional<Runnable> acquire(Identity caller, HttpRequest request) {
+    String owner = ownerOf(caller, request);
     if (owner == null) {
       return Optional.of(() -> {});
     }
@@ -63,10 +61,9 @@ final class StreamQuota {
    * Whom a stream is counted against, or null for nobody: the one place that says so (identities
    * may change).
    */
-  String ownerOf(HttpRequest request) {
-    String caller = callers.contextOf(name -> McpRequestChecks.header(request, name));
-    if (caller != null) {
-      return caller;
+  static String ownerOf(Identity caller, HttpRequest request) {
+    if (!caller.isAnonymous()) {
+      return caller.key();
     }
     Optional<InetAddress> address =
         request.getAttribute(AttributeKeys.remoteAddress).flatMap(RemoteAddress::getAddress);

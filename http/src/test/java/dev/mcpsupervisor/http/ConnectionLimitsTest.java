@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -54,6 +55,9 @@ class ConnectionLimitsTest {
         List.of(),
         4 * 1024 * 1024,
         Duration.ofMinutes(30),
+        List.of(),
+        null,
+        Map.of(),
         GatewayConfig.DEFAULT_MAX_STREAM_BUFFER_BYTES,
         headerTimeout,
         GatewayConfig.DEFAULT_MAX_CONNECTIONS,

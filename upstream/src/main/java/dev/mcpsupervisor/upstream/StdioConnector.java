@@ -8,21 +8,28 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 
 /**
- * Spawns a stdio MCP server: the configured command and args, the inherited environment plus the
- * configured variables, the configured working directory. See {@link StdioConnection} for what the
- * connection does; a server of 2026-07-28 is spoken to through a {@link StatelessAdapter}, found
- * out by an {@link AutoEraConnection} when the spec's protocol is auto.
+ * Spawns a stdio MCP server: the configured command and args, the allow-listed part of the
+ * gateway's environment (all of it with {@code inheritEnv}) plus the configured variables, the
+ * configured working directory. See {@link StdioConnection} for what the connection does; a server
+ * of 2026-07-28 is spoken to through a {@link StatelessAdapter}, found out by an {@link
+ * AutoEraConnection} when the spec's protocol is auto.
  */
 public final class StdioConnector implements UpstreamConnector {
 
   /** How long a closing connection waits after TERM before it KILLs what is left. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(2);
+
+  /** What a server gets of the gateway's environment unless its spec says {@code inheritEnv}. */
+  public static final Set<String> INHERITED_ENV =
+      Set.of("PATH", "HOME", "USER", "LANG", "TERM", "SHELL", "TMPDIR");
 
   private final Duration grace;
   // fork/exec blocks for a moment: never on the caller's (an actor's) thread
@@ -53,7 +60,12 @@ public final class StdioConnector implements UpstreamConnector {
     command.add(spec.command());
     command.addAll(spec.args());
     ProcessBuilder builder = new ProcessBuilder(ProcessGroups.inOwnGroup(command));
-    builder.environment().putAll(spec.env());
+    Map<String, String> environment = builder.environment();
+    if (!spec.inheritEnv()) {
+      // the gateway's environment holds the values behind its ${VAR} substitutions
+      environment.keySet().retainAll(INHERITED_ENV);
+    }
+    environment.putAll(spec.env());
     if (spec.cwd() != null && !spec.cwd().isEmpty()) {
       Path cwd = Path.of(spec.cwd());
       if (!Files.isDirectory(cwd)) {

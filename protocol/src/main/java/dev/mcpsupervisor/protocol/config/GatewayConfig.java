@@ -4,6 +4,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * The {@code gateway} section.
@@ -15,12 +17,16 @@ import java.util.List;
  *     any; empty keeps the loopback-only check of a loopback bind
  * @param maxBodyBytes requests with larger bodies get 413
  * @param sessionIdleTimeout a downstream session idle this long is ended and its leases released
+ * @param namedTokens {@code authTokens} with the identity each stands for, in the same order
+ * @param oauth OAuth access tokens accepted besides the static tokens; null: none
+ * @param identities per identity name, what it may do; an identity without an entry may use every
+ *     server
  * @param maxStreamBufferBytes per open SSE stream, the bytes of events waiting for a slow client;
  *     past it the stream ends with an error (nothing is dropped silently)
  * @param requestHeaderTimeout a connection must deliver a request's headers within this long of its
- *     first byte (or of the previous response), or it is closed
+ *     start or of its previous response, or it is closed
  * @param maxConnections open connections accepted at once; more wait in the accept queue
- * @param maxStreamsPerIdentity open SSE streams one caller may hold at once; one more gets 429
+ * @param maxStreamsPerIdentity long-lived streams one caller may hold open; one more gets 429
  */
 public record GatewayConfig(
     String host,
@@ -30,6 +36,9 @@ public record GatewayConfig(
     List<String> allowedHosts,
     long maxBodyBytes,
     Duration sessionIdleTimeout,
+    List<NamedToken> namedTokens,
+    OAuthConfig oauth,
+    Map<String, IdentityPolicy> identities,
     long maxStreamBufferBytes,
     Duration requestHeaderTimeout,
     int maxConnections,
@@ -50,9 +59,14 @@ public record GatewayConfig(
     authTokens = List.copyOf(authTokens);
     allowedOrigins = List.copyOf(allowedOrigins);
     allowedHosts = List.copyOf(allowedHosts);
+    namedTokens = namedTokens.isEmpty() ? defaultNames(authTokens) : List.copyOf(namedTokens);
+    if (!namedTokens.stream().map(NamedToken::token).toList().equals(authTokens)) {
+      throw new IllegalArgumentException("namedTokens must name exactly the authTokens, in order");
+    }
+    identities = Map.copyOf(identities);
   }
 
-  /** The settings before stream, connection and per-identity limits: those take their defaults. */
+  /** Static tokens only (named {@code token-<n>}), no OAuth, no per-identity policies. */
   public GatewayConfig(
       String host,
       int port,
@@ -69,13 +83,52 @@ public record GatewayConfig(
         allowedHosts,
         maxBodyBytes,
         sessionIdleTimeout,
+        List.of(),
+        null,
+        Map.of());
+  }
+
+  /** Identities without stream, connection and per-identity limits: those take their defaults. */
+  public GatewayConfig(
+      String host,
+      int port,
+      List<String> authTokens,
+      List<String> allowedOrigins,
+      List<String> allowedHosts,
+      long maxBodyBytes,
+      Duration sessionIdleTimeout,
+      List<NamedToken> namedTokens,
+      OAuthConfig oauth,
+      Map<String, IdentityPolicy> identities) {
+    this(
+        host,
+        port,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities,
         DEFAULT_MAX_STREAM_BUFFER_BYTES,
         DEFAULT_REQUEST_HEADER_TIMEOUT,
         DEFAULT_MAX_CONNECTIONS,
         DEFAULT_MAX_STREAMS_PER_IDENTITY);
   }
 
-  /** This configuration bound elsewhere (command-line overrides), every other setting kept. */
+  private static List<NamedToken> defaultNames(List<String> tokens) {
+    return IntStream.range(0, tokens.size())
+        .mapToObj(i -> new NamedToken(NamedToken.defaultName(i), tokens.get(i)))
+        .toList();
+  }
+
+  /** Whether callers must authenticate: static tokens or OAuth access tokens are configured. */
+  public boolean requiresAuthentication() {
+    return !authTokens.isEmpty() || oauth != null;
+  }
+
+  /** This section bound elsewhere ({@code --host}, {@code --port}); everything else kept. */
   public GatewayConfig withAddress(String newHost, int newPort) {
     return new GatewayConfig(
         newHost,
@@ -85,6 +138,9 @@ public record GatewayConfig(
         allowedHosts,
         maxBodyBytes,
         sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities,
         maxStreamBufferBytes,
         requestHeaderTimeout,
         maxConnections,
@@ -109,6 +165,10 @@ public record GatewayConfig(
         + ", authTokens="
         + authTokens.size()
         + " configured"
+        + ", oauth="
+        + oauth
+        + ", identities="
+        + identities
         + ", allowedOrigins="
         + allowedOrigins
         + ", allowedHosts="

@@ -8,6 +8,8 @@ import java.time.Duration;
  *
  * @param toolPrefix the prefix of its tools and prompts on the aggregated endpoint (default: the
  *     name)
+ * @param toolFilter which of its tools are exposed ({@code tools}, {@code disabledTools}; default:
+ *     {@link ToolFilter#ALL})
  */
 public record ServerConfig(
     String name,
@@ -17,7 +19,34 @@ public record ServerConfig(
     int maxInflightPerSession,
     Duration requestTimeout,
     Duration idleTimeout,
-    String toolPrefix) {
+    String toolPrefix,
+    ToolFilter toolFilter) {
+
+  public ServerConfig {
+    toolFilter = toolFilter == null ? ToolFilter.ALL : toolFilter;
+  }
+
+  /** Every tool exposed. */
+  public ServerConfig(
+      String name,
+      ServerSpec spec,
+      Isolation isolation,
+      int maxSessions,
+      int maxInflightPerSession,
+      Duration requestTimeout,
+      Duration idleTimeout,
+      String toolPrefix) {
+    this(
+        name,
+        spec,
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        ToolFilter.ALL);
+  }
 
   public ServerKey key() {
     return ServerKey.of(name, spec);

@@ -17,6 +17,7 @@ final class ServerConfigReader {
   static final String ARGS = "args";
   static final String ENV = "env";
   static final String CWD = "cwd";
+  static final String INHERIT_ENV = "inheritEnv";
   static final String URL = "url";
   static final String HEADERS = "headers";
   static final String TRANSPORT = "transport";
@@ -37,9 +38,6 @@ final class ServerConfigReader {
   static final Set<String> IGNORED_CLIENT_FIELDS =
       Set.of("autoApprove", "alwaysAllow", "description", "trust", "dev");
 
-  private static final String NO_TOOL_FILTERING =
-      "the gateway serves every tool of a server (no tool filtering)";
-
   /**
    * Fields other MCP clients honour that would change what the gateway does: rejected rather than
    * ignored.
@@ -50,12 +48,6 @@ final class ServerConfigReader {
           "use requestTimeout, a duration such as \"60s\" (clients disagree on the unit of timeout)",
           "envFile",
           "put the variables in env (values may use ${?VAR} substitution)",
-          "includeTools",
-          NO_TOOL_FILTERING,
-          "excludeTools",
-          NO_TOOL_FILTERING,
-          "disabledTools",
-          NO_TOOL_FILTERING,
           "oauth",
           "send a token in headers instead, e.g. Authorization = \"Bearer \"${?TOKEN}");
 
@@ -66,6 +58,7 @@ final class ServerConfigReader {
               ARGS,
               ENV,
               CWD,
+              INHERIT_ENV,
               URL,
               HEADERS,
               TRANSPORT,
@@ -77,6 +70,10 @@ final class ServerConfigReader {
               REQUEST_TIMEOUT,
               IDLE_TIMEOUT,
               TOOL_PREFIX,
+              ToolFilterReader.TOOLS,
+              ToolFilterReader.INCLUDE_TOOLS,
+              ToolFilterReader.DISABLED_TOOLS,
+              ToolFilterReader.EXCLUDE_TOOLS,
               DISABLED),
           IGNORED_CLIENT_FIELDS,
           UNSUPPORTED_CLIENT_FIELDS);
@@ -135,6 +132,7 @@ final class ServerConfigReader {
     Duration requestTimeout = section.positiveDuration(REQUEST_TIMEOUT);
     Duration idleTimeout = section.positiveDuration(IDLE_TIMEOUT);
     String toolPrefix = toolPrefix(name, section);
+    ToolFilter toolFilter = ToolFilterReader.read(server);
     return Optional.of(
         new ServerConfig(
             name,
@@ -144,7 +142,8 @@ final class ServerConfigReader {
             maxInflightPerSession,
             requestTimeout,
             idleTimeout,
-            toolPrefix));
+            toolPrefix,
+            toolFilter));
   }
 
   private static ServerSpec spec(ConfigSection server) {
@@ -176,13 +175,14 @@ final class ServerConfigReader {
           server.stringList(ARGS),
           server.stringMap(ENV),
           server.optionalNonEmptyString(CWD),
-          protocol(server));
+          protocol(server),
+          server.bool(INHERIT_ENV, false));
     }
     if (hasCommand) {
       throw server.error(
           transportField, "\"" + server.string(transportField) + "\" needs url, not command");
     }
-    rejectPresent(server, "only for command (stdio) servers", ARGS, ENV, CWD);
+    rejectPresent(server, "only for command (stdio) servers", ARGS, ENV, CWD, INHERIT_ENV);
     URI url = url(server);
     Map<String, String> headers = headers(server);
     UpstreamProtocol protocol = protocol(server);

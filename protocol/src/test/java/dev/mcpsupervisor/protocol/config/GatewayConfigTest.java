@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class GatewayConfigTest {
@@ -39,6 +40,9 @@ class GatewayConfigTest {
             List.of("gateway.example.com"),
             1024,
             Duration.ofMinutes(1),
+            List.of(),
+            null,
+            Map.of(),
             4096,
             Duration.ofSeconds(3),
             10,
@@ -56,6 +60,9 @@ class GatewayConfigTest {
             moved.allowedHosts(),
             moved.maxBodyBytes(),
             moved.sessionIdleTimeout(),
+            moved.namedTokens(),
+            moved.oauth(),
+            moved.identities(),
             moved.maxStreamBufferBytes(),
             moved.requestHeaderTimeout(),
             moved.maxConnections(),
