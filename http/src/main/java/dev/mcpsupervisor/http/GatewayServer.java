@@ -151,7 +151,7 @@ public final class GatewayServer {
    * No request timeout (every upstream call has its own deadline, and SSE streams are long), and an
    * idle timeout longer than the longest request timeout, so a slow JSON answer is never cut off;
    * slow or idle clients are bounded by {@link RequestHeaderDeadline} instead. The client's address
-   * is kept on each request (the identity of a caller without a token).
+   * is kept on each request (who an unauthenticated caller is, for {@link StreamQuota}).
    */
   private static ServerSettings serverSettings(
       ActorSystem<?> system, SessionSupervisor supervisor, GatewayConfig config) {
