@@ -118,6 +118,24 @@ public final class SupervisorErrors {
   }
 
   /**
+   * A server-to-client request that names no call, on a session several clients share: handing it
+   * to one of them could serve a client that did not cause it (a confused deputy).
+   */
+  public static JsonRpcError ambiguousServerRequest(String server, String method, int claimants) {
+    return new JsonRpcError(
+        NO_CLIENT_FOR_SERVER_REQUEST,
+        "ambiguous server request: more than one client shares this session of "
+            + server
+            + " ("
+            + claimants
+            + " could have caused "
+            + method
+            + "); an upstream ties a request to its call with _meta \""
+            + ServerRequestAttribution.RELATED_REQUEST
+            + "\"");
+  }
+
+  /**
    * A short word for metrics: "timeout", "session_lost", ...; "error" for an upstream's own error.
    */
   public static String kind(JsonRpcError error) {
