@@ -32,6 +32,13 @@ final class ServerConfigReader {
   static final String IDLE_TIMEOUT = "idleTimeout";
   static final String TOOL_PREFIX = "toolPrefix";
   static final String DISABLED = "disabled";
+  static final String MAX_MESSAGE_BYTES = "maxMessageBytes";
+  static final String HTTP_TIMEOUT = "httpTimeout";
+  static final String SSE_RETRY_MIN = "sseRetryMin";
+  static final String SSE_RETRY_MAX = "sseRetryMax";
+
+  /** Byte arrays top out near 2 GiB; a message that large is a fault, not a use case. */
+  static final long MAX_MESSAGE_BYTES_LIMIT = 1024L * 1024 * 1024;
 
   /** Fields other MCP clients write that concern only their own UI: accepted and ignored. */
   static final Set<String> IGNORED_CLIENT_FIELDS =
@@ -77,7 +84,11 @@ final class ServerConfigReader {
               REQUEST_TIMEOUT,
               IDLE_TIMEOUT,
               TOOL_PREFIX,
-              DISABLED),
+              DISABLED,
+              MAX_MESSAGE_BYTES,
+              HTTP_TIMEOUT,
+              SSE_RETRY_MIN,
+              SSE_RETRY_MAX),
           IGNORED_CLIENT_FIELDS,
           UNSUPPORTED_CLIENT_FIELDS);
 
@@ -144,7 +155,32 @@ final class ServerConfigReader {
             maxInflightPerSession,
             requestTimeout,
             idleTimeout,
-            toolPrefix));
+            toolPrefix,
+            upstreamLimits(section, requestTimeout)));
+  }
+
+  private static UpstreamLimits upstreamLimits(ConfigSection server, Duration requestTimeout) {
+    long maxMessageBytes = server.positiveBytes(MAX_MESSAGE_BYTES);
+    if (maxMessageBytes > MAX_MESSAGE_BYTES_LIMIT) {
+      throw server.error(
+          MAX_MESSAGE_BYTES, "must be at most 1 GiB, got " + maxMessageBytes + " bytes");
+    }
+    Duration httpTimeout =
+        server.has(HTTP_TIMEOUT) ? server.positiveDuration(HTTP_TIMEOUT) : requestTimeout;
+    Duration sseRetryMin = server.positiveDuration(SSE_RETRY_MIN);
+    Duration sseRetryMax = server.positiveDuration(SSE_RETRY_MAX);
+    if (sseRetryMax.compareTo(sseRetryMin) < 0) {
+      throw server.error(
+          SSE_RETRY_MAX,
+          "must not be shorter than "
+              + SSE_RETRY_MIN
+              + " ("
+              + sseRetryMax
+              + " < "
+              + sseRetryMin
+              + ")");
+    }
+    return new UpstreamLimits((int) maxMessageBytes, httpTimeout, sseRetryMin, sseRetryMax);
   }
 
   private static ServerSpec spec(ConfigSection server) {

@@ -206,7 +206,7 @@ class ConfigLoaderBrokenConfigTest {
             server("\"command\": \"npx\", \"restartPolicy\": \"always\""),
             "mcpServers.a.restartPolicy: unknown field (expected one of command, args, env, cwd, url, headers,"
                 + " transport, type, protocol, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout,"
-                + " toolPrefix, disabled)"),
+                + " toolPrefix, disabled, maxMessageBytes, httpTimeout, sseRetryMin, sseRetryMax)"),
         broken(
             "envFile",
             server("\"command\": \"npx\", \"envFile\": \"${workspaceFolder}/.env\""),
