@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import com.typesafe.config.Config;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -36,9 +37,6 @@ final class ServerConfigReader {
   static final String HTTP_TIMEOUT = "httpTimeout";
   static final String SSE_RETRY_MIN = "sseRetryMin";
   static final String SSE_RETRY_MAX = "sseRetryMax";
-
-  /** Byte arrays top out near 2 GiB; a message that large is a fault, not a use case. */
-  static final long MAX_MESSAGE_BYTES_LIMIT = 1024L * 1024 * 1024;
 
   /** Fields other MCP clients write that concern only their own UI: accepted and ignored. */
   static final Set<String> IGNORED_CLIENT_FIELDS =
@@ -161,9 +159,13 @@ final class ServerConfigReader {
 
   private static UpstreamLimits upstreamLimits(ConfigSection server, Duration requestTimeout) {
     long maxMessageBytes = server.positiveBytes(MAX_MESSAGE_BYTES);
-    if (maxMessageBytes > MAX_MESSAGE_BYTES_LIMIT) {
+    if (maxMessageBytes > JsonRpcCodec.MAX_DOCUMENT_LENGTH) {
+      // a larger message could be read, but never parsed
       throw server.error(
-          MAX_MESSAGE_BYTES, "must be at most 1 GiB, got " + maxMessageBytes + " bytes");
+          MAX_MESSAGE_BYTES,
+          "must be at most 16 MiB (the JSON-RPC parser's limit), got "
+              + maxMessageBytes
+              + " bytes");
     }
     Duration httpTimeout =
         server.has(HTTP_TIMEOUT) ? server.positiveDuration(HTTP_TIMEOUT) : requestTimeout;

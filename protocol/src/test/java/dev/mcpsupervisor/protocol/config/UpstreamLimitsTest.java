@@ -42,8 +42,10 @@ class UpstreamLimitsTest {
   @Test
   void unusableValuesAreRejectedWithClearErrors() {
     assertEquals(
-        FILE + ": mcpServers.a.maxMessageBytes: must be at most 1 GiB, got 2147483648 bytes",
-        errorOf("maxMessageBytes = 2 GiB"));
+        FILE
+            + ": mcpServers.a.maxMessageBytes: must be at most 16 MiB (the JSON-RPC parser's limit),"
+            + " got 16777217 bytes",
+        errorOf("maxMessageBytes = 16777217"));
     assertEquals(
         FILE + ": mcpServers.a.maxMessageBytes: must be greater than zero, got 0",
         errorOf("maxMessageBytes = 0"));
