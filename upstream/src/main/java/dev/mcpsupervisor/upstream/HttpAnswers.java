@@ -13,19 +13,21 @@ final class HttpAnswers {
   private HttpAnswers() {}
 
   /**
-   * The JSON-RPC response a 4xx/5xx body holds (the answer to our request, under our id when the
-   * server could not name it: it answers id null when it rejected the POST as a whole), or null.
+   * Delivers the JSON-RPC response a 4xx/5xx body holds, as the answer to request {@code requestId}
+   * (under that id when the server could not name it: it answers id null when it rejected the POST
+   * as a whole). Returns whether the body held one.
    */
-  static JsonRpcResponse errorAnswer(byte[] body, JsonNode requestId) {
+  static boolean deliverErrorAnswer(ConnectionEvents events, byte[] body, JsonNode requestId) {
     if (body.length == 0) {
-      return null;
+      return false;
     }
     ParsedPayload parsed = JsonRpcCodec.parse(body);
     if (parsed instanceof ParsedPayload.Single single
         && single.message() instanceof JsonRpcResponse answer) {
-      return answer.id().isNull() ? answer.withId(requestId) : answer;
+      events.message(answer.id().isNull() ? answer.withId(requestId) : answer, requestId);
+      return true;
     }
-    return null;
+    return false;
   }
 
   /**

@@ -273,9 +273,8 @@ final class StatelessHttpConnection implements UpstreamConnection {
           deliver(body);
         }
         ended(null);
-      } else if (requestId != null && HttpAnswers.errorAnswer(body, requestId) != null) {
+      } else if (requestId != null && HttpAnswers.deliverErrorAnswer(events, body, requestId)) {
         answered = true;
-        events.message(HttpAnswers.errorAnswer(body, requestId), requestId);
         ended(null);
       } else {
         ended("HTTP " + status + ": " + HttpTransport.preview(body));

@@ -292,8 +292,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
         String detail = "HTTP 404 for our session id: the server no longer knows the session";
         fail(ConnectionClosed.Kind.SESSION_NOT_FOUND, detail);
         accepted.completeExceptionally(new IOException(events.name() + ": " + detail));
-      } else if (requestId != null && HttpAnswers.errorAnswer(body, requestId) != null) {
-        events.message(HttpAnswers.errorAnswer(body, requestId), requestId);
+      } else if (requestId != null && HttpAnswers.deliverErrorAnswer(events, body, requestId)) {
         accepted.complete(null);
       } else {
         accepted.completeExceptionally(
