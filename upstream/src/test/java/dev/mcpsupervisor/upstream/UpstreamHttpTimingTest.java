@@ -10,6 +10,8 @@ import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,6 +90,52 @@ class UpstreamHttpTimingTest {
     Rpc.send(connection, Rpc.echo(2, "next"));
     assertFalse(listener.awaitResponse(Rpc.id(2)).isError(), "the session goes on");
     assertFalse(listener.closed.isDone());
+  }
+
+  @Test
+  void httpTimeoutBoundsTheWaitForHeadersNotAStreamedAnswer() throws Exception {
+    CountDownLatch answerLater = new CountDownLatch(1);
+    server =
+        new ScriptedHttpServer(
+            (request, exchange) -> {
+              if (request.body().contains("\"id\":2")) {
+                awaitRelease(); // no headers: its POST times out
+                return;
+              }
+              try (OutputStream out =
+                  ScriptedHttpServer.startEventStream(exchange, ": streaming\n\n")) {
+                awaitLatch(answerLater);
+                out.write(
+                    "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":true}}\n\n"
+                        .getBytes(StandardCharsets.UTF_8));
+              }
+            });
+    UpstreamLimits limits =
+        new UpstreamLimits(
+            1024 * 1024, Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofMinutes(1));
+    UpstreamConnection connection = connect(limits);
+    Rpc.send(connection, Rpc.echo(1, "long")); // its stream is open
+
+    // a POST sent after it timed out: httpTimeout has passed for the open stream too
+    assertThrows(
+        ExecutionException.class,
+        () ->
+            connection
+                .send(Rpc.echo(2, "silent"))
+                .toCompletableFuture()
+                .get(RecordingListener.WAIT.toMillis(), TimeUnit.MILLISECONDS));
+    answerLater.countDown();
+
+    assertFalse(listener.awaitResponse(Rpc.id(1)).isError(), "the streamed answer arrives");
+    assertFalse(listener.closed.isDone());
+  }
+
+  private static void awaitLatch(CountDownLatch latch) {
+    try {
+      latch.await(RecordingListener.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void awaitRelease() {
