@@ -7,6 +7,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_TIMEOUT;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.SHUTTING_DOWN;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UNKNOWN_SERVER;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_MESSAGE_TOO_LARGE;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_SESSION_LOST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_UNAVAILABLE;
 
@@ -147,6 +148,7 @@ public final class SupervisorErrors {
       case UNKNOWN_SERVER -> "unknown_server";
       case REQUEST_CANCELLED -> "cancelled";
       case SHUTTING_DOWN -> "shutting_down";
+      case UPSTREAM_MESSAGE_TOO_LARGE -> "message_too_large";
       default -> "error";
     };
   }
