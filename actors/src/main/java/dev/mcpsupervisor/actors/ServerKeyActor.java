@@ -250,6 +250,7 @@ public final class ServerKeyActor {
       return null;
     }
     table.lease(contextId, session);
+    session.ref.tell(new SessionActor.Leased(contextId, null)); // counts when attributing requests
     deliverTo(session, contextId, delivery);
     timers.cancel(new IdleTimer(session.id));
     return session;
@@ -285,9 +286,8 @@ public final class ServerKeyActor {
 
   private Behavior<Command> onRelease(Release release) {
     subscriptions.released(release.context()); // while its session is still in the table
-    boolean listened = table.listenerOf(release.context()) != null;
     var session = table.release(release.context());
-    if (listened && session != null) {
+    if (session != null) {
       session.ref.tell(new SessionActor.Unleased(release.context()));
     }
     if (session != null && session.contexts.isEmpty()) {

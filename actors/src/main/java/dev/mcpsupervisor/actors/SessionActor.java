@@ -55,13 +55,14 @@ public final class SessionActor {
       implements Command {}
 
   /**
-   * The context, leased here, has a listener: its notifications, server requests and answers go
-   * through it.
+   * The context leased this session: {@code delivery} null at first (the lease alone counts when
+   * deciding whose a server request is), then its listener's — its notifications, server requests
+   * and answers go through it.
    */
   public record Leased(String context, ActorRef<ContextDelivery.Command> delivery)
       implements Command {}
 
-  /** The context with a listener released its lease here. */
+  /** The context released its lease here. */
   public record Unleased(String context) implements Command {}
 
   /** Answers with the upstream's initialize result once ready (at once if ready now). */

@@ -7,6 +7,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_TIMEOUT;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.SHUTTING_DOWN;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UNKNOWN_SERVER;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_MESSAGE_TOO_LARGE;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_SESSION_LOST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_UNAVAILABLE;
 
@@ -118,6 +119,24 @@ public final class SupervisorErrors {
   }
 
   /**
+   * A server-to-client request that names no call, on a session several clients share: handing it
+   * to one of them could serve a client that did not cause it (a confused deputy).
+   */
+  public static JsonRpcError ambiguousServerRequest(String server, String method, int claimants) {
+    return new JsonRpcError(
+        NO_CLIENT_FOR_SERVER_REQUEST,
+        "ambiguous server request: more than one client shares this session of "
+            + server
+            + " ("
+            + claimants
+            + " could have caused "
+            + method
+            + "); an upstream ties a request to its call with _meta \""
+            + ServerRequestAttribution.RELATED_REQUEST
+            + "\"");
+  }
+
+  /**
    * A short word for metrics: "timeout", "session_lost", ...; "error" for an upstream's own error.
    */
   public static String kind(JsonRpcError error) {
@@ -129,6 +148,7 @@ public final class SupervisorErrors {
       case UNKNOWN_SERVER -> "unknown_server";
       case REQUEST_CANCELLED -> "cancelled";
       case SHUTTING_DOWN -> "shutting_down";
+      case UPSTREAM_MESSAGE_TOO_LARGE -> "message_too_large";
       default -> "error";
     };
   }

@@ -131,7 +131,7 @@ final class UpstreamLink {
   private Behavior<Command> connecting() {
     CompletionStage<UpstreamConnection> connect;
     try {
-      connect = env.connector().connect(env.server().spec(), router);
+      connect = env.connector().connect(env.server().spec(), env.server().upstreamLimits(), router);
     } catch (RuntimeException e) {
       connect = CompletableFuture.failedFuture(e);
     }

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.upstream;
 
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,14 +49,22 @@ public final class StdioConnector implements UpstreamConnector {
 
   @Override
   public CompletionStage<UpstreamConnection> connect(ServerSpec spec, ConnectionListener listener) {
+    return connect(spec, DEFAULT_LIMITS, listener);
+  }
+
+  @Override
+  public CompletionStage<UpstreamConnection> connect(
+      ServerSpec spec, UpstreamLimits limits, ConnectionListener listener) {
     if (!(spec instanceof ServerSpec.Stdio stdio)) {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("the stdio connector cannot open " + spec.transport()));
     }
-    return CompletableFuture.supplyAsync(() -> spawn(stdio, listener), spawner);
+    return CompletableFuture.supplyAsync(
+        () -> spawn(stdio, limits.maxMessageBytes(), listener), spawner);
   }
 
-  private UpstreamConnection spawn(ServerSpec.Stdio spec, ConnectionListener listener) {
+  private UpstreamConnection spawn(
+      ServerSpec.Stdio spec, int maxMessageBytes, ConnectionListener listener) {
     List<String> command = new ArrayList<>();
     command.add(spec.command());
     command.addAll(spec.args());
@@ -88,16 +97,17 @@ public final class StdioConnector implements UpstreamConnector {
     }
     String name = serverName(spec.command());
     return switch (spec.protocol()) {
-      case SESSION -> StdioConnection.start(process, name, grace, listener);
+      case SESSION -> StdioConnection.start(process, name, grace, maxMessageBytes, listener);
       case STATELESS -> {
         StatelessAdapter adapter = new StatelessAdapter("stdio server " + name, listener, null);
-        yield adapter.attach(StdioConnection.start(process, name, grace, adapter));
+        yield adapter.attach(StdioConnection.start(process, name, grace, maxMessageBytes, adapter));
       }
       case AUTO ->
           AutoEraConnection.overOneTransport(
               "stdio server " + name,
               listener,
-              transportListener -> StdioConnection.start(process, name, grace, transportListener));
+              transportListener ->
+                  StdioConnection.start(process, name, grace, maxMessageBytes, transportListener));
     };
   }
 

@@ -10,6 +10,8 @@ import java.time.Duration;
  *     name)
  * @param toolFilter which of its tools are exposed ({@code tools}, {@code disabledTools}; default:
  *     {@link ToolFilter#ALL})
+ * @param upstreamLimits what the server may send, and how long HTTP waits for it (default: {@link
+ *     UpstreamLimits#defaults})
  */
 public record ServerConfig(
     String name,
@@ -20,13 +22,16 @@ public record ServerConfig(
     Duration requestTimeout,
     Duration idleTimeout,
     String toolPrefix,
-    ToolFilter toolFilter) {
+    ToolFilter toolFilter,
+    UpstreamLimits upstreamLimits) {
 
   public ServerConfig {
     toolFilter = toolFilter == null ? ToolFilter.ALL : toolFilter;
+    upstreamLimits =
+        upstreamLimits == null ? UpstreamLimits.defaults(requestTimeout) : upstreamLimits;
   }
 
-  /** Every tool exposed. */
+  /** Every tool exposed, the default {@link UpstreamLimits}. */
   public ServerConfig(
       String name,
       ServerSpec spec,
@@ -45,7 +50,56 @@ public record ServerConfig(
         requestTimeout,
         idleTimeout,
         toolPrefix,
-        ToolFilter.ALL);
+        ToolFilter.ALL,
+        null);
+  }
+
+  /** The default {@link UpstreamLimits}. */
+  public ServerConfig(
+      String name,
+      ServerSpec spec,
+      Isolation isolation,
+      int maxSessions,
+      int maxInflightPerSession,
+      Duration requestTimeout,
+      Duration idleTimeout,
+      String toolPrefix,
+      ToolFilter toolFilter) {
+    this(
+        name,
+        spec,
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        toolFilter,
+        null);
+  }
+
+  /** Every tool exposed. */
+  public ServerConfig(
+      String name,
+      ServerSpec spec,
+      Isolation isolation,
+      int maxSessions,
+      int maxInflightPerSession,
+      Duration requestTimeout,
+      Duration idleTimeout,
+      String toolPrefix,
+      UpstreamLimits upstreamLimits) {
+    this(
+        name,
+        spec,
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        ToolFilter.ALL,
+        upstreamLimits);
   }
 
   public ServerKey key() {

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import com.typesafe.config.Config;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -33,6 +34,10 @@ final class ServerConfigReader {
   static final String IDLE_TIMEOUT = "idleTimeout";
   static final String TOOL_PREFIX = "toolPrefix";
   static final String DISABLED = "disabled";
+  static final String MAX_MESSAGE_BYTES = "maxMessageBytes";
+  static final String HTTP_TIMEOUT = "httpTimeout";
+  static final String SSE_RETRY_MIN = "sseRetryMin";
+  static final String SSE_RETRY_MAX = "sseRetryMax";
 
   /** Fields other MCP clients write that concern only their own UI: accepted and ignored. */
   static final Set<String> IGNORED_CLIENT_FIELDS =
@@ -74,7 +79,11 @@ final class ServerConfigReader {
               ToolFilterReader.INCLUDE_TOOLS,
               ToolFilterReader.DISABLED_TOOLS,
               ToolFilterReader.EXCLUDE_TOOLS,
-              DISABLED),
+              DISABLED,
+              MAX_MESSAGE_BYTES,
+              HTTP_TIMEOUT,
+              SSE_RETRY_MIN,
+              SSE_RETRY_MAX),
           IGNORED_CLIENT_FIELDS,
           UNSUPPORTED_CLIENT_FIELDS);
 
@@ -143,7 +152,36 @@ final class ServerConfigReader {
             requestTimeout,
             idleTimeout,
             toolPrefix,
-            toolFilter));
+            toolFilter,
+            upstreamLimits(section, requestTimeout)));
+  }
+
+  private static UpstreamLimits upstreamLimits(ConfigSection server, Duration requestTimeout) {
+    long maxMessageBytes = server.positiveBytes(MAX_MESSAGE_BYTES);
+    if (maxMessageBytes > JsonRpcCodec.MAX_DOCUMENT_LENGTH) {
+      // a larger message could be read, but never parsed
+      throw server.error(
+          MAX_MESSAGE_BYTES,
+          "must be at most 16 MiB (the JSON-RPC parser's limit), got "
+              + maxMessageBytes
+              + " bytes");
+    }
+    Duration httpTimeout =
+        server.has(HTTP_TIMEOUT) ? server.positiveDuration(HTTP_TIMEOUT) : requestTimeout;
+    Duration sseRetryMin = server.positiveDuration(SSE_RETRY_MIN);
+    Duration sseRetryMax = server.positiveDuration(SSE_RETRY_MAX);
+    if (sseRetryMax.compareTo(sseRetryMin) < 0) {
+      throw server.error(
+          SSE_RETRY_MAX,
+          "must not be shorter than "
+              + SSE_RETRY_MIN
+              + " ("
+              + sseRetryMax
+              + " < "
+              + sseRetryMin
+              + ")");
+    }
+    return new UpstreamLimits((int) maxMessageBytes, httpTimeout, sseRetryMin, sseRetryMax);
   }
 
   private static ServerSpec spec(ConfigSection server) {

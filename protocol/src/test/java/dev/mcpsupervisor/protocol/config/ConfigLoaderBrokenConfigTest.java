@@ -234,7 +234,8 @@ class ConfigLoaderBrokenConfigTest {
             server("\"command\": \"npx\", \"restartPolicy\": \"always\""),
             "mcpServers.a.restartPolicy: unknown field (expected one of command, args, env, cwd, inheritEnv, url, headers,"
                 + " transport, type, protocol, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout,"
-                + " toolPrefix, tools, includeTools, disabledTools, excludeTools, disabled)"),
+                + " toolPrefix, tools, includeTools, disabledTools, excludeTools, disabled, maxMessageBytes, httpTimeout,"
+                + " sseRetryMin, sseRetryMax)"),
         broken(
             "envFile",
             server("\"command\": \"npx\", \"envFile\": \"${workspaceFolder}/.env\""),
