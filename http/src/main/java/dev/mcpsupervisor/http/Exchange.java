@@ -76,6 +76,9 @@ final class Exchange {
   /** The first event and a source of every later one (up to and including the terminal event). */
   record Head(Event first, Source<Event, NotUsed> rest) {}
 
+  /** Events the stream actor holds before the buffer stage takes them (it always asks for more). */
+  private static final int ACTOR_BUFFER = 256;
+
   private final ActorRef<Event> ref;
   private final CompletionStage<Head> head;
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
@@ -86,10 +89,11 @@ final class Exchange {
   }
 
   /**
-   * Materializes the event stream; old events are dropped when a slow client lets more than {@code
-   * buffer} pile up.
+   * Materializes the event stream. A slow client that lets more than {@code maxBufferBytes} of
+   * events pile up has its stream ended with an error ({@code onOverflow} runs): no event is ever
+   * dropped from a stream that goes on.
    */
-  static Exchange open(Materializer materializer, int buffer) {
+  static Exchange open(Materializer materializer, long maxBufferBytes, Runnable onOverflow) {
     CompletableFuture<Void> terminated = new CompletableFuture<>();
     // one materialization, one stream actor: the ref feeds the stream that answers the head
     // directly
@@ -97,17 +101,25 @@ final class Exchange {
             org.apache.pekko.actor.ActorRef,
             CompletionStage<Pair<List<Event>, Source<Event, NotUsed>>>>
         materialized =
+            // the buffer stage always pulls, so the actor's own buffer only bridges a moment
             Source.actorRef(
                     message -> Optional.empty(),
                     message -> Optional.empty(),
-                    buffer,
-                    OverflowStrategy.dropHead())
+                    ACTOR_BUFFER,
+                    OverflowStrategy.fail())
                 .map(Event.class::cast)
+                .via(new StreamBufferStage(maxBufferBytes))
                 .takeWhile(event -> !isTerminal(event), true)
                 .watchTermination(
                     (ref, done) -> {
                       Asks.sameThread(done)
-                          .whenComplete((ok, failure) -> terminated.complete(null));
+                          .whenComplete(
+                              (ok, failure) -> {
+                                if (failure instanceof StreamBufferStage.Overflow) {
+                                  onOverflow.run();
+                                }
+                                terminated.complete(null);
+                              });
                       return ref;
                     })
                 .prefixAndTail(1)

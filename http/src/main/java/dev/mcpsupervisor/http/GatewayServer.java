@@ -50,17 +50,20 @@ public final class GatewayServer {
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final ActorSystem<?> system;
   private final McpRoutes mcp;
+  private final Readiness readiness;
   private final AtomicReference<CompletionStage<Void>> stopping = new AtomicReference<>();
 
   private GatewayServer(
       ServerBinding binding,
       ActorRef<DownstreamSessions.Command> sessions,
       ActorSystem<?> system,
-      McpRoutes mcp) {
+      McpRoutes mcp,
+      Readiness readiness) {
     this.binding = binding;
     this.sessions = sessions;
     this.system = system;
     this.mcp = mcp;
+    this.readiness = readiness;
   }
 
   /**
@@ -109,20 +112,22 @@ public final class GatewayServer {
       ActorRef<DownstreamSessions.Command> sessions,
       ServerAccess access) {
     ActorSystem<?> system = supervisor.actorSystem();
+    Readiness readiness = new Readiness();
     McpRoutes mcp =
         new McpRoutes(
             sessions,
             system.scheduler(),
             Materializer.matFromSystem(system),
             settings,
-            config.maxBodyBytes(),
+            config,
             supervisor.config().servers().keySet(),
             metrics,
             answerTimeout(system, supervisor),
             config.requiresAuthentication() ? "private" : "public",
             new CallerIdentity(settings.agentIdHeader()),
-            access);
-    OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler());
+            access,
+            readiness);
+    OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler(), readiness);
     Authentication authentication =
         new Authentication(
             config, metrics, system.dispatchers().lookup(DispatcherSelector.blocking()));
@@ -130,28 +135,37 @@ public final class GatewayServer {
         new GatewayRoutes(new AccessControl(config, metrics), authentication, ops, mcp);
     return Http.get(system)
         .newServerAt(config.host(), config.port())
-        .withSettings(serverSettings(system, supervisor))
-        .bind(routes.route())
+        .withSettings(serverSettings(system, supervisor, config))
+        .bindFlow(
+            RequestHeaderDeadline.around(
+                routes.route().flow(system), config.requestHeaderTimeout()))
         .thenApply(
             binding -> {
               log.info("gateway listening on {}", binding.localAddress());
-              return new GatewayServer(binding, sessions, system, mcp);
+              readiness.ready();
+              return new GatewayServer(binding, sessions, system, mcp, readiness);
             });
   }
 
   /**
    * No request timeout (every upstream call has its own deadline, and SSE streams are long), and an
-   * idle timeout longer than the longest request timeout, so a slow JSON answer is never cut off.
+   * idle timeout longer than the longest request timeout, so a slow JSON answer is never cut off;
+   * slow or idle clients are bounded by {@link RequestHeaderDeadline} instead. The client's address
+   * is kept on each request (who an unauthenticated caller is, for {@link StreamQuota}).
    */
   private static ServerSettings serverSettings(
-      ActorSystem<?> system, SessionSupervisor supervisor) {
+      ActorSystem<?> system, SessionSupervisor supervisor, GatewayConfig config) {
     Duration idle = max(longestRequestTimeout(supervisor).plusMinutes(1), Duration.ofMinutes(2));
     Config overrides =
         ConfigFactory.parseString(
             "pekko.http.server.request-timeout = infinite\n"
                 + "pekko.http.server.idle-timeout = "
                 + idle.toMillis()
-                + "ms\n");
+                + "ms\n"
+                + "pekko.http.server.max-connections = "
+                + config.maxConnections()
+                + "\n"
+                + "pekko.http.server.remote-address-attribute = on\n");
     return ServerSettings.create(overrides.withFallback(system.settings().config()));
   }
 
@@ -185,9 +199,11 @@ public final class GatewayServer {
   }
 
   /**
-   * Stops taking connections, closes GET streams, lets in-flight requests finish up to {@code
-   * drainDeadline} — until their responses are written, not only answered — then closes the
-   * connections and only then ends every downstream session (releasing its leases). Idempotent.
+   * Stops taking requests — from here on new ones are answered 503 and {@code /readyz} says
+   * stopping, while the listener stays bound so clients get that clear answer — closes GET streams,
+   * lets in-flight requests finish up to {@code drainDeadline} (until their responses are written,
+   * not only answered), then unbinds, closes the connections and only then ends every downstream
+   * session (releasing its leases). Idempotent.
    */
   public CompletionStage<Void> stop(Duration drainDeadline) {
     CompletionStage<Void> stop = stopping.get();
@@ -196,25 +212,23 @@ public final class GatewayServer {
     }
     Duration drain =
         drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
-    // no new connections; the sessions close their GET streams (which never end) and answer what is
-    // in flight, and only then are the connections terminated: Pekko's termination cuts a response
-    // that is already streaming (an SSE answer), so it must not start before those are answered
-    CompletionStage<?> unbound = binding.unbind();
-    CompletionStage<Done> drained =
-        Asks.<DownstreamSessions.Command, Done>ask(
-            sessions,
-            DownstreamSessions.Drain::new,
-            drain,
-            system.scheduler(),
-            timedOut -> Done.getInstance());
+    readiness.stopping();
+    // the sessions close their GET streams (which never end) and answer what is in flight, and
+    // only then are the connections terminated: Pekko's termination cuts a response that is
+    // already streaming (an SSE answer), so it must not start before those are answered
     CompletionStage<Void> started =
-        unbound
-            .thenCombine(drained, (unboundDone, exchangesAnswered) -> Done.getInstance())
+        Asks.<DownstreamSessions.Command, Done>ask(
+                sessions,
+                DownstreamSessions.Drain::new,
+                drain,
+                system.scheduler(),
+                timedOut -> Done.getInstance())
             // answered is not yet written: the last frames of a streamed answer are on their way
-            .thenCompose(bothDone -> mcp.responsesWritten(drain))
-            .thenCompose(written -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
+            .thenCompose(exchangesAnswered -> mcp.responsesWritten(drain))
+            .thenCompose(written -> binding.unbind())
+            .thenCompose(unbound -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
             .thenCompose(
-                bothDone ->
+                closed ->
                     Asks.<DownstreamSessions.Command, Done>ask(
                         sessions,
                         DownstreamSessions.EndAll::new,

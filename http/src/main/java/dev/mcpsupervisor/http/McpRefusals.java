@@ -23,6 +23,11 @@ final class McpRefusals {
     return McpResponses.error(status, INVALID_REQUEST, message);
   }
 
+  /** A stream ended because its client read too slowly (counted like a refusal). */
+  void streamOverflowed() {
+    metrics.rejected("stream_overflow");
+  }
+
   /** A refusal the downstream session decided (unknown session, conflict, shutting down). */
   HttpResponse refused(Exchange.Refused refused) {
     metrics.rejected(refused.status() == 404 ? "unknown_session" : "refused_" + refused.status());

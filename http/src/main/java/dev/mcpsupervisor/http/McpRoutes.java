@@ -6,6 +6,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -24,6 +25,7 @@ import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.stream.Materializer;
@@ -52,6 +54,8 @@ final class McpRoutes extends AllDirectives {
   private final Set<String> servers;
   private final GatewayMetrics metrics;
   private final ServerAccess access;
+  private final Readiness readiness;
+  private final StreamQuota streamQuota;
 
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
@@ -63,33 +67,45 @@ final class McpRoutes extends AllDirectives {
    * @param cacheScope see {@link StatelessRoutes}
    * @param callers see {@link StatelessRoutes}
    * @param access which servers each identity may use
+   * @param readiness off while the gateway stops: new requests are then answered 503
    */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
       Scheduler scheduler,
       Materializer materializer,
       GatewaySettings settings,
-      long maxBodyBytes,
+      GatewayConfig gateway,
       Set<String> servers,
       GatewayMetrics metrics,
       Duration answerTimeout,
       String cacheScope,
       CallerIdentity callers,
-      ServerAccess access) {
+      ServerAccess access,
+      Readiness readiness) {
     this.sessions = sessions;
     this.scheduler = scheduler;
     this.materializer = materializer;
     this.settings = settings;
-    this.maxBodyBytes = maxBodyBytes;
+    this.maxBodyBytes = gateway.maxBodyBytes();
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
     this.access = access;
+    this.readiness = readiness;
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
     this.exchanges =
-        new SessionExchanges(sessions, scheduler, materializer, settings, answerTimeout, refusals);
+        new SessionExchanges(
+            sessions,
+            scheduler,
+            materializer,
+            settings,
+            answerTimeout,
+            gateway.maxStreamBufferBytes(),
+            refusals);
+    this.streamQuota = new StreamQuota(gateway.maxStreamsPerIdentity(), refusals);
     this.stateless =
-        new StatelessRoutes(sessions, exchanges, settings, metrics, cacheScope, callers);
+        new StatelessRoutes(
+            sessions, exchanges, settings, metrics, cacheScope, callers, streamQuota);
   }
 
   /**
@@ -120,7 +136,18 @@ final class McpRoutes extends AllDirectives {
     return endpoint(SingleServerEndpoint.pathOf(server), server, caller);
   }
 
+  /** A draining gateway takes no new request: it could not promise to finish it. */
   private Route endpoint(String path, String server, Identity caller) {
+    return extractRequest(
+        request ->
+            readiness.isReady() ? methods(path, server, caller) : complete(drainingRefusal()));
+  }
+
+  private HttpResponse drainingRefusal() {
+    return exchanges.shuttingDown().addHeader(Connection.create("close"));
+  }
+
+  private Route methods(String path, String server, Identity caller) {
     return concat(
         post(
             () ->
@@ -291,7 +318,12 @@ final class McpRoutes extends AllDirectives {
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
     }
+    Optional<Runnable> permit = streamQuota.acquire(caller, request);
+    if (permit.isEmpty()) {
+      return done(streamQuota.refusal());
+    }
     Exchange exchange = exchanges.openExchange();
+    exchange.terminated().thenRun(permit.get());
     Optional<String> lastEventId = request.getHeader(LAST_EVENT_ID).map(HttpHeader::value);
     sessions.tell(
         new DownstreamSessions.Deliver(

@@ -20,8 +20,8 @@ import org.apache.pekko.http.javadsl.server.Route;
 
 /**
  * Operations endpoints: {@code /healthz} (the process serves HTTP), {@code /readyz} (listening and
- * taking sessions; 503 while stopping), {@code /metrics} (Prometheus text) and {@code
- * /admin/sessions} (JSON). HTTP only.
+ * taking requests, from the {@link Readiness} flag; 503 while stopping), {@code /metrics}
+ * (Prometheus text) and {@code /admin/sessions} (JSON). HTTP only.
  */
 final class OpsRoutes extends AllDirectives {
 
@@ -31,16 +31,19 @@ final class OpsRoutes extends AllDirectives {
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final GatewayMetrics metrics;
   private final Scheduler scheduler;
+  private final Readiness readiness;
 
   OpsRoutes(
       SessionSupervisor supervisor,
       ActorRef<DownstreamSessions.Command> sessions,
       GatewayMetrics metrics,
-      Scheduler scheduler) {
+      Scheduler scheduler,
+      Readiness readiness) {
     this.supervisor = supervisor;
     this.sessions = sessions;
     this.metrics = metrics;
     this.scheduler = scheduler;
+    this.readiness = readiness;
   }
 
   /** Probes: open to anyone who passes the Host/Origin checks, even when tokens are configured. */
@@ -52,14 +55,10 @@ final class OpsRoutes extends AllDirectives {
             () ->
                 get(
                     () ->
-                        completeWithFuture(
-                            listing()
-                                .thenApply(
-                                    listing ->
-                                        listing.accepting()
-                                            ? status(StatusCodes.OK, "ready")
-                                            : status(
-                                                StatusCodes.SERVICE_UNAVAILABLE, "stopping"))))));
+                        complete(
+                            readiness.isReady()
+                                ? status(StatusCodes.OK, "ready")
+                                : status(StatusCodes.SERVICE_UNAVAILABLE, "stopping")))));
   }
 
   /** Metrics and admin: behind the bearer token when tokens are configured. */

@@ -23,8 +23,8 @@ final class SessionExchanges {
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final Scheduler scheduler;
   private final Materializer materializer;
-  private final GatewaySettings settings;
   private final Duration answerTimeout;
+  private final long maxStreamBufferBytes;
   private final McpRefusals refusals;
   private final ExchangeResponses responses;
   private final OpenExchanges openExchanges = new OpenExchanges();
@@ -33,6 +33,7 @@ final class SessionExchanges {
    * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
    *     first answer has not come by then means something inside broke; it gets 504 instead of
    *     hanging
+   * @param maxStreamBufferBytes see {@link Exchange#open}
    */
   SessionExchanges(
       ActorRef<DownstreamSessions.Command> sessions,
@@ -40,12 +41,13 @@ final class SessionExchanges {
       Materializer materializer,
       GatewaySettings settings,
       Duration answerTimeout,
+      long maxStreamBufferBytes,
       McpRefusals refusals) {
     this.sessions = sessions;
     this.scheduler = scheduler;
     this.materializer = materializer;
-    this.settings = settings;
     this.answerTimeout = answerTimeout;
+    this.maxStreamBufferBytes = maxStreamBufferBytes;
     this.refusals = refusals;
     this.responses = new ExchangeResponses(refusals, settings.sseKeepAlive());
   }
@@ -77,7 +79,8 @@ final class SessionExchanges {
   }
 
   Exchange openExchange() {
-    return openExchanges.track(Exchange.open(materializer, settings.streamBuffer()));
+    return openExchanges.track(
+        Exchange.open(materializer, maxStreamBufferBytes, refusals::streamOverflowed));
   }
 
   /** Completes once every response stream open now is written out, or at {@code deadline}. */

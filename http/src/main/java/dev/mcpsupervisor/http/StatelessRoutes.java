@@ -36,11 +36,13 @@ final class StatelessRoutes {
   private final String cacheScope;
 
   private final CallerIdentity callers;
+  private final StreamQuota streamQuota;
 
   /**
    * @param cacheScope what a stateless client's cacheable results say ({@code private} when the
    *     gateway requires a token, since answers may then depend on who asks)
    * @param callers who a stateless request comes from, for its {@code isolation: context} servers
+   * @param streamQuota how many listen streams a caller may hold open
    */
   StatelessRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
@@ -48,13 +50,15 @@ final class StatelessRoutes {
       GatewaySettings settings,
       GatewayMetrics metrics,
       String cacheScope,
-      CallerIdentity callers) {
+      CallerIdentity callers,
+      StreamQuota streamQuota) {
     this.sessions = sessions;
     this.exchanges = exchanges;
     this.settings = settings;
     this.metrics = metrics;
     this.cacheScope = cacheScope;
     this.callers = callers;
+    this.streamQuota = streamQuota;
   }
 
   /**
@@ -87,30 +91,47 @@ final class StatelessRoutes {
     if (requestState != null) {
       return retry(call, requestState, principal, path, accept, caller);
     }
-    String identity =
-        McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method())
-            ? null
-            : callers.contextOf(caller, name -> header(request, name));
-    return exchanges
-        .createSession(server, identity, caller)
-        .thenCompose(
-            created ->
-                created.sessionId() == null
-                    ? done(exchanges.shuttingDown())
-                    : exchange(
-                        created.sessionId(),
-                        path,
-                        caller,
-                        accept,
-                        exchange ->
-                            new DownstreamSession.Stateless(
-                                call,
-                                StatelessEnvelope.Meta.of(call),
-                                cacheScope,
-                                principal,
-                                McpRequestChecks.paramHeaders(request),
-                                accept.sse(),
-                                exchange)));
+    boolean listen = McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method());
+    // a listen stream lasts: it counts against its caller's open streams, the others end soon
+    Optional<Runnable> permit =
+        listen ? streamQuota.acquire(caller, request) : Optional.of(() -> {});
+    if (permit.isEmpty()) {
+      return done(streamQuota.refusal());
+    }
+    Runnable release = permit.get();
+    String identity = listen ? null : callers.contextOf(caller, name -> header(request, name));
+    CompletionStage<HttpResponse> answered =
+        exchanges
+            .createSession(server, identity, caller)
+            .thenCompose(
+                created -> {
+                  if (created.sessionId() == null) {
+                    release.run();
+                    return done(exchanges.shuttingDown());
+                  }
+                  return exchange(
+                      created.sessionId(),
+                      path,
+                      caller,
+                      accept,
+                      release,
+                      exchange ->
+                          new DownstreamSession.Stateless(
+                              call,
+                              StatelessEnvelope.Meta.of(call),
+                              cacheScope,
+                              principal,
+                              McpRequestChecks.paramHeaders(request),
+                              accept.sse(),
+                              exchange));
+                });
+    answered.whenComplete(
+        (response, failure) -> {
+          if (failure != null) {
+            release.run();
+          }
+        });
+    return answered;
   }
 
   /**
@@ -146,20 +167,25 @@ final class StatelessRoutes {
         path,
         caller,
         accept,
+        () -> {},
         exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange));
   }
 
   /**
    * A stateless request's exchange with its session, which hears when the exchange is over (a
    * session serving one request ends with it).
+   *
+   * @param onEnd runs when the exchange is over
    */
   private CompletionStage<HttpResponse> exchange(
       String sessionId,
       String path,
       Identity caller,
       AcceptHeader accept,
+      Runnable onEnd,
       Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command) {
     Exchange exchange = exchanges.openExchange();
+    exchange.terminated().thenRun(onEnd);
     sessions.tell(
         new DownstreamSessions.Deliver(sessionId, path, caller, command.apply(exchange.ref())));
     exchanges.closeWhenDone(exchange, sessionId, path, caller);

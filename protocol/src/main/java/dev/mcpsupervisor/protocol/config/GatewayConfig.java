@@ -21,6 +21,12 @@ import java.util.stream.IntStream;
  * @param oauth OAuth access tokens accepted besides the static tokens; null: none
  * @param identities per identity name, what it may do; an identity without an entry may use every
  *     server
+ * @param maxStreamBufferBytes per open SSE stream, the bytes of events waiting for a slow client;
+ *     past it the stream ends with an error (nothing is dropped silently)
+ * @param requestHeaderTimeout a connection must deliver a request's headers within this long of its
+ *     start or of its previous response, or it is closed
+ * @param maxConnections open connections accepted at once; more wait in the accept queue
+ * @param maxStreamsPerIdentity long-lived streams one caller may hold open; one more gets 429
  */
 public record GatewayConfig(
     String host,
@@ -32,7 +38,16 @@ public record GatewayConfig(
     Duration sessionIdleTimeout,
     List<NamedToken> namedTokens,
     OAuthConfig oauth,
-    Map<String, IdentityPolicy> identities) {
+    Map<String, IdentityPolicy> identities,
+    long maxStreamBufferBytes,
+    Duration requestHeaderTimeout,
+    int maxConnections,
+    int maxStreamsPerIdentity) {
+
+  public static final long DEFAULT_MAX_STREAM_BUFFER_BYTES = 2L * 1024 * 1024;
+  public static final Duration DEFAULT_REQUEST_HEADER_TIMEOUT = Duration.ofSeconds(20);
+  public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+  public static final int DEFAULT_MAX_STREAMS_PER_IDENTITY = 64;
 
   /** Shorter bearer tokens are refused at start: they can be guessed. */
   public static final int MIN_TOKEN_LENGTH = 32;
@@ -73,6 +88,35 @@ public record GatewayConfig(
         Map.of());
   }
 
+  /** Identities without stream, connection and per-identity limits: those take their defaults. */
+  public GatewayConfig(
+      String host,
+      int port,
+      List<String> authTokens,
+      List<String> allowedOrigins,
+      List<String> allowedHosts,
+      long maxBodyBytes,
+      Duration sessionIdleTimeout,
+      List<NamedToken> namedTokens,
+      OAuthConfig oauth,
+      Map<String, IdentityPolicy> identities) {
+    this(
+        host,
+        port,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities,
+        DEFAULT_MAX_STREAM_BUFFER_BYTES,
+        DEFAULT_REQUEST_HEADER_TIMEOUT,
+        DEFAULT_MAX_CONNECTIONS,
+        DEFAULT_MAX_STREAMS_PER_IDENTITY);
+  }
+
   private static List<NamedToken> defaultNames(List<String> tokens) {
     return IntStream.range(0, tokens.size())
         .mapToObj(i -> new NamedToken(NamedToken.defaultName(i), tokens.get(i)))
@@ -96,7 +140,11 @@ public record GatewayConfig(
         sessionIdleTimeout,
         namedTokens,
         oauth,
-        identities);
+        identities,
+        maxStreamBufferBytes,
+        requestHeaderTimeout,
+        maxConnections,
+        maxStreamsPerIdentity);
   }
 
   /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */
@@ -129,6 +177,14 @@ public record GatewayConfig(
         + maxBodyBytes
         + ", sessionIdleTimeout="
         + sessionIdleTimeout
+        + ", maxStreamBufferBytes="
+        + maxStreamBufferBytes
+        + ", requestHeaderTimeout="
+        + requestHeaderTimeout
+        + ", maxConnections="
+        + maxConnections
+        + ", maxStreamsPerIdentity="
+        + maxStreamsPerIdentity
         + "]";
   }
 }

@@ -17,6 +17,10 @@ final class GatewayConfigReader {
   static final String ALLOWED_HOSTS = "allowedHosts";
   static final String MAX_BODY_BYTES = "maxBodyBytes";
   static final String SESSION_IDLE_TIMEOUT = "sessionIdleTimeout";
+  static final String MAX_STREAM_BUFFER_BYTES = "maxStreamBufferBytes";
+  static final String REQUEST_HEADER_TIMEOUT = "requestHeaderTimeout";
+  static final String MAX_CONNECTIONS = "maxConnections";
+  static final String MAX_STREAMS_PER_IDENTITY = "maxStreamsPerIdentity";
 
   static final FieldRules RULES =
       new FieldRules(
@@ -29,7 +33,11 @@ final class GatewayConfigReader {
               MAX_BODY_BYTES,
               SESSION_IDLE_TIMEOUT,
               AuthConfigReader.OAUTH,
-              AuthConfigReader.IDENTITIES),
+              AuthConfigReader.IDENTITIES,
+              MAX_STREAM_BUFFER_BYTES,
+              REQUEST_HEADER_TIMEOUT,
+              MAX_CONNECTIONS,
+              MAX_STREAMS_PER_IDENTITY),
           Set.of(),
           Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
 
@@ -58,7 +66,11 @@ final class GatewayConfigReader {
         section.positiveDuration(SESSION_IDLE_TIMEOUT),
         tokens,
         oauth,
-        AuthConfigReader.identities(gateway, serverNames, tokens, oauth != null));
+        AuthConfigReader.identities(gateway, serverNames, tokens, oauth != null),
+        section.positiveBytes(MAX_STREAM_BUFFER_BYTES),
+        section.positiveDuration(REQUEST_HEADER_TIMEOUT),
+        section.integer(MAX_CONNECTIONS, 1, Integer.MAX_VALUE),
+        section.integer(MAX_STREAMS_PER_IDENTITY, 1, Integer.MAX_VALUE));
   }
 
   /** Lower case; an IPv6 literal in brackets, as it appears in a Host header. */

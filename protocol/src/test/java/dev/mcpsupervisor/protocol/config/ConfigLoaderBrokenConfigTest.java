@@ -330,6 +330,22 @@ class ConfigLoaderBrokenConfigTest {
             gateway("\"sessionIdleTimeout\": \"0s\""),
             "gateway.sessionIdleTimeout: must be greater than zero, got \"0s\""),
         broken(
+            "zero stream buffer",
+            gateway("\"maxStreamBufferBytes\": 0"),
+            "gateway.maxStreamBufferBytes: must be greater than zero, got 0"),
+        broken(
+            "zero header timeout",
+            gateway("\"requestHeaderTimeout\": \"0s\""),
+            "gateway.requestHeaderTimeout: must be greater than zero, got \"0s\""),
+        broken(
+            "no connections",
+            gateway("\"maxConnections\": 0"),
+            "gateway.maxConnections: must be at least 1, got 0"),
+        broken(
+            "no streams per identity",
+            gateway("\"maxStreamsPerIdentity\": -1"),
+            "gateway.maxStreamsPerIdentity: must be at least 1, got -1"),
+        broken(
             "gateway a list",
             "{\"mcpServers\": {}, \"gateway\": []}",
             "gateway: must be an object, got list"));

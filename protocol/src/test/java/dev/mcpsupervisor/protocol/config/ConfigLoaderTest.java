@@ -201,6 +201,10 @@ class ConfigLoaderTest {
           allowedHosts = [Gateway.Example.com, "::1", "[fe80::1]", 10.0.0.5]
           maxBodyBytes = 1 MiB
           sessionIdleTimeout = 5m
+          maxStreamBufferBytes = 64 KiB
+          requestHeaderTimeout = 5s
+          maxConnections = 100
+          maxStreamsPerIdentity = 3
         }
         """
                 .formatted(UNSET_VARIABLE));
@@ -233,7 +237,14 @@ class ConfigLoaderTest {
             List.of("https://app.example.com", "http://localhost:5173"),
             List.of("gateway.example.com", "[::1]", "[fe80::1]", "10.0.0.5"),
             1024 * 1024,
-            Duration.ofMinutes(5)),
+            Duration.ofMinutes(5),
+            List.of(),
+            null,
+            Map.of(),
+            64 * 1024,
+            Duration.ofSeconds(5),
+            100,
+            3),
         config.gateway());
   }
 
