@@ -145,14 +145,8 @@ public final class Main implements Callable<Integer> {
     }
     GatewayConfig gateway = loaded.gateway();
     GatewayConfig overridden =
-        new GatewayConfig(
-            host != null ? host : gateway.host(),
-            port != null ? port : gateway.port(),
-            gateway.authTokens(),
-            gateway.allowedOrigins(),
-            gateway.allowedHosts(),
-            gateway.maxBodyBytes(),
-            gateway.sessionIdleTimeout());
+        gateway.withAddress(
+            host != null ? host : gateway.host(), port != null ? port : gateway.port());
     BindSafety.refusal(overridden, allowUnauthenticated)
         .ifPresent(
             problem -> {

@@ -18,6 +18,11 @@ final class GatewayConfigReader {
   static final String ALLOWED_HOSTS = "allowedHosts";
   static final String MAX_BODY_BYTES = "maxBodyBytes";
   static final String SESSION_IDLE_TIMEOUT = "sessionIdleTimeout";
+  static final String MAX_DOWNSTREAM_SESSIONS = "maxDownstreamSessions";
+  static final String MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY = "maxDownstreamSessionsPerIdentity";
+  static final String MAX_INFLIGHT_PER_SESSION = "maxInflightPerSession";
+  static final String MAX_INFLIGHT_PER_IDENTITY = "maxInflightPerIdentity";
+  static final String MAX_BATCH_LENGTH = "maxBatchLength";
 
   static final FieldRules RULES =
       new FieldRules(
@@ -28,7 +33,12 @@ final class GatewayConfigReader {
               ALLOWED_ORIGINS,
               ALLOWED_HOSTS,
               MAX_BODY_BYTES,
-              SESSION_IDLE_TIMEOUT),
+              SESSION_IDLE_TIMEOUT,
+              MAX_DOWNSTREAM_SESSIONS,
+              MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
+              MAX_INFLIGHT_PER_SESSION,
+              MAX_INFLIGHT_PER_IDENTITY,
+              MAX_BATCH_LENGTH),
           Set.of(),
           Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
 
@@ -49,7 +59,12 @@ final class GatewayConfigReader {
         allowedOrigins(section),
         allowedHosts(section),
         section.positiveBytes(MAX_BODY_BYTES),
-        section.positiveDuration(SESSION_IDLE_TIMEOUT));
+        section.positiveDuration(SESSION_IDLE_TIMEOUT),
+        section.integer(MAX_DOWNSTREAM_SESSIONS, 1, Integer.MAX_VALUE),
+        section.integer(MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY, 1, Integer.MAX_VALUE),
+        section.integer(MAX_INFLIGHT_PER_SESSION, 1, Integer.MAX_VALUE),
+        section.integer(MAX_INFLIGHT_PER_IDENTITY, 1, Integer.MAX_VALUE),
+        section.integer(MAX_BATCH_LENGTH, 1, Integer.MAX_VALUE));
   }
 
   private static List<String> authTokens(ConfigSection gateway) {

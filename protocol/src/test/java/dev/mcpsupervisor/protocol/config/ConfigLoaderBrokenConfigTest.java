@@ -301,6 +301,18 @@ class ConfigLoaderBrokenConfigTest {
             gateway("\"sessionIdleTimeout\": \"0s\""),
             "gateway.sessionIdleTimeout: must be greater than zero, got \"0s\""),
         broken(
+            "zero downstream sessions",
+            gateway("\"maxDownstreamSessions\": 0"),
+            "gateway.maxDownstreamSessions: must be at least 1, got 0"),
+        broken(
+            "in-flight limit a word",
+            gateway("\"maxInflightPerSession\": \"many\""),
+            "gateway.maxInflightPerSession: must be an integer, got \"many\""),
+        broken(
+            "negative batch length",
+            gateway("\"maxBatchLength\": -1"),
+            "gateway.maxBatchLength: must be at least 1, got -1"),
+        broken(
             "gateway a list",
             "{\"mcpServers\": {}, \"gateway\": []}",
             "gateway: must be an object, got list"));

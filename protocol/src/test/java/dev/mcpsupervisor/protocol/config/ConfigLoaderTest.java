@@ -200,6 +200,11 @@ class ConfigLoaderTest {
           allowedHosts = [Gateway.Example.com, "::1", "[fe80::1]", 10.0.0.5]
           maxBodyBytes = 1 MiB
           sessionIdleTimeout = 5m
+          maxDownstreamSessions = 500
+          maxDownstreamSessionsPerIdentity = 20
+          maxInflightPerSession = 16
+          maxInflightPerIdentity = 8
+          maxBatchLength = 50
         }
         """
                 .formatted(UNSET_VARIABLE));
@@ -232,7 +237,12 @@ class ConfigLoaderTest {
             List.of("https://app.example.com", "http://localhost:5173"),
             List.of("gateway.example.com", "[::1]", "[fe80::1]", "10.0.0.5"),
             1024 * 1024,
-            Duration.ofMinutes(5)),
+            Duration.ofMinutes(5),
+            500,
+            20,
+            16,
+            8,
+            50),
         config.gateway());
   }
 
