@@ -45,9 +45,10 @@ public final class DownstreamSessions {
       implements Command {}
 
   /**
-   * @param sessionId null when the gateway is stopping and takes no new session
+   * @param sessionId null when no session was started
+   * @param full why not, when the gateway is at a session limit; null when it is stopping
    */
-  public record Created(String sessionId) {}
+  public record Created(String sessionId, String full) {}
 
   public record Deliver(String sessionId, String path, DownstreamSession.Command command)
       implements Command {}
@@ -167,6 +168,7 @@ public final class DownstreamSessions {
   private final TimerScheduler<Command> timers;
   private final SecureRandom random = new SecureRandom();
 
+  private final SessionQuota quota;
   private final Set<String> identityPaths;
   private final IdentityContexts<Create> identities = new IdentityContexts<>();
   private final IdentityListener identityListener;
@@ -198,6 +200,10 @@ public final class DownstreamSessions {
     this.metrics = metrics;
     this.context = context;
     this.timers = timers;
+    this.quota =
+        new SessionQuota(
+            settings.limits().maxDownstreamSessions(),
+            settings.limits().maxDownstreamSessionsPerIdentity());
     this.identityListener =
         new IdentityListener(context.getSystem(), settings.serverRequestTimeout());
     this.identityPaths =
@@ -228,7 +234,12 @@ public final class DownstreamSessions {
             : SingleServerEndpoint.pathOf(create.server());
     McpEndpoint endpoint = endpointsByPath.get(path);
     if (!accepting || endpoint == null) {
-      create.replyTo().tell(new Created(null));
+      create.replyTo().tell(new Created(null, null));
+      return Behaviors.same();
+    }
+    String full = quota.refusal(create.identity());
+    if (full != null) {
+      create.replyTo().tell(new Created(null, full));
       return Behaviors.same();
     }
     String identity = identityPaths.contains(path) ? create.identity() : null;
@@ -256,8 +267,9 @@ public final class DownstreamSessions {
     }
     routable.put(id, new Entry(id, path, session));
     alive.put(id, session);
+    quota.started(id, create.identity());
     metrics.downstreamSessions(routable.size());
-    create.replyTo().tell(new Created(id));
+    create.replyTo().tell(new Created(id, null));
     return Behaviors.same();
   }
 
@@ -354,6 +366,7 @@ public final class DownstreamSessions {
 
   private Behavior<Command> onSessionStopped(SessionStopped stopped) {
     alive.remove(stopped.sessionId());
+    quota.stopped(stopped.sessionId());
     String unused = identities.stopped(stopped.sessionId());
     if (unused != null) {
       timers.startSingleTimer(new IdentityIdle(unused), new IdentityIdle(unused), idleTimeout);

@@ -209,7 +209,7 @@ final class McpRoutes extends AllDirectives {
         .thenCompose(
             created ->
                 created.sessionId() == null
-                    ? done(exchanges.shuttingDown())
+                    ? done(exchanges.notCreated(created))
                     : exchange(
                         created.sessionId(),
                         path,

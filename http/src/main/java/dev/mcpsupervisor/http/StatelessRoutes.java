@@ -88,7 +88,7 @@ final class StatelessRoutes {
         .thenCompose(
             created ->
                 created.sessionId() == null
-                    ? done(exchanges.shuttingDown())
+                    ? done(exchanges.notCreated(created))
                     : exchange(
                         created.sessionId(),
                         path,
