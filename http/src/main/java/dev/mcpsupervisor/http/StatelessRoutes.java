@@ -13,6 +13,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
@@ -37,6 +38,9 @@ final class StatelessRoutes {
 
   private final CallerIdentity callers;
 
+  /** Stateless requests in flight per caller: {@code gateway.maxInflightPerIdentity}. */
+  private final InflightLimit inflight;
+
   /**
    * @param cacheScope what a stateless client's cacheable results say ({@code private} when the
    *     gateway requires a token, since answers may then depend on who asks)
@@ -55,6 +59,7 @@ final class StatelessRoutes {
     this.metrics = metrics;
     this.cacheScope = cacheScope;
     this.callers = callers;
+    this.inflight = new InflightLimit(settings.limits().maxInflightPerIdentity());
   }
 
   /**
@@ -79,29 +84,69 @@ final class StatelessRoutes {
     if (requestState != null) {
       return retry(call, requestState, principal, path, accept);
     }
-    String identity =
-        McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method())
-            ? null
-            : callers.contextOf(name -> header(request, name));
+    boolean listen = McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method());
+    String identity = listen ? null : callers.contextOf(name -> header(request, name));
+    // a listen stream is no request in flight: it stays open for as long as the client wants
+    Runnable finished = listen ? () -> {} : admit(identity, principal);
+    if (finished == null) {
+      metrics.rejected("overloaded");
+      return done(
+          McpResponses.json(
+              StatusCodes.OK,
+              JsonRpcCodec.toJson(
+                  InflightLimit.overloaded(
+                      call.id(),
+                      "this caller",
+                      settings.limits().maxInflightPerIdentity(),
+                      "maxInflightPerIdentity"))));
+    }
     return exchanges
         .createSession(server, identity)
         .thenCompose(
-            created ->
-                created.sessionId() == null
-                    ? done(exchanges.notCreated(created))
-                    : exchange(
-                        created.sessionId(),
-                        path,
-                        accept,
-                        exchange ->
-                            new DownstreamSession.Stateless(
-                                call,
-                                StatelessEnvelope.Meta.of(call),
-                                cacheScope,
-                                principal,
-                                McpRequestChecks.paramHeaders(request),
-                                accept.sse(),
-                                exchange)));
+            created -> {
+              if (created.sessionId() == null) {
+                finished.run();
+                return done(exchanges.notCreated(created));
+              }
+              return exchange(
+                  created.sessionId(),
+                  path,
+                  accept,
+                  exchange ->
+                      new DownstreamSession.Stateless(
+                          call,
+                          StatelessEnvelope.Meta.of(call),
+                          cacheScope,
+                          principal,
+                          McpRequestChecks.paramHeaders(request),
+                          accept.sse(),
+                          exchange),
+                  finished);
+            })
+        .whenComplete(
+            (response, failure) -> {
+              if (failure != null) {
+                finished.run();
+              }
+            });
+  }
+
+  /**
+   * Counts a request of its caller (its identity, else its token, else every anonymous caller
+   * together); answers what to run once it is over (once; later runs do nothing), or null when the
+   * caller has {@code maxInflightPerIdentity} requests in flight.
+   */
+  private Runnable admit(String identity, String principal) {
+    String caller = identity != null ? identity : principal != null ? principal : "";
+    if (!inflight.tryAcquire(caller)) {
+      return null;
+    }
+    AtomicBoolean released = new AtomicBoolean();
+    return () -> {
+      if (released.compareAndSet(false, true)) {
+        inflight.release(caller);
+      }
+    };
   }
 
   /**
@@ -135,19 +180,22 @@ final class StatelessRoutes {
         state.pendingId(),
         path,
         accept,
-        exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange));
+        exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange),
+        () -> {});
   }
 
   /**
    * A stateless request's exchange with its session, which hears when the exchange is over (a
-   * session serving one request ends with it).
+   * session serving one request ends with it); {@code whenOver} runs then too.
    */
   private CompletionStage<HttpResponse> exchange(
       String sessionId,
       String path,
       AcceptHeader accept,
-      Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command) {
+      Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command,
+      Runnable whenOver) {
     Exchange exchange = exchanges.openExchange();
+    exchange.terminated().thenRun(whenOver);
     sessions.tell(new DownstreamSessions.Deliver(sessionId, path, command.apply(exchange.ref())));
     exchanges.closeWhenDone(exchange, sessionId, path);
     return exchanges.answer(exchange, accept, false, null, () -> {});

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import java.net.http.HttpResponse;
@@ -79,6 +80,96 @@ class InflightLimitsTest {
       assertEquals(BATCHES * BATCH, results.get() + overloaded.get());
       assertEquals(64, results.get(), "A's calls taken: its gateway.maxInflightPerSession");
     }
+  }
+
+  @Test
+  void oneStatelessCallersFloodIsRefusedAtItsCapAndAnotherCallersCallIsAnsweredPromptly() {
+    int calls = 200;
+    try (TestGateway gateway =
+        TestGateway.start(
+            "mcp-supervisor.http.agentIdHeader = X-Agent-ID",
+            sessionsForEveryCall(),
+            sharedByEveryone())) {
+      StatelessClient client = new StatelessClient(gateway, "{}");
+      List<CompletableFuture<HttpResponse<String>>> flood = new ArrayList<>();
+      for (int i = 0; i < calls; i++) {
+        flood.add(
+            gateway.postAsync(
+                PATH,
+                null,
+                client.toolCall(i, FixtureTools.SLEEP, "{\"ms\":" + SLEEP_MS + "}", "", ""),
+                withAgent("a", StatelessClient.headers("tools/call", FixtureTools.SLEEP))));
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      // every call of A's is in: answered, or held by the upstream (once its process is up)
+      while (flood.stream().filter(CompletableFuture::isDone).count() + upstreamHolds(gateway)
+          < calls) {
+        assertTrue(System.nanoTime() < deadline, "A's calls did not arrive");
+      }
+
+      long start = System.nanoTime();
+      HttpResponse<String> answered =
+          gateway.post(
+              PATH,
+              null,
+              client.toolCall("\"b\"", "echo", "{\"message\":\"still here\"}", "", ""),
+              withAgent("b", StatelessClient.headers("tools/call", "echo")));
+      long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+      JsonNode answer = TestGateway.answer(answered);
+      System.out.printf("InflightLimitsTest: stateless B answered in %d ms: %s%n", millis, answer);
+      assertEquals("still here", TestGateway.text(answer), answer::toString);
+      assertTrue(millis < SLEEP_MS, () -> "B waited " + millis + " ms behind A's calls");
+
+      int results = 0;
+      int overloaded = 0;
+      for (CompletableFuture<HttpResponse<String>> call : flood) {
+        JsonNode message = TestGateway.answer(TestGateway.await(call));
+        if (message.has("result")) {
+          results++;
+        } else if (message.path("error").path("code").asInt() == JsonRpcErrorCodes.OVERLOADED) {
+          overloaded++;
+        }
+      }
+      System.out.printf(
+          "InflightLimitsTest: stateless A: %d results, %d overloaded%n", results, overloaded);
+      assertEquals(64, results, "A's calls taken: gateway.maxInflightPerIdentity");
+      assertEquals(calls - 64, overloaded);
+    }
+  }
+
+  /**
+   * Every stateless call holds a downstream session: the session limits are above the flood, so
+   * that only maxInflightPerIdentity (default 64) stops it.
+   */
+  private static GatewayConfig sessionsForEveryCall() {
+    GatewayConfig base = TestGateway.gateway(List.of(), List.of(), 1024 * 1024);
+    return new GatewayConfig(
+        base.host(),
+        base.port(),
+        base.authTokens(),
+        base.allowedOrigins(),
+        base.allowedHosts(),
+        base.maxBodyBytes(),
+        base.sessionIdleTimeout(),
+        1_000,
+        1_000,
+        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_SESSION,
+        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
+        GatewayConfig.DEFAULT_MAX_BATCH_LENGTH);
+  }
+
+  private static String[] withAgent(String agent, String[] headers) {
+    List<String> all = new ArrayList<>(List.of(headers));
+    all.addAll(List.of("X-Agent-ID", agent));
+    return all.toArray(String[]::new);
+  }
+
+  /** Calls the upstream sessions hold, in flight or waiting. */
+  private static int upstreamHolds(TestGateway gateway) {
+    return gateway.snapshot().keys().stream()
+        .flatMap(key -> key.sessions().stream())
+        .mapToInt(session -> session.inFlight() + session.stashed())
+        .sum();
   }
 
   /**
