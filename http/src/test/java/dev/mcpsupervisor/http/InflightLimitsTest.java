@@ -137,11 +137,56 @@ class InflightLimitsTest {
     }
   }
 
+  @Test
+  void everyRequestPastTheBatchLengthIsAnsweredWithAnErrorNotDropped() {
+    int maxBatchLength = 10;
+    try (TestGateway gateway =
+        TestGateway.start(limits(100, 100, 64, 64, maxBatchLength), sharedByEveryone())) {
+      String session = gateway.initialize(PATH, ProtocolVersions.V2025_03_26, "{}");
+      StringBuilder batch = new StringBuilder("[");
+      for (int i = 0; i < 15; i++) {
+        batch
+            .append(i == 0 ? "" : ",")
+            .append(TestGateway.callTool(i, "echo", "{\"message\":\"m" + i + "\"}"));
+      }
+      batch.append(",{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}]");
+
+      HttpResponse<String> response = gateway.post(PATH, session, batch.toString());
+
+      assertEquals(200, response.statusCode(), response.body());
+      JsonNode answers = TestGateway.json(response.body());
+      assertEquals(15, answers.size(), response.body());
+      for (JsonNode answer : answers) {
+        int id = answer.path("id").asInt();
+        if (id < maxBatchLength) {
+          assertEquals("m" + id, TestGateway.text(answer), answer::toString);
+        } else {
+          assertEquals(
+              JsonRpcErrorCodes.INVALID_REQUEST, answer.path("error").path("code").asInt());
+          assertEquals(
+              "Invalid Request: the batch has more than 10 messages (gateway.maxBatchLength);"
+                  + " send the rest in another",
+              answer.path("error").path("message").asText());
+        }
+      }
+    }
+  }
+
   /**
    * Every stateless call holds a downstream session: the session limits are above the flood, so
    * that only maxInflightPerIdentity (default 64) stops it.
    */
   private static GatewayConfig sessionsForEveryCall() {
+    return limits(
+        1_000,
+        1_000,
+        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_SESSION,
+        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
+        GatewayConfig.DEFAULT_MAX_BATCH_LENGTH);
+  }
+
+  private static GatewayConfig limits(
+      int sessions, int sessionsPerIdentity, int perSession, int perIdentity, int batchLength) {
     GatewayConfig base = TestGateway.gateway(List.of(), List.of(), 1024 * 1024);
     return new GatewayConfig(
         base.host(),
@@ -151,11 +196,11 @@ class InflightLimitsTest {
         base.allowedHosts(),
         base.maxBodyBytes(),
         base.sessionIdleTimeout(),
-        1_000,
-        1_000,
-        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_SESSION,
-        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
-        GatewayConfig.DEFAULT_MAX_BATCH_LENGTH);
+        sessions,
+        sessionsPerIdentity,
+        perSession,
+        perIdentity,
+        batchLength);
   }
 
   private static String[] withAgent(String agent, String[] headers) {
