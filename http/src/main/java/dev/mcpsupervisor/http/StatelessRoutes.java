@@ -132,12 +132,16 @@ final class StatelessRoutes {
   }
 
   /**
-   * Counts a request of its caller (its identity, else its token, else every anonymous caller
-   * together); answers what to run once it is over (once; later runs do nothing), or null when the
-   * caller has {@code maxInflightPerIdentity} requests in flight.
+   * Counts a request of its caller (its identity context, else its credential); answers what to run
+   * once it is over (once; later runs do nothing), or null when the caller has {@code
+   * maxInflightPerIdentity} requests in flight. Callers that name nobody are not told apart, so not
+   * counted: one of them must not lock the others out (the session limits still bound them).
    */
   private Runnable admit(String identity, String principal) {
-    String caller = identity != null ? identity : principal != null ? principal : "";
+    String caller = identity != null ? identity : principal;
+    if (caller == null) {
+      return () -> {};
+    }
     if (!inflight.tryAcquire(caller)) {
       return null;
     }
