@@ -48,7 +48,7 @@ class CommandLineIT {
       assertEquals(
           List.of(
               "--host: 0.0.0.0 is not a loopback address and gateway.authTokens is empty: set"
-                  + " tokens (at least 32 characters each), or pass --allow-unauthenticated"),
+                  + " tokens (at least 32 characters each) or gateway.oauth, or pass --allow-unauthenticated"),
           jar.stderrLines());
       assertEquals(List.of(), jar.stdoutLines());
     }

@@ -56,7 +56,7 @@ class MainTest {
     assertEquals(
         List.of(
             "--host: 0.0.0.0 is not a loopback address and gateway.authTokens is empty: set tokens"
-                + " (at least 32 characters each), or pass --allow-unauthenticated"),
+                + " (at least 32 characters each) or gateway.oauth, or pass --allow-unauthenticated"),
         noToken.errLines());
     assertEquals("", noToken.out);
     // the waiver covers the tokens only: the demo config lists no allowedHosts

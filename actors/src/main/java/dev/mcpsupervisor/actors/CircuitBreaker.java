@@ -1,5 +1,8 @@
 package dev.mcpsupervisor.actors;
 
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+
 /**
  * A server key's circuit: closed → (too many consecutive failed attempts) open → (cooldown)
  * half-open, where one probe session may be opened → closed once a session is ready. The key actor
@@ -19,12 +22,15 @@ final class CircuitBreaker {
     }
   }
 
+  private final String server;
   private final int maxFailures;
   private State state = State.CLOSED;
   private int consecutiveFailures;
   private String lastFailure = "";
+  private UpstreamDiagnostics.Incident lastIncident;
 
-  CircuitBreaker(int maxFailures) {
+  CircuitBreaker(String server, int maxFailures) {
+    this.server = server;
     this.maxFailures = maxFailures;
   }
 
@@ -34,11 +40,6 @@ final class CircuitBreaker {
 
   int consecutiveFailures() {
     return consecutiveFailures;
-  }
-
-  /** The reason of the last failed attempt; empty if none failed yet. */
-  String lastFailure() {
-    return lastFailure;
   }
 
   /**
@@ -53,9 +54,20 @@ final class CircuitBreaker {
     };
   }
 
-  /** Why a call cannot be served while the circuit forbids a session. */
-  String unavailableReason() {
-    return lastFailure.isEmpty() ? "circuit " + state.word + ", a probe is under way" : lastFailure;
+  /** The reason of the last failed attempt (for the log); empty if none failed yet. */
+  String lastFailure() {
+    return lastFailure;
+  }
+
+  /**
+   * Why a call cannot be served while the circuit forbids a session: the last failure, under one
+   * ref however many calls are refused.
+   */
+  JsonRpcError unavailable() {
+    return lastIncident == null
+        ? SupervisorErrors.unavailableBecause(
+            server, "circuit " + state.word + ", a probe is under way")
+        : SupervisorErrors.unavailable(lastIncident);
   }
 
   /** Nothing to remember: closed and no failure counted. */
@@ -67,6 +79,7 @@ final class CircuitBreaker {
   boolean attemptFailed(String reason) {
     consecutiveFailures++;
     lastFailure = reason;
+    lastIncident = UpstreamDiagnostics.incident(server, reason);
     return state == State.HALF_OPEN || consecutiveFailures >= maxFailures;
   }
 

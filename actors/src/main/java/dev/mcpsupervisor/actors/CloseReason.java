@@ -1,6 +1,8 @@
 package dev.mcpsupervisor.actors;
 
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import java.util.function.Function;
 
 /**
  * Why a key actor closes one of its sessions; it decides what the calls the session still holds are
@@ -26,21 +28,24 @@ public enum CloseReason {
   }
 
   /**
-   * For a call the closing session still holds: "shutting down", "unavailable" or "session lost"
-   * (retryable).
+   * For the calls the closing session still holds: "shutting down", "unavailable" or "session lost"
+   * (retryable), under the ref of one incident of the close (logged only if a call is answered).
    */
-  JsonRpcError callError(String server, String method, String detail) {
-    return switch (this) {
-      case SHUTDOWN -> SupervisorErrors.shuttingDown();
-      case CIRCUIT_OPEN, CONNECT_FAILED -> SupervisorErrors.unavailable(server, detail);
-      default -> SupervisorErrors.sessionLost(server, method, word);
-    };
+  Function<TrackedCall, JsonRpcError> callErrors(String server, String detail) {
+    UpstreamDiagnostics.Incident incident =
+        UpstreamDiagnostics.incident(server, word + (detail == null ? "" : ": " + detail));
+    return call ->
+        switch (this) {
+          case SHUTDOWN -> SupervisorErrors.shuttingDown();
+          case CIRCUIT_OPEN, CONNECT_FAILED -> SupervisorErrors.unavailable(incident);
+          default -> SupervisorErrors.sessionLost(incident, call.method());
+        };
   }
 
   /** For an acquire still waiting for the closing session to be ready. */
   JsonRpcError acquireError(String server, long sessionId) {
     return this == SHUTDOWN
         ? SupervisorErrors.shuttingDown()
-        : SupervisorErrors.unavailable(server, "session " + sessionId + " closed: " + word);
+        : SupervisorErrors.unavailableBecause(server, "session " + sessionId + " closed: " + word);
   }
 }

@@ -1,12 +1,16 @@
 package dev.mcpsupervisor.actors;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * Where a session's messages for its contexts go: the delivery of each leased context that has a
- * listener (the key actor tells), and who last sent the upstream a notification. Decisions only, no
- * mailbox: the session asks, then sends.
+ * Where a session's messages for its contexts go: the contexts leased on the session with the
+ * delivery of each that has a listener (the key actor tells), and who last sent the upstream a
+ * notification. Decisions only, no mailbox: the session asks, then sends.
  *
  * @param <D> a context's delivery (the {@link ContextDelivery} actor; anything in tests)
  */
@@ -15,13 +19,21 @@ final class ContextRoutes<D> {
   /** A server-to-client request's destination, or why there is none. */
   record Target<D>(D delivery, String whyNone) {}
 
-  /** In lease order: with no call in flight, a server request goes to the first. */
+  /** Every leased context, in lease order; the delivery is null while it has no listener. */
   private final Map<String, D> deliveries = new LinkedHashMap<>();
 
   private String lastNotifier;
 
+  /**
+   * @param delivery null: the context has no listener (yet), but its lease counts when deciding
+   *     whose a server request may be
+   */
   void leased(String context, D delivery) {
-    deliveries.put(context, delivery);
+    if (delivery != null) {
+      deliveries.put(context, delivery);
+    } else {
+      deliveries.putIfAbsent(context, null);
+    }
   }
 
   void unleased(String context) {
@@ -31,12 +43,19 @@ final class ContextRoutes<D> {
     }
   }
 
-  /**
-   * The context sent the upstream a notification (roots/list_changed): a request with no call in
-   * flight is for it.
-   */
+  /** The context sent the upstream a notification (roots/list_changed). */
   void notifiedBy(String context) {
     lastNotifier = context;
+  }
+
+  /** The leased context that last sent the upstream a notification, or null. */
+  String lastNotifier() {
+    return lastNotifier;
+  }
+
+  /** The contexts leased on the session, with a listener or not. */
+  Set<String> leasedContexts() {
+    return Collections.unmodifiableSet(deliveries.keySet());
   }
 
   /**
@@ -49,23 +68,13 @@ final class ContextRoutes<D> {
   }
 
   /**
-   * Sampling, elicitation, roots: to the context of the call that owns the request ({@code
-   * ownerContext}, else null); with none, to the context that last sent a notification here, else
-   * to the first leased context with a listener.
+   * Sampling, elicitation, roots for {@code context} (see {@link ServerRequestAttribution}): its
+   * delivery, else the one its call came with, else why there is none.
    */
-  Target<D> serverRequestTarget(String ownerContext, D ownerCameWith) {
-    if (ownerContext != null) {
-      D delivery = deliveryFor(ownerContext, ownerCameWith);
-      return new Target<>(
-          delivery, delivery == null ? "context " + ownerContext + " has no listener" : null);
-    }
-    D delivery = lastNotifier != null ? deliveries.get(lastNotifier) : null;
-    if (delivery == null && !deliveries.isEmpty()) {
-      delivery = deliveries.values().iterator().next();
-    }
+  Target<D> targetOf(String context, D cameWith) {
+    D delivery = deliveryFor(context, cameWith);
     return new Target<>(
-        delivery,
-        delivery == null ? "no request in flight and no leased context with a listener" : null);
+        delivery, delivery == null ? "context " + context + " has no listener" : null);
   }
 
   /**
@@ -73,6 +82,12 @@ final class ContextRoutes<D> {
    * listener.
    */
   Iterable<D> everyListener() {
-    return deliveries.values();
+    List<D> listening = new ArrayList<>(deliveries.size());
+    for (D delivery : deliveries.values()) {
+      if (delivery != null) {
+        listening.add(delivery);
+      }
+    }
+    return listening;
   }
 }

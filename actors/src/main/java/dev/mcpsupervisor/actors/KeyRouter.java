@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.upstream.UpstreamConnector;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -181,8 +182,13 @@ public final class KeyRouter {
       return Behaviors.same();
     }
     ServerConfig server = config.servers().get(call.server());
-    if (server == null) {
-      call.reject(SupervisorErrors.unknownServer(call.server()), observer);
+    // a hidden tool is refused here: no session is started or leased for it
+    JsonRpcError refused =
+        server == null
+            ? SupervisorErrors.unknownServer(call.server())
+            : server.toolFilter().refusal(call.method(), call.params());
+    if (refused != null) {
+      call.reject(refused, observer);
       return Behaviors.same();
     }
     KeyEntry key = keyActorFor(server);

@@ -6,7 +6,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 
 /**
  * The pending map: requests sent upstream and not answered yet, by the upstream id the session gave
@@ -89,32 +88,6 @@ final class PendingRequests {
    */
   TrackedCall relatedCall(JsonNode relatedRequestId) {
     return relatedRequestId == null ? null : calls.get(idOf(relatedRequestId));
-  }
-
-  /**
-   * The call a server-to-client request belongs to: the call the transport names; else (stdio names
-   * none) the newest call in flight whose context is not {@code answering} a server request already
-   * (a call waiting for its client's answer rarely asks again, and one a 2026-07-28 client left
-   * parked must not catch a newer call's request), else the newest call; null if none. When only
-   * one context has calls in flight, that is one of its calls.
-   */
-  TrackedCall owningCall(JsonNode relatedRequestId, Predicate<TrackedCall> answering) {
-    TrackedCall related = relatedCall(relatedRequestId);
-    if (related != null) {
-      return related;
-    }
-    TrackedCall newest = null;
-    TrackedCall newestFree = null;
-    for (TrackedCall call : calls.values()) {
-      if (newest == null || call.upstreamId > newest.upstreamId) {
-        newest = call;
-      }
-      if ((newestFree == null || call.upstreamId > newestFree.upstreamId)
-          && !answering.test(call)) {
-        newestFree = call;
-      }
-    }
-    return newestFree != null ? newestFree : newest;
   }
 
   /**

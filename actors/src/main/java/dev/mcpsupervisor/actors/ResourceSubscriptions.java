@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The resource subscriptions of one server key, refcounted per session and URI: however many
@@ -195,9 +196,9 @@ final class ResourceSubscriptions {
 
   /**
    * The session left the key (evicted, stopped): its subscriptions go, their waiters get {@code
-   * error}.
+   * error} (made only when one waits: an error may log an incident).
    */
-  List<Step> sessionGone(long sessionId, JsonRpcError error) {
+  List<Step> sessionGone(long sessionId, Supplier<JsonRpcError> error) {
     down.remove(sessionId);
     List<Step> steps = new ArrayList<>();
     for (Subscription subscription : List.copyOf(subscriptions.values())) {
@@ -207,7 +208,7 @@ final class ResourceSubscriptions {
       subscription
           .waiting
           .values()
-          .forEach(waiter -> steps.add(new Answer(waiter, waiter.errorResponse(error))));
+          .forEach(waiter -> steps.add(new Answer(waiter, waiter.errorResponse(error.get()))));
       byCallId.remove(subscription.underWay);
       subscriptions.remove(subscription.target);
       byContext.values().forEach(targets -> targets.remove(subscription.target));

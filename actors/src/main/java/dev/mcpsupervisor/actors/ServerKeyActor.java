@@ -134,7 +134,7 @@ public final class ServerKeyActor {
     this.nextSessionId = firstSessionId;
     this.context = context;
     this.timers = timers;
-    this.circuit = new CircuitBreaker(env.settings().circuitMaxFailures());
+    this.circuit = new CircuitBreaker(server, env.settings().circuitMaxFailures());
     this.lists = new ListRequests(env, context, timers);
     this.subscriptions =
         new SubscriptionRequests(
@@ -251,6 +251,7 @@ public final class ServerKeyActor {
       return null;
     }
     table.lease(contextId, session);
+    session.ref.tell(new SessionActor.Leased(contextId, null)); // counts when attributing requests
     deliverTo(session, contextId, delivery);
     timers.cancel(new IdleTimer(session.id));
     return session;
@@ -286,9 +287,8 @@ public final class ServerKeyActor {
 
   private Behavior<Command> onRelease(Release release) {
     subscriptions.released(release.context()); // while its session is still in the table
-    boolean listened = table.listenerOf(release.context()) != null;
     var session = table.release(release.context());
-    if (listened && session != null) {
+    if (session != null) {
       session.ref.tell(new SessionActor.Unleased(release.context()));
     }
     if (session != null && session.contexts.isEmpty()) {
@@ -418,7 +418,7 @@ public final class ServerKeyActor {
 
   private JsonRpcError unavailable() {
     return table.mayOpen(env.server().isolation(), env.server().maxSessions())
-        ? SupervisorErrors.unavailable(server, circuit.unavailableReason())
+        ? circuit.unavailable()
         : SupervisorErrors.tooManySessions(server, env.server().maxSessions());
   }
 

@@ -55,13 +55,14 @@ public final class SessionActor {
       implements Command {}
 
   /**
-   * The context, leased here, has a listener: its notifications, server requests and answers go
-   * through it.
+   * The context leased this session: {@code delivery} null at first (the lease alone counts when
+   * deciding whose a server request is), then its listener's — its notifications, server requests
+   * and answers go through it.
    */
   public record Leased(String context, ActorRef<ContextDelivery.Command> delivery)
       implements Command {}
 
-  /** The context with a listener released its lease here. */
+  /** The context released its lease here. */
   public record Unleased(String context) implements Command {}
 
   /** Answers with the upstream's initialize result once ready (at once if ready now). */
@@ -344,7 +345,7 @@ public final class SessionActor {
         .debug(
             "{} session {}: closing ({}: {})", server, sessionId, close.reason(), close.detail());
     JsonRpcError notReady = close.reason().acquireError(server, sessionId);
-    calls.answerEverything(call -> close.reason().callError(server, call.method(), close.detail()));
+    calls.answerEverything(close.reason().callErrors(server, close.detail()));
     readyWaiters.failed(notReady);
     timers.cancelAll();
     if (link == null) {
@@ -482,7 +483,8 @@ public final class SessionActor {
         .warn("{} session {}: actor failed, restarting; answering what it held", server, sessionId);
     calls.answerEverything(
         call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"));
-    readyWaiters.failed(SupervisorErrors.unavailable(server, "session " + sessionId + " failed"));
+    readyWaiters.failed(
+        SupervisorErrors.unavailableBecause(server, "session " + sessionId + " failed"));
     parent.tell(new ServerKeyActor.SessionDown(sessionId, "session actor failed"));
     return Behaviors.same();
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -69,8 +70,6 @@ final class SessionCalls {
 
   private record RetryTimer(long callId) {}
 
-  private static final int MAX_TOOLS_LIST_PAGES = 20;
-
   private final long sessionId;
   private final KeyEnvironment env;
   private final String server;
@@ -87,6 +86,7 @@ final class SessionCalls {
   private final ProgressTokens progressTokens;
   private final UpstreamInbox inbox;
   private final RetryPolicy retryPolicy = new RetryPolicy();
+  private final SessionTools tools;
   private final SessionHealth health;
 
   SessionCalls(
@@ -121,6 +121,13 @@ final class SessionCalls {
             (link, message) -> transmit(link, message, 0),
             this::listChanged);
     this.health = new SessionHealth(settings.evictAfterConsecutiveFailures());
+    this.tools =
+        new SessionTools(
+            retryPolicy,
+            env.server().toolFilter(),
+            (link, params) ->
+                sendInternal(
+                    link, PendingRequests.Internal.TOOLS_LIST, McpMethods.TOOLS_LIST, params));
   }
 
   /** What the upstream sends besides answers, and what contexts send back to it. */
@@ -223,10 +230,7 @@ final class SessionCalls {
 
   void linkUp(Link link) {
     health.reconnected();
-    retryPolicy.forgetTools();
-    if (link.hasTools()) {
-      fetchTools(link, null);
-    }
+    tools.refetch(link);
     drainWaiting(link);
     reportLoad();
   }
@@ -237,11 +241,12 @@ final class SessionCalls {
    */
   void linkLost(String reason) {
     List<TrackedCall> requeued = new ArrayList<>();
+    UpstreamDiagnostics.Incident loss = UpstreamDiagnostics.incident(server, reason);
     for (TrackedCall call : pending.takeCallsInSendOrder()) {
       if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
         requeued.add(call);
       } else {
-        answerError(call, SupervisorErrors.sessionLost(server, call.method(), reason));
+        answerError(call, SupervisorErrors.sessionLost(loss, call.method()));
       }
     }
     waiting.putFirst(requeued);
@@ -263,15 +268,6 @@ final class SessionCalls {
     return pending.isInternal(upstreamId, PendingRequests.Internal.PING);
   }
 
-  private void fetchTools(Link link, String cursor) {
-    ObjectNode params = null;
-    if (cursor != null) {
-      params = JsonRpcCodec.emptyObject();
-      params.put("cursor", cursor);
-    }
-    sendInternal(link, PendingRequests.Internal.TOOLS_LIST, McpMethods.TOOLS_LIST, params);
-  }
-
   /**
    * A list of the upstream changed: the key's cached lists of that kind go (told before any context
    * hears of it, so a client that lists again in reply never gets the old list); for tools, what
@@ -280,10 +276,7 @@ final class SessionCalls {
   private void listChanged(String notification, Link ready) {
     parent.tell(new ListRequests.ListChanged(notification));
     if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(notification)) {
-      retryPolicy.forgetTools();
-      if (ready != null && ready.hasTools()) {
-        fetchTools(ready, null);
-      }
+      tools.refetch(ready);
     }
   }
 
@@ -393,23 +386,17 @@ final class SessionCalls {
         Duration delay = settings.stillInitializingRetry(call.scheduleStillInitializingRetry());
         timers.startSingleTimer(new RetryTimer(call.callId()), new RetryCall(call.callId()), delay);
       } else {
-        if (!response.isError() && McpMethods.TOOLS_LIST.equals(call.method())) {
-          retryPolicy.learnTools(response.result());
-        }
-        finish(call, call.call().response(response), response.isError() ? "error" : null);
+        JsonRpcResponse answer =
+            McpMethods.TOOLS_LIST.equals(call.method()) ? tools.callerList(response) : response;
+        finish(call, call.call().response(answer), response.isError() ? "error" : null);
       }
       drainWaiting(ready);
       reportLoad();
       return;
     }
     PendingRequests.Internal kind = pending.removeInternal(upstreamId);
-    if (kind == PendingRequests.Internal.TOOLS_LIST && !response.isError()) {
-      String cursor = response.result().path("nextCursor").asText(null);
-      if (retryPolicy.learnToolsPage(response.result(), MAX_TOOLS_LIST_PAGES)
-          && cursor != null
-          && ready != null) {
-        fetchTools(ready, cursor);
-      }
+    if (kind == PendingRequests.Internal.TOOLS_LIST) {
+      tools.pageFetched(response, ready);
     } else if (kind == null) { // a ping's answer needs nothing more: its timeout finds it gone
       context
           .getLog()

@@ -293,7 +293,7 @@ public final class SessionSupervisor implements AutoCloseable {
                 AcquireReply.failed(
                     isTerminated()
                         ? SupervisorErrors.shuttingDown()
-                        : SupervisorErrors.unavailable(
+                        : SupervisorErrors.unavailableBecause(
                             server,
                             "not ready within " + settings.acquireTimeout().toMillis() + " ms")));
     CompletableFuture<JsonNode> ready = new CompletableFuture<>();
@@ -351,7 +351,7 @@ public final class SessionSupervisor implements AutoCloseable {
                 throw new SupervisorException(
                     isTerminated()
                         ? SupervisorErrors.shuttingDown()
-                        : SupervisorErrors.unavailable(
+                        : SupervisorErrors.unavailableBecause(
                             "supervisor",
                             what + " not confirmed within " + timeout.toMillis() + " ms"));
               }

@@ -75,7 +75,9 @@ final class SubscriptionRequests {
   }
 
   void sessionGone(long sessionId, String why) {
-    run(subscriptions.sessionGone(sessionId, SupervisorErrors.unavailable(env.serverName(), why)));
+    run(
+        subscriptions.sessionGone(
+            sessionId, () -> SupervisorErrors.unavailable(env.serverName(), why)));
   }
 
   private void run(List<ResourceSubscriptions.Step> steps) {
@@ -96,7 +98,7 @@ final class SubscriptionRequests {
               send.callId(),
               JsonRpcResponse.failure(
                   LongNode.valueOf(send.callId()),
-                  SupervisorErrors.unavailable(env.serverName(), "its session closed"))));
+                  SupervisorErrors.unavailableBecause(env.serverName(), "its session closed"))));
       return;
     }
     ObjectNode params = JsonRpcCodec.emptyObject();

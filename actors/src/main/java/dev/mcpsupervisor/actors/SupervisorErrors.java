@@ -1,17 +1,21 @@
 package dev.mcpsupervisor.actors;
 
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.OVERLOADED;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_TIMEOUT;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.SHUTTING_DOWN;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UNKNOWN_SERVER;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_MESSAGE_TOO_LARGE;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_SESSION_LOST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_UNAVAILABLE;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.upstream.Failures;
 
 /**
  * The errors the supervisor answers with, worded in one place. Each has a stable {@link #kind} for
@@ -25,8 +29,27 @@ public final class SupervisorErrors {
     return new JsonRpcError(UNKNOWN_SERVER, "unknown server " + server);
   }
 
-  public static JsonRpcError unavailable(String server, String reason) {
-    return new JsonRpcError(UPSTREAM_UNAVAILABLE, "upstream " + server + " unavailable: " + reason);
+  /**
+   * The server cannot serve now. {@code detail} (an upstream's diagnostics: URL, HTTP body, stderr)
+   * goes to the log under a ref; the client gets the ref.
+   */
+  public static JsonRpcError unavailable(String server, String detail) {
+    return unavailable(UpstreamDiagnostics.incident(server, detail));
+  }
+
+  /**
+   * The server cannot serve now, for a reason in the supervisor's own words ("not ready within 5000
+   * ms"); never for an upstream's text, which goes through {@link #unavailable(String, String)}.
+   */
+  public static JsonRpcError unavailableBecause(String server, String ownReason) {
+    return new JsonRpcError(
+        UPSTREAM_UNAVAILABLE, "upstream " + server + " unavailable: " + ownReason);
+  }
+
+  public static JsonRpcError unavailable(UpstreamDiagnostics.Incident incident) {
+    return new JsonRpcError(
+        UPSTREAM_UNAVAILABLE,
+        "upstream " + incident.server() + " unavailable (ref " + incident.told() + ")");
   }
 
   public static JsonRpcError overloaded(long sessionId, String server, int waiting) {
@@ -59,16 +82,37 @@ public final class SupervisorErrors {
         REQUEST_CANCELLED, "request " + method + " to " + server + " was cancelled");
   }
 
-  /** The session died (or was closed) while the request was in flight; the caller may retry it. */
-  public static JsonRpcError sessionLost(String server, String method, String reason) {
+  /**
+   * The session died (or was closed) while the request was in flight; the caller may retry it. Why
+   * it died goes to the log under the ref the client gets.
+   */
+  public static JsonRpcError sessionLost(String server, String method, String detail) {
+    return sessionLost(UpstreamDiagnostics.incident(server, detail), method);
+  }
+
+  public static JsonRpcError sessionLost(UpstreamDiagnostics.Incident incident, String method) {
+    String ref = incident.told();
     ObjectNode data = JsonRpcCodec.emptyObject();
     data.put("retryable", true);
-    data.put("server", server);
-    data.put("reason", reason);
+    data.put("server", incident.server());
+    data.put("ref", ref);
     return new JsonRpcError(
         UPSTREAM_SESSION_LOST,
-        "upstream session of " + server + " was lost while " + method + " was in flight",
+        "upstream session of "
+            + incident.server()
+            + " was lost while "
+            + method
+            + " was in flight (ref "
+            + ref
+            + ")",
         data);
+  }
+
+  /** Something failed inside: what goes to the log under the ref the client gets. */
+  public static JsonRpcError internal(String where, Throwable failure) {
+    UpstreamDiagnostics.Incident incident =
+        UpstreamDiagnostics.incident(where, Failures.describe(failure));
+    return new JsonRpcError(INTERNAL_ERROR, "internal error (ref " + incident.told() + ")");
   }
 
   public static JsonRpcError shuttingDown() {
@@ -79,6 +123,24 @@ public final class SupervisorErrors {
     return new JsonRpcError(
         NO_CLIENT_FOR_SERVER_REQUEST,
         "no client can answer " + method + " from " + server + ": " + why);
+  }
+
+  /**
+   * A server-to-client request that names no call, on a session several clients share: handing it
+   * to one of them could serve a client that did not cause it (a confused deputy).
+   */
+  public static JsonRpcError ambiguousServerRequest(String server, String method, int claimants) {
+    return new JsonRpcError(
+        NO_CLIENT_FOR_SERVER_REQUEST,
+        "ambiguous server request: more than one client shares this session of "
+            + server
+            + " ("
+            + claimants
+            + " could have caused "
+            + method
+            + "); an upstream ties a request to its call with _meta \""
+            + ServerRequestAttribution.RELATED_REQUEST
+            + "\"");
   }
 
   /**
@@ -93,6 +155,7 @@ public final class SupervisorErrors {
       case UNKNOWN_SERVER -> "unknown_server";
       case REQUEST_CANCELLED -> "cancelled";
       case SHUTTING_DOWN -> "shutting_down";
+      case UPSTREAM_MESSAGE_TOO_LARGE -> "message_too_large";
       default -> "error";
     };
   }

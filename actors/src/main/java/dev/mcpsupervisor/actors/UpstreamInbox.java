@@ -26,6 +26,7 @@ final class UpstreamInbox {
   private final ServerRequests serverRequests;
   private final ProgressTokens progressTokens;
   private final PendingRequests pending;
+  private final ServerRequestAttribution attribution;
   private final BiConsumer<SessionCalls.Link, JsonRpcMessage> transmit;
   private final BiConsumer<String, SessionCalls.Link> listChanged;
 
@@ -53,6 +54,9 @@ final class UpstreamInbox {
     this.serverRequests = serverRequests;
     this.progressTokens = progressTokens;
     this.pending = pending;
+    this.attribution =
+        new ServerRequestAttribution(
+            pending, progressTokens, routes, call -> serverRequests.isAsking(deliveryFor(call)));
     this.transmit = transmit;
     this.listChanged = listChanged;
   }
@@ -103,16 +107,25 @@ final class UpstreamInbox {
   }
 
   /**
-   * Sampling, elicitation, roots: to a context chosen by {@link ContextRoutes}; nobody to ask → an
-   * error at once.
+   * Sampling, elicitation, roots: to the one context {@link ServerRequestAttribution} names; more
+   * than one could have caused it, or nobody to ask → an error upstream at once.
    */
   void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, SessionCalls.Link ready) {
-    TrackedCall owner =
-        pending.owningCall(relatedRequestId, call -> serverRequests.isAsking(deliveryFor(call)));
-    JsonRpcResponse refusal =
-        owner == null
-            ? serverRequests.ask(request, routes.serverRequestTarget(null, null), null, ready.ref())
-            : serverRequests.ask(request, targetFor(owner), owner.call().tag(), ready.ref());
+    ServerRequestAttribution.Owner owner = attribution.ownerOf(request, relatedRequestId);
+    JsonRpcResponse refusal;
+    if (owner.isAmbiguous()) {
+      refusal =
+          JsonRpcResponse.failure(
+              request.id(),
+              SupervisorErrors.ambiguousServerRequest(server, request.method(), owner.claimants()));
+    } else {
+      JsonRpcRequest forClient = ServerRequestAttribution.forClient(request);
+      refusal =
+          owner.call() != null
+              ? serverRequests.ask(
+                  forClient, targetFor(owner.call()), owner.call().call().tag(), ready.ref())
+              : serverRequests.ask(forClient, targetOf(owner.context()), null, ready.ref());
+    }
     if (refusal != null) {
       transmit.accept(ready, refusal);
     }
@@ -157,7 +170,14 @@ final class UpstreamInbox {
   private ContextRoutes.Target<ActorRef<ContextDelivery.Command>> targetFor(TrackedCall owner) {
     return owner.call().route() != null
         ? new ContextRoutes.Target<>(owner.call().route(), null)
-        : routes.serverRequestTarget(owner.call().context(), owner.call().delivery());
+        : routes.targetOf(owner.call().context(), owner.call().delivery());
+  }
+
+  /** A context's with no call of its own; null: nobody leases the session. */
+  private ContextRoutes.Target<ActorRef<ContextDelivery.Command>> targetOf(String context) {
+    return context != null
+        ? routes.targetOf(context, null)
+        : new ContextRoutes.Target<>(null, "no request in flight and no leased context");
   }
 
   /**

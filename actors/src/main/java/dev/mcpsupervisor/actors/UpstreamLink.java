@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -130,7 +131,7 @@ final class UpstreamLink {
   private Behavior<Command> connecting() {
     CompletionStage<UpstreamConnection> connect;
     try {
-      connect = env.connector().connect(env.server().spec(), router);
+      connect = env.connector().connect(env.server().spec(), env.server().upstreamLimits(), router);
     } catch (RuntimeException e) {
       connect = CompletableFuture.failedFuture(e);
     }
@@ -327,7 +328,9 @@ final class UpstreamLink {
 
   static String describe(ConnectionClosed cause) {
     String kind = cause.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ');
-    return cause.detail() == null || cause.detail().isBlank() ? kind : kind + ": " + cause.detail();
+    return cause.detail() == null || cause.detail().isBlank()
+        ? kind
+        : kind + ": " + UpstreamDiagnostics.redact(cause.detail());
   }
 
   /**

@@ -4,12 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import org.junit.jupiter.api.Test;
 
 /** The circuit's decisions, without actors: when sessions may open and what callers are told. */
 class CircuitBreakerTest {
 
-  private final CircuitBreaker circuit = new CircuitBreaker(3);
+  private final CircuitBreaker circuit = new CircuitBreaker("srv", 3);
 
   @Test
   void closedOpensSessionsOpenRefusesThemHalfOpenAllowsOneProbeAtATime() {
@@ -26,11 +27,15 @@ class CircuitBreakerTest {
   }
 
   @Test
-  void callersAreToldTheLastFailureOrThatAProbeIsUnderWay() {
+  void callersAreToldTheLastFailuresRefOrThatAProbeIsUnderWay() {
     circuit.open();
-    assertEquals("circuit open, a probe is under way", circuit.unavailableReason());
-    circuit.attemptFailed("connection refused");
-    assertEquals("connection refused", circuit.unavailableReason());
+    assertEquals(
+        "upstream srv unavailable: circuit open, a probe is under way",
+        circuit.unavailable().message());
+    circuit.attemptFailed("connection refused by http://h:1/mcp/sk-CANARY");
+    JsonRpcError refused = circuit.unavailable();
+    assertTrue(refused.message().matches("upstream srv unavailable \\(ref [0-9a-f]{8}\\)"));
+    assertEquals(refused, circuit.unavailable(), "one ref however many calls are refused");
     assertTrue(circuit.close());
     assertTrue(circuit.isQuiet(), "closing forgets the failures");
   }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Where a session's notifications and server requests go, without actors. */
@@ -22,28 +23,35 @@ class ContextRoutesTest {
   }
 
   @Test
-  void aServerRequestGoesToTheOwnerOfTheCallElseTheLastNotifierElseTheFirstLeasedContext() {
+  void aServerRequestForAContextGoesToItsDeliveryElseSaysWhyNot() {
     routes.leased("first", "d-first");
-    routes.leased("second", "d-second");
-    assertEquals("d-second", routes.serverRequestTarget("second", null).delivery());
-    assertEquals(
-        "d-first", routes.serverRequestTarget(null, null).delivery(), "no call: the first leased");
-    routes.notifiedBy("second");
-    assertEquals(
-        "d-second", routes.serverRequestTarget(null, null).delivery(), "the last notifier");
-    routes.unleased("second");
-    assertEquals(
-        "d-first",
-        routes.serverRequestTarget(null, null).delivery(),
-        "a notifier that left is forgotten");
+    assertEquals("d-first", routes.targetOf("first", null).delivery());
+    assertEquals("came-with", routes.targetOf("gone", "came-with").delivery());
+    ContextRoutes.Target<String> none = routes.targetOf("run", null);
+    assertNull(none.delivery());
+    assertEquals("context run has no listener", none.whyNone());
   }
 
   @Test
-  void withNobodyToAskTheTargetSaysWhy() {
-    ContextRoutes.Target<String> none = routes.serverRequestTarget(null, null);
-    assertNull(none.delivery());
-    assertEquals("no request in flight and no leased context with a listener", none.whyNone());
-    assertEquals("context run has no listener", routes.serverRequestTarget("run", null).whyNone());
+  void leasesWithoutAListenerCountButReceiveNothing() {
+    routes.leased("silent", null);
+    routes.leased("listening", "d-listening");
+    routes.leased("listening", null); // a listener once known is kept
+    assertEquals(Set.of("silent", "listening"), routes.leasedContexts());
+    List<String> reached = new ArrayList<>();
+    routes.everyListener().forEach(reached::add);
+    assertEquals(List.of("d-listening"), reached);
+    routes.unleased("silent");
+    assertEquals(Set.of("listening"), routes.leasedContexts());
+  }
+
+  @Test
+  void aNotifierThatLeftIsForgotten() {
+    routes.leased("second", "d-second");
+    routes.notifiedBy("second");
+    assertEquals("second", routes.lastNotifier());
+    routes.unleased("second");
+    assertNull(routes.lastNotifier());
   }
 
   @Test

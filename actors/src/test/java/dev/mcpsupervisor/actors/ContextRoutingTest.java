@@ -208,7 +208,7 @@ class ContextRoutingTest {
   }
 
   @Test
-  void serverRequestWithNoCallInFlightAndNoNotifierGoesToALeasedContextWithAListener() {
+  void serverRequestWithNoCallInFlightAndTwoLeasesIsRefusedThenGoesToTheOnlyLeaseLeft() {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
       CountingListener listening = new CountingListener();
       await(test.supervisor.acquire("silent", "alpha"));
@@ -216,10 +216,19 @@ class ContextRoutingTest {
       await(test.supervisor.acquire("listening", "alpha"));
       FakeConnection connection = test.connector.nextConnection();
 
+      // the silent context has no listener, but it could have caused the request as well
       connection.push(new JsonRpcRequest(TextNode.valueOf("up-1"), McpMethods.ROOTS_LIST, null));
+      JsonRpcResponse refused = (JsonRpcResponse) connection.nextSent();
+      assertEquals(TextNode.valueOf("up-1"), refused.id());
+      assertTrue(refused.error().message().startsWith("ambiguous server request"));
+      assertTrue(listening.serverRequests.isEmpty());
+
+      await(test.supervisor.release("silent", "alpha"));
+      test.onlySession(); // a barrier: the release has reached the session
+      connection.push(new JsonRpcRequest(TextNode.valueOf("up-2"), McpMethods.ROOTS_LIST, null));
       ServerRequestSeen asked = listening.nextServerRequest();
       asked.answer().complete(JsonRpcResponse.success(asked.request().id(), roots()));
-      assertEquals(TextNode.valueOf("up-1"), ((JsonRpcResponse) connection.nextSent()).id());
+      assertEquals(TextNode.valueOf("up-2"), ((JsonRpcResponse) connection.nextSent()).id());
     }
   }
 

@@ -239,7 +239,7 @@ class ResourceSubscriptionsTest {
     List<Answer> answers =
         answers(
             subscriptions.sessionGone(
-                1, SupervisorErrors.unavailable("fixture", "session closed")));
+                1, () -> SupervisorErrors.unavailable("fixture", "session closed")));
     assertEquals(1, answers.size());
     assertTrue(answers.get(0).response().isError());
     assertTrue(subscriptions.answered(subscribe.callId(), ok(subscribe)).isEmpty(), "late answer");

@@ -24,7 +24,9 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -237,19 +239,24 @@ class SessionActorTest {
 
       first.die("exit code 137");
       test.awaitAssert(() -> assertEquals("restarting", test.onlySession().state()));
+      Set<String> refs = new HashSet<>();
       for (int i = 0; i < 100; i++) {
         if (kinds.get(i).equals("send_mail")) {
           JsonRpcError error = awaitError(answers.get(i));
           assertEquals(JsonRpcErrorCodes.UPSTREAM_SESSION_LOST, error.code());
+          String ref = error.data().path("ref").asText();
           assertEquals(
-              "upstream session of alpha was lost while tools/call was in flight", error.message());
+              "upstream session of alpha was lost while tools/call was in flight (ref " + ref + ")",
+              error.message());
           assertTrue(error.data().path("retryable").asBoolean());
           assertEquals("alpha", error.data().path("server").asText());
-          assertTrue(error.data().path("reason").asText().contains("exit code 137"));
+          assertFalse(error.toString().contains("exit code 137"), "the why goes to the log");
+          refs.add(ref);
         } else {
           assertFalse(answers.get(i).toCompletableFuture().isDone());
         }
       }
+      assertEquals(1, refs.size(), "one loss: one ref, one log line");
 
       test.timePasses(Duration.ofMillis(199)); // the minimum backoff is 200 ms
       test.onlySession();
@@ -429,7 +436,7 @@ class SessionActorTest {
       test.supervisor.request("first", "alpha", McpMethods.TOOLS_CALL, callParams("a"), null);
       test.supervisor.request("second", "alpha", McpMethods.TOOLS_CALL, callParams("b"), null);
       FakeConnection connection = test.connector.nextConnection();
-      connection.nextRequest();
+      JsonRpcRequest fromFirst = connection.nextRequest();
       JsonRpcRequest fromSecond = connection.nextRequest();
 
       // the transport says which request it belongs to: the second context's
@@ -450,19 +457,32 @@ class SessionActorTest {
       assertEquals(TextNode.valueOf("up-7"), ((JsonRpcResponse) answer).id());
       assertEquals("m", ((JsonRpcResponse) answer).result().path("model").asText());
 
-      // no hint from the transport (stdio): the newest call in flight decides (the second
-      // context's), unless its context is answering a server request already (then the first's)
+      // no hint (stdio) with both contexts in flight: either could have caused it, so neither
+      // is asked and the upstream is refused at once
       connection.push(new JsonRpcRequest(TextNode.valueOf("up-8"), McpMethods.ROOTS_LIST, null));
-      JsonRpcRequest roots = second.nextServerRequest();
-      assertEquals(McpMethods.ROOTS_LIST, roots.method());
+      JsonRpcResponse refused = (JsonRpcResponse) connection.nextSent();
+      assertEquals(TextNode.valueOf("up-8"), refused.id());
+      assertEquals(JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST, refused.error().code());
+      assertTrue(
+          refused
+              .error()
+              .message()
+              .startsWith("ambiguous server request: more than one client shares this session"),
+          refused.error().message());
+
+      // the request names the call in its _meta: that call's context, without our id
+      ObjectNode params = JsonRpcCodec.emptyObject();
+      params.putObject("_meta").set(ServerRequestAttribution.RELATED_REQUEST, fromFirst.id());
       connection.push(
-          new JsonRpcRequest(TextNode.valueOf("up-9"), McpMethods.ELICITATION_CREATE, null));
+          new JsonRpcRequest(TextNode.valueOf("up-9"), McpMethods.ELICITATION_CREATE, params));
       JsonRpcRequest elicitation = first.nextServerRequest();
       assertEquals(McpMethods.ELICITATION_CREATE, elicitation.method());
-      second.answerFailure(new IllegalStateException("no roots here"));
+      assertFalse(elicitation.params().path("_meta").has(ServerRequestAttribution.RELATED_REQUEST));
+      first.answerFailure(new IllegalStateException("no user here"));
       JsonRpcResponse failed = (JsonRpcResponse) connection.nextSent();
-      assertEquals(TextNode.valueOf("up-8"), failed.id());
+      assertEquals(TextNode.valueOf("up-9"), failed.id());
       assertEquals(JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST, failed.error().code());
+      assertTrue(second.serverRequests.isEmpty(), "the second context saw none of these");
     }
   }
 

@@ -5,11 +5,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -17,13 +13,11 @@ import java.util.function.Supplier;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
-import org.apache.pekko.http.javadsl.model.headers.HttpChallenge;
-import org.apache.pekko.http.javadsl.model.headers.WWWAuthenticate;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * Who may call the gateway.
+ * Where requests may come from (who they are is {@link Authentication}'s part).
  *
  * <ul>
  *   <li>Host (DNS rebinding): with {@code allowedHosts} configured, only those names (any port, any
@@ -34,22 +28,16 @@ import org.apache.pekko.http.javadsl.server.Route;
  *   <li>Origin: absent is fine (not a browser); a loopback origin is fine when bound to loopback;
  *       otherwise only the configured {@code allowedOrigins}; anything else (including {@code
  *       null}) gets 403.
- *   <li>Bearer tokens, when configured: 401 with {@code WWW-Authenticate: Bearer} without a valid
- *       one. Tokens are compared as SHA-256 digests with {@link MessageDigest#isEqual}, against
- *       every configured token, so the time taken says nothing about how much of a token matched.
- *       Tokens are never logged.
  * </ul>
  */
 final class AccessControl extends AllDirectives {
 
   private static final Set<String> LOOPBACK_HOSTS =
       Set.of("localhost", "127.0.0.1", "[::1]", "::1");
-  private static final String REALM = "mcp-supervisor";
 
   private final boolean loopbackBound;
   private final Set<String> allowedHosts;
   private final Set<String> allowedOrigins = new HashSet<>();
-  private final List<byte[]> tokenDigests;
   private final GatewayMetrics metrics;
 
   AccessControl(GatewayConfig gateway, GatewayMetrics metrics) {
@@ -58,7 +46,6 @@ final class AccessControl extends AllDirectives {
     gateway
         .allowedOrigins()
         .forEach(origin -> normalizedOrigin(origin).ifPresent(allowedOrigins::add));
-    this.tokenDigests = gateway.authTokens().stream().map(AccessControl::digest).toList();
     this.metrics = metrics;
   }
 
@@ -66,12 +53,6 @@ final class AccessControl extends AllDirectives {
   Route checkHostAndOrigin(Supplier<Route> inner) {
     return extractRequest(
         request -> refusalByHostOrOrigin(request).map(this::complete).orElseGet(inner));
-  }
-
-  /** Bearer token validation when tokens are configured. */
-  Route requireToken(Supplier<Route> inner) {
-    return extractRequest(
-        request -> hasValidToken(request) ? inner.get() : complete(unauthorized()));
   }
 
   private Optional<HttpResponse> refusalByHostOrOrigin(HttpRequest request) {
@@ -117,36 +98,6 @@ final class AccessControl extends AllDirectives {
     return allowedOrigins.contains(normalized.get());
   }
 
-  private boolean hasValidToken(HttpRequest request) {
-    if (tokenDigests.isEmpty()) {
-      return true;
-    }
-    Optional<String> presented =
-        request
-            .getHeader("Authorization")
-            .map(header -> header.value().trim())
-            .filter(value -> value.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length()))
-            .map(value -> value.substring("Bearer ".length()).trim());
-    if (presented.isEmpty()) {
-      return false;
-    }
-    byte[] presentedDigest = digest(presented.get());
-    boolean matched = false;
-    for (byte[] tokenDigest : tokenDigests) {
-      matched |= MessageDigest.isEqual(tokenDigest, presentedDigest);
-    }
-    return matched;
-  }
-
-  private HttpResponse unauthorized() {
-    metrics.rejected("unauthorized");
-    return McpResponses.error(
-            StatusCodes.UNAUTHORIZED,
-            INVALID_REQUEST,
-            "Unauthorized: a valid bearer token is required")
-        .addHeader(WWWAuthenticate.create(HttpChallenge.create("Bearer", REALM)));
-  }
-
   /**
    * The host part of a Host header value, lower case, without the port; IPv6 literals keep their
    * brackets.
@@ -183,14 +134,6 @@ final class AccessControl extends AllDirectives {
           scheme + "://" + host.toLowerCase(Locale.ROOT) + (defaultPort ? "" : ":" + port));
     } catch (URISyntaxException e) {
       return Optional.empty();
-    }
-  }
-
-  private static byte[] digest(String token) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
     }
   }
 }

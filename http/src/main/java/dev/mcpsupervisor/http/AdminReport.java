@@ -15,7 +15,17 @@ import java.time.Instant;
  */
 final class AdminReport {
 
+  /** Client-chosen text (clientInfo name and version) is kept per session and shown: bounded. */
+  static final int MAX_CLIENT_TEXT = 128;
+
   private AdminReport() {}
+
+  /** {@code text} cut to {@link #MAX_CLIENT_TEXT} characters; null stays null. */
+  static String clientText(String text) {
+    return text == null || text.length() <= MAX_CLIENT_TEXT
+        ? text
+        : text.substring(0, MAX_CLIENT_TEXT) + "…";
+  }
 
   static ObjectNode of(
       DownstreamSessions.Listing listing, SupervisorSnapshot snapshot, Instant now) {

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +71,11 @@ final class AggregatedEndpoint implements McpEndpoint {
     this.version = version;
     this.lists = new AggregatedLists(settings);
     this.schemas = new ToolSchemas(lists);
+  }
+
+  /** The same endpoint over these servers only (an identity's allow-list). */
+  AggregatedEndpoint restrictedTo(Set<String> servers) {
+    return new AggregatedEndpoint(namespace.restrictedTo(servers), settings, version);
   }
 
   @Override
@@ -245,7 +251,11 @@ final class AggregatedEndpoint implements McpEndpoint {
     }
     ObjectNode params = ((ObjectNode) request.params()).deepCopy();
     params.put("name", target.get().name());
-    return calls.call(target.get().server(), request.method(), params).thenApply(Outcome::of);
+    return calls
+        .call(target.get().server(), request.method(), params)
+        .thenApply(
+            answer ->
+                Outcome.of(ServerNamespace.published(answer, target.get(), name.textValue())));
   }
 
   /**

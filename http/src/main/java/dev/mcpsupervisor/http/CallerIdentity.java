@@ -9,11 +9,12 @@ import java.util.function.Function;
 /**
  * Who a 2026-07-28 request comes from, as the supervisor context its calls to {@code isolation:
  * context} servers use: such a request has no session, so this is what makes one agent's
- * consecutive requests reach the same upstream session. The caller is its bearer token, when the
- * gateway requires tokens (then {@link AccessControl} has checked it), and the value of the
- * operator's agent id header when one is configured; both together when both are present, so that
- * one token's agents stay apart and no one reaches another token's context by naming its agent id.
- * The context is a digest: a token is never kept, logged or shown on the admin page.
+ * consecutive requests reach the same upstream session. The caller is its authenticated {@link
+ * Identity} (by its key, so an OAuth client keeps its context when its token is refreshed), when
+ * the gateway requires authentication, and the value of the operator's agent id header when one is
+ * configured; both together when both are present, so that one identity's agents stay apart and no
+ * one reaches another identity's context by naming its agent id. The context is a digest: nothing
+ * of the caller is shown on the admin page.
  */
 final class CallerIdentity {
 
@@ -22,40 +23,30 @@ final class CallerIdentity {
 
   private static final int DIGEST_CHARACTERS = 32;
 
-  private final boolean tokensRequired;
   private final String agentIdHeader;
 
   /**
-   * @param tokensRequired whether the gateway requires a bearer token (an unchecked one is ignored)
    * @param agentIdHeader the header that names a client's agent (e.g. {@code X-Agent-ID}); blank:
    *     none
    */
-  CallerIdentity(boolean tokensRequired, String agentIdHeader) {
-    this.tokensRequired = tokensRequired;
+  CallerIdentity(String agentIdHeader) {
     this.agentIdHeader = agentIdHeader == null ? "" : agentIdHeader.trim();
   }
 
   /**
-   * The caller's context from the request's headers, or null when the request names no caller (then
-   * it is served in a context of its own, as any stateless request was before).
+   * The caller's context from its identity and the request's headers, or null when the request
+   * names no caller (then it is served in a context of its own, as any stateless request was
+   * before).
    */
-  String contextOf(Function<String, String> header) {
-    String token = tokensRequired ? bearerToken(header.apply("Authorization")) : null;
+  String contextOf(Identity identity, Function<String, String> header) {
+    String caller = identity.isAnonymous() ? null : identity.key();
     String agent = agentIdHeader.isEmpty() ? null : nonBlank(header.apply(agentIdHeader));
-    if (token == null && agent == null) {
+    if (caller == null && agent == null) {
       return null;
     }
     // each part is labelled and its length given, so no two different pairs give the same input
-    String named = part("token", token) + part("agent", agent);
+    String named = part("identity", caller) + part("agent", agent);
     return PREFIX + digest(named);
-  }
-
-  private static String bearerToken(String authorization) {
-    if (authorization == null
-        || !authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
-      return null;
-    }
-    return nonBlank(authorization.substring("Bearer ".length()));
   }
 
   private static String nonBlank(String value) {

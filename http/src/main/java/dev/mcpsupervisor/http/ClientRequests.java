@@ -1,13 +1,13 @@
 package dev.mcpsupervisor.http;
 
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.HEADER_MISMATCH;
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.actors.SupervisorErrors;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ParamHeaders;
@@ -292,9 +292,7 @@ final class ClientRequests {
     return outcome
         .toCompletableFuture()
         .exceptionally(
-            failure ->
-                new Outcome.Failure(
-                    new JsonRpcError(INTERNAL_ERROR, "internal error: " + failure.getMessage())));
+            failure -> new Outcome.Failure(SupervisorErrors.internal("gateway", failure)));
   }
 
   /**

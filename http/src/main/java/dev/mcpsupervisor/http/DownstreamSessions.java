@@ -1,6 +1,5 @@
 package dev.mcpsupervisor.http;
 
-import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -22,9 +21,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 /**
  * The registry of downstream sessions: issues their ids (32 bytes of SecureRandom), spawns one
  * {@link DownstreamSession} per id, routes HTTP commands to it by id, and answers 404 for ids it
- * does not know — never issued, deleted, expired, or created on another endpoint. A session is
- * removed from routing before it is told to end, so nothing is ever routed to a session that is
- * ending.
+ * does not know — never issued, deleted, expired, created on another endpoint, or created by
+ * another {@link Identity} (a session id is no credential: one caller who learns another's id still
+ * cannot use it, end it or read its streams). A session is removed from routing before it is told
+ * to end, so nothing is ever routed to a session that is ending.
  */
 public final class DownstreamSessions {
 
@@ -40,8 +40,9 @@ public final class DownstreamSessions {
    *
    * @param identity the caller's context ({@link CallerIdentity}) for a 2026-07-28 request that
    *     names its caller, else null; used for the endpoint's {@code isolation: context} servers
+   * @param owner the authenticated caller: the session serves it alone, over its allowed servers
    */
-  public record Create(String server, String identity, ActorRef<Created> replyTo)
+  public record Create(String server, String identity, Identity owner, ActorRef<Created> replyTo)
       implements Command {}
 
   /**
@@ -50,11 +51,15 @@ public final class DownstreamSessions {
    */
   public record Created(String sessionId, String full) {}
 
-  public record Deliver(String sessionId, String path, DownstreamSession.Command command)
+  /**
+   * @param caller who sends it: anyone but the session's owner finds no session
+   */
+  public record Deliver(
+      String sessionId, String path, Identity caller, DownstreamSession.Command command)
       implements Command {}
 
   /** DELETE: ends the session; replies once its leases are released. */
-  public record Terminate(String sessionId, String path, ActorRef<Reply> replyTo)
+  public record Terminate(String sessionId, String path, Identity caller, ActorRef<Reply> replyTo)
       implements Command {}
 
   public record ListSessions(ActorRef<Listing> replyTo) implements Command {}
@@ -109,41 +114,16 @@ public final class DownstreamSessions {
       Instant createdAt,
       Instant lastActivity) {}
 
-  private static final class Entry {
-    final String id;
-    final String path;
-    final ActorRef<DownstreamSession.Command> ref;
-    final Instant createdAt = Instant.now();
-    Instant lastActivity = createdAt;
-    final Passivation.Outbox outbox = new Passivation.Outbox();
-    String protocolVersion;
-    String clientName;
-    String clientVersion;
-
-    Entry(String id, String path, ActorRef<DownstreamSession.Command> ref) {
-      this.id = id;
-      this.path = path;
-      this.ref = ref;
-    }
-
-    SessionInfo info() {
-      return new SessionInfo(
-          SessionIds.redact(id),
-          path,
-          protocolVersion,
-          clientName,
-          clientVersion,
-          createdAt,
-          lastActivity);
-    }
-  }
-
+  /**
+   * @param access which servers each identity's sessions reach
+   */
   public static Behavior<Command> create(
       SessionSupervisor supervisor,
       Map<String, McpEndpoint> endpointsByPath,
       GatewaySettings settings,
       Duration idleTimeout,
-      GatewayMetrics metrics) {
+      GatewayMetrics metrics,
+      ServerAccess access) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
@@ -154,6 +134,7 @@ public final class DownstreamSessions {
                             settings,
                             idleTimeout,
                             metrics,
+                            access,
                             context,
                             timers)
                         .active()));
@@ -164,6 +145,7 @@ public final class DownstreamSessions {
   private final GatewaySettings settings;
   private final Duration idleTimeout;
   private final GatewayMetrics metrics;
+  private final ServerAccess access;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final SecureRandom random = new SecureRandom();
@@ -174,7 +156,7 @@ public final class DownstreamSessions {
   private final IdentityListener identityListener;
 
   /** Sessions that take messages, by id. */
-  private final Map<String, Entry> routable = new HashMap<>();
+  private final Map<String, RoutedSession> routable = new HashMap<>();
 
   /** Session actors not yet stopped (routable ones and those ending), by id. */
   private final Map<String, ActorRef<DownstreamSession.Command>> alive = new HashMap<>();
@@ -191,9 +173,11 @@ public final class DownstreamSessions {
       GatewaySettings settings,
       Duration idleTimeout,
       GatewayMetrics metrics,
+      ServerAccess access,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.supervisor = supervisor;
+    this.access = access;
     this.endpointsByPath = Map.copyOf(endpointsByPath);
     this.settings = settings;
     this.idleTimeout = idleTimeout;
@@ -232,12 +216,13 @@ public final class DownstreamSessions {
         create.server() == null
             ? AggregatedEndpoint.PATH
             : SingleServerEndpoint.pathOf(create.server());
-    McpEndpoint endpoint = endpointsByPath.get(path);
-    if (!accepting || endpoint == null) {
+    McpEndpoint served = endpointsByPath.get(path);
+    if (!accepting || served == null) {
       create.replyTo().tell(new Created(null, null));
       return Behaviors.same();
     }
-    String full = quota.refusal(create.identity());
+    String caller = SessionQuota.callerOf(create.owner(), create.identity());
+    String full = quota.refusal(caller);
     if (full != null) {
       create.replyTo().tell(new Created(null, full));
       return Behaviors.same();
@@ -246,6 +231,7 @@ public final class DownstreamSessions {
     if (identity != null && !enterIdentity(identity, create)) {
       return Behaviors.same();
     }
+    McpEndpoint endpoint = access.endpointFor(served, create.owner());
     String id = SessionIds.generate(random);
     ActorRef<DownstreamSession.Command> session =
         context.spawn(
@@ -265,17 +251,17 @@ public final class DownstreamSessions {
     if (identity != null) {
       identities.started(id, identity);
     }
-    routable.put(id, new Entry(id, path, session));
+    routable.put(id, new RoutedSession(id, path, create.owner(), session));
     alive.put(id, session);
-    quota.started(id, create.identity());
+    quota.started(id, caller);
     metrics.downstreamSessions(routable.size());
     create.replyTo().tell(new Created(id, null));
     return Behaviors.same();
   }
 
   private Behavior<Command> onDeliver(Deliver deliver) {
-    Entry entry = routable.get(deliver.sessionId());
-    if (entry == null || !entry.path.equals(deliver.path())) {
+    RoutedSession entry = routable.get(deliver.sessionId());
+    if (entry == null || !entry.reachableBy(deliver.path(), deliver.caller())) {
       if (deliver.command() instanceof DownstreamSession.Routed routed) {
         routed.exchange().tell(routed.whenGone());
       }
@@ -288,8 +274,8 @@ public final class DownstreamSessions {
   }
 
   private Behavior<Command> onTerminate(Terminate terminate) {
-    Entry entry = routable.get(terminate.sessionId());
-    if (entry == null || !entry.path.equals(terminate.path())) {
+    RoutedSession entry = routable.get(terminate.sessionId());
+    if (entry == null || !entry.reachableBy(terminate.path(), terminate.caller())) {
       terminate.replyTo().tell(Reply.UNKNOWN_SESSION);
       return Behaviors.same();
     }
@@ -298,7 +284,7 @@ public final class DownstreamSessions {
   }
 
   private Behavior<Command> onEndMe(EndMe endMe) {
-    Entry entry = routable.get(endMe.sessionId());
+    RoutedSession entry = routable.get(endMe.sessionId());
     if (entry != null
         && (endMe.routedProcessed() < 0 || entry.outbox.mayStop(endMe.routedProcessed()))) {
       end(entry, endMe.reason(), context.getSystem().ignoreRef());
@@ -306,14 +292,14 @@ public final class DownstreamSessions {
     return Behaviors.same();
   }
 
-  private void end(Entry entry, String reason, ActorRef<Reply> replyTo) {
+  private void end(RoutedSession entry, String reason, ActorRef<Reply> replyTo) {
     routable.remove(entry.id);
     metrics.downstreamSessions(routable.size());
     entry.ref.tell(new DownstreamSession.End(reason, replyTo));
   }
 
   private Behavior<Command> onDescribe(Describe describe) {
-    Entry entry = routable.get(describe.sessionId());
+    RoutedSession entry = routable.get(describe.sessionId());
     if (entry != null) {
       entry.protocolVersion = describe.protocolVersion();
       entry.clientName = describe.clientName();
@@ -332,7 +318,7 @@ public final class DownstreamSessions {
   private Behavior<Command> onDrain(Drain drain) {
     accepting = false;
     drainWaiters.add(drain.replyTo());
-    for (Entry entry : routable.values()) {
+    for (RoutedSession entry : routable.values()) {
       if (draining.add(entry.id)) {
         entry.ref.tell(new DownstreamSession.Drain(context.getSelf()));
       }

@@ -15,21 +15,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole route tree: Host/Origin checks on everything, the probes, then the bearer token for
- * metrics, admin and MCP. Failures never leak: an exception is logged (with the session, shortened)
- * and answered 500 with a JSON-RPC {@code -32603 internal error} body and no details; a wrong
- * method or path gets a JSON-RPC error body too.
+ * The whole route tree: Host/Origin checks on everything, the probes and the protected resource
+ * metadata, then authentication for metrics, admin and MCP (which serves the caller's identity).
+ * Failures never leak: an exception is logged (with the session, shortened) and answered 500 with a
+ * JSON-RPC {@code -32603 internal error} body and no details; a wrong method or path gets a
+ * JSON-RPC error body too.
  */
 final class GatewayRoutes extends AllDirectives {
 
   private static final Logger log = LoggerFactory.getLogger(GatewayRoutes.class);
 
   private final AccessControl access;
+  private final Authentication authentication;
   private final OpsRoutes ops;
   private final McpRoutes mcp;
 
-  GatewayRoutes(AccessControl access, OpsRoutes ops, McpRoutes mcp) {
+  GatewayRoutes(AccessControl access, Authentication authentication, OpsRoutes ops, McpRoutes mcp) {
     this.access = access;
+    this.authentication = authentication;
     this.ops = ops;
     this.mcp = mcp;
   }
@@ -45,7 +48,9 @@ final class GatewayRoutes extends AllDirectives {
                         () ->
                             concat(
                                 ops.probes(),
-                                access.requireToken(() -> concat(ops.guarded(), mcp.route()))))));
+                                authentication.metadata(),
+                                authentication.authenticate(
+                                    identity -> concat(ops.guarded(), mcp.route(identity)))))));
   }
 
   private ExceptionHandler exceptionHandler() {

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.http.javadsl.Http;
@@ -85,14 +86,20 @@ public final class GatewayServer {
                 endpoints.put(
                     SingleServerEndpoint.pathOf(server),
                     new SingleServerEndpoint(server, settings)));
+    ServerAccess access = new ServerAccess(config.identities());
     return supervisor
         .spawn(
             Behaviors.supervise(
                     DownstreamSessions.create(
-                        supervisor, endpoints, settings, config.sessionIdleTimeout(), metrics))
+                        supervisor,
+                        endpoints,
+                        settings,
+                        config.sessionIdleTimeout(),
+                        metrics,
+                        access))
                 .onFailure(SupervisorStrategy.resume()),
             "mcp-gateway-sessions-" + INSTANCES.incrementAndGet())
-        .thenCompose(sessions -> bind(supervisor, config, metrics, settings, sessions));
+        .thenCompose(sessions -> bind(supervisor, config, metrics, settings, sessions, access));
   }
 
   private static CompletionStage<GatewayServer> bind(
@@ -100,7 +107,8 @@ public final class GatewayServer {
       GatewayConfig config,
       GatewayMetrics metrics,
       GatewaySettings settings,
-      ActorRef<DownstreamSessions.Command> sessions) {
+      ActorRef<DownstreamSessions.Command> sessions,
+      ServerAccess access) {
     ActorSystem<?> system = supervisor.actorSystem();
     McpRoutes mcp =
         new McpRoutes(
@@ -112,10 +120,15 @@ public final class GatewayServer {
             supervisor.config().servers().keySet(),
             metrics,
             answerTimeout(system, supervisor),
-            config.authTokens().isEmpty() ? "public" : "private",
-            new CallerIdentity(!config.authTokens().isEmpty(), settings.agentIdHeader()));
+            config.requiresAuthentication() ? "private" : "public",
+            new CallerIdentity(settings.agentIdHeader()),
+            access);
     OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler());
-    GatewayRoutes routes = new GatewayRoutes(new AccessControl(config, metrics), ops, mcp);
+    Authentication authentication =
+        new Authentication(
+            config, metrics, system.dispatchers().lookup(DispatcherSelector.blocking()));
+    GatewayRoutes routes =
+        new GatewayRoutes(new AccessControl(config, metrics), authentication, ops, mcp);
     return Http.get(system)
         .newServerAt(config.host(), config.port())
         .withSettings(serverSettings(system, supervisor))

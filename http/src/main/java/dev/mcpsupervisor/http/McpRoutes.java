@@ -51,6 +51,7 @@ final class McpRoutes extends AllDirectives {
   private final long maxBodyBytes;
   private final Set<String> servers;
   private final GatewayMetrics metrics;
+  private final ServerAccess access;
 
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
@@ -61,6 +62,7 @@ final class McpRoutes extends AllDirectives {
    * @param answerTimeout see {@link SessionExchanges}
    * @param cacheScope see {@link StatelessRoutes}
    * @param callers see {@link StatelessRoutes}
+   * @param access which servers each identity may use
    */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
@@ -72,7 +74,8 @@ final class McpRoutes extends AllDirectives {
       GatewayMetrics metrics,
       Duration answerTimeout,
       String cacheScope,
-      CallerIdentity callers) {
+      CallerIdentity callers,
+      ServerAccess access) {
     this.sessions = sessions;
     this.scheduler = scheduler;
     this.materializer = materializer;
@@ -80,6 +83,7 @@ final class McpRoutes extends AllDirectives {
     this.maxBodyBytes = maxBodyBytes;
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
+    this.access = access;
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, maxBodyBytes);
     this.exchanges =
@@ -88,36 +92,49 @@ final class McpRoutes extends AllDirectives {
         new StatelessRoutes(sessions, exchanges, settings, metrics, cacheScope, callers);
   }
 
-  Route route() {
+  /**
+   * The endpoints as {@code caller} sees them: a server it may not use is refused with 403, and
+   * every session it reaches must be its own (another identity's session id is unknown, 404).
+   */
+  Route route(Identity caller) {
     return concat(
-        path("mcp", () -> endpoint(AggregatedEndpoint.PATH, null)),
+        path("mcp", () -> endpoint(AggregatedEndpoint.PATH, null, caller)),
         pathPrefix(
             "servers",
-            () ->
-                pathPrefix(
-                    server ->
-                        path(
-                            "mcp",
-                            () ->
-                                servers.contains(server)
-                                    ? endpoint(SingleServerEndpoint.pathOf(server), server)
-                                    : complete(
-                                        refusals.refuse(
-                                            StatusCodes.NOT_FOUND,
-                                            "unknown_server",
-                                            "Not Found: no server named " + server))))));
+            () -> pathPrefix(server -> path("mcp", () -> serverEndpoint(server, caller)))));
   }
 
-  private Route endpoint(String path, String server) {
+  private Route serverEndpoint(String server, Identity caller) {
+    if (!servers.contains(server)) {
+      return complete(
+          refusals.refuse(
+              StatusCodes.NOT_FOUND, "unknown_server", "Not Found: no server named " + server));
+    }
+    if (!access.mayUse(caller, server)) {
+      return complete(
+          refusals.refuse(
+              StatusCodes.FORBIDDEN,
+              "server_not_allowed",
+              "Forbidden: this identity may not use server " + server));
+    }
+    return endpoint(SingleServerEndpoint.pathOf(server), server, caller);
+  }
+
+  private Route endpoint(String path, String server, Identity caller) {
     return concat(
-        post(() -> extractRequest(request -> completeWithFuture(onPost(request, path, server)))),
-        get(() -> extractRequest(request -> completeWithFuture(onGet(request, path)))),
-        delete(() -> extractRequest(request -> completeWithFuture(onDelete(request, path)))));
+        post(
+            () ->
+                extractRequest(
+                    request -> completeWithFuture(onPost(request, path, server, caller)))),
+        get(() -> extractRequest(request -> completeWithFuture(onGet(request, path, caller)))),
+        delete(
+            () -> extractRequest(request -> completeWithFuture(onDelete(request, path, caller)))));
   }
 
   // ------------------------------------------------------------------------------------------ POST
 
-  private CompletionStage<HttpResponse> onPost(HttpRequest request, String path, String server) {
+  private CompletionStage<HttpResponse> onPost(
+      HttpRequest request, String path, String server, Identity caller) {
     AcceptHeader accept = AcceptHeader.of(request);
     Optional<HttpResponse> refusal = checks.post(request, accept);
     if (refusal.isPresent()) {
@@ -141,12 +158,22 @@ final class McpRoutes extends AllDirectives {
         .thenCompose(
             body ->
                 dispatch(
-                    JsonRpcCodec.parse(body.getData().toArray()), request, path, server, accept))
+                    JsonRpcCodec.parse(body.getData().toArray()),
+                    request,
+                    path,
+                    server,
+                    accept,
+                    caller))
         .exceptionally(checks::unreadableBody);
   }
 
   private CompletionStage<HttpResponse> dispatch(
-      ParsedPayload payload, HttpRequest request, String path, String server, AcceptHeader accept) {
+      ParsedPayload payload,
+      HttpRequest request,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller) {
     if (payload instanceof ParsedPayload.Rejected rejected) {
       boolean parseError = rejected.error().error().code() == PARSE_ERROR;
       metrics.rejected(parseError ? "parse_error" : "invalid_request");
@@ -159,7 +186,7 @@ final class McpRoutes extends AllDirectives {
         && single.message() instanceof JsonRpcRequest call
         && StatelessEnvelope.isStateless(
             McpRequestChecks.header(request, McpResponses.PROTOCOL_VERSION_HEADER), call)) {
-      return stateless.request(call, request, path, server, accept);
+      return stateless.request(call, request, path, server, accept, caller);
     }
     if (sessionId.isEmpty()) {
       Optional<HttpResponse> badVersion = checks.sessionEraVersion(request);
@@ -170,7 +197,7 @@ final class McpRoutes extends AllDirectives {
     if (payload instanceof ParsedPayload.Single single
         && single.message() instanceof JsonRpcRequest call
         && McpMethods.INITIALIZE.equals(call.method())) {
-      return initialize(call, path, server, accept);
+      return initialize(call, path, server, accept, caller);
     }
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
@@ -210,16 +237,16 @@ final class McpRoutes extends AllDirectives {
         }
       }
     }
-    return exchange(sessionId.get(), path, messages, preAnswered, batch, accept, null);
+    return exchange(sessionId.get(), path, caller, messages, preAnswered, batch, accept, null);
   }
 
   /**
    * initialize creates the session; its id goes back in Mcp-Session-Id unless initialize failed.
    */
   private CompletionStage<HttpResponse> initialize(
-      JsonRpcRequest initialize, String path, String server, AcceptHeader accept) {
+      JsonRpcRequest initialize, String path, String server, AcceptHeader accept, Identity caller) {
     return exchanges
-        .createSession(server, null)
+        .createSession(server, null, caller)
         .thenCompose(
             created ->
                 created.sessionId() == null
@@ -227,6 +254,7 @@ final class McpRoutes extends AllDirectives {
                     : exchange(
                         created.sessionId(),
                         path,
+                        caller,
                         List.of(initialize),
                         List.of(),
                         false,
@@ -244,6 +272,7 @@ final class McpRoutes extends AllDirectives {
   private CompletionStage<HttpResponse> exchange(
       String sessionId,
       String path,
+      Identity caller,
       List<JsonRpcMessage> messages,
       List<JsonRpcResponse> preAnswered,
       boolean batch,
@@ -254,6 +283,7 @@ final class McpRoutes extends AllDirectives {
         new DownstreamSessions.Deliver(
             sessionId,
             path,
+            caller,
             new DownstreamSession.Post(
                 messages, preAnswered, batch, accept.sse(), exchange.ref())));
     return exchanges.answer(
@@ -261,12 +291,12 @@ final class McpRoutes extends AllDirectives {
         accept,
         batch,
         newSessionId,
-        () -> exchanges.closeWhenDone(exchange, sessionId, path));
+        () -> exchanges.closeWhenDone(exchange, sessionId, path, caller));
   }
 
   // ------------------------------------------------------------------------------------------- GET
 
-  private CompletionStage<HttpResponse> onGet(HttpRequest request, String path) {
+  private CompletionStage<HttpResponse> onGet(HttpRequest request, String path, Identity caller) {
     Optional<HttpResponse> refusal = checks.get(request);
     if (refusal.isPresent()) {
       return done(refusal.get());
@@ -281,6 +311,7 @@ final class McpRoutes extends AllDirectives {
         new DownstreamSessions.Deliver(
             sessionId.get(),
             path,
+            caller,
             lastEventId.isPresent()
                 ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange.ref())
                 : new DownstreamSession.OpenStream(exchange.ref())));
@@ -290,12 +321,15 @@ final class McpRoutes extends AllDirectives {
             head ->
                 exchanges
                     .responses()
-                    .get(head, () -> exchanges.closeWhenDone(exchange, sessionId.get(), path)));
+                    .get(
+                        head,
+                        () -> exchanges.closeWhenDone(exchange, sessionId.get(), path, caller)));
   }
 
   // ---------------------------------------------------------------------------------------- DELETE
 
-  private CompletionStage<HttpResponse> onDelete(HttpRequest request, String path) {
+  private CompletionStage<HttpResponse> onDelete(
+      HttpRequest request, String path, Identity caller) {
     Optional<HttpResponse> badVersion = checks.delete(request);
     if (badVersion.isPresent()) {
       return done(badVersion.get());
@@ -306,7 +340,7 @@ final class McpRoutes extends AllDirectives {
     }
     return Asks.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
             sessions,
-            replyTo -> new DownstreamSessions.Terminate(sessionId.get(), path, replyTo),
+            replyTo -> new DownstreamSessions.Terminate(sessionId.get(), path, caller, replyTo),
             DELETE_TIMEOUT,
             scheduler)
         .thenApply(

@@ -150,7 +150,10 @@ final class PostHandling {
       ClientRequests.Client initialized = ClientRequests.Client.of(request);
       registry.tell(
           new DownstreamSessions.Describe(
-              sessionId, initialized.protocolVersion(), initialized.name(), initialized.version()));
+              sessionId,
+              initialized.protocolVersion(),
+              AdminReport.clientText(initialized.name()),
+              AdminReport.clientText(initialized.version())));
       track(exchange, request, sequence, calls, false, requests.initialize(initialized, calls));
       return initialized;
     }

@@ -3,11 +3,15 @@ package dev.mcpsupervisor.http;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.protocol.config.ToolFilter;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Names on the aggregated endpoint: a tool or prompt {@code name} of server S is published as
@@ -24,15 +28,30 @@ final class ServerNamespace {
   record Qualified(String server, String name) {}
 
   private final List<String> servers;
+  private final List<ServerConfig> configs;
   private final Map<String, String> serverByPrefix = new HashMap<>();
   private final Map<String, String> prefixByServer = new HashMap<>();
 
   ServerNamespace(SupervisorConfig config) {
-    this.servers = List.copyOf(config.servers().keySet());
-    for (ServerConfig server : config.servers().values()) {
+    this(config.servers().values());
+  }
+
+  private ServerNamespace(Collection<ServerConfig> configs) {
+    this.servers = configs.stream().map(ServerConfig::name).toList();
+    for (ServerConfig server : configs) {
       serverByPrefix.put(server.toolPrefix(), server.name());
       prefixByServer.put(server.name(), server.toolPrefix());
     }
+    this.configs = List.copyOf(configs);
+  }
+
+  /**
+   * These servers only: the others' names no longer resolve (a call naming one gets {@link
+   * #unknownPrefix}).
+   */
+  ServerNamespace restrictedTo(Set<String> allowed) {
+    return new ServerNamespace(
+        configs.stream().filter(server -> allowed.contains(server.name())).toList());
   }
 
   /** Every configured server, in file order. */
@@ -54,6 +73,19 @@ final class ServerNamespace {
     return server == null
         ? Optional.empty()
         : Optional.of(new Qualified(server, published.substring(separator + SEPARATOR.length())));
+  }
+
+  /**
+   * A server's answer as the aggregated endpoint gives it: "Unknown tool: name" (the gateway's for
+   * a hidden tool, or the server's own) names the tool as the client called it, with its prefix.
+   */
+  static JsonRpcResponse published(JsonRpcResponse answer, Qualified target, String published) {
+    JsonRpcError unknown = ToolFilter.unknownTool(target.name());
+    return answer.isError()
+            && answer.error().code() == unknown.code()
+            && answer.error().message().equals(unknown.message())
+        ? JsonRpcResponse.failure(answer.id(), ToolFilter.unknownTool(published))
+        : answer;
   }
 
   /**

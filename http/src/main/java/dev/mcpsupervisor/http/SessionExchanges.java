@@ -63,11 +63,13 @@ final class SessionExchanges {
    * #notCreated}).
    *
    * @param identity its caller's context, or null
+   * @param owner who creates it: only this identity reaches it afterwards
    */
-  CompletionStage<DownstreamSessions.Created> createSession(String server, String identity) {
+  CompletionStage<DownstreamSessions.Created> createSession(
+      String server, String identity, Identity owner) {
     return Asks.ask(
         sessions,
-        replyTo -> new DownstreamSessions.Create(server, identity, replyTo),
+        replyTo -> new DownstreamSessions.Create(server, identity, owner, replyTo),
         ASK_TIMEOUT,
         scheduler);
   }
@@ -129,13 +131,16 @@ final class SessionExchanges {
   }
 
   /** Once the client is gone from a stream, the session stops sending on it. */
-  void closeWhenDone(Exchange exchange, String sessionId, String path) {
+  void closeWhenDone(Exchange exchange, String sessionId, String path, Identity caller) {
     exchange
         .terminated()
         .thenRun(
             () ->
                 sessions.tell(
                     new DownstreamSessions.Deliver(
-                        sessionId, path, new DownstreamSession.ExchangeClosed(exchange.ref()))));
+                        sessionId,
+                        path,
+                        caller,
+                        new DownstreamSession.ExchangeClosed(exchange.ref()))));
   }
 }

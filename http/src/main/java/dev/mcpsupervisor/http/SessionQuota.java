@@ -24,6 +24,14 @@ final class SessionQuota {
     this.maxPerIdentity = maxPerIdentity;
   }
 
+  /**
+   * Whose sessions a new one counts among: its authenticated owner, else the caller context it
+   * named (an agent id), else nobody's (null).
+   */
+  static String callerOf(Identity owner, String context) {
+    return owner != null && !owner.isAnonymous() ? owner.key() : context;
+  }
+
   /** Why a new session of {@code identity} (null: none) may not start now, or null when it may. */
   String refusal(String identity) {
     if (identityOf.size() >= max) {

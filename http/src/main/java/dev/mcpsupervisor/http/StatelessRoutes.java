@@ -69,7 +69,12 @@ final class StatelessRoutes {
    * when the request names one ({@link CallerIdentity}), except a listen stream's.
    */
   CompletionStage<HttpResponse> request(
-      JsonRpcRequest call, HttpRequest request, String path, String server, AcceptHeader accept) {
+      JsonRpcRequest call,
+      HttpRequest request,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller) {
     Optional<StatelessEnvelope.Rejection> rejection =
         StatelessEnvelope.check(call, name -> header(request, name));
     if (rejection.isPresent()) {
@@ -79,15 +84,18 @@ final class StatelessRoutes {
           McpResponses.json(
               StatusCodes.get(refused.httpStatus()), JsonRpcCodec.toJson(refused.response())));
     }
-    String principal = RequestStates.principalOf(header(request, "Authorization"));
+    // an authenticated caller's request states are bound to who it is, not to one token
+    String principal =
+        RequestStates.principalOf(
+            caller.isAnonymous() ? header(request, "Authorization") : caller.key());
     JsonNode requestState = call.params() == null ? null : call.params().get("requestState");
     if (requestState != null) {
-      return retry(call, requestState, principal, path, accept);
+      return retry(call, requestState, principal, path, accept, caller);
     }
     boolean listen = McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method());
-    String identity = listen ? null : callers.contextOf(name -> header(request, name));
+    String identity = listen ? null : callers.contextOf(caller, name -> header(request, name));
     // a listen stream is no request in flight: it stays open for as long as the client wants
-    Runnable finished = listen ? () -> {} : admit(identity, principal);
+    Runnable finished = listen ? () -> {} : admit(caller, identity, principal);
     if (finished == null) {
       metrics.rejected("overloaded");
       return done(
@@ -101,7 +109,7 @@ final class StatelessRoutes {
                       "maxInflightPerIdentity"))));
     }
     return exchanges
-        .createSession(server, identity)
+        .createSession(server, identity, caller)
         .thenCompose(
             created -> {
               if (created.sessionId() == null) {
@@ -111,6 +119,7 @@ final class StatelessRoutes {
               return exchange(
                   created.sessionId(),
                   path,
+                  caller,
                   accept,
                   exchange ->
                       new DownstreamSession.Stateless(
@@ -132,23 +141,24 @@ final class StatelessRoutes {
   }
 
   /**
-   * Counts a request of its caller (its identity context, else its credential); answers what to run
-   * once it is over (once; later runs do nothing), or null when the caller has {@code
-   * maxInflightPerIdentity} requests in flight. Callers that name nobody are not told apart, so not
-   * counted: one of them must not lock the others out (the session limits still bound them).
+   * Counts a request of its caller (its identity, else its identity context, else its credential);
+   * answers what to run once it is over (once; later runs do nothing), or null when the caller has
+   * {@code maxInflightPerIdentity} requests in flight. Callers that name nobody are not told apart,
+   * so not counted: one of them must not lock the others out (the session limits still bound them).
    */
-  private Runnable admit(String identity, String principal) {
-    String caller = identity != null ? identity : principal;
-    if (caller == null) {
+  private Runnable admit(Identity caller, String context, String principal) {
+    String key = SessionQuota.callerOf(caller, context);
+    String counted = key != null ? key : principal;
+    if (counted == null) {
       return () -> {};
     }
-    if (!inflight.tryAcquire(caller)) {
+    if (!inflight.tryAcquire(counted)) {
       return null;
     }
     AtomicBoolean released = new AtomicBoolean();
     return () -> {
       if (released.compareAndSet(false, true)) {
-        inflight.release(caller);
+        inflight.release(counted);
       }
     };
   }
@@ -162,7 +172,8 @@ final class StatelessRoutes {
       JsonNode requestState,
       String principal,
       String path,
-      AcceptHeader accept) {
+      AcceptHeader accept,
+      Identity caller) {
     RequestStates.Opened opened =
         settings
             .requestStates()
@@ -183,6 +194,7 @@ final class StatelessRoutes {
     return exchange(
         state.pendingId(),
         path,
+        caller,
         accept,
         exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange),
         () -> {});
@@ -195,13 +207,15 @@ final class StatelessRoutes {
   private CompletionStage<HttpResponse> exchange(
       String sessionId,
       String path,
+      Identity caller,
       AcceptHeader accept,
       Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command,
       Runnable whenOver) {
     Exchange exchange = exchanges.openExchange();
     exchange.terminated().thenRun(whenOver);
-    sessions.tell(new DownstreamSessions.Deliver(sessionId, path, command.apply(exchange.ref())));
-    exchanges.closeWhenDone(exchange, sessionId, path);
+    sessions.tell(
+        new DownstreamSessions.Deliver(sessionId, path, caller, command.apply(exchange.ref())));
+    exchanges.closeWhenDone(exchange, sessionId, path, caller);
     return exchanges.answer(exchange, accept, false, null, () -> {});
   }
 

@@ -12,17 +12,20 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A minimal Streamable HTTP MCP server on 127.0.0.1 that counts the requests it gets by method: a
- * session-era server (2025-11-25, no session id, JSON answers only, no GET stream) with fixed tools
- * and prompts. Lists can be held until the test lets them go.
+ * A minimal Streamable HTTP MCP server on 127.0.0.1 that counts the requests it gets by method (and
+ * its tools/call by tool; each tool answers its own name): a session-era server (2025-11-25, no
+ * session id, JSON answers only, no GET stream) with fixed tools and prompts. Lists can be held
+ * until the test lets them go.
  */
 final class CountingUpstream implements AutoCloseable {
 
@@ -30,6 +33,9 @@ final class CountingUpstream implements AutoCloseable {
   private final ExecutorService threads = Executors.newCachedThreadPool();
   private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
   private final List<String> tools;
+
+  /** Every header value of every request, to show what reaches an upstream. */
+  final Queue<String> headerValues = new ConcurrentLinkedQueue<>();
 
   /** tools/list answers once this completes. */
   volatile CompletableFuture<Void> listGate = CompletableFuture.completedFuture(null);
@@ -54,15 +60,25 @@ final class CountingUpstream implements AutoCloseable {
     return counts.getOrDefault(method, new AtomicInteger()).get();
   }
 
+  /** How many tools/call of {@code tool} arrived. */
+  int calls(String tool) {
+    return count(McpMethods.TOOLS_CALL + " " + tool);
+  }
+
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       if (!"POST".equals(exchange.getRequestMethod())) {
         exchange.sendResponseHeaders(405, -1);
         return;
       }
+      exchange.getRequestHeaders().values().forEach(headerValues::addAll);
       JsonNode message = JsonRpcCodec.mapper().readTree(exchange.getRequestBody());
       String method = message.path("method").asText();
       counts.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
+      String tool = message.path("params").path("name").asText();
+      if (McpMethods.TOOLS_CALL.equals(method)) {
+        counts.computeIfAbsent(method + " " + tool, m -> new AtomicInteger()).incrementAndGet();
+      }
       if (!message.has("id")) {
         exchange.sendResponseHeaders(202, -1);
         return;
@@ -84,6 +100,13 @@ final class CountingUpstream implements AutoCloseable {
                       .putObject("inputSchema")
                       .put("type", "object"));
         }
+        case McpMethods.TOOLS_CALL ->
+            response
+                .putObject("result")
+                .putArray("content")
+                .addObject()
+                .put("type", "text")
+                .put("text", tool);
         case McpMethods.PING -> response.putObject("result");
         default ->
             response

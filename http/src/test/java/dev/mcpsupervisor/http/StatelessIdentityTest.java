@@ -175,7 +175,14 @@ class StatelessIdentityTest {
     for (int i = 0; i < headers.length; i += 2) {
       byName.put(headers[i], headers[i + 1]);
     }
-    return new CallerIdentity(tokens, AGENT_HEADER).contextOf(byName::get);
+    // the gateway names the tokens of a plain list token-1, token-2, ... by position
+    String authorization = byName.get("Authorization");
+    Identity caller =
+        !tokens || authorization == null
+            ? Identity.ANONYMOUS
+            : Identity.ofToken(
+                "token-" + (List.of(TOKEN_1, TOKEN_2).indexOf(authorization.substring(7)) + 1));
+    return new CallerIdentity(AGENT_HEADER).contextOf(caller, byName::get);
   }
 
   private static List<String> leasedOn(SupervisorSnapshot snapshot, String server) {

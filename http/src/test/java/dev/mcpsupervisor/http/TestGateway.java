@@ -175,10 +175,13 @@ final class TestGateway implements AutoCloseable {
     return send(builder.build());
   }
 
-  HttpResponse<String> delete(String path, String sessionId) {
+  HttpResponse<String> delete(String path, String sessionId, String... headers) {
     HttpRequest.Builder builder = request(path).DELETE();
     if (sessionId != null) {
       builder.header("Mcp-Session-Id", sessionId);
+    }
+    for (int i = 0; i < headers.length; i += 2) {
+      builder.setHeader(headers[i], headers[i + 1]);
     }
     return send(builder.build());
   }
@@ -186,6 +189,22 @@ final class TestGateway implements AutoCloseable {
   /** initialize + notifications/initialized; answers the new session id. */
   String initialize(String path) {
     return initialize(path, ProtocolVersions.LATEST, "{}");
+  }
+
+  /** initialize + notifications/initialized with {@code headers} (e.g. a token) on both. */
+  String initializeWith(String path, String... headers) {
+    HttpResponse<String> response =
+        post(path, null, initializeBody(ProtocolVersions.LATEST, "{}"), headers);
+    assertEquals(200, response.statusCode(), response.body());
+    String sessionId = response.headers().firstValue("Mcp-Session-Id").orElseThrow();
+    HttpResponse<String> initialized =
+        post(
+            path,
+            sessionId,
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+            headers);
+    assertEquals(202, initialized.statusCode(), initialized.body());
+    return sessionId;
   }
 
   String initialize(String path, String protocolVersion, String capabilities) {

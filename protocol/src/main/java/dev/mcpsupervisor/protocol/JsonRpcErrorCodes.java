@@ -57,4 +57,10 @@ public final class JsonRpcErrorCodes {
    * A server-to-client request (sampling, elicitation, roots) that no downstream client can answer.
    */
   public static final int NO_CLIENT_FOR_SERVER_REQUEST = -32009;
+
+  /**
+   * An upstream answer (an HTTP body, a server-sent event) was larger than the server's {@code
+   * maxMessageBytes}: the call fails, the session goes on.
+   */
+  public static final int UPSTREAM_MESSAGE_TOO_LARGE = -32015;
 }

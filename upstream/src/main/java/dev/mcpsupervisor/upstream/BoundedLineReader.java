@@ -7,7 +7,9 @@ import java.util.Arrays;
 /**
  * Reads LF-terminated lines (a CR before the LF is dropped) as raw bytes, in chunks, so that a line
  * can be handed to the JSON parser without a round trip through String. A line longer than the
- * bound is discarded up to its end and reported as {@link #OVERSIZED}. Not thread-safe.
+ * bound is discarded up to its end and reported as {@link #OVERSIZED}, or, for a reader made {@link
+ * #failingPastBound}, fails the read as soon as it passes the bound (an endless line must not keep
+ * the reader discarding forever). Not thread-safe.
  */
 final class BoundedLineReader {
 
@@ -25,10 +27,24 @@ final class BoundedLineReader {
   private byte[] line = new byte[INITIAL_BUFFER_BYTES];
   private int lineLength;
   private boolean discarding;
+  private final boolean failPastBound;
 
   BoundedLineReader(InputStream in, int maxLineBytes) {
+    this(in, maxLineBytes, false);
+  }
+
+  private BoundedLineReader(InputStream in, int maxLineBytes, boolean failPastBound) {
     this.in = in;
     this.maxLineBytes = maxLineBytes;
+    this.failPastBound = failPastBound;
+  }
+
+  /**
+   * A reader whose {@link #readLine} throws {@link MessageTooLargeException} once a line passes
+   * {@code maxLineBytes}, without reading further.
+   */
+  static BoundedLineReader failingPastBound(InputStream in, int maxLineBytes) {
+    return new BoundedLineReader(in, maxLineBytes, true);
   }
 
   /** The next line without its terminator, {@link #OVERSIZED}, or null at the end of the stream. */
@@ -45,6 +61,9 @@ final class BoundedLineReader {
       int newline = indexOfNewline();
       int end = newline < 0 ? chunkEnd : newline;
       append(chunkStart, end);
+      if (discarding && failPastBound) {
+        throw new MessageTooLargeException("line", maxLineBytes);
+      }
       if (newline < 0) {
         chunkStart = chunkEnd;
         continue;

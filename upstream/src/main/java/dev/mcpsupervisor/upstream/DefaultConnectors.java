@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.upstream;
 
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -23,6 +24,12 @@ public final class DefaultConnectors implements UpstreamConnector {
 
   @Override
   public CompletionStage<UpstreamConnection> connect(ServerSpec spec, ConnectionListener listener) {
+    return connect(spec, DEFAULT_LIMITS, listener);
+  }
+
+  @Override
+  public CompletionStage<UpstreamConnection> connect(
+      ServerSpec spec, UpstreamLimits limits, ConnectionListener listener) {
     UpstreamConnector connector;
     if (spec instanceof ServerSpec.Stdio) {
       connector = stdio;
@@ -31,7 +38,7 @@ public final class DefaultConnectors implements UpstreamConnector {
     } else {
       connector = sse.get();
     }
-    return connector.connect(spec, listener);
+    return connector.connect(spec, limits, listener);
   }
 
   private static final class Lazy<T> {

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.upstream;
 
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
@@ -20,13 +21,13 @@ public final class Failures {
   }
 
   /**
-   * The unwrapped failure's message, or what it is when it has none: one line for logs and error
-   * texts.
+   * The unwrapped failure's message (URLs in it cut to scheme://host:port), or what it is when it
+   * has none: one line for logs.
    */
   public static String describe(Throwable failure) {
     Throwable cause = unwrap(failure);
     if (cause.getMessage() != null) {
-      return cause.getMessage();
+      return UpstreamDiagnostics.redact(cause.getMessage());
     }
     return cause instanceof TimeoutException
         ? "no answer in time"

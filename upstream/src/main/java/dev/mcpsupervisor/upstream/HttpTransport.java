@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.upstream;
 
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -128,6 +129,7 @@ final class HttpTransport {
     if (message == null && cause.getCause() != null) {
       message = cause.getCause().toString();
     }
-    return cause.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    return cause.getClass().getSimpleName()
+        + (message == null ? "" : ": " + UpstreamDiagnostics.redact(message));
   }
 }

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.upstream;
 
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import java.io.IOException;
@@ -42,6 +43,7 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
   private final URI streamUrl;
   private final List<Map.Entry<String, String>> headers;
   private final ConnectionEvents events;
+  private final UpstreamLimits limits;
   private final CompletableFuture<UpstreamConnection> opened = new CompletableFuture<>();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final Set<CompletableFuture<?>> posts = ConcurrentHashMap.newKeySet();
@@ -53,10 +55,12 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
       URI streamUrl,
       List<Map.Entry<String, String>> headers,
       String name,
+      UpstreamLimits limits,
       ConnectionListener listener) {
     this.client = client;
     this.streamUrl = streamUrl;
     this.headers = headers;
+    this.limits = limits;
     this.events = new ConnectionEvents(name, listener);
   }
 
@@ -69,9 +73,10 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
       URI url,
       List<Map.Entry<String, String>> headers,
       String name,
+      UpstreamLimits limits,
       ConnectionListener listener,
       Duration endpointTimeout) {
-    SseConnection connection = new SseConnection(client, url, headers, name, listener);
+    SseConnection connection = new SseConnection(client, url, headers, name, limits, listener);
     HttpRequest get =
         HttpTransport.request(url, headers)
             .header("Accept", HttpTransport.EVENT_STREAM)
@@ -115,7 +120,7 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
 
   private BodySubscriber<Void> onStreamAnswer(ResponseInfo info) {
     if (info.statusCode() == 200 && HttpTransport.isEventStream(info.headers())) {
-      SseStream opening = new SseStream(this);
+      SseStream opening = new SseStream(this, limits.maxMessageBytes());
       stream = opening;
       if (closing.get()) {
         opening.cancel();
@@ -227,10 +232,11 @@ final class SseConnection implements UpstreamConnection, SseStream.Handler {
     HttpRequest post =
         HttpTransport.request(endpoint, headers)
             .header("Content-Type", HttpTransport.JSON)
+            .timeout(limits.httpTimeout())
             .POST(HttpRequest.BodyPublishers.ofByteArray(JsonRpcCodec.toBytes(message)))
             .build();
     CompletableFuture<HttpResponse<byte[]>> exchange =
-        client.sendAsync(post, HttpResponse.BodyHandlers.ofByteArray());
+        client.sendAsync(post, info -> BoundedBodySubscriber.of(info, limits.maxMessageBytes()));
     posts.add(exchange);
     return exchange
         .handle(

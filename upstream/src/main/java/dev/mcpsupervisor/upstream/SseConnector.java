@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.upstream;
 
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.List;
@@ -31,6 +32,12 @@ public final class SseConnector implements UpstreamConnector {
 
   @Override
   public CompletionStage<UpstreamConnection> connect(ServerSpec spec, ConnectionListener listener) {
+    return connect(spec, DEFAULT_LIMITS, listener);
+  }
+
+  @Override
+  public CompletionStage<UpstreamConnection> connect(
+      ServerSpec spec, UpstreamLimits limits, ConnectionListener listener) {
     if (!(spec instanceof ServerSpec.Sse sse)) {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("the SSE connector cannot open " + spec.transport()));
@@ -43,6 +50,6 @@ public final class SseConnector implements UpstreamConnector {
           new IllegalArgumentException(spec + ": " + e.getMessage(), e));
     }
     return SseConnection.open(
-        client, sse.url(), headers, spec.toString(), listener, endpointTimeout);
+        client, sse.url(), headers, spec.toString(), limits, listener, endpointTimeout);
   }
 }

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.upstream;
 
+import java.io.UncheckedIOException;
 import java.util.function.Consumer;
 
 /**
@@ -24,8 +25,8 @@ final class SseEventParser {
 
   /**
    * @param sink receives each dispatched event, on the caller's thread
-   * @param maxDataChars the largest event data accepted; a bigger event fails the stream ({@link
-   *     IllegalStateException})
+   * @param maxDataChars the largest event data accepted; a bigger event fails the stream (an {@link
+   *     UncheckedIOException} around a {@link MessageTooLargeException})
    */
   SseEventParser(Consumer<SseEvent> sink, int maxDataChars) {
     this.sink = sink;
@@ -86,8 +87,8 @@ final class SseEventParser {
 
   private void appendData(String value) {
     if (data.length() + value.length() + 1 > maxDataChars) {
-      throw new IllegalStateException(
-          "server-sent event larger than " + maxDataChars + " characters");
+      throw new UncheckedIOException(
+          new MessageTooLargeException("server-sent event", maxDataChars));
     }
     if (hasData) {
       data.append('\n');

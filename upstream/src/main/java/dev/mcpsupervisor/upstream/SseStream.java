@@ -1,8 +1,7 @@
 package dev.mcpsupervisor.upstream;
 
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import java.io.UncheckedIOException;
 import java.net.http.HttpResponse.BodySubscriber;
-import java.net.http.HttpResponse.BodySubscribers;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -23,19 +22,26 @@ final class SseStream implements Flow.Subscriber<String> {
 
   private final SseEventParser parser;
   private final Handler handler;
+  private final int maxMessageBytes;
   private final AtomicBoolean finished = new AtomicBoolean();
   private volatile Flow.Subscription subscription;
 
-  SseStream(Handler handler) {
+  /**
+   * @param maxMessageBytes the longest line, and the largest event, accepted: a longer one ends the
+   *     stream with {@link MessageTooLargeException}
+   */
+  SseStream(Handler handler, int maxMessageBytes) {
     this.handler = handler;
-    this.parser = new SseEventParser(handler::onEvent, JsonRpcCodec.MAX_STRING_LENGTH);
+    this.maxMessageBytes = maxMessageBytes;
+    this.parser = new SseEventParser(handler::onEvent, maxMessageBytes);
   }
 
   /**
-   * The body subscriber to hand to the HTTP client for this stream (lines split on CR, LF or CRLF).
+   * The body subscriber to hand to the HTTP client for this stream (lines split on CR, LF or CRLF,
+   * bounded while they arrive).
    */
   BodySubscriber<Void> bodySubscriber() {
-    return BodySubscribers.fromLineSubscriber(this);
+    return new SseLineSubscriber(this, maxMessageBytes);
   }
 
   /** Stops reading and drops the HTTP connection; nothing more is reported. Idempotent. */
@@ -80,7 +86,7 @@ final class SseStream implements Flow.Subscriber<String> {
       if (current != null) {
         current.cancel();
       }
-      end(e);
+      end(e instanceof UncheckedIOException tooLarge ? tooLarge.getCause() : e);
     }
   }
 

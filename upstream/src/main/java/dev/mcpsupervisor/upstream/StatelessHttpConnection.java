@@ -4,12 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -45,6 +45,7 @@ final class StatelessHttpConnection implements UpstreamConnection {
   private final URI url;
   private final List<Map.Entry<String, String>> headers;
   private final ConnectionEvents events;
+  private final UpstreamLimits limits;
   private final AtomicBoolean closing = new AtomicBoolean();
 
   /** Requests waiting for their answer, by id, so that a cancel can close the right stream. */
@@ -57,10 +58,12 @@ final class StatelessHttpConnection implements UpstreamConnection {
       URI url,
       List<Map.Entry<String, String>> headers,
       String name,
+      UpstreamLimits limits,
       ConnectionListener listener) {
     this.client = client;
     this.url = url;
     this.headers = headers;
+    this.limits = limits;
     this.events = new ConnectionEvents(name, listener);
   }
 
@@ -149,6 +152,7 @@ final class StatelessHttpConnection implements UpstreamConnection {
       builder.header(StatelessEnvelope.PROTOCOL_VERSION_HEADER, version);
     }
     return builder
+        .timeout(limits.httpTimeout())
         .POST(HttpRequest.BodyPublishers.ofByteArray(JsonRpcCodec.toBytes(message)))
         .build();
   }
@@ -202,14 +206,14 @@ final class StatelessHttpConnection implements UpstreamConnection {
     public BodySubscriber<byte[]> apply(ResponseInfo info) {
       if (HttpTransport.isSuccess(info.statusCode())
           && HttpTransport.isEventStream(info.headers())) {
-        SseStream opened = new SseStream(this);
+        SseStream opened = new SseStream(this, limits.maxMessageBytes());
         stream = opened;
         if (aborted || closing.get()) {
           opened.cancel();
         }
         return BodySubscribers.mapping(opened.bodySubscriber(), ended -> null);
       }
-      return BodySubscribers.ofByteArray();
+      return BoundedBodySubscriber.of(info, limits.maxMessageBytes());
     }
 
     @Override
@@ -221,6 +225,9 @@ final class StatelessHttpConnection implements UpstreamConnection {
 
     @Override
     public void onEnd(Throwable error) {
+      if (!aborted && HttpAnswers.answeredTooLarge(events, requestId, error)) {
+        answered = true;
+      }
       ended(
           error == null
               ? "the response stream ended without an answer"
@@ -248,6 +255,9 @@ final class StatelessHttpConnection implements UpstreamConnection {
         return; // the stream reports its own end
       }
       if (failure != null) {
+        if (!aborted && !answered && HttpAnswers.answeredTooLarge(events, requestId, failure)) {
+          answered = true;
+        }
         if (!aborted && !closing.get() && HttpTransport.isUnreachable(failure)) {
           events.close(
               ConnectionClosed.Kind.TRANSPORT_ERROR,
@@ -263,29 +273,12 @@ final class StatelessHttpConnection implements UpstreamConnection {
           deliver(body);
         }
         ended(null);
-      } else if (requestId != null && deliverErrorAnswer(body)) {
+      } else if (requestId != null && HttpAnswers.deliverErrorAnswer(events, body, requestId)) {
+        answered = true;
         ended(null);
       } else {
         ended("HTTP " + status + ": " + HttpTransport.preview(body));
       }
-    }
-
-    /**
-     * A 4xx/5xx whose body is a JSON-RPC response answers our request (under our id when the server
-     * could not name it).
-     */
-    private boolean deliverErrorAnswer(byte[] body) {
-      if (body.length == 0) {
-        return false;
-      }
-      ParsedPayload parsed = JsonRpcCodec.parse(body);
-      if (parsed instanceof ParsedPayload.Single single
-          && single.message() instanceof JsonRpcResponse answer) {
-        answered = true;
-        events.message(answer.id().isNull() ? answer.withId(requestId) : answer, requestId);
-        return true;
-      }
-      return false;
     }
 
     /**

@@ -39,6 +39,7 @@ final class StdioConnection implements UpstreamConnection {
   private final ConnectionEvents events;
   private final StderrTail stderr;
   private final Duration grace;
+  private final int maxMessageBytes;
   private final LinkedBlockingQueue<Outgoing> outgoing = new LinkedBlockingQueue<>();
   private final CompletableFuture<Void> stdoutEnded = new CompletableFuture<>();
   private final AtomicBoolean closing = new AtomicBoolean();
@@ -52,9 +53,14 @@ final class StdioConnection implements UpstreamConnection {
   private static final Outgoing STOP = new Outgoing(null, null);
 
   private StdioConnection(
-      Process process, String name, Duration grace, ConnectionListener listener) {
+      Process process,
+      String name,
+      Duration grace,
+      int maxMessageBytes,
+      ConnectionListener listener) {
     this.process = process;
     this.grace = grace;
+    this.maxMessageBytes = maxMessageBytes;
     this.events =
         new ConnectionEvents("stdio server " + name + " (pid " + process.pid() + ")", listener);
     String threadPrefix = "mcp-stdio-" + name + "-" + process.pid();
@@ -63,9 +69,18 @@ final class StdioConnection implements UpstreamConnection {
     DaemonThreads.start(threadPrefix + "-stdin", this::writeStdin);
   }
 
+  /**
+   * @param maxMessageBytes the longest stdout line accepted: a longer one ends the connection (its
+   *     framing is lost), and the process with it
+   */
   static StdioConnection start(
-      Process process, String name, Duration grace, ConnectionListener listener) {
-    StdioConnection connection = new StdioConnection(process, name, grace, listener);
+      Process process,
+      String name,
+      Duration grace,
+      int maxMessageBytes,
+      ConnectionListener listener) {
+    StdioConnection connection =
+        new StdioConnection(process, name, grace, maxMessageBytes, listener);
     ProcessGroups.started(process.toHandle());
     process.onExit().thenRun(connection::onExit);
     return connection;
@@ -88,8 +103,13 @@ final class StdioConnection implements UpstreamConnection {
 
   @Override
   public CompletionStage<Void> close() {
+    return end(ConnectionClosed.Kind.CLOSED_BY_US, "closed by the supervisor");
+  }
+
+  /** Reports the end (unless reported already) and ends the process tree. */
+  private CompletionStage<Void> end(ConnectionClosed.Kind kind, String detail) {
     if (closing.compareAndSet(false, true)) {
-      events.close(ConnectionClosed.Kind.CLOSED_BY_US, "closed by the supervisor");
+      events.close(kind, detail);
       outgoing.add(STOP);
       // walking the process table takes its time: never on the caller's thread (an actor's)
       ProcessGroups.WORKERS.execute(this::endTree);
@@ -142,18 +162,16 @@ final class StdioConnection implements UpstreamConnection {
 
   private void readStdout() {
     try (InputStream stdout = process.getInputStream()) {
-      BoundedLineReader lines =
-          new BoundedLineReader(stdout, (int) JsonRpcCodec.MAX_DOCUMENT_LENGTH);
+      BoundedLineReader lines = BoundedLineReader.failingPastBound(stdout, maxMessageBytes);
       for (byte[] line = lines.readLine(); line != null; line = lines.readLine()) {
-        if (line == BoundedLineReader.OVERSIZED) {
-          log.warn(
-              "{}: skipped a line longer than {} bytes",
-              events.name(),
-              JsonRpcCodec.MAX_DOCUMENT_LENGTH);
-        } else if (!isBlank(line)) {
+        if (!isBlank(line)) {
           events.payload(line, null);
         }
       }
+    } catch (MessageTooLargeException e) {
+      // the rest of the line cannot be skipped in bounded time: the framing is lost
+      log.warn("{}: stdout {}; ending the server", events.name(), e.getMessage());
+      end(ConnectionClosed.Kind.TRANSPORT_ERROR, "stdout " + e.getMessage());
     } catch (IOException e) {
       log.debug("{}: stdout closed: {}", events.name(), e.toString());
     } finally {

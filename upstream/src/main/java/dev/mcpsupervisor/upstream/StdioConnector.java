@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.upstream;
 
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,21 +9,28 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 
 /**
- * Spawns a stdio MCP server: the configured command and args, the inherited environment plus the
- * configured variables, the configured working directory. See {@link StdioConnection} for what the
- * connection does; a server of 2026-07-28 is spoken to through a {@link StatelessAdapter}, found
- * out by an {@link AutoEraConnection} when the spec's protocol is auto.
+ * Spawns a stdio MCP server: the configured command and args, the allow-listed part of the
+ * gateway's environment (all of it with {@code inheritEnv}) plus the configured variables, the
+ * configured working directory. See {@link StdioConnection} for what the connection does; a server
+ * of 2026-07-28 is spoken to through a {@link StatelessAdapter}, found out by an {@link
+ * AutoEraConnection} when the spec's protocol is auto.
  */
 public final class StdioConnector implements UpstreamConnector {
 
   /** How long a closing connection waits after TERM before it KILLs what is left. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(2);
+
+  /** What a server gets of the gateway's environment unless its spec says {@code inheritEnv}. */
+  public static final Set<String> INHERITED_ENV =
+      Set.of("PATH", "HOME", "USER", "LANG", "TERM", "SHELL", "TMPDIR");
 
   private final Duration grace;
   // fork/exec blocks for a moment: never on the caller's (an actor's) thread
@@ -41,19 +49,32 @@ public final class StdioConnector implements UpstreamConnector {
 
   @Override
   public CompletionStage<UpstreamConnection> connect(ServerSpec spec, ConnectionListener listener) {
+    return connect(spec, DEFAULT_LIMITS, listener);
+  }
+
+  @Override
+  public CompletionStage<UpstreamConnection> connect(
+      ServerSpec spec, UpstreamLimits limits, ConnectionListener listener) {
     if (!(spec instanceof ServerSpec.Stdio stdio)) {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("the stdio connector cannot open " + spec.transport()));
     }
-    return CompletableFuture.supplyAsync(() -> spawn(stdio, listener), spawner);
+    return CompletableFuture.supplyAsync(
+        () -> spawn(stdio, limits.maxMessageBytes(), listener), spawner);
   }
 
-  private UpstreamConnection spawn(ServerSpec.Stdio spec, ConnectionListener listener) {
+  private UpstreamConnection spawn(
+      ServerSpec.Stdio spec, int maxMessageBytes, ConnectionListener listener) {
     List<String> command = new ArrayList<>();
     command.add(spec.command());
     command.addAll(spec.args());
     ProcessBuilder builder = new ProcessBuilder(ProcessGroups.inOwnGroup(command));
-    builder.environment().putAll(spec.env());
+    Map<String, String> environment = builder.environment();
+    if (!spec.inheritEnv()) {
+      // the gateway's environment holds the values behind its ${VAR} substitutions
+      environment.keySet().retainAll(INHERITED_ENV);
+    }
+    environment.putAll(spec.env());
     if (spec.cwd() != null && !spec.cwd().isEmpty()) {
       Path cwd = Path.of(spec.cwd());
       if (!Files.isDirectory(cwd)) {
@@ -76,16 +97,17 @@ public final class StdioConnector implements UpstreamConnector {
     }
     String name = serverName(spec.command());
     return switch (spec.protocol()) {
-      case SESSION -> StdioConnection.start(process, name, grace, listener);
+      case SESSION -> StdioConnection.start(process, name, grace, maxMessageBytes, listener);
       case STATELESS -> {
         StatelessAdapter adapter = new StatelessAdapter("stdio server " + name, listener, null);
-        yield adapter.attach(StdioConnection.start(process, name, grace, adapter));
+        yield adapter.attach(StdioConnection.start(process, name, grace, maxMessageBytes, adapter));
       }
       case AUTO ->
           AutoEraConnection.overOneTransport(
               "stdio server " + name,
               listener,
-              transportListener -> StdioConnection.start(process, name, grace, transportListener));
+              transportListener ->
+                  StdioConnection.start(process, name, grace, maxMessageBytes, transportListener));
     };
   }
 

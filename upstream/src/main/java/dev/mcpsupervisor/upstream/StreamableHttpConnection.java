@@ -2,12 +2,12 @@ package dev.mcpsupervisor.upstream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -54,6 +54,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
   private final URI url;
   private final List<Map.Entry<String, String>> headers;
   private final ConnectionEvents events;
+  private final UpstreamLimits limits;
   private final AtomicBoolean closing = new AtomicBoolean();
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final AtomicBoolean standaloneOpened = new AtomicBoolean();
@@ -74,10 +75,12 @@ final class StreamableHttpConnection implements UpstreamConnection {
       URI url,
       List<Map.Entry<String, String>> headers,
       String name,
+      UpstreamLimits limits,
       ConnectionListener listener) {
     this.client = client;
     this.url = url;
     this.headers = headers;
+    this.limits = limits;
     this.events = new ConnectionEvents(name, listener);
   }
 
@@ -99,6 +102,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
         sessionRequest(url)
             .header("Accept", HttpTransport.JSON + ", " + HttpTransport.EVENT_STREAM)
             .header("Content-Type", HttpTransport.JSON)
+            .timeout(limits.httpTimeout())
             .POST(HttpRequest.BodyPublishers.ofByteArray(JsonRpcCodec.toBytes(message)))
             .build();
     Post exchange = new Post(requestId, initialize);
@@ -227,7 +231,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
       if (HttpTransport.isSuccess(info.statusCode())
           && HttpTransport.isEventStream(info.headers())) {
         streaming = true;
-        SseStream stream = new SseStream(new ResponseStream(requestId));
+        SseStream stream = new SseStream(new ResponseStream(requestId), limits.maxMessageBytes());
         streams.add(stream);
         if (closing.get()) {
           stream.cancel();
@@ -235,7 +239,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
         accepted.complete(null);
         return BodySubscribers.mapping(stream.bodySubscriber(), ended -> null);
       }
-      return BodySubscribers.ofByteArray();
+      return BoundedBodySubscriber.of(info, limits.maxMessageBytes());
     }
 
     void finish(HttpResponse<byte[]> response, Throwable failure) {
@@ -256,6 +260,14 @@ final class StreamableHttpConnection implements UpstreamConnection {
         return;
       }
       String detail = "POST failed: " + HttpTransport.describe(failure);
+      if (HttpAnswers.answeredTooLarge(events, requestId, failure)) {
+        accepted.complete(null);
+        return;
+      }
+      if (HttpAnswers.failsTheCallOnly(failure)) {
+        accepted.completeExceptionally(new IOException(events.name() + ": " + detail));
+        return;
+      }
       // the listener learns of the loss first, so that it does not retry on this connection
       fail(ConnectionClosed.Kind.TRANSPORT_ERROR, detail);
       accepted.completeExceptionally(
@@ -280,31 +292,13 @@ final class StreamableHttpConnection implements UpstreamConnection {
         String detail = "HTTP 404 for our session id: the server no longer knows the session";
         fail(ConnectionClosed.Kind.SESSION_NOT_FOUND, detail);
         accepted.completeExceptionally(new IOException(events.name() + ": " + detail));
-      } else if (requestId != null && deliverErrorAnswer(body)) {
+      } else if (requestId != null && HttpAnswers.deliverErrorAnswer(events, body, requestId)) {
         accepted.complete(null);
       } else {
         accepted.completeExceptionally(
             new IOException(
                 events.name() + ": HTTP " + status + ": " + HttpTransport.preview(body)));
       }
-    }
-
-    /**
-     * A 4xx/5xx whose body is a JSON-RPC response is the answer to our request: delivered, with our
-     * request's id when the server could not name it (it answers id null when it rejected the POST
-     * as a whole).
-     */
-    private boolean deliverErrorAnswer(byte[] body) {
-      if (body.length == 0) {
-        return false;
-      }
-      ParsedPayload parsed = JsonRpcCodec.parse(body);
-      if (parsed instanceof ParsedPayload.Single single
-          && single.message() instanceof JsonRpcResponse answer) {
-        events.message(answer.id().isNull() ? answer.withId(requestId) : answer, requestId);
-        return true;
-      }
-      return false;
     }
   }
 
@@ -324,7 +318,9 @@ final class StreamableHttpConnection implements UpstreamConnection {
 
     @Override
     public void onEnd(Throwable error) {
-      if (error != null) {
+      if (HttpAnswers.answeredTooLarge(events, requestId, error)) {
+        log.warn("{}: {}", events.name(), error.getMessage());
+      } else if (error != null) {
         fail(
             ConnectionClosed.Kind.TRANSPORT_ERROR,
             "response stream broke: " + HttpTransport.describe(error));
@@ -364,8 +360,8 @@ final class StreamableHttpConnection implements UpstreamConnection {
       return;
     }
     long delay =
-        serverRetryMillis > 0
-            ? serverRetryMillis
+        serverRetryMillis >= 0
+            ? limits.clampSseRetryMillis(serverRetryMillis)
             : Math.min(RECONNECT_MAX_MILLIS, RECONNECT_MIN_MILLIS << Math.min(attempt, 10));
     CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)
         .execute(() -> openStandaloneStream(attempt + 1));
@@ -386,7 +382,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
     @Override
     public BodySubscriber<Void> apply(ResponseInfo info) {
       if (info.statusCode() == 200 && HttpTransport.isEventStream(info.headers())) {
-        SseStream opened = new SseStream(this);
+        SseStream opened = new SseStream(this, limits.maxMessageBytes());
         stream = opened;
         streams.add(opened);
         if (!isLive()) {

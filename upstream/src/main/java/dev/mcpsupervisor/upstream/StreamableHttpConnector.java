@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.upstream;
 
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import java.net.http.HttpClient;
 import java.util.List;
 import java.util.Locale;
@@ -21,6 +22,12 @@ public final class StreamableHttpConnector implements UpstreamConnector {
 
   @Override
   public CompletionStage<UpstreamConnection> connect(ServerSpec spec, ConnectionListener listener) {
+    return connect(spec, DEFAULT_LIMITS, listener);
+  }
+
+  @Override
+  public CompletionStage<UpstreamConnection> connect(
+      ServerSpec spec, UpstreamLimits limits, ConnectionListener listener) {
     if (!(spec instanceof ServerSpec.StreamableHttp http)) {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException(
@@ -42,20 +49,23 @@ public final class StreamableHttpConnector implements UpstreamConnector {
     String name = spec.toString();
     return CompletableFuture.completedFuture(
         switch (spec.protocol()) {
-          case SESSION -> new StreamableHttpConnection(client, http.url(), headers, name, listener);
+          case SESSION ->
+              new StreamableHttpConnection(client, http.url(), headers, name, limits, listener);
           case STATELESS -> {
             StatelessAdapter adapter = new StatelessAdapter(name, listener, null);
             yield adapter.attach(
-                new StatelessHttpConnection(client, http.url(), headers, name, adapter));
+                new StatelessHttpConnection(client, http.url(), headers, name, limits, adapter));
           }
           case AUTO ->
               AutoEraConnection.probingFirst(
                   name,
                   listener,
                   sessionEra ->
-                      new StreamableHttpConnection(client, http.url(), headers, name, sessionEra),
+                      new StreamableHttpConnection(
+                          client, http.url(), headers, name, limits, sessionEra),
                   statelessEra ->
-                      new StatelessHttpConnection(client, http.url(), headers, name, statelessEra));
+                      new StatelessHttpConnection(
+                          client, http.url(), headers, name, limits, statelessEra));
         });
   }
 }

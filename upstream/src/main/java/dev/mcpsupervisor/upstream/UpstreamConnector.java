@@ -1,6 +1,8 @@
 package dev.mcpsupervisor.upstream;
 
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
+import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -16,4 +18,17 @@ public interface UpstreamConnector {
    * found, connection refused).
    */
   CompletionStage<UpstreamConnection> connect(ServerSpec spec, ConnectionListener listener);
+
+  /** The limits of a server that sets none (and a request timeout of 60 s). */
+  UpstreamLimits DEFAULT_LIMITS = UpstreamLimits.defaults(Duration.ofSeconds(60));
+
+  /**
+   * Opens a connection that holds the server to {@code limits}: what it may send, how long HTTP
+   * waits. The real connectors honour them; a connector that does not (a test fake) opens as {@link
+   * #connect(ServerSpec, ConnectionListener)} does.
+   */
+  default CompletionStage<UpstreamConnection> connect(
+      ServerSpec spec, UpstreamLimits limits, ConnectionListener listener) {
+    return connect(spec, listener);
+  }
 }

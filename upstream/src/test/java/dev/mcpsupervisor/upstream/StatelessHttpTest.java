@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.UpstreamLimits;
 import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -19,6 +21,8 @@ import dev.mcpsupervisor.upstream.ScriptedHttpServer.Recorded;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -154,6 +158,47 @@ class StatelessHttpTest {
         0,
         server.requests.size(),
         "initialized was not POSTed, nor anything else: " + server.requests);
+  }
+
+  @Test
+  void aCallWhoseAnswerIsOverMaxMessageBytesFailsAloneWithItsOwnCode() throws Exception {
+    int limit = 1024 * 1024;
+    server =
+        new ScriptedHttpServer(
+            (request, exchange) -> {
+              if (!request.body().contains("\"huge\"")) {
+                modern(request, exchange);
+                return;
+              }
+              exchange.getResponseHeaders().add("Content-Type", "application/json");
+              exchange.sendResponseHeaders(200, 0);
+              byte[] filler = new byte[64 * 1024];
+              Arrays.fill(filler, (byte) 'x');
+              OutputStream out = exchange.getResponseBody();
+              try {
+                out.write("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"pad\":\"".getBytes());
+                for (int i = 0; i < 64; i++) { // 4 MiB, four times the limit
+                  out.write(filler);
+                }
+              } catch (IOException hungUp) {
+                // the client stopped reading
+              }
+            });
+    ServerSpec spec =
+        new ServerSpec.StreamableHttp(server.url("/mcp"), Map.of(), UpstreamProtocol.STATELESS);
+    UpstreamLimits limits =
+        new UpstreamLimits(
+            limit, Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofMinutes(1));
+    connection = Rpc.await(connector.connect(spec, limits, listener));
+    initialize(connection);
+
+    connection.send(Rpc.callTool(1, "huge", null));
+    JsonRpcResponse tooLarge = listener.awaitResponse(Rpc.id(1));
+
+    assertEquals(JsonRpcErrorCodes.UPSTREAM_MESSAGE_TOO_LARGE, tooLarge.error().code());
+    assertTrue(tooLarge.error().message().contains("maxMessageBytes (1048576 bytes)"));
+    connection.send(Rpc.callTool(2, "plain", null));
+    assertEquals("done", Rpc.text(listener.awaitResponse(Rpc.id(2))));
   }
 
   @Test

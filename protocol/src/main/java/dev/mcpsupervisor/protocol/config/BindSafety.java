@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * Whether a gateway section is safe to serve: bound to anything but loopback, it is reachable by
- * the network, so it needs bearer tokens (or the operator's explicit {@code
+ * the network, so it needs bearer tokens or OAuth (or the operator's explicit {@code
  * --allow-unauthenticated}) and an {@code allowedHosts} list (or {@code ["*"]}), without which a
  * DNS-rebound name would be served.
  */
@@ -20,12 +20,12 @@ public final class BindSafety {
     if (gateway.bindsLoopback()) {
       return Optional.empty();
     }
-    if (gateway.authTokens().isEmpty() && !allowUnauthenticated) {
+    if (!gateway.requiresAuthentication() && !allowUnauthenticated) {
       return Optional.of(
           gateway.host()
               + " is not a loopback address and gateway.authTokens is empty: set tokens (at least "
               + GatewayConfig.MIN_TOKEN_LENGTH
-              + " characters each), or pass --allow-unauthenticated");
+              + " characters each) or gateway.oauth, or pass --allow-unauthenticated");
     }
     if (gateway.allowedHosts().isEmpty()) {
       return Optional.of(

@@ -60,6 +60,9 @@ public final class ConfigLoader {
   /** Defaults of the gateway section's fields, under {@link #DEFAULTS_ROOT}. */
   public static final String GATEWAY_DEFAULTS = "gateway";
 
+  /** Defaults of the gateway's optional {@code oauth} fields, under {@link #DEFAULTS_ROOT}. */
+  public static final String OAUTH_DEFAULTS = "oauth-defaults";
+
   private static final char BYTE_ORDER_MARK = '\uFEFF';
   private static final Pattern SUBSTITUTION = Pattern.compile("\\$\\{\\??([^}]*)}");
 
@@ -86,7 +89,12 @@ public final class ConfigLoader {
       gateway = new ConfigSection(ConfigFactory.empty(), origin, GATEWAY);
     }
     return new SupervisorConfig(
-        servers, GatewayConfigReader.read(gateway, defaults.getConfig(GATEWAY_DEFAULTS)));
+        servers,
+        GatewayConfigReader.read(
+            gateway,
+            defaults.getConfig(GATEWAY_DEFAULTS),
+            defaults.getConfig(OAUTH_DEFAULTS),
+            servers.keySet()));
   }
 
   private static String readText(Path file, String origin) {

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigList;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
@@ -148,6 +149,31 @@ final class ConfigSection {
       strings.add(checkedString((ConfigValue) elements.get(i), path(field) + "[" + i + "]"));
     }
     return strings;
+  }
+
+  /** A list's elements, of any type; absent: empty. */
+  List<ConfigValue> list(String field) {
+    if (!has(field)) {
+      return List.of();
+    }
+    ConfigValue value = value(field);
+    if (value.valueType() != ConfigValueType.LIST) {
+      throw error(field, "must be a list, got " + typeOf(value));
+    }
+    return List.copyOf((ConfigList) value);
+  }
+
+  /** A list element (at {@code elementPath}) that must be a string. */
+  String string(ConfigValue element, String elementPath) {
+    return checkedString(element, elementPath);
+  }
+
+  /** A list element (at {@code elementPath}) that must be an object, as a section. */
+  ConfigSection section(ConfigValue element, String elementPath) {
+    if (element.valueType() != ConfigValueType.OBJECT) {
+      throw new ConfigException(origin, elementPath, "must be an object, got " + typeOf(element));
+    }
+    return new ConfigSection(((ConfigObject) element).toConfig(), origin, elementPath);
   }
 
   /** An object whose values are all strings, in file order; absent: empty. */

@@ -4,6 +4,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * The {@code gateway} section.
@@ -15,6 +17,10 @@ import java.util.List;
  *     any; empty keeps the loopback-only check of a loopback bind
  * @param maxBodyBytes requests with larger bodies get 413
  * @param sessionIdleTimeout a downstream session idle this long is ended and its leases released
+ * @param namedTokens {@code authTokens} with the identity each stands for, in the same order
+ * @param oauth OAuth access tokens accepted besides the static tokens; null: none
+ * @param identities per identity name, what it may do; an identity without an entry may use every
+ *     server
  * @param maxDownstreamSessions downstream sessions alive at once; past it a new one gets 503
  * @param maxDownstreamSessionsPerIdentity downstream sessions of one caller identity at once
  * @param maxInflightPerSession requests of one downstream session in flight at once; past it a
@@ -31,6 +37,9 @@ public record GatewayConfig(
     List<String> allowedHosts,
     long maxBodyBytes,
     Duration sessionIdleTimeout,
+    List<NamedToken> namedTokens,
+    OAuthConfig oauth,
+    Map<String, IdentityPolicy> identities,
     int maxDownstreamSessions,
     int maxDownstreamSessionsPerIdentity,
     int maxInflightPerSession,
@@ -49,7 +58,18 @@ public record GatewayConfig(
   public static final int DEFAULT_MAX_INFLIGHT_PER_IDENTITY = 64;
   public static final int DEFAULT_MAX_BATCH_LENGTH = 100;
 
-  /** Without the limits: the defaults of reference.conf. */
+  public GatewayConfig {
+    authTokens = List.copyOf(authTokens);
+    allowedOrigins = List.copyOf(allowedOrigins);
+    allowedHosts = List.copyOf(allowedHosts);
+    namedTokens = namedTokens.isEmpty() ? defaultNames(authTokens) : List.copyOf(namedTokens);
+    if (!namedTokens.stream().map(NamedToken::token).toList().equals(authTokens)) {
+      throw new IllegalArgumentException("namedTokens must name exactly the authTokens, in order");
+    }
+    identities = Map.copyOf(identities);
+  }
+
+  /** Static tokens only (named {@code token-<n>}), no OAuth, no per-identity policies. */
   public GatewayConfig(
       String host,
       int port,
@@ -66,6 +86,34 @@ public record GatewayConfig(
         allowedHosts,
         maxBodyBytes,
         sessionIdleTimeout,
+        List.of(),
+        null,
+        Map.of());
+  }
+
+  /** With the limits' defaults (those of reference.conf). */
+  public GatewayConfig(
+      String host,
+      int port,
+      List<String> authTokens,
+      List<String> allowedOrigins,
+      List<String> allowedHosts,
+      long maxBodyBytes,
+      Duration sessionIdleTimeout,
+      List<NamedToken> namedTokens,
+      OAuthConfig oauth,
+      Map<String, IdentityPolicy> identities) {
+    this(
+        host,
+        port,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities,
         DEFAULT_MAX_DOWNSTREAM_SESSIONS,
         DEFAULT_MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
         DEFAULT_MAX_INFLIGHT_PER_SESSION,
@@ -73,13 +121,18 @@ public record GatewayConfig(
         DEFAULT_MAX_BATCH_LENGTH);
   }
 
-  public GatewayConfig {
-    authTokens = List.copyOf(authTokens);
-    allowedOrigins = List.copyOf(allowedOrigins);
-    allowedHosts = List.copyOf(allowedHosts);
+  private static List<NamedToken> defaultNames(List<String> tokens) {
+    return IntStream.range(0, tokens.size())
+        .mapToObj(i -> new NamedToken(NamedToken.defaultName(i), tokens.get(i)))
+        .toList();
   }
 
-  /** This configuration bound elsewhere (the command line's --host and --port). */
+  /** Whether callers must authenticate: static tokens or OAuth access tokens are configured. */
+  public boolean requiresAuthentication() {
+    return !authTokens.isEmpty() || oauth != null;
+  }
+
+  /** This section bound elsewhere ({@code --host}, {@code --port}); everything else kept. */
   public GatewayConfig withAddress(String newHost, int newPort) {
     return new GatewayConfig(
         newHost,
@@ -89,6 +142,9 @@ public record GatewayConfig(
         allowedHosts,
         maxBodyBytes,
         sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities,
         maxDownstreamSessions,
         maxDownstreamSessionsPerIdentity,
         maxInflightPerSession,
@@ -114,6 +170,10 @@ public record GatewayConfig(
         + ", authTokens="
         + authTokens.size()
         + " configured"
+        + ", oauth="
+        + oauth
+        + ", identities="
+        + identities
         + ", allowedOrigins="
         + allowedOrigins
         + ", allowedHosts="

@@ -13,7 +13,6 @@ final class GatewayConfigReader {
 
   static final String HOST = "host";
   static final String PORT = "port";
-  static final String AUTH_TOKENS = "authTokens";
   static final String ALLOWED_ORIGINS = "allowedOrigins";
   static final String ALLOWED_HOSTS = "allowedHosts";
   static final String MAX_BODY_BYTES = "maxBodyBytes";
@@ -29,11 +28,13 @@ final class GatewayConfigReader {
           List.of(
               HOST,
               PORT,
-              AUTH_TOKENS,
+              AuthConfigReader.AUTH_TOKENS,
               ALLOWED_ORIGINS,
               ALLOWED_HOSTS,
               MAX_BODY_BYTES,
               SESSION_IDLE_TIMEOUT,
+              AuthConfigReader.OAUTH,
+              AuthConfigReader.IDENTITIES,
               MAX_DOWNSTREAM_SESSIONS,
               MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
               MAX_INFLIGHT_PER_SESSION,
@@ -48,48 +49,31 @@ final class GatewayConfigReader {
 
   /**
    * @param gateway the file's section (empty when the file has none)
+   * @param oauthDefaults the defaults of the optional {@code oauth} fields
+   * @param serverNames the configured servers, which {@code identities} may name
    */
-  static GatewayConfig read(ConfigSection gateway, Config defaults) {
+  static GatewayConfig read(
+      ConfigSection gateway, Config defaults, Config oauthDefaults, Set<String> serverNames) {
     RULES.check(gateway);
     ConfigSection section = gateway.withDefaults(defaults);
+    List<NamedToken> tokens = AuthConfigReader.tokens(section);
+    OAuthConfig oauth = AuthConfigReader.oauth(gateway, oauthDefaults);
     return new GatewayConfig(
         section.nonEmptyString(HOST),
         section.integer(PORT, 0, MAX_PORT),
-        authTokens(section),
+        tokens.stream().map(NamedToken::token).toList(),
         allowedOrigins(section),
         allowedHosts(section),
         section.positiveBytes(MAX_BODY_BYTES),
         section.positiveDuration(SESSION_IDLE_TIMEOUT),
+        tokens,
+        oauth,
+        AuthConfigReader.identities(gateway, serverNames, tokens, oauth != null),
         section.integer(MAX_DOWNSTREAM_SESSIONS, 1, Integer.MAX_VALUE),
         section.integer(MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY, 1, Integer.MAX_VALUE),
         section.integer(MAX_INFLIGHT_PER_SESSION, 1, Integer.MAX_VALUE),
         section.integer(MAX_INFLIGHT_PER_IDENTITY, 1, Integer.MAX_VALUE),
         section.integer(MAX_BATCH_LENGTH, 1, Integer.MAX_VALUE));
-  }
-
-  private static List<String> authTokens(ConfigSection gateway) {
-    List<String> tokens = gateway.stringList(AUTH_TOKENS);
-    for (int i = 0; i < tokens.size(); i++) {
-      String token = tokens.get(i);
-      // the token itself is never echoed
-      if (token.isEmpty() || !token.chars().noneMatch(Character::isWhitespace)) {
-        throw new ConfigException(
-            gateway.origin(),
-            gateway.path(AUTH_TOKENS) + "[" + i + "]",
-            "must be non-empty, without spaces");
-      }
-      if (token.length() < GatewayConfig.MIN_TOKEN_LENGTH) {
-        throw new ConfigException(
-            gateway.origin(),
-            gateway.path(AUTH_TOKENS) + "[" + i + "]",
-            "must be at least "
-                + GatewayConfig.MIN_TOKEN_LENGTH
-                + " characters, this one has "
-                + token.length()
-                + " (e.g. openssl rand -base64 32)");
-      }
-    }
-    return tokens;
   }
 
   /** Lower case; an IPv6 literal in brackets, as it appears in a Host header. */

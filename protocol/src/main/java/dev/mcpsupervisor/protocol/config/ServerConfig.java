@@ -8,6 +8,10 @@ import java.time.Duration;
  *
  * @param toolPrefix the prefix of its tools and prompts on the aggregated endpoint (default: the
  *     name)
+ * @param toolFilter which of its tools are exposed ({@code tools}, {@code disabledTools}; default:
+ *     {@link ToolFilter#ALL})
+ * @param upstreamLimits what the server may send, and how long HTTP waits for it (default: {@link
+ *     UpstreamLimits#defaults})
  */
 public record ServerConfig(
     String name,
@@ -17,7 +21,86 @@ public record ServerConfig(
     int maxInflightPerSession,
     Duration requestTimeout,
     Duration idleTimeout,
-    String toolPrefix) {
+    String toolPrefix,
+    ToolFilter toolFilter,
+    UpstreamLimits upstreamLimits) {
+
+  public ServerConfig {
+    toolFilter = toolFilter == null ? ToolFilter.ALL : toolFilter;
+    upstreamLimits =
+        upstreamLimits == null ? UpstreamLimits.defaults(requestTimeout) : upstreamLimits;
+  }
+
+  /** Every tool exposed, the default {@link UpstreamLimits}. */
+  public ServerConfig(
+      String name,
+      ServerSpec spec,
+      Isolation isolation,
+      int maxSessions,
+      int maxInflightPerSession,
+      Duration requestTimeout,
+      Duration idleTimeout,
+      String toolPrefix) {
+    this(
+        name,
+        spec,
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        ToolFilter.ALL,
+        null);
+  }
+
+  /** The default {@link UpstreamLimits}. */
+  public ServerConfig(
+      String name,
+      ServerSpec spec,
+      Isolation isolation,
+      int maxSessions,
+      int maxInflightPerSession,
+      Duration requestTimeout,
+      Duration idleTimeout,
+      String toolPrefix,
+      ToolFilter toolFilter) {
+    this(
+        name,
+        spec,
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        toolFilter,
+        null);
+  }
+
+  /** Every tool exposed. */
+  public ServerConfig(
+      String name,
+      ServerSpec spec,
+      Isolation isolation,
+      int maxSessions,
+      int maxInflightPerSession,
+      Duration requestTimeout,
+      Duration idleTimeout,
+      String toolPrefix,
+      UpstreamLimits upstreamLimits) {
+    this(
+        name,
+        spec,
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        ToolFilter.ALL,
+        upstreamLimits);
+  }
 
   public ServerKey key() {
     return ServerKey.of(name, spec);

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import com.typesafe.config.Config;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -17,6 +18,7 @@ final class ServerConfigReader {
   static final String ARGS = "args";
   static final String ENV = "env";
   static final String CWD = "cwd";
+  static final String INHERIT_ENV = "inheritEnv";
   static final String URL = "url";
   static final String HEADERS = "headers";
   static final String TRANSPORT = "transport";
@@ -32,13 +34,14 @@ final class ServerConfigReader {
   static final String IDLE_TIMEOUT = "idleTimeout";
   static final String TOOL_PREFIX = "toolPrefix";
   static final String DISABLED = "disabled";
+  static final String MAX_MESSAGE_BYTES = "maxMessageBytes";
+  static final String HTTP_TIMEOUT = "httpTimeout";
+  static final String SSE_RETRY_MIN = "sseRetryMin";
+  static final String SSE_RETRY_MAX = "sseRetryMax";
 
   /** Fields other MCP clients write that concern only their own UI: accepted and ignored. */
   static final Set<String> IGNORED_CLIENT_FIELDS =
       Set.of("autoApprove", "alwaysAllow", "description", "trust", "dev");
-
-  private static final String NO_TOOL_FILTERING =
-      "the gateway serves every tool of a server (no tool filtering)";
 
   /**
    * Fields other MCP clients honour that would change what the gateway does: rejected rather than
@@ -50,12 +53,6 @@ final class ServerConfigReader {
           "use requestTimeout, a duration such as \"60s\" (clients disagree on the unit of timeout)",
           "envFile",
           "put the variables in env (values may use ${?VAR} substitution)",
-          "includeTools",
-          NO_TOOL_FILTERING,
-          "excludeTools",
-          NO_TOOL_FILTERING,
-          "disabledTools",
-          NO_TOOL_FILTERING,
           "oauth",
           "send a token in headers instead, e.g. Authorization = \"Bearer \"${?TOKEN}");
 
@@ -66,6 +63,7 @@ final class ServerConfigReader {
               ARGS,
               ENV,
               CWD,
+              INHERIT_ENV,
               URL,
               HEADERS,
               TRANSPORT,
@@ -77,7 +75,15 @@ final class ServerConfigReader {
               REQUEST_TIMEOUT,
               IDLE_TIMEOUT,
               TOOL_PREFIX,
-              DISABLED),
+              ToolFilterReader.TOOLS,
+              ToolFilterReader.INCLUDE_TOOLS,
+              ToolFilterReader.DISABLED_TOOLS,
+              ToolFilterReader.EXCLUDE_TOOLS,
+              DISABLED,
+              MAX_MESSAGE_BYTES,
+              HTTP_TIMEOUT,
+              SSE_RETRY_MIN,
+              SSE_RETRY_MAX),
           IGNORED_CLIENT_FIELDS,
           UNSUPPORTED_CLIENT_FIELDS);
 
@@ -135,6 +141,7 @@ final class ServerConfigReader {
     Duration requestTimeout = section.positiveDuration(REQUEST_TIMEOUT);
     Duration idleTimeout = section.positiveDuration(IDLE_TIMEOUT);
     String toolPrefix = toolPrefix(name, section);
+    ToolFilter toolFilter = ToolFilterReader.read(server);
     return Optional.of(
         new ServerConfig(
             name,
@@ -144,7 +151,37 @@ final class ServerConfigReader {
             maxInflightPerSession,
             requestTimeout,
             idleTimeout,
-            toolPrefix));
+            toolPrefix,
+            toolFilter,
+            upstreamLimits(section, requestTimeout)));
+  }
+
+  private static UpstreamLimits upstreamLimits(ConfigSection server, Duration requestTimeout) {
+    long maxMessageBytes = server.positiveBytes(MAX_MESSAGE_BYTES);
+    if (maxMessageBytes > JsonRpcCodec.MAX_DOCUMENT_LENGTH) {
+      // a larger message could be read, but never parsed
+      throw server.error(
+          MAX_MESSAGE_BYTES,
+          "must be at most 16 MiB (the JSON-RPC parser's limit), got "
+              + maxMessageBytes
+              + " bytes");
+    }
+    Duration httpTimeout =
+        server.has(HTTP_TIMEOUT) ? server.positiveDuration(HTTP_TIMEOUT) : requestTimeout;
+    Duration sseRetryMin = server.positiveDuration(SSE_RETRY_MIN);
+    Duration sseRetryMax = server.positiveDuration(SSE_RETRY_MAX);
+    if (sseRetryMax.compareTo(sseRetryMin) < 0) {
+      throw server.error(
+          SSE_RETRY_MAX,
+          "must not be shorter than "
+              + SSE_RETRY_MIN
+              + " ("
+              + sseRetryMax
+              + " < "
+              + sseRetryMin
+              + ")");
+    }
+    return new UpstreamLimits((int) maxMessageBytes, httpTimeout, sseRetryMin, sseRetryMax);
   }
 
   private static ServerSpec spec(ConfigSection server) {
@@ -176,13 +213,14 @@ final class ServerConfigReader {
           server.stringList(ARGS),
           server.stringMap(ENV),
           server.optionalNonEmptyString(CWD),
-          protocol(server));
+          protocol(server),
+          server.bool(INHERIT_ENV, false));
     }
     if (hasCommand) {
       throw server.error(
           transportField, "\"" + server.string(transportField) + "\" needs url, not command");
     }
-    rejectPresent(server, "only for command (stdio) servers", ARGS, ENV, CWD);
+    rejectPresent(server, "only for command (stdio) servers", ARGS, ENV, CWD, INHERIT_ENV);
     URI url = url(server);
     Map<String, String> headers = headers(server);
     UpstreamProtocol protocol = protocol(server);

@@ -3,19 +3,25 @@ package dev.mcpsupervisor.protocol.config;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Identifies one upstream server: its configured name and a stable digest (SHA-256, hex) of its
- * spec — transport, command, args, env, cwd, or URL and headers, and the protocol when set. Same
- * spec, same key, in every run and JVM; any field change, a new key. Secrets are inside the digest
- * but never printed: {@code toString} shows the name and a short digest only.
+ * spec — transport, command, args, env, cwd and inheritEnv when set, or URL and headers, and the
+ * protocol when set. Same spec, same key, in every run and JVM; any field change, a new key.
+ * Secrets are inside the digest, so it is never printed: {@link #id} and {@code toString} show the
+ * name and a short HMAC of the digest under a key of this process, which no one outside can test
+ * guessed secrets against.
  */
 public record ServerKey(String serverName, String digest) {
 
@@ -24,6 +30,11 @@ public record ServerKey(String serverName, String digest) {
    * one.
    */
   private static final String ENCODING_VERSION = "mcp-supervisor/server-key/v1";
+
+  private static final String ID_MAC = "HmacSHA256";
+
+  /** Drawn once per process: ids are stable while it runs and mean nothing outside it. */
+  private static final SecretKeySpec ID_KEY = new SecretKeySpec(randomKey(), ID_MAC);
 
   public static ServerKey of(String serverName, ServerSpec spec) {
     return new ServerKey(serverName, digestOf(spec));
@@ -42,6 +53,10 @@ public record ServerKey(String serverName, String digest) {
       encoding.strings(stdio.args());
       encoding.pairs(sortedPairs(stdio.env(), false));
       encoding.string(stdio.cwd());
+      if (stdio.inheritEnv()) {
+        // only when set: the keys of every server that leaves it alone stay what they were
+        encoding.string("inheritEnv=true");
+      }
     } else if (spec instanceof ServerSpec.StreamableHttp http) {
       encoding.string(http.url().toString());
       encoding.pairs(sortedPairs(http.headers(), true));
@@ -78,11 +93,29 @@ public record ServerKey(String serverName, String digest) {
   }
 
   /**
-   * A string id usable as an actor name or a cluster entity id: {@code <name>-<first 12 hex of
-   * digest>}.
+   * A string id usable as an actor name: {@code <name>-<first 12 hex of the digest's HMAC under
+   * this process's key>}. A bare digest prefix would let anyone who sees it test guesses of a short
+   * secret offline.
    */
   public String id() {
-    return serverName + "-" + digest.substring(0, Math.min(12, digest.length()));
+    byte[] mac = hmac(digest.getBytes(StandardCharsets.UTF_8));
+    return serverName + "-" + HexFormat.of().formatHex(mac, 0, 6);
+  }
+
+  private static byte[] hmac(byte[] input) {
+    try {
+      Mac mac = Mac.getInstance(ID_MAC);
+      mac.init(ID_KEY);
+      return mac.doFinal(input);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("every Java platform must support " + ID_MAC, e);
+    }
+  }
+
+  private static byte[] randomKey() {
+    byte[] key = new byte[32];
+    new SecureRandom().nextBytes(key);
+    return key;
   }
 
   @Override

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * How to reach one upstream MCP server. Env values, header values and URL query strings may hold
  * secrets: {@code toString} never shows them (only the names of env variables and headers, and the
- * URL up to its path).
+ * URL's scheme, host and port).
  */
 public sealed interface ServerSpec {
 
@@ -20,17 +20,32 @@ public sealed interface ServerSpec {
   /** The MCP era to speak to the server (the config's {@code protocol}). */
   UpstreamProtocol protocol();
 
+  /**
+   * A command started as a child process. {@code inheritEnv}: it gets the gateway's whole
+   * environment; else only an allow-list of it (PATH, HOME...) besides its own {@code env}.
+   */
   record Stdio(
       String command,
       List<String> args,
       Map<String, String> env,
       String cwd,
-      UpstreamProtocol protocol)
+      UpstreamProtocol protocol,
+      boolean inheritEnv)
       implements ServerSpec {
     public Stdio {
       args = List.copyOf(args);
       env = Map.copyOf(env);
       protocol = protocol == null ? UpstreamProtocol.AUTO : protocol;
+    }
+
+    /** A server that gets only the allow-listed part of the gateway's environment. */
+    public Stdio(
+        String command,
+        List<String> args,
+        Map<String, String> env,
+        String cwd,
+        UpstreamProtocol protocol) {
+      this(command, args, env, cwd, protocol, false);
     }
 
     /** A server whose era is found out ({@code protocol} auto). */
@@ -59,6 +74,7 @@ public sealed interface ServerSpec {
           + ", cwd="
           + cwd
           + Specs.printable(protocol)
+          + (inheritEnv ? ", inheritEnv=true" : "")
           + "]";
     }
   }

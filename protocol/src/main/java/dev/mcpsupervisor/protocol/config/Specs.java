@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.protocol.config;
 
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -20,20 +21,11 @@ final class Specs {
   }
 
   /**
-   * The URL for printing: no user info, query or fragment, which may hold a secret
-   * ("?api_key=...").
+   * The URL for printing: scheme, host and port only; user info, query and even the path may hold a
+   * secret ("?api_key=...", "/mcp/sk-...").
    */
   static String printable(URI url) {
-    if (url.getHost() == null) {
-      return url.getScheme() + "://…";
-    }
-    String printable =
-        url.getScheme()
-            + "://"
-            + url.getHost()
-            + (url.getPort() == -1 ? "" : ":" + url.getPort())
-            + (url.getRawPath() == null ? "" : url.getRawPath());
-    return url.getRawQuery() == null && url.getRawFragment() == null ? printable : printable + "?…";
+    return UpstreamDiagnostics.redactUrl(url);
   }
 
   /** ", protocol=..." when it is not the default, else nothing: most specs never set it. */

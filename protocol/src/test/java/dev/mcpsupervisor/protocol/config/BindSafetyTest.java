@@ -29,7 +29,7 @@ class BindSafetyTest {
     assertEquals(
         Optional.of(
             "0.0.0.0 is not a loopback address and gateway.authTokens is empty: set tokens (at least"
-                + " 32 characters each), or pass --allow-unauthenticated"),
+                + " 32 characters each) or gateway.oauth, or pass --allow-unauthenticated"),
         BindSafety.refusal(open, false));
     assertEquals(Optional.empty(), BindSafety.refusal(open, true));
   }

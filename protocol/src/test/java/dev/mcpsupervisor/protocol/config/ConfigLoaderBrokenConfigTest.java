@@ -188,6 +188,34 @@ class ConfigLoaderBrokenConfigTest {
             server("\"command\": \"npx\", \"isolation\": \"per-user\""),
             "mcpServers.a.isolation: unknown isolation \"per-user\" (expected shared or context)"),
 
+        // tool allow- and deny-lists
+        broken(
+            "both tools and includeTools",
+            server("\"command\": \"x\", \"tools\": [\"a\"], \"includeTools\": [\"a\"]"),
+            "mcpServers.a.includeTools: use either tools or includeTools, not both"),
+        broken(
+            "both disabledTools and excludeTools",
+            server("\"command\": \"x\", \"disabledTools\": [\"a\"], \"excludeTools\": [\"b\"]"),
+            "mcpServers.a.excludeTools: use either disabledTools or excludeTools, not both"),
+        broken(
+            "one tool allowed and disabled",
+            server(
+                "\"command\": \"x\", \"tools\": [\"read\", \"write\"], \"disabledTools\": [\"write\"]"),
+            "mcpServers.a.disabledTools: \"write\" is in both tools and disabledTools; keep it in one"),
+        broken(
+            "one tool included and excluded",
+            server(
+                "\"command\": \"x\", \"includeTools\": [\"read\"], \"excludeTools\": [\"read\"]"),
+            "mcpServers.a.excludeTools: \"read\" is in both includeTools and excludeTools; keep it in one"),
+        broken(
+            "empty tool name",
+            server("\"command\": \"x\", \"tools\": [\"read\", \" \"]"),
+            "mcpServers.a.tools: tool names must not be empty"),
+        broken(
+            "tools a string",
+            server("\"command\": \"x\", \"disabledTools\": \"write\""),
+            "mcpServers.a.disabledTools: must be a list of strings, got string"),
+
         // unknown and unsupported fields
         broken(
             "comand",
@@ -204,9 +232,10 @@ class ConfigLoaderBrokenConfigTest {
         broken(
             "field with no near miss",
             server("\"command\": \"npx\", \"restartPolicy\": \"always\""),
-            "mcpServers.a.restartPolicy: unknown field (expected one of command, args, env, cwd, url, headers,"
+            "mcpServers.a.restartPolicy: unknown field (expected one of command, args, env, cwd, inheritEnv, url, headers,"
                 + " transport, type, protocol, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout,"
-                + " toolPrefix, disabled)"),
+                + " toolPrefix, tools, includeTools, disabledTools, excludeTools, disabled, maxMessageBytes, httpTimeout,"
+                + " sseRetryMin, sseRetryMax)"),
         broken(
             "envFile",
             server("\"command\": \"npx\", \"envFile\": \"${workspaceFolder}/.env\""),

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -238,6 +239,9 @@ class ConfigLoaderTest {
             List.of("gateway.example.com", "[::1]", "[fe80::1]", "10.0.0.5"),
             1024 * 1024,
             Duration.ofMinutes(5),
+            List.of(),
+            null,
+            Map.of(),
             500,
             20,
             16,
@@ -284,7 +288,10 @@ class ConfigLoaderTest {
     assertEquals(
         Set.of(ConfigLoader.DEFAULTS_ROOT), reference.root().keySet(), "never touches pekko.*");
     assertEquals(
-        Set.of(ConfigLoader.SERVER_DEFAULTS, ConfigLoader.GATEWAY_DEFAULTS),
+        Set.of(
+            ConfigLoader.SERVER_DEFAULTS,
+            ConfigLoader.GATEWAY_DEFAULTS,
+            ConfigLoader.OAUTH_DEFAULTS),
         reference.getObject(ConfigLoader.DEFAULTS_ROOT).keySet());
   }
 
@@ -375,6 +382,31 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void toolAllowAndDenyListsAreReadUnderEitherName() {
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            """
+        {"mcpServers": {
+          "plain": {"command": "x"},
+          "allow": {"command": "x", "tools": ["read", "list"]},
+          "deny": {"command": "x", "disabledTools": ["delete"]},
+          "gemini": {"command": "x", "includeTools": ["read", "write"], "excludeTools": ["drop"]},
+          "none": {"command": "x", "tools": []}
+        }}
+        """,
+            "t.json");
+    assertEquals(ToolFilter.ALL, config.servers().get("plain").toolFilter());
+    assertEquals(
+        new ToolFilter(Set.of("read", "list"), Set.of()),
+        config.servers().get("allow").toolFilter());
+    assertEquals(new ToolFilter(null, Set.of("delete")), config.servers().get("deny").toolFilter());
+    assertEquals(
+        new ToolFilter(Set.of("read", "write"), Set.of("drop")),
+        config.servers().get("gemini").toolFilter());
+    assertFalse(config.servers().get("none").toolFilter().exposes("read"));
+  }
+
+  @Test
   void explicitToolPrefixAndCwdAreKept() {
     ServerConfig server =
         ConfigLoader.parse(
@@ -385,6 +417,24 @@ class ConfigLoaderTest {
     assertEquals("my_server", server.toolPrefix());
     assertEquals("/srv", ((ServerSpec.Stdio) server.spec()).cwd());
     assertEquals(ServerKey.of("my.server", server.spec()), server.key());
+  }
+
+  @Test
+  void inheritEnvIsOffUnlessSetAndOnlyForCommands() {
+    String config =
+        "{\"mcpServers\": {\"a\": {\"command\": \"x\"}, \"b\": {\"command\": \"x\", \"inheritEnv\": true}}}";
+    Map<String, ServerConfig> servers = ConfigLoader.parse(config, "t.json").servers();
+    assertFalse(((ServerSpec.Stdio) servers.get("a").spec()).inheritEnv());
+    assertTrue(((ServerSpec.Stdio) servers.get("b").spec()).inheritEnv());
+
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    "{\"mcpServers\": {\"h\": {\"url\": \"http://127.0.0.1:1/mcp\", \"inheritEnv\": true}}}",
+                    "t.json"));
+    assertTrue(e.getMessage().contains("inheritEnv"), e.getMessage());
   }
 
   @Test

@@ -1,0 +1,49 @@
+package dev.mcpsupervisor.http;
+
+import dev.mcpsupervisor.actors.Passivation;
+import java.time.Instant;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What {@link DownstreamSessions} keeps about one routable session: where it lives, who owns it,
+ * and what the admin page shows. Mutable, owned by that actor alone.
+ */
+final class RoutedSession {
+
+  final String id;
+  final String path;
+  final Identity owner;
+  final ActorRef<DownstreamSession.Command> ref;
+  final Instant createdAt = Instant.now();
+  Instant lastActivity = createdAt;
+  final Passivation.Outbox outbox = new Passivation.Outbox();
+  String protocolVersion;
+  String clientName;
+  String clientVersion;
+
+  RoutedSession(String id, String path, Identity owner, ActorRef<DownstreamSession.Command> ref) {
+    this.id = id;
+    this.path = path;
+    this.owner = owner;
+    this.ref = ref;
+  }
+
+  /**
+   * Whether a request on {@code requestPath} from {@code caller} reaches this session: only on the
+   * endpoint that created it, only from the identity that created it.
+   */
+  boolean reachableBy(String requestPath, Identity caller) {
+    return path.equals(requestPath) && owner.equals(caller);
+  }
+
+  DownstreamSessions.SessionInfo info() {
+    return new DownstreamSessions.SessionInfo(
+        SessionIds.redact(id),
+        path,
+        protocolVersion,
+        clientName,
+        clientVersion,
+        createdAt,
+        lastActivity);
+  }
+}

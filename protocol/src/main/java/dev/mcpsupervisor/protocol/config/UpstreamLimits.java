@@ -1,0 +1,49 @@
+package dev.mcpsupervisor.protocol.config;
+
+import java.time.Duration;
+
+/**
+ * What one server may send the gateway, and how long the gateway waits for it: the bounds that keep
+ * a broken or hostile upstream from exhausting memory or pinning threads.
+ *
+ * @param maxMessageBytes the largest message accepted from the server: an HTTP body, a server-sent
+ *     event (and each of its lines), a stdio line
+ * @param httpTimeout how long an HTTP POST may wait for the answer's headers
+ * @param sseRetryMin the shortest reconnection delay a server's SSE {@code retry} field may set
+ * @param sseRetryMax the longest reconnection delay a server's SSE {@code retry} field may set
+ */
+public record UpstreamLimits(
+    int maxMessageBytes, Duration httpTimeout, Duration sseRetryMin, Duration sseRetryMax) {
+
+  public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+  public static final Duration DEFAULT_SSE_RETRY_MIN = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_SSE_RETRY_MAX = Duration.ofMinutes(1);
+
+  public UpstreamLimits {
+    if (maxMessageBytes <= 0) {
+      throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
+    }
+    if (httpTimeout.isNegative() || httpTimeout.isZero()) {
+      throw new IllegalArgumentException("httpTimeout must be positive: " + httpTimeout);
+    }
+    if (sseRetryMin.isNegative() || sseRetryMax.compareTo(sseRetryMin) < 0) {
+      throw new IllegalArgumentException(
+          "need 0 <= sseRetryMin <= sseRetryMax: " + sseRetryMin + ", " + sseRetryMax);
+    }
+  }
+
+  /** The defaults, with POSTs waiting as long as a request may ({@code requestTimeout}). */
+  public static UpstreamLimits defaults(Duration requestTimeout) {
+    return new UpstreamLimits(
+        DEFAULT_MAX_MESSAGE_BYTES, requestTimeout, DEFAULT_SSE_RETRY_MIN, DEFAULT_SSE_RETRY_MAX);
+  }
+
+  /**
+   * The reconnection delay to use for a server's {@code retry} of {@code requestedMillis}: clamped
+   * into [sseRetryMin, sseRetryMax], so that {@code retry: 1} cannot make the gateway hammer the
+   * server and {@code retry: 999999999} cannot park the stream for days.
+   */
+  public long clampSseRetryMillis(long requestedMillis) {
+    return Math.max(sseRetryMin.toMillis(), Math.min(sseRetryMax.toMillis(), requestedMillis));
+  }
+}
