@@ -25,11 +25,14 @@ final class SessionQuota {
   }
 
   /**
-   * Whose sessions a new one counts among: its authenticated owner, else the caller context it
-   * named (an agent id), else nobody's (null).
+   * Whose sessions (and requests) a new one counts among: its caller context (the identity and the
+   * agent id it named, {@link CallerIdentity}), else its authenticated owner, else nobody's (null).
    */
   static String callerOf(Identity owner, String context) {
-    return owner != null && !owner.isAnonymous() ? owner.key() : context;
+    if (context != null) {
+      return context;
+    }
+    return owner != null && !owner.isAnonymous() ? owner.key() : null;
   }
 
   /** Why a new session of {@code identity} (null: none) may not start now, or null when it may. */

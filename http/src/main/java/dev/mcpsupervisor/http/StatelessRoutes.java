@@ -141,7 +141,7 @@ final class StatelessRoutes {
   }
 
   /**
-   * Counts a request of its caller (its identity, else its identity context, else its credential);
+   * Counts a request of its caller (its identity context, else its identity, else its credential);
    * answers what to run once it is over (once; later runs do nothing), or null when the caller has
    * {@code maxInflightPerIdentity} requests in flight. Callers that name nobody are not told apart,
    * so not counted: one of them must not lock the others out (the session limits still bound them).

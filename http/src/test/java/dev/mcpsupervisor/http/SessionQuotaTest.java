@@ -38,4 +38,12 @@ class SessionQuotaTest {
         "this caller has 2 sessions, the gateway's maxDownstreamSessionsPerIdentity",
         quota.refusal("alice"));
   }
+
+  @Test
+  void aSessionCountsForItsCallerContextElseItsAuthenticatedOwnerElseNobody() {
+    assertEquals("ctx:1", SessionQuota.callerOf(Identity.ofToken("ops"), "ctx:1"));
+    assertEquals("token:ops", SessionQuota.callerOf(Identity.ofToken("ops"), null));
+    assertNull(SessionQuota.callerOf(Identity.ANONYMOUS, null));
+    assertNull(SessionQuota.callerOf(null, null));
+  }
 }
