@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.actors;
 
+import dev.mcpsupervisor.protocol.config.Isolation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -88,6 +89,15 @@ final class LeaseTable<R, L> {
       return leastLoaded;
     }
     return sessions.values().stream().min(byLoad).orElse(null);
+  }
+
+  /**
+   * Whether another session may open: with context isolation one per context, so at {@code
+   * maxSessions} (closing ones count: their processes are still there) a new context is refused;
+   * shared isolation decides in {@link #pooled}.
+   */
+  boolean mayOpen(Isolation isolation, int maxSessions) {
+    return isolation == Isolation.SHARED || sessions.size() + closing.size() < maxSessions;
   }
 
   /**

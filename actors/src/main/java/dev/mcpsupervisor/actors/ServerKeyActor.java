@@ -244,7 +244,8 @@ public final class ServerKeyActor {
             : null;
     if (session != null) {
       env.observer().sessionReused(server);
-    } else if (circuit.mayOpenSession(table.noneStarting())) {
+    } else if (table.mayOpen(env.server().isolation(), env.server().maxSessions())
+        && circuit.mayOpenSession(table.noneStarting())) {
       session = openSession();
     } else {
       return null;
@@ -416,7 +417,9 @@ public final class ServerKeyActor {
   }
 
   private JsonRpcError unavailable() {
-    return circuit.unavailable();
+    return table.mayOpen(env.server().isolation(), env.server().maxSessions())
+        ? circuit.unavailable()
+        : SupervisorErrors.tooManySessions(server, env.server().maxSessions());
   }
 
   private Behavior<Command> onSessionFailing(SessionFailing failing) {

@@ -64,6 +64,13 @@ public final class SupervisorErrors {
             + " requests waiting");
   }
 
+  /** A context-isolated server has {@code maxSessions} sessions: a new context gets none. */
+  public static JsonRpcError tooManySessions(String server, int maxSessions) {
+    return new JsonRpcError(
+        OVERLOADED,
+        server + " is overloaded: its " + maxSessions + " sessions (maxSessions) are all in use");
+  }
+
   public static JsonRpcError timeout(String method, String server, long millis) {
     return new JsonRpcError(
         REQUEST_TIMEOUT,

@@ -328,6 +328,47 @@ class ServerKeyActorTest {
   }
 
   @Test
+  void contextIsolationOpensAtMostMaxSessionsAndRefusesFurtherContextsAsOverloaded()
+      throws Exception {
+    try (TestSupervisor test =
+        TestSupervisor.start(TestSupervisor.server("alpha", Isolation.CONTEXT, 3, 1000))) {
+      List<CompletionStage<JsonNode>> acquires =
+          race(RACERS, i -> test.supervisor.acquire("ctx-" + i, "alpha"));
+      int granted = 0;
+      for (CompletionStage<JsonNode> acquire : acquires) {
+        try {
+          acquire.toCompletableFuture().get(10, TimeUnit.SECONDS);
+          granted++;
+        } catch (java.util.concurrent.ExecutionException e) {
+          var error = ((SupervisorException) e.getCause()).error();
+          assertEquals(dev.mcpsupervisor.protocol.JsonRpcErrorCodes.OVERLOADED, error.code());
+          assertEquals(
+              "alpha is overloaded: its 3 sessions (maxSessions) are all in use", error.message());
+        }
+      }
+      assertEquals(3, granted);
+      assertEquals(3, test.connector.connects.get());
+      assertEquals(3, test.onlyKey().sessions().size());
+
+      // a context that leaves closes its session; once it has stopped, another context gets one
+      String leaving = test.onlyKey().leases().keySet().iterator().next();
+      await(test.supervisor.release(leaving, "alpha"));
+      test.awaitAssert(
+          () -> {
+            try {
+              test.supervisor
+                  .acquire("late", "alpha")
+                  .toCompletableFuture()
+                  .get(10, TimeUnit.SECONDS);
+            } catch (Exception stillOverloaded) {
+              throw new AssertionError(stillOverloaded);
+            }
+          });
+      assertEquals(4, test.connector.connects.get());
+    }
+  }
+
+  @Test
   void sharedIsolationReusesOneSessionForEveryContext() {
     try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
       for (String context : List.of("a", "b", "c")) {

@@ -55,9 +55,7 @@ final class ClientRequests {
       JsonNode clientInfo = params.path("clientInfo");
       return new Client(
           ProtocolVersions.negotiate(params.path("protocolVersion").asText("")),
-          params.path("capabilities").isObject()
-              ? params.get("capabilities")
-              : JsonRpcCodec.emptyObject(),
+          ClientCapabilities.namesOf(params.get("capabilities")),
           clientInfo.path("name").asText(null),
           clientInfo.path("version").asText(null),
           null);

@@ -271,6 +271,7 @@ public final class DownstreamSession {
                 context.pipeToSelf(
                     outcome,
                     (result, failure) -> new Answered(requestId, sequence, result, failure)),
+            settings.limits().maxInflightPerSession(),
             context::getLog);
     this.stateless =
         new StatelessRequests(

@@ -46,9 +46,10 @@ public final class DownstreamSessions {
       implements Command {}
 
   /**
-   * @param sessionId null when the gateway is stopping and takes no new session
+   * @param sessionId null when no session was started
+   * @param full why not, when the gateway is at a session limit; null when it is stopping
    */
-  public record Created(String sessionId) {}
+  public record Created(String sessionId, String full) {}
 
   /**
    * @param caller who sends it: anyone but the session's owner finds no session
@@ -149,6 +150,7 @@ public final class DownstreamSessions {
   private final TimerScheduler<Command> timers;
   private final SecureRandom random = new SecureRandom();
 
+  private final SessionQuota quota;
   private final Set<String> identityPaths;
   private final IdentityContexts<Create> identities = new IdentityContexts<>();
   private final IdentityListener identityListener;
@@ -182,6 +184,10 @@ public final class DownstreamSessions {
     this.metrics = metrics;
     this.context = context;
     this.timers = timers;
+    this.quota =
+        new SessionQuota(
+            settings.limits().maxDownstreamSessions(),
+            settings.limits().maxDownstreamSessionsPerIdentity());
     this.identityListener =
         new IdentityListener(context.getSystem(), settings.serverRequestTimeout());
     this.identityPaths =
@@ -212,7 +218,13 @@ public final class DownstreamSessions {
             : SingleServerEndpoint.pathOf(create.server());
     McpEndpoint served = endpointsByPath.get(path);
     if (!accepting || served == null) {
-      create.replyTo().tell(new Created(null));
+      create.replyTo().tell(new Created(null, null));
+      return Behaviors.same();
+    }
+    String caller = SessionQuota.callerOf(create.owner(), create.identity());
+    String full = quota.refusal(caller);
+    if (full != null) {
+      create.replyTo().tell(new Created(null, full));
       return Behaviors.same();
     }
     String identity = identityPaths.contains(path) ? create.identity() : null;
@@ -241,8 +253,9 @@ public final class DownstreamSessions {
     }
     routable.put(id, new RoutedSession(id, path, create.owner(), session));
     alive.put(id, session);
+    quota.started(id, caller);
     metrics.downstreamSessions(routable.size());
-    create.replyTo().tell(new Created(id));
+    create.replyTo().tell(new Created(id, null));
     return Behaviors.same();
   }
 
@@ -339,6 +352,7 @@ public final class DownstreamSessions {
 
   private Behavior<Command> onSessionStopped(SessionStopped stopped) {
     alive.remove(stopped.sessionId());
+    quota.stopped(stopped.sessionId());
     String unused = identities.stopped(stopped.sessionId());
     if (unused != null) {
       timers.startSingleTimer(new IdentityIdle(unused), new IdentityIdle(unused), idleTimeout);

@@ -74,7 +74,8 @@ public final class GatewayServer {
       SessionSupervisor supervisor, GatewayConfig config, GatewayMetrics metrics) {
     ActorSystem<?> system = supervisor.actorSystem();
     metrics.initServers(supervisor.config().servers().keySet());
-    GatewaySettings settings = GatewaySettings.fromConfig(system.settings().config());
+    GatewaySettings settings =
+        GatewaySettings.fromConfig(system.settings().config()).withLimits(GatewayLimits.of(config));
     Map<String, McpEndpoint> endpoints = new LinkedHashMap<>();
     endpoints.put(
         AggregatedEndpoint.PATH,

@@ -21,7 +21,8 @@ record GatewaySettings(
     Duration inputGatherWindow,
     RequestStates requestStates,
     StreamReplay.Settings sseResume,
-    String agentIdHeader) {
+    String agentIdHeader,
+    GatewayLimits limits) {
 
   static final String PATH = "mcp-supervisor.http";
 
@@ -41,7 +42,24 @@ record GatewaySettings(
         c.getDuration("inputGatherWindow"),
         requestStatesOf(c.getString("requestStateKey")),
         StreamReplay.Settings.fromConfig(c.getConfig("sseResume")),
-        c.getString("agentIdHeader").trim());
+        c.getString("agentIdHeader").trim(),
+        GatewayLimits.DEFAULTS);
+  }
+
+  /** These settings under the limits of the config file's {@code gateway} section. */
+  GatewaySettings withLimits(GatewayLimits newLimits) {
+    return new GatewaySettings(
+        sseKeepAlive,
+        upstreamInitializeTimeout,
+        serverRequestTimeout,
+        aggregatedListTimeout,
+        maxListPages,
+        bodyReadTimeout,
+        inputGatherWindow,
+        requestStates,
+        sseResume,
+        agentIdHeader,
+        newLimits);
   }
 
   /**

@@ -235,9 +235,23 @@ final class McpRoutes extends AllDirectives {
     if (payload instanceof ParsedPayload.Single single) {
       messages.add(single.message());
     } else {
-      for (ParsedPayload.Element element : ((ParsedPayload.Batch) payload).elements()) {
+      List<ParsedPayload.Element> elements = ((ParsedPayload.Batch) payload).elements();
+      int maxBatchLength = settings.limits().maxBatchLength();
+      for (int i = 0; i < elements.size(); i++) {
+        ParsedPayload.Element element = elements.get(i);
         if (element.error() != null) {
           preAnswered.add(element.error());
+        } else if (i >= maxBatchLength) {
+          // every request gets its answer; a notification or response past it is dropped
+          if (element.message() instanceof JsonRpcRequest call) {
+            preAnswered.add(
+                JsonRpcResponse.failure(
+                    call.id(),
+                    INVALID_REQUEST,
+                    "Invalid Request: the batch has more than "
+                        + maxBatchLength
+                        + " messages (gateway.maxBatchLength); send the rest in another"));
+          }
         } else if (element.message() instanceof JsonRpcRequest call
             && McpMethods.INITIALIZE.equals(call.method())) {
           preAnswered.add(
@@ -263,7 +277,7 @@ final class McpRoutes extends AllDirectives {
         .thenCompose(
             created ->
                 created.sessionId() == null
-                    ? done(exchanges.shuttingDown())
+                    ? done(exchanges.notCreated(created))
                     : exchange(
                         created.sessionId(),
                         path,

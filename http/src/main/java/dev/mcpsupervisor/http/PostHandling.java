@@ -46,6 +46,7 @@ final class PostHandling {
   private final DownstreamStreams streams;
   private final UpstreamRelay relay;
   private final Answers answers;
+  private final int maxInflight;
 
   /** The session's logger, fetched at each use: fetching it sets the actor's logging MDC. */
   private final Supplier<Logger> log;
@@ -61,6 +62,7 @@ final class PostHandling {
       DownstreamStreams streams,
       UpstreamRelay relay,
       Answers answers,
+      int maxInflight,
       Supplier<Logger> log) {
     this.sessionId = sessionId;
     this.contexts = contexts;
@@ -69,6 +71,7 @@ final class PostHandling {
     this.streams = streams;
     this.relay = relay;
     this.answers = answers;
+    this.maxInflight = maxInflight;
     this.log = log;
   }
 
@@ -120,6 +123,15 @@ final class PostHandling {
               request.id(),
               INVALID_REQUEST,
               "Invalid Request: id " + request.id() + " is already in flight"));
+      return client;
+    }
+    // what is in flight leaves the streams on every end (answer, error, timeout, cancel, session
+    // end)
+    if (streams.allInFlight().size() >= maxInflight) {
+      streams.answer(
+          exchange,
+          InflightLimit.overloaded(
+              request.id(), "this session", maxInflight, "maxInflightPerSession"));
       return client;
     }
     long sequence = nextSequence++;

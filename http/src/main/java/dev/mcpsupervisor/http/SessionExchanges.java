@@ -9,6 +9,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
 import org.apache.pekko.stream.Materializer;
 
 /**
@@ -19,6 +20,9 @@ import org.apache.pekko.stream.Materializer;
 final class SessionExchanges {
 
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(10);
+
+  /** What a client refused at a session limit is told to wait. */
+  static final long RETRY_AFTER_SECONDS = 5;
 
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final Scheduler scheduler;
@@ -57,7 +61,8 @@ final class SessionExchanges {
   }
 
   /**
-   * A new downstream session's id, or null when the gateway is shutting down.
+   * A new downstream session's id, or null when the gateway is shutting down or full ({@link
+   * #notCreated}).
    *
    * @param identity its caller's context, or null
    * @param owner who creates it: only this identity reaches it afterwards
@@ -71,6 +76,23 @@ final class SessionExchanges {
         scheduler);
   }
 
+  /**
+   * Why no session was created: 503 either way; at a session limit with Retry-After (sessions end
+   * all the time), not while the gateway stops.
+   */
+  HttpResponse notCreated(DownstreamSessions.Created created) {
+    if (created.full() == null) {
+      return shuttingDown();
+    }
+    return refusals
+        .refuse(
+            StatusCodes.SERVICE_UNAVAILABLE,
+            "too_many_sessions",
+            "Service Unavailable: " + created.full())
+        .addHeader(RetryAfter.create(RETRY_AFTER_SECONDS));
+  }
+
+  /** The answer to a request the draining gateway does not take. */
   HttpResponse shuttingDown() {
     return refusals.refuse(
         StatusCodes.SERVICE_UNAVAILABLE,

@@ -13,6 +13,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
@@ -38,6 +39,9 @@ final class StatelessRoutes {
   private final CallerIdentity callers;
   private final StreamQuota streamQuota;
 
+  /** Stateless requests in flight per caller: {@code gateway.maxInflightPerIdentity}. */
+  private final InflightLimit inflight;
+
   /**
    * @param cacheScope what a stateless client's cacheable results say ({@code private} when the
    *     gateway requires a token, since answers may then depend on who asks)
@@ -59,6 +63,7 @@ final class StatelessRoutes {
     this.cacheScope = cacheScope;
     this.callers = callers;
     this.streamQuota = streamQuota;
+    this.inflight = new InflightLimit(settings.limits().maxInflightPerIdentity());
   }
 
   /**
@@ -92,46 +97,84 @@ final class StatelessRoutes {
       return retry(call, requestState, principal, path, accept, caller);
     }
     boolean listen = McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method());
-    // a listen stream lasts: it counts against its caller's open streams, the others end soon
-    Optional<Runnable> permit =
-        listen ? streamQuota.acquire(caller, request) : Optional.of(() -> {});
-    if (permit.isEmpty()) {
-      return done(streamQuota.refusal());
-    }
-    Runnable release = permit.get();
     String identity = listen ? null : callers.contextOf(caller, name -> header(request, name));
-    CompletionStage<HttpResponse> answered =
-        exchanges
-            .createSession(server, identity, caller)
-            .thenCompose(
-                created -> {
-                  if (created.sessionId() == null) {
-                    release.run();
-                    return done(exchanges.shuttingDown());
-                  }
-                  return exchange(
-                      created.sessionId(),
-                      path,
-                      caller,
-                      accept,
-                      release,
-                      exchange ->
-                          new DownstreamSession.Stateless(
-                              call,
-                              StatelessEnvelope.Meta.of(call),
-                              cacheScope,
-                              principal,
-                              McpRequestChecks.paramHeaders(request),
-                              accept.sse(),
-                              exchange));
-                });
-    answered.whenComplete(
-        (response, failure) -> {
-          if (failure != null) {
-            release.run();
-          }
-        });
-    return answered;
+    Runnable finished;
+    if (listen) {
+      // a listen stream lasts: it counts against its caller's open streams, not its requests in
+      // flight
+      Optional<Runnable> permit = streamQuota.acquire(caller, request);
+      if (permit.isEmpty()) {
+        return done(streamQuota.refusal());
+      }
+      finished = permit.get();
+    } else {
+      finished = admit(caller, identity, principal);
+    }
+    if (finished == null) {
+      metrics.rejected("overloaded");
+      return done(
+          McpResponses.json(
+              StatusCodes.OK,
+              JsonRpcCodec.toJson(
+                  InflightLimit.overloaded(
+                      call.id(),
+                      "this caller",
+                      settings.limits().maxInflightPerIdentity(),
+                      "maxInflightPerIdentity"))));
+    }
+    return exchanges
+        .createSession(server, identity, caller)
+        .thenCompose(
+            created -> {
+              if (created.sessionId() == null) {
+                finished.run();
+                return done(exchanges.notCreated(created));
+              }
+              return exchange(
+                  created.sessionId(),
+                  path,
+                  caller,
+                  accept,
+                  exchange ->
+                      new DownstreamSession.Stateless(
+                          call,
+                          StatelessEnvelope.Meta.of(call),
+                          cacheScope,
+                          principal,
+                          McpRequestChecks.paramHeaders(request),
+                          accept.sse(),
+                          exchange),
+                  finished);
+            })
+        .whenComplete(
+            (response, failure) -> {
+              if (failure != null) {
+                finished.run();
+              }
+            });
+  }
+
+  /**
+   * Counts a request of its caller (its identity context, else its identity, else its credential);
+   * answers what to run once it is over (once; later runs do nothing), or null when the caller has
+   * {@code maxInflightPerIdentity} requests in flight. Callers that name nobody are not told apart,
+   * so not counted: one of them must not lock the others out (the session limits still bound them).
+   */
+  private Runnable admit(Identity caller, String context, String principal) {
+    String key = SessionQuota.callerOf(caller, context);
+    String counted = key != null ? key : principal;
+    if (counted == null) {
+      return () -> {};
+    }
+    if (!inflight.tryAcquire(counted)) {
+      return null;
+    }
+    AtomicBoolean released = new AtomicBoolean();
+    return () -> {
+      if (released.compareAndSet(false, true)) {
+        inflight.release(counted);
+      }
+    };
   }
 
   /**
@@ -167,25 +210,23 @@ final class StatelessRoutes {
         path,
         caller,
         accept,
-        () -> {},
-        exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange));
+        exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange),
+        () -> {});
   }
 
   /**
    * A stateless request's exchange with its session, which hears when the exchange is over (a
-   * session serving one request ends with it).
-   *
-   * @param onEnd runs when the exchange is over
+   * session serving one request ends with it); {@code whenOver} runs then too.
    */
   private CompletionStage<HttpResponse> exchange(
       String sessionId,
       String path,
       Identity caller,
       AcceptHeader accept,
-      Runnable onEnd,
-      Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command) {
+      Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command,
+      Runnable whenOver) {
     Exchange exchange = exchanges.openExchange();
-    exchange.terminated().thenRun(onEnd);
+    exchange.terminated().thenRun(whenOver);
     sessions.tell(
         new DownstreamSessions.Deliver(sessionId, path, caller, command.apply(exchange.ref())));
     exchanges.closeWhenDone(exchange, sessionId, path, caller);

@@ -61,7 +61,12 @@ class ConnectionLimitsTest {
         GatewayConfig.DEFAULT_MAX_STREAM_BUFFER_BYTES,
         headerTimeout,
         GatewayConfig.DEFAULT_MAX_CONNECTIONS,
-        maxStreamsPerIdentity);
+        maxStreamsPerIdentity,
+        GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS,
+        GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
+        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_SESSION,
+        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
+        GatewayConfig.DEFAULT_MAX_BATCH_LENGTH);
   }
 
   /** Connections that send a request line and a header, then one byte of a header at a time. */

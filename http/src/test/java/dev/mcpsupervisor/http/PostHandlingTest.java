@@ -16,6 +16,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,8 @@ import org.slf4j.LoggerFactory;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostHandlingTest {
 
+  private static final int MAX_INFLIGHT = 3;
+
   private final ActorTestKit testKit = ActorTestKit.create();
 
   @AfterAll
@@ -51,9 +54,9 @@ class PostHandlingTest {
     final TestProbe<DownstreamSessions.Command> registry = testKit.createTestProbe();
     final List<Awaited> awaited = new ArrayList<>();
     final PostHandling posts;
+    final DownstreamStreams streams = new DownstreamStreams();
 
     Session() {
-      DownstreamStreams streams = new DownstreamStreams();
       ClientRequests requests = new ClientRequests("s1", new NeverAnswers(), null);
       posts =
           new PostHandling(
@@ -72,6 +75,7 @@ class PostHandlingTest {
                   () -> LoggerFactory.getLogger(PostHandlingTest.class)),
               (outcome, requestId, sequence) ->
                   awaited.add(new Awaited(outcome, requestId, sequence)),
+              MAX_INFLIGHT,
               () -> LoggerFactory.getLogger(PostHandlingTest.class));
     }
   }
@@ -267,5 +271,93 @@ class PostHandlingTest {
     ObjectNode answer = exchange.expectMessageClass(Exchange.Complete.class).responses().get(0);
     assertEquals(JsonRpcErrorCodes.INTERNAL_ERROR, answer.path("error").path("code").asInt());
     assertNull(assertInstanceOf(ObjectNode.class, answer).get("result"));
+  }
+
+  // ------------------------------------------------------------------------------ in-flight limit
+
+  private static JsonRpcRequest call(int id) {
+    ObjectNode params = JsonRpcCodec.emptyObject().put("name", "slow");
+    params.putObject("arguments");
+    return new JsonRpcRequest(IntNode.valueOf(id), "tools/call", params);
+  }
+
+  /** Posts {@code count} calls from id {@code firstId}; answers the ids not taken in flight. */
+  private List<Integer> postCalls(Session session, int firstId, int count) {
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+    JsonRpcMessage[] calls = new JsonRpcMessage[count];
+    for (int i = 0; i < count; i++) {
+      calls[i] = call(firstId + i);
+    }
+    session.posts.take(post(exchange, false, calls), client(ProtocolVersions.V2025_06_18));
+    List<Integer> refused = new ArrayList<>();
+    for (int id = firstId; id < firstId + count; id++) {
+      if (!session.streams.isInFlight(IntNode.valueOf(id))) {
+        refused.add(id);
+      }
+    }
+    return refused;
+  }
+
+  private static Awaited awaitedFor(Session session, int id) {
+    return session.awaited.stream()
+        .filter(awaited -> awaited.requestId().asInt() == id)
+        .reduce((first, last) -> last)
+        .orElseThrow();
+  }
+
+  @Test
+  void requestsPastTheInflightCapAreAnsweredOverloadedAndEveryEndFreesASlot() {
+    Session session = new Session();
+    ClientRequests.Client client = client(ProtocolVersions.V2025_06_18);
+    assertEquals(List.of(4), postCalls(session, 1, 4));
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+    session.posts.take(post(exchange, false, call(5)), client);
+    ObjectNode refused = exchange.expectMessageClass(Exchange.Complete.class).responses().get(0);
+    assertEquals(5, refused.path("id").asInt());
+    assertEquals(JsonRpcErrorCodes.OVERLOADED, refused.path("error").path("code").asInt());
+    assertEquals(
+        "overloaded: this session has 3 requests in flight (gateway.maxInflightPerSession);"
+            + " retry once one is answered",
+        errorMessage(refused));
+
+    // a result frees a slot
+    Awaited first = awaitedFor(session, 1);
+    session.posts.answered(
+        client,
+        first.requestId(),
+        first.sequence(),
+        new Outcome.Result(JsonRpcCodec.emptyObject()),
+        null);
+    assertEquals(List.of(11), postCalls(session, 10, 2));
+
+    // so do an error (a timeout is one) and a failure
+    Awaited second = awaitedFor(session, 2);
+    session.posts.answered(
+        client,
+        second.requestId(),
+        second.sequence(),
+        new Outcome.Failure(new JsonRpcError(JsonRpcErrorCodes.REQUEST_TIMEOUT, "timed out")),
+        null);
+    Awaited third = awaitedFor(session, 3);
+    session.posts.answered(
+        client, third.requestId(), third.sequence(), null, new IllegalStateException("expected"));
+    assertEquals(List.of(22), postCalls(session, 20, 3));
+
+    // a cancelled call frees its slot when its (unsent) answer comes
+    Awaited cancelled = awaitedFor(session, 10);
+    session.streams.inFlight(cancelled.requestId()).cancelled = true;
+    session.posts.answered(
+        client,
+        cancelled.requestId(),
+        cancelled.sequence(),
+        new Outcome.Result(JsonRpcCodec.emptyObject()),
+        null);
+    assertEquals(List.of(31), postCalls(session, 30, 2));
+
+    // the session's end frees them all
+    session.streams.endAll(
+        call ->
+            JsonRpcResponse.failure(call.request.id(), JsonRpcErrorCodes.REQUEST_CANCELLED, "end"));
+    assertEquals(List.of(), postCalls(session, 40, 3));
   }
 }

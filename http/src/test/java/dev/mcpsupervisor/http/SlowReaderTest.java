@@ -43,7 +43,12 @@ class SlowReaderTest {
             16 * 1024,
             GatewayConfig.DEFAULT_REQUEST_HEADER_TIMEOUT,
             GatewayConfig.DEFAULT_MAX_CONNECTIONS,
-            GatewayConfig.DEFAULT_MAX_STREAMS_PER_IDENTITY);
+            GatewayConfig.DEFAULT_MAX_STREAMS_PER_IDENTITY,
+            GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS,
+            GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
+            GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_SESSION,
+            GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
+            GatewayConfig.DEFAULT_MAX_BATCH_LENGTH);
     try (TestGateway gateway =
             TestGateway.start(
                 // small socket buffers: the client's backlog reaches the gateway soon

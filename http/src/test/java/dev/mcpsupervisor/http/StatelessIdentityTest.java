@@ -46,6 +46,10 @@ class StatelessIdentityTest {
   private static final String TOKEN_2 = "token-2-0123456789abcdef0123456789";
 
   private static final String COUNTER = "/servers/counter/mcp";
+
+  /** maxSessions of the context-isolated servers: one upstream session for every caller here. */
+  private static final int CONTEXT_SESSIONS = 64;
+
   private static final String AGENT_HEADER = "X-Agent-ID";
   private static final String ACCEPT = "{\"action\":\"accept\",\"content\":{\"answer\":\"%s\"}}";
 
@@ -103,7 +107,7 @@ class StatelessIdentityTest {
         name,
         spec,
         Isolation.CONTEXT,
-        shared.maxSessions(),
+        CONTEXT_SESSIONS,
         shared.maxInflightPerSession(),
         shared.requestTimeout(),
         shared.idleTimeout(),

@@ -27,6 +27,13 @@ import java.util.stream.IntStream;
  *     start or of its previous response, or it is closed
  * @param maxConnections open connections accepted at once; more wait in the accept queue
  * @param maxStreamsPerIdentity long-lived streams one caller may hold open; one more gets 429
+ * @param maxDownstreamSessions downstream sessions alive at once; past it a new one gets 503
+ * @param maxDownstreamSessionsPerIdentity downstream sessions of one caller identity at once
+ * @param maxInflightPerSession requests of one downstream session in flight at once; past it a
+ *     request is answered "overloaded"
+ * @param maxInflightPerIdentity stateless (2026-07-28) requests of one caller in flight at once
+ * @param maxBatchLength messages in one JSON-RPC batch; the requests past it are answered with an
+ *     error
  */
 public record GatewayConfig(
     String host,
@@ -42,7 +49,12 @@ public record GatewayConfig(
     long maxStreamBufferBytes,
     Duration requestHeaderTimeout,
     int maxConnections,
-    int maxStreamsPerIdentity) {
+    int maxStreamsPerIdentity,
+    int maxDownstreamSessions,
+    int maxDownstreamSessionsPerIdentity,
+    int maxInflightPerSession,
+    int maxInflightPerIdentity,
+    int maxBatchLength) {
 
   public static final long DEFAULT_MAX_STREAM_BUFFER_BYTES = 2L * 1024 * 1024;
   public static final Duration DEFAULT_REQUEST_HEADER_TIMEOUT = Duration.ofSeconds(20);
@@ -54,6 +66,12 @@ public record GatewayConfig(
 
   /** The one {@link #allowedHosts} entry that accepts any Host header. */
   public static final String ANY_HOST = "*";
+
+  public static final int DEFAULT_MAX_DOWNSTREAM_SESSIONS = 1000;
+  public static final int DEFAULT_MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY = 100;
+  public static final int DEFAULT_MAX_INFLIGHT_PER_SESSION = 64;
+  public static final int DEFAULT_MAX_INFLIGHT_PER_IDENTITY = 64;
+  public static final int DEFAULT_MAX_BATCH_LENGTH = 100;
 
   public GatewayConfig {
     authTokens = List.copyOf(authTokens);
@@ -88,7 +106,7 @@ public record GatewayConfig(
         Map.of());
   }
 
-  /** Identities without stream, connection and per-identity limits: those take their defaults. */
+  /** With the defaults of the stream, connection and limit settings (those of reference.conf). */
   public GatewayConfig(
       String host,
       int port,
@@ -114,7 +132,12 @@ public record GatewayConfig(
         DEFAULT_MAX_STREAM_BUFFER_BYTES,
         DEFAULT_REQUEST_HEADER_TIMEOUT,
         DEFAULT_MAX_CONNECTIONS,
-        DEFAULT_MAX_STREAMS_PER_IDENTITY);
+        DEFAULT_MAX_STREAMS_PER_IDENTITY,
+        DEFAULT_MAX_DOWNSTREAM_SESSIONS,
+        DEFAULT_MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
+        DEFAULT_MAX_INFLIGHT_PER_SESSION,
+        DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
+        DEFAULT_MAX_BATCH_LENGTH);
   }
 
   private static List<NamedToken> defaultNames(List<String> tokens) {
@@ -144,7 +167,12 @@ public record GatewayConfig(
         maxStreamBufferBytes,
         requestHeaderTimeout,
         maxConnections,
-        maxStreamsPerIdentity);
+        maxStreamsPerIdentity,
+        maxDownstreamSessions,
+        maxDownstreamSessionsPerIdentity,
+        maxInflightPerSession,
+        maxInflightPerIdentity,
+        maxBatchLength);
   }
 
   /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */
@@ -185,6 +213,16 @@ public record GatewayConfig(
         + maxConnections
         + ", maxStreamsPerIdentity="
         + maxStreamsPerIdentity
+        + ", maxDownstreamSessions="
+        + maxDownstreamSessions
+        + ", maxDownstreamSessionsPerIdentity="
+        + maxDownstreamSessionsPerIdentity
+        + ", maxInflightPerSession="
+        + maxInflightPerSession
+        + ", maxInflightPerIdentity="
+        + maxInflightPerIdentity
+        + ", maxBatchLength="
+        + maxBatchLength
         + "]";
   }
 }

@@ -21,6 +21,11 @@ final class GatewayConfigReader {
   static final String REQUEST_HEADER_TIMEOUT = "requestHeaderTimeout";
   static final String MAX_CONNECTIONS = "maxConnections";
   static final String MAX_STREAMS_PER_IDENTITY = "maxStreamsPerIdentity";
+  static final String MAX_DOWNSTREAM_SESSIONS = "maxDownstreamSessions";
+  static final String MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY = "maxDownstreamSessionsPerIdentity";
+  static final String MAX_INFLIGHT_PER_SESSION = "maxInflightPerSession";
+  static final String MAX_INFLIGHT_PER_IDENTITY = "maxInflightPerIdentity";
+  static final String MAX_BATCH_LENGTH = "maxBatchLength";
 
   static final FieldRules RULES =
       new FieldRules(
@@ -37,7 +42,12 @@ final class GatewayConfigReader {
               MAX_STREAM_BUFFER_BYTES,
               REQUEST_HEADER_TIMEOUT,
               MAX_CONNECTIONS,
-              MAX_STREAMS_PER_IDENTITY),
+              MAX_STREAMS_PER_IDENTITY,
+              MAX_DOWNSTREAM_SESSIONS,
+              MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
+              MAX_INFLIGHT_PER_SESSION,
+              MAX_INFLIGHT_PER_IDENTITY,
+              MAX_BATCH_LENGTH),
           Set.of(),
           Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
 
@@ -70,7 +80,12 @@ final class GatewayConfigReader {
         section.positiveBytes(MAX_STREAM_BUFFER_BYTES),
         section.positiveDuration(REQUEST_HEADER_TIMEOUT),
         section.integer(MAX_CONNECTIONS, 1, Integer.MAX_VALUE),
-        section.integer(MAX_STREAMS_PER_IDENTITY, 1, Integer.MAX_VALUE));
+        section.integer(MAX_STREAMS_PER_IDENTITY, 1, Integer.MAX_VALUE),
+        section.integer(MAX_DOWNSTREAM_SESSIONS, 1, Integer.MAX_VALUE),
+        section.integer(MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY, 1, Integer.MAX_VALUE),
+        section.integer(MAX_INFLIGHT_PER_SESSION, 1, Integer.MAX_VALUE),
+        section.integer(MAX_INFLIGHT_PER_IDENTITY, 1, Integer.MAX_VALUE),
+        section.integer(MAX_BATCH_LENGTH, 1, Integer.MAX_VALUE));
   }
 
   /** Lower case; an IPv6 literal in brackets, as it appears in a Host header. */

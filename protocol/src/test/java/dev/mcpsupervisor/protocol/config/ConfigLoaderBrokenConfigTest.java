@@ -346,6 +346,18 @@ class ConfigLoaderBrokenConfigTest {
             gateway("\"maxStreamsPerIdentity\": -1"),
             "gateway.maxStreamsPerIdentity: must be at least 1, got -1"),
         broken(
+            "zero downstream sessions",
+            gateway("\"maxDownstreamSessions\": 0"),
+            "gateway.maxDownstreamSessions: must be at least 1, got 0"),
+        broken(
+            "in-flight limit a word",
+            gateway("\"maxInflightPerSession\": \"many\""),
+            "gateway.maxInflightPerSession: must be an integer, got \"many\""),
+        broken(
+            "negative batch length",
+            gateway("\"maxBatchLength\": -1"),
+            "gateway.maxBatchLength: must be at least 1, got -1"),
+        broken(
             "gateway a list",
             "{\"mcpServers\": {}, \"gateway\": []}",
             "gateway: must be an object, got list"));

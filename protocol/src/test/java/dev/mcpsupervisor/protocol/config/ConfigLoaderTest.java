@@ -205,6 +205,11 @@ class ConfigLoaderTest {
           requestHeaderTimeout = 5s
           maxConnections = 100
           maxStreamsPerIdentity = 3
+          maxDownstreamSessions = 500
+          maxDownstreamSessionsPerIdentity = 20
+          maxInflightPerSession = 16
+          maxInflightPerIdentity = 8
+          maxBatchLength = 50
         }
         """
                 .formatted(UNSET_VARIABLE));
@@ -244,7 +249,12 @@ class ConfigLoaderTest {
             64 * 1024,
             Duration.ofSeconds(5),
             100,
-            3),
+            3,
+            500,
+            20,
+            16,
+            8,
+            50),
         config.gateway());
   }
 

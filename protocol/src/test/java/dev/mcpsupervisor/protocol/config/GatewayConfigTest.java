@@ -46,7 +46,12 @@ class GatewayConfigTest {
             4096,
             Duration.ofSeconds(3),
             10,
-            2);
+            2,
+            500,
+            20,
+            16,
+            8,
+            50);
     GatewayConfig moved = limited.withAddress("0.0.0.0", 9090);
     assertEquals("0.0.0.0", moved.host());
     assertEquals(9090, moved.port());
@@ -66,6 +71,11 @@ class GatewayConfigTest {
             moved.maxStreamBufferBytes(),
             moved.requestHeaderTimeout(),
             moved.maxConnections(),
-            moved.maxStreamsPerIdentity()));
+            moved.maxStreamsPerIdentity(),
+            moved.maxDownstreamSessions(),
+            moved.maxDownstreamSessionsPerIdentity(),
+            moved.maxInflightPerSession(),
+            moved.maxInflightPerIdentity(),
+            moved.maxBatchLength()));
   }
 }

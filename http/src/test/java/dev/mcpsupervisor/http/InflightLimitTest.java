@@ -1,0 +1,77 @@
+package dev.mcpsupervisor.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class InflightLimitTest {
+
+  @Test
+  void aKeyAtItsCapIsRefusedUntilOneIsReleasedAndOtherKeysAreNotAffected() {
+    InflightLimit limit = new InflightLimit(2);
+    assertTrue(limit.tryAcquire("a"));
+    assertTrue(limit.tryAcquire("a"));
+    assertFalse(limit.tryAcquire("a"));
+    assertEquals(2, limit.inFlight("a"));
+    assertTrue(limit.tryAcquire("b"));
+    limit.release("a");
+    assertTrue(limit.tryAcquire("a"));
+    limit.release("a");
+    limit.release("a");
+    limit.release("b");
+    assertEquals(0, limit.keys(), "a key at zero is forgotten");
+    limit.release("never"); // nothing to release: no effect
+    assertEquals(0, limit.inFlight("never"));
+  }
+
+  @Test
+  void hundredsOfRacingCallersNeverExceedTheCapAndLeaveNothingBehind() throws Exception {
+    int cap = 8;
+    int racers = 400;
+    InflightLimit limit = new InflightLimit(cap);
+    AtomicInteger holding = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    AtomicInteger refused = new AtomicInteger();
+    ExecutorService threads = Executors.newFixedThreadPool(16);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> done = new ArrayList<>();
+      for (int i = 0; i < racers; i++) {
+        done.add(
+            threads.submit(
+                () -> {
+                  start.await();
+                  for (int round = 0; round < 50; round++) {
+                    if (limit.tryAcquire("caller")) {
+                      most.accumulateAndGet(holding.incrementAndGet(), Math::max);
+                      holding.decrementAndGet();
+                      limit.release("caller");
+                    } else {
+                      refused.incrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
+      }
+      start.countDown();
+      for (Future<?> future : done) {
+        future.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertTrue(most.get() <= cap, () -> most.get() + " held at once, the cap is " + cap);
+    assertEquals(0, limit.inFlight("caller"));
+    assertEquals(0, limit.keys());
+  }
+}
