@@ -63,7 +63,9 @@ class ConnectionLimitsTest {
         GatewayConfig.DEFAULT_MAX_CONNECTIONS,
         maxStreamsPerIdentity,
         GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS,
-        GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
+        // one token opens every session of the racing stream openers: only the stream cap may
+        // refuse
+        GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS,
         GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_SESSION,
         GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
         GatewayConfig.DEFAULT_MAX_BATCH_LENGTH);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * One client's flood against a server whose one upstream session every client shares: session A
- * posts 5,000 slow calls (50 batches of 100, 2025-03-26), session B's call is still answered at
+ * posts 5,056 slow calls (79 full batches of 64, 2025-03-26), session B's call is still answered at
  * once. Without a cap A's calls would fill that session's stash (1,000) and B would be answered
  * "overloaded".
  */
@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Timeout;
 class InflightLimitsTest {
 
   private static final String PATH = "/servers/local/mcp";
-  private static final int BATCHES = 50;
-  private static final int BATCH = 100;
+  private static final int BATCH = GatewayConfig.DEFAULT_MAX_BATCH_LENGTH;
+  private static final int BATCHES = (5_000 + BATCH - 1) / BATCH;
   private static final long SLEEP_MS = 5_000;
 
   /** The upstream takes more than one session's cap, so B's call goes out at once. */

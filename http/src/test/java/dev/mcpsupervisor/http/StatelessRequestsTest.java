@@ -40,7 +40,7 @@ class StatelessRequestsTest {
     gateway =
         TestGateway.start(
             "mcp-supervisor.http.sseKeepAlive = 200ms",
-            TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofSeconds(3)),
+            TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofSeconds(30)),
             TestGateway.stdioFixture("fixture"));
   }
 

@@ -71,7 +71,7 @@ public record GatewayConfig(
   public static final int DEFAULT_MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY = 100;
   public static final int DEFAULT_MAX_INFLIGHT_PER_SESSION = 64;
   public static final int DEFAULT_MAX_INFLIGHT_PER_IDENTITY = 64;
-  public static final int DEFAULT_MAX_BATCH_LENGTH = 100;
+  public static final int DEFAULT_MAX_BATCH_LENGTH = 64;
 
   public GatewayConfig {
     authTokens = List.copyOf(authTokens);
