@@ -132,7 +132,8 @@ class ToolFilteringTest {
         plain.requestTimeout(),
         plain.idleTimeout(),
         plain.toolPrefix(),
-        FILTER);
+        FILTER,
+        plain.upstreamLimits());
   }
 
   private static CompletionStage<JsonRpcResponse> call(

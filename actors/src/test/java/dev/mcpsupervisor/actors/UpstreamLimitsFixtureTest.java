@@ -50,6 +50,7 @@ class UpstreamLimitsFixtureTest {
         server.requestTimeout(),
         server.idleTimeout(),
         server.toolPrefix(),
+        server.toolFilter(),
         new UpstreamLimits(
             LIMIT, server.requestTimeout(), Duration.ofSeconds(1), Duration.ofMinutes(1)));
   }

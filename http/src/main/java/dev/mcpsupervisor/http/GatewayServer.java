@@ -75,7 +75,7 @@ public final class GatewayServer {
     ActorSystem<?> system = supervisor.actorSystem();
     metrics.initServers(supervisor.config().servers().keySet());
     GatewaySettings settings =
-        GatewaySettings.fromConfig(system.settings().config()).withLimits(GatewayLimits.of(config));
+        GatewaySettings.fromConfig(system.settings().config()).withLimits(config.sessionLimits());
     Map<String, McpEndpoint> endpoints = new LinkedHashMap<>();
     endpoints.put(
         AggregatedEndpoint.PATH,
@@ -139,7 +139,7 @@ public final class GatewayServer {
         .withSettings(serverSettings(system, supervisor, config))
         .bindFlow(
             RequestHeaderDeadline.around(
-                routes.route().flow(system), config.requestHeaderTimeout()))
+                routes.route().flow(system), config.connectionLimits().requestHeaderTimeout()))
         .thenApply(
             binding -> {
               log.info("gateway listening on {}", binding.localAddress());
@@ -164,7 +164,7 @@ public final class GatewayServer {
                 + idle.toMillis()
                 + "ms\n"
                 + "pekko.http.server.max-connections = "
-                + config.maxConnections()
+                + config.connectionLimits().maxConnections()
                 + "\n"
                 + "pekko.http.server.remote-address-attribute = on\n");
     return ServerSettings.create(overrides.withFallback(system.settings().config()));

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.protocol.RequestStates;
+import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
@@ -22,7 +23,7 @@ record GatewaySettings(
     RequestStates requestStates,
     StreamReplay.Settings sseResume,
     String agentIdHeader,
-    GatewayLimits limits) {
+    SessionLimits limits) {
 
   static final String PATH = "mcp-supervisor.http";
 
@@ -43,11 +44,11 @@ record GatewaySettings(
         requestStatesOf(c.getString("requestStateKey")),
         StreamReplay.Settings.fromConfig(c.getConfig("sseResume")),
         c.getString("agentIdHeader").trim(),
-        GatewayLimits.DEFAULTS);
+        SessionLimits.DEFAULTS);
   }
 
   /** These settings under the limits of the config file's {@code gateway} section. */
-  GatewaySettings withLimits(GatewayLimits newLimits) {
+  GatewaySettings withLimits(SessionLimits newLimits) {
     return new GatewaySettings(
         sseKeepAlive,
         upstreamInitializeTimeout,

@@ -100,9 +100,10 @@ final class McpRoutes extends AllDirectives {
             materializer,
             settings,
             answerTimeout,
-            gateway.maxStreamBufferBytes(),
+            gateway.connectionLimits().maxStreamBufferBytes(),
             refusals);
-    this.streamQuota = new StreamQuota(gateway.maxStreamsPerIdentity(), refusals);
+    this.streamQuota =
+        new StreamQuota(gateway.connectionLimits().maxStreamsPerIdentity(), refusals);
     this.stateless =
         new StatelessRoutes(
             sessions, exchanges, settings, metrics, cacheScope, callers, streamQuota);

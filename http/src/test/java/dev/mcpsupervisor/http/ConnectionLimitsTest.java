@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
+import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,17 +60,19 @@ class ConnectionLimitsTest {
         List.of(),
         null,
         Map.of(),
-        GatewayConfig.DEFAULT_MAX_STREAM_BUFFER_BYTES,
-        headerTimeout,
-        GatewayConfig.DEFAULT_MAX_CONNECTIONS,
-        maxStreamsPerIdentity,
-        GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS,
-        // one token opens every session of the racing stream openers: only the stream cap may
-        // refuse
-        GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS,
-        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_SESSION,
-        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
-        GatewayConfig.DEFAULT_MAX_BATCH_LENGTH);
+        new ConnectionLimits(
+            ConnectionLimits.DEFAULTS.maxStreamBufferBytes(),
+            headerTimeout,
+            ConnectionLimits.DEFAULTS.maxConnections(),
+            maxStreamsPerIdentity),
+        new SessionLimits(
+            SessionLimits.DEFAULTS.maxDownstreamSessions(),
+            // one token opens every session of the racing stream openers: only the stream cap may
+            // refuse
+            SessionLimits.DEFAULTS.maxDownstreamSessions(),
+            SessionLimits.DEFAULTS.maxInflightPerSession(),
+            SessionLimits.DEFAULTS.maxInflightPerIdentity(),
+            SessionLimits.DEFAULTS.maxBatchLength()));
   }
 
   /** Connections that send a request line and a header, then one byte of a header at a time. */

@@ -9,9 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
+import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.IdentityPolicy;
 import dev.mcpsupervisor.protocol.config.NamedToken;
+import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,7 +53,9 @@ class IdentityServersTest {
             Duration.ofMinutes(30),
             List.of(new NamedToken("ci", CI), new NamedToken("admin", ADMIN)),
             null,
-            Map.of("ci", new IdentityPolicy(List.of("alpha"))));
+            Map.of("ci", new IdentityPolicy(List.of("alpha"))),
+            ConnectionLimits.DEFAULTS,
+            SessionLimits.DEFAULTS);
     gateway =
         TestGateway.start(
             config, TestGateway.stdioFixture("alpha"), TestGateway.stdioFixture("beta", "b"));

@@ -7,9 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 class InflightLimitsTest {
 
   private static final String PATH = "/servers/local/mcp";
-  private static final int BATCH = GatewayConfig.DEFAULT_MAX_BATCH_LENGTH;
+  private static final int BATCH = SessionLimits.DEFAULTS.maxBatchLength();
   private static final int BATCHES = (5_000 + BATCH - 1) / BATCH;
   private static final long SLEEP_MS = 5_000;
 
@@ -180,9 +182,9 @@ class InflightLimitsTest {
     return limits(
         1_000,
         1_000,
-        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_SESSION,
-        GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
-        GatewayConfig.DEFAULT_MAX_BATCH_LENGTH);
+        SessionLimits.DEFAULTS.maxInflightPerSession(),
+        SessionLimits.DEFAULTS.maxInflightPerIdentity(),
+        SessionLimits.DEFAULTS.maxBatchLength());
   }
 
   private static GatewayConfig limits(
@@ -199,15 +201,8 @@ class InflightLimitsTest {
         base.namedTokens(),
         base.oauth(),
         base.identities(),
-        GatewayConfig.DEFAULT_MAX_STREAM_BUFFER_BYTES,
-        GatewayConfig.DEFAULT_REQUEST_HEADER_TIMEOUT,
-        GatewayConfig.DEFAULT_MAX_CONNECTIONS,
-        GatewayConfig.DEFAULT_MAX_STREAMS_PER_IDENTITY,
-        sessions,
-        sessionsPerIdentity,
-        perSession,
-        perIdentity,
-        batchLength);
+        ConnectionLimits.DEFAULTS,
+        new SessionLimits(sessions, sessionsPerIdentity, perSession, perIdentity, batchLength));
   }
 
   private static String[] withAgent(String agent, String[] headers) {

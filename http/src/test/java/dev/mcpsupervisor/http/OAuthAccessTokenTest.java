@@ -23,10 +23,12 @@ import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
+import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.NamedToken;
 import dev.mcpsupervisor.protocol.config.OAuthConfig;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
+import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -112,7 +114,9 @@ class OAuthAccessTokenTest {
             Duration.ofMinutes(30),
             List.of(new NamedToken("ops", STATIC_TOKEN)),
             oauth,
-            Map.of());
+            Map.of(),
+            ConnectionLimits.DEFAULTS,
+            SessionLimits.DEFAULTS);
     gateway =
         TestGateway.start(
             config,

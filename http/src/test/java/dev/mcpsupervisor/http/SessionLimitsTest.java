@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,15 +104,8 @@ class SessionLimitsTest {
         base.namedTokens(),
         base.oauth(),
         base.identities(),
-        GatewayConfig.DEFAULT_MAX_STREAM_BUFFER_BYTES,
-        GatewayConfig.DEFAULT_REQUEST_HEADER_TIMEOUT,
-        GatewayConfig.DEFAULT_MAX_CONNECTIONS,
-        GatewayConfig.DEFAULT_MAX_STREAMS_PER_IDENTITY,
-        MAX_DOWNSTREAM_SESSIONS,
-        MAX_DOWNSTREAM_SESSIONS,
-        64,
-        64,
-        100);
+        ConnectionLimits.DEFAULTS,
+        new SessionLimits(MAX_DOWNSTREAM_SESSIONS, MAX_DOWNSTREAM_SESSIONS, 64, 64, 100));
   }
 
   private static ServerConfig contextIsolatedFixture() {

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
+import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -40,15 +42,12 @@ class SlowReaderTest {
             List.of(),
             null,
             Map.of(),
-            16 * 1024,
-            GatewayConfig.DEFAULT_REQUEST_HEADER_TIMEOUT,
-            GatewayConfig.DEFAULT_MAX_CONNECTIONS,
-            GatewayConfig.DEFAULT_MAX_STREAMS_PER_IDENTITY,
-            GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS,
-            GatewayConfig.DEFAULT_MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
-            GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_SESSION,
-            GatewayConfig.DEFAULT_MAX_INFLIGHT_PER_IDENTITY,
-            GatewayConfig.DEFAULT_MAX_BATCH_LENGTH);
+            new ConnectionLimits(
+                16 * 1024,
+                ConnectionLimits.DEFAULTS.requestHeaderTimeout(),
+                ConnectionLimits.DEFAULTS.maxConnections(),
+                ConnectionLimits.DEFAULTS.maxStreamsPerIdentity()),
+            SessionLimits.DEFAULTS);
     try (TestGateway gateway =
             TestGateway.start(
                 // small socket buffers: the client's backlog reaches the gateway soon

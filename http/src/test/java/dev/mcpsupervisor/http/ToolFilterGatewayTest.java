@@ -80,7 +80,8 @@ class ToolFilterGatewayTest {
         plain.requestTimeout(),
         plain.idleTimeout(),
         plain.toolPrefix(),
-        filter);
+        filter,
+        plain.upstreamLimits());
   }
 
   @AfterEach

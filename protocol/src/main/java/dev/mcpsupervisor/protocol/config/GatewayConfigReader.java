@@ -77,10 +77,20 @@ final class GatewayConfigReader {
         tokens,
         oauth,
         AuthConfigReader.identities(gateway, serverNames, tokens, oauth != null),
+        connectionLimits(section),
+        sessionLimits(section));
+  }
+
+  private static ConnectionLimits connectionLimits(ConfigSection section) {
+    return new ConnectionLimits(
         section.positiveBytes(MAX_STREAM_BUFFER_BYTES),
         section.positiveDuration(REQUEST_HEADER_TIMEOUT),
         section.integer(MAX_CONNECTIONS, 1, Integer.MAX_VALUE),
-        section.integer(MAX_STREAMS_PER_IDENTITY, 1, Integer.MAX_VALUE),
+        section.integer(MAX_STREAMS_PER_IDENTITY, 1, Integer.MAX_VALUE));
+  }
+
+  private static SessionLimits sessionLimits(ConfigSection section) {
+    return new SessionLimits(
         section.integer(MAX_DOWNSTREAM_SESSIONS, 1, Integer.MAX_VALUE),
         section.integer(MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY, 1, Integer.MAX_VALUE),
         section.integer(MAX_INFLIGHT_PER_SESSION, 1, Integer.MAX_VALUE),

@@ -54,54 +54,6 @@ public record ServerConfig(
         null);
   }
 
-  /** The default {@link UpstreamLimits}. */
-  public ServerConfig(
-      String name,
-      ServerSpec spec,
-      Isolation isolation,
-      int maxSessions,
-      int maxInflightPerSession,
-      Duration requestTimeout,
-      Duration idleTimeout,
-      String toolPrefix,
-      ToolFilter toolFilter) {
-    this(
-        name,
-        spec,
-        isolation,
-        maxSessions,
-        maxInflightPerSession,
-        requestTimeout,
-        idleTimeout,
-        toolPrefix,
-        toolFilter,
-        null);
-  }
-
-  /** Every tool exposed. */
-  public ServerConfig(
-      String name,
-      ServerSpec spec,
-      Isolation isolation,
-      int maxSessions,
-      int maxInflightPerSession,
-      Duration requestTimeout,
-      Duration idleTimeout,
-      String toolPrefix,
-      UpstreamLimits upstreamLimits) {
-    this(
-        name,
-        spec,
-        isolation,
-        maxSessions,
-        maxInflightPerSession,
-        requestTimeout,
-        idleTimeout,
-        toolPrefix,
-        ToolFilter.ALL,
-        upstreamLimits);
-  }
-
   public ServerKey key() {
     return ServerKey.of(name, spec);
   }

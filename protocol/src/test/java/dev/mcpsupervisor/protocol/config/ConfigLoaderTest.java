@@ -246,15 +246,8 @@ class ConfigLoaderTest {
             List.of(),
             null,
             Map.of(),
-            64 * 1024,
-            Duration.ofSeconds(5),
-            100,
-            3,
-            500,
-            20,
-            16,
-            8,
-            50),
+            new ConnectionLimits(64 * 1024, Duration.ofSeconds(5), 100, 3),
+            new SessionLimits(500, 20, 16, 8, 50)),
         config.gateway());
   }
 

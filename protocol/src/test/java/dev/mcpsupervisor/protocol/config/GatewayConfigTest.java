@@ -43,15 +43,8 @@ class GatewayConfigTest {
             List.of(),
             null,
             Map.of(),
-            4096,
-            Duration.ofSeconds(3),
-            10,
-            2,
-            500,
-            20,
-            16,
-            8,
-            50);
+            new ConnectionLimits(4096, Duration.ofSeconds(3), 10, 2),
+            new SessionLimits(500, 20, 16, 8, 50));
     GatewayConfig moved = limited.withAddress("0.0.0.0", 9090);
     assertEquals("0.0.0.0", moved.host());
     assertEquals(9090, moved.port());
@@ -68,14 +61,7 @@ class GatewayConfigTest {
             moved.namedTokens(),
             moved.oauth(),
             moved.identities(),
-            moved.maxStreamBufferBytes(),
-            moved.requestHeaderTimeout(),
-            moved.maxConnections(),
-            moved.maxStreamsPerIdentity(),
-            moved.maxDownstreamSessions(),
-            moved.maxDownstreamSessionsPerIdentity(),
-            moved.maxInflightPerSession(),
-            moved.maxInflightPerIdentity(),
-            moved.maxBatchLength()));
+            moved.connectionLimits(),
+            moved.sessionLimits()));
   }
 }

@@ -1,0 +1,24 @@
+package dev.mcpsupervisor.protocol.config;
+
+/**
+ * How many downstream sessions and requests the gateway, one caller and one session may hold at
+ * once: the {@code gateway} settings of that name (see docs/configuration.md).
+ *
+ * @param maxDownstreamSessions downstream sessions alive at once; past it a new one gets 503
+ * @param maxDownstreamSessionsPerIdentity downstream sessions of one caller identity at once
+ * @param maxInflightPerSession requests of one downstream session in flight at once; past it a
+ *     request is answered "overloaded"
+ * @param maxInflightPerIdentity stateless (2026-07-28) requests of one caller in flight at once
+ * @param maxBatchLength messages in one JSON-RPC batch; the requests past it are answered with an
+ *     error
+ */
+public record SessionLimits(
+    int maxDownstreamSessions,
+    int maxDownstreamSessionsPerIdentity,
+    int maxInflightPerSession,
+    int maxInflightPerIdentity,
+    int maxBatchLength) {
+
+  /** reference.conf's. */
+  public static final SessionLimits DEFAULTS = new SessionLimits(1000, 100, 64, 64, 64);
+}
