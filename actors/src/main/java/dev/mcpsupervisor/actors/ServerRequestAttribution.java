@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -14,10 +17,11 @@ import java.util.function.Predicate;
  * that call's: the transport names the call whose response stream carried it (Streamable HTTP), or
  * its {@code _meta} names the call's upstream request id under {@link #RELATED_REQUEST}, or carries
  * the progress token the session gave the call. An untagged one is for the only context that could
- * have caused it: the one context with calls in flight; with none in flight, for a roots/list the
- * context that last sent roots/list_changed, else the only leased context. When more than one could
- * have caused it, it is nobody's and the session refuses it upstream. Runs on the session's thread;
- * decisions only.
+ * have caused it: the one context with calls in flight (not counting, while another is free, a
+ * context whose only call is parked on its client's answer to a server request); with none in
+ * flight, for a roots/list the context that last sent roots/list_changed, else the only leased
+ * context. When more than one could have caused it, it is nobody's and the session refuses it
+ * upstream. Runs on the session's thread; decisions only.
  */
 final class ServerRequestAttribution {
 
@@ -66,14 +70,32 @@ final class ServerRequestAttribution {
     if (tied != null) {
       return new Owner(tied, tied.call().context(), 1);
     }
-    Set<String> inFlight = new LinkedHashSet<>();
-    pending.inFlightCalls().forEach(call -> inFlight.add(call.call().context()));
-    if (inFlight.size() == 1) {
-      TrackedCall call = newestNotAnswering();
+    // a context whose one call in flight is parked on its client's answer to a server request (say,
+    // a 2026-07-28 client that left its round) did not ask again: while another context is free, it
+    // claims nothing; a context with more calls might have, so it stays a claimant
+    Map<String, Integer> callsByContext = new LinkedHashMap<>();
+    Set<String> parked = new HashSet<>();
+    for (TrackedCall call : pending.inFlightCalls()) {
+      callsByContext.merge(call.call().context(), 1, Integer::sum);
+      if (answering.test(call)) {
+        parked.add(call.call().context());
+      }
+    }
+    Set<String> inFlight = callsByContext.keySet();
+    Set<String> free = new LinkedHashSet<>();
+    callsByContext.forEach(
+        (context, calls) -> {
+          if (calls > 1 || !parked.contains(context)) {
+            free.add(context);
+          }
+        });
+    Set<String> claimants = free.isEmpty() ? inFlight : free;
+    if (claimants.size() == 1) {
+      TrackedCall call = newestOf(claimants.iterator().next());
       return new Owner(call, call.call().context(), 1);
     }
-    if (inFlight.size() > 1) {
-      return new Owner(null, null, inFlight.size());
+    if (claimants.size() > 1) {
+      return new Owner(null, null, claimants.size());
     }
     String notifier = routes.lastNotifier();
     if (McpMethods.ROOTS_LIST.equals(request.method()) && notifier != null) {
@@ -111,14 +133,16 @@ final class ServerRequestAttribution {
   }
 
   /**
-   * All in flight are one context's: the newest not answering a server request already (a call
-   * waiting for its client's answer rarely asks again, and one a 2026-07-28 client left parked must
-   * not catch a newer call's request), else the newest.
+   * The context's newest call in flight not answering a server request already (a call waiting for
+   * its client's answer rarely asks again), else its newest.
    */
-  private TrackedCall newestNotAnswering() {
+  private TrackedCall newestOf(String context) {
     TrackedCall newest = null;
     TrackedCall newestFree = null;
     for (TrackedCall call : pending.inFlightCalls()) {
+      if (!call.call().context().equals(context)) {
+        continue;
+      }
       if (newest == null || call.upstreamId > newest.upstreamId) {
         newest = call;
       }

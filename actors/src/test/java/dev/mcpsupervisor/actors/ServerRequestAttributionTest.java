@@ -89,15 +89,45 @@ class ServerRequestAttributionTest {
   }
 
   @Test
-  void untaggedWithTwoContextsInFlightIsNobodysEvenIfOneIsAnswering() {
+  void untaggedWithTwoContextsInFlightIsNobodys() {
     send("a", null);
     send("b", null);
-    answering.add("a");
     Owner owner = attribution.ownerOf(sampling(null), null);
     assertTrue(owner.isAmbiguous());
     assertNull(owner.call());
     assertNull(owner.context());
     assertEquals(2, owner.claimants());
+  }
+
+  @Test
+  void aContextWhoseOnlyCallIsParkedOnItsClientsAnswerLeavesTheRequestToTheOtherContext() {
+    send("a", null);
+    TrackedCall free = send("b", null);
+    answering.add("a");
+    Owner owner = attribution.ownerOf(sampling(null), null);
+    assertFalse(owner.isAmbiguous());
+    assertSame(free, owner.call());
+    assertEquals("b", owner.context());
+  }
+
+  @Test
+  void aParkedContextWithAnotherCallInFlightStillClaimsIt() {
+    send("a", null);
+    send("a", null);
+    send("b", null);
+    answering.add("a");
+    Owner owner = attribution.ownerOf(sampling(null), null);
+    assertTrue(owner.isAmbiguous(), "a's other call may have asked");
+    assertEquals(2, owner.claimants());
+  }
+
+  @Test
+  void whenEveryContextIsParkedTheRequestIsStillAmbiguous() {
+    send("a", null);
+    send("b", null);
+    answering.add("a");
+    answering.add("b");
+    assertTrue(attribution.ownerOf(sampling(null), null).isAmbiguous());
   }
 
   @Test
