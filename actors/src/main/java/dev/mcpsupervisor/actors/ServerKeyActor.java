@@ -3,8 +3,6 @@ package dev.mcpsupervisor.actors;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.protocol.McpMethods;
-import dev.mcpsupervisor.protocol.config.Isolation;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -14,9 +12,9 @@ import org.apache.pekko.japi.function.Function;
 
 /**
  * One actor per server key: its sessions (children), the leases of contexts on them, their
- * assignment by isolation policy, idle eviction, the key's circuit breaker, and its session ids
- * (monotonic, never recycled: the guardian hands every incarnation a first id beyond every id used
- * before).
+ * assignment by isolation policy, idle eviction, the key's circuit breaker (all in {@link
+ * KeySessions}), and its session ids (monotonic, never recycled: the guardian hands every
+ * incarnation a first id beyond every id used before).
  *
  * <p>Every message from the guardian is counted. With no session, no lease and a closed circuit
  * without failures (recent failures and an open or half-open circuit are remembered until forgotten
@@ -80,17 +78,15 @@ public final class ServerKeyActor {
   /** The session's requests keep failing: evict it. */
   record SessionFailing(long sessionId, String reason) implements Command {}
 
-  // Private.
+  // Its own: a watch and timers (KeySessions sets them).
 
-  private record SessionTerminated(long sessionId) implements Command {}
+  record SessionTerminated(long sessionId) implements Command {}
 
-  private record IdleTimeout(long sessionId) implements Command {}
+  record IdleTimeout(long sessionId) implements Command {}
 
-  private enum CooldownElapsed implements Command {
+  enum CooldownElapsed implements Command {
     INSTANCE
   }
-
-  private record IdleTimer(long sessionId) {}
 
   /**
    * @param incarnation distinguishes this actor from earlier and later ones of the same key
@@ -110,14 +106,11 @@ public final class ServerKeyActor {
   private final String server;
   private final long incarnation;
   private final ActorContext<Command> context;
-  private final TimerScheduler<Command> timers;
-  private final LeaseTable<ActorRef<SessionActor.Command>, ActorRef<ContextDelivery.Command>>
-      table = new LeaseTable<>();
-
   private final CircuitBreaker circuit;
+  private final KeySessions sessions;
+  private final LeaseTable<ActorRef<SessionActor.Command>, ActorRef<ContextDelivery.Command>> table;
   private final ListRequests lists;
   private final SubscriptionRequests subscriptions;
-  private long nextSessionId;
 
   /** The router's messages processed, for the passivation handshake. */
   private final Passivation.Inbox fromRouter = new Passivation.Inbox();
@@ -131,19 +124,13 @@ public final class ServerKeyActor {
     this.env = env;
     this.server = env.serverName();
     this.incarnation = incarnation;
-    this.nextSessionId = firstSessionId;
     this.context = context;
-    this.timers = timers;
     this.circuit = new CircuitBreaker(server, env.settings().circuitMaxFailures());
+    this.sessions =
+        new KeySessions(env, firstSessionId, context, timers, circuit, this::sessionGone);
+    this.table = sessions.table();
     this.lists = new ListRequests(env, context, timers);
-    this.subscriptions =
-        new SubscriptionRequests(
-            env,
-            context,
-            sessionId -> {
-              var session = table.get(sessionId);
-              return session == null ? null : session.ref;
-            });
+    this.subscriptions = new SubscriptionRequests(env, context, sessions::ref);
   }
 
   // ---------------------------------------------------------------------------------------- active
@@ -154,20 +141,31 @@ public final class ServerKeyActor {
         .onMessage(Request.class, fromGuardian(this::onRequest))
         .onMessage(Cancel.class, fromGuardian(this::onCancel))
         .onMessage(Notify.class, fromGuardian(this::onNotify))
-        .onMessage(DeliverTo.class, fromGuardian(this::onDeliverTo))
+        .onMessage(
+            DeliverTo.class,
+            fromGuardian(
+                deliverTo ->
+                    same(() -> sessions.deliverTo(deliverTo.context(), deliverTo.delivery()))))
         .onMessage(Release.class, fromGuardian(this::onRelease))
         .onMessage(GetSnapshot.class, fromGuardian(this::onGetSnapshot))
         .onMessage(Shutdown.class, fromGuardian(notUsed -> onShutdown()))
         .onMessage(SessionReady.class, this::onSessionReady)
         .onMessage(SessionDown.class, this::onSessionDown)
-        .onMessage(AttemptFailed.class, this::onAttemptFailed)
+        .onMessage(
+            AttemptFailed.class,
+            failed ->
+                same(
+                    () ->
+                        sessions.attemptFailed(
+                            failed.sessionId(), failed.reason(), failed.fatal())))
         .onMessage(
             SessionLoad.class,
             load -> same(() -> table.saturated(load.sessionId(), load.saturated())))
         .onMessage(SessionFailing.class, this::onSessionFailing)
         .onMessage(ListRequests.Event.class, event -> same(() -> lists.on(event)))
         .onMessage(SubscriptionRequests.Event.class, event -> same(() -> subscriptions.on(event)))
-        .onMessage(IdleTimeout.class, this::onIdleTimeout)
+        .onMessage(
+            IdleTimeout.class, timeout -> same(() -> sessions.idleTimeout(timeout.sessionId())))
         .onMessage(CooldownElapsed.class, notUsed -> onCooldownElapsed())
         .onMessage(SessionTerminated.class, this::onSessionTerminated)
         .build();
@@ -184,9 +182,9 @@ public final class ServerKeyActor {
   }
 
   private Behavior<Command> onAcquire(Acquire acquire) {
-    var session = leaseFor(acquire.context(), acquire.delivery());
+    var session = sessions.leaseFor(acquire.context(), acquire.delivery());
     if (session == null) {
-      acquire.replyTo().tell(AcquireReply.failed(unavailable()));
+      acquire.replyTo().tell(AcquireReply.failed(sessions.unavailable()));
     } else {
       session.ref.tell(new SessionActor.AwaitReady(acquire.replyTo()));
     }
@@ -209,120 +207,32 @@ public final class ServerKeyActor {
       subscriptions.serve(call, -1);
       return;
     }
-    var session = leaseFor(call.context(), call.delivery());
+    var session = sessions.leaseFor(call.context(), call.delivery());
     if (session == null) {
-      call.reject(unavailable(), env.observer());
+      call.reject(sessions.unavailable(), env.observer());
     } else {
       subscriptions.serve(call, session.id);
     }
   }
 
   private void forward(UpstreamCall call) {
-    var session = leaseFor(call.context(), call.delivery());
+    var session = sessions.leaseFor(call.context(), call.delivery());
     if (session == null) {
-      call.reject(unavailable(), env.observer());
+      call.reject(sessions.unavailable(), env.observer());
     } else {
       session.ref.tell(new SessionActor.Forward(call));
     }
   }
 
-  /**
-   * The context's session, assigning one (and a lease) if it has none; null while the circuit
-   * forbids it. The session learns the context's delivery actor before the message that follows
-   * (same sender, same receiver: in order).
-   */
-  private LeaseTable.Entry<ActorRef<SessionActor.Command>> leaseFor(
-      String contextId, ActorRef<ContextDelivery.Command> delivery) {
-    var session = table.sessionOf(contextId);
-    if (session != null) {
-      deliverTo(session, contextId, delivery);
-      return session;
-    }
-    session =
-        env.server().isolation() == Isolation.SHARED
-            ? table.pooled(env.server().maxSessions())
-            : null;
-    if (session != null) {
-      env.observer().sessionReused(server);
-    } else if (table.mayOpen(env.server().isolation(), env.server().maxSessions())
-        && circuit.mayOpenSession(table.noneStarting())) {
-      session = openSession();
-    } else {
-      return null;
-    }
-    table.lease(contextId, session);
-    session.ref.tell(new SessionActor.Leased(contextId, null)); // counts when attributing requests
-    deliverTo(session, contextId, delivery);
-    timers.cancel(new IdleTimer(session.id));
-    return session;
-  }
-
-  private LeaseTable.Entry<ActorRef<SessionActor.Command>> openSession() {
-    long id = nextSessionId++;
-    ActorRef<SessionActor.Command> ref =
-        context.spawn(SessionActor.create(id, env, context.getSelf()), "session-" + id);
-    context.watchWith(ref, new SessionTerminated(id));
-    env.router().tell(new KeyRouter.SessionIdsReserved(nextSessionId));
-    env.observer().sessionCreated(server);
-    return table.add(id, ref);
-  }
-
-  /** The session learns the context's listener, unless it knows it already. */
-  private void deliverTo(
-      LeaseTable.Entry<ActorRef<SessionActor.Command>> session,
-      String contextId,
-      ActorRef<ContextDelivery.Command> delivery) {
-    if (delivery != null && table.listen(contextId, delivery)) {
-      session.ref.tell(new SessionActor.Leased(contextId, delivery));
-    }
-  }
-
-  private Behavior<Command> onDeliverTo(DeliverTo deliverTo) {
-    var session = table.sessionOf(deliverTo.context());
-    if (session != null) {
-      deliverTo(session, deliverTo.context(), deliverTo.delivery());
-    }
-    return Behaviors.same();
-  }
-
   private Behavior<Command> onRelease(Release release) {
     subscriptions.released(release.context()); // while its session is still in the table
-    var session = table.release(release.context());
-    if (session != null) {
-      session.ref.tell(new SessionActor.Unleased(release.context()));
-    }
-    if (session != null && session.contexts.isEmpty()) {
-      if (env.server().isolation() == Isolation.CONTEXT) {
-        evict(session, CloseReason.RELEASED, "its context released it");
-      } else {
-        timers.startSingleTimer(
-            new IdleTimer(session.id), new IdleTimeout(session.id), env.server().idleTimeout());
-      }
-    }
+    sessions.release(release.context());
     return Behaviors.same();
   }
 
-  private Behavior<Command> onIdleTimeout(IdleTimeout timeout) {
-    var session = table.get(timeout.sessionId());
-    if (session != null && session.contexts.isEmpty()) {
-      evict(session, CloseReason.IDLE, "idle for " + env.server().idleTimeout());
-    }
-    return Behaviors.same();
-  }
-
-  /**
-   * Takes the session out of the table (and its leases) before telling it to close: nothing can
-   * reach it after.
-   */
-  private void evict(
-      LeaseTable.Entry<ActorRef<SessionActor.Command>> session, CloseReason reason, String detail) {
-    table.evict(session);
-    subscriptions.sessionGone(session.id, detail);
-    timers.cancel(new IdleTimer(session.id));
-    session.ref.tell(new SessionActor.Close(reason, detail));
-    if (reason != CloseReason.SHUTDOWN && reason != CloseReason.CONNECT_FAILED) {
-      env.observer().sessionEvicted(server, reason.word());
-    }
+  /** An evicted session's subscriptions are answered "unavailable". */
+  private void sessionGone(long sessionId, String why) {
+    subscriptions.sessionGone(sessionId, why);
   }
 
   private Behavior<Command> onCancel(Cancel cancel) {
@@ -345,12 +255,8 @@ public final class ServerKeyActor {
   // ------------------------------------------------------------------------------- session reports
 
   private Behavior<Command> onSessionReady(SessionReady ready) {
-    table.ready(ready.sessionId(), true);
+    sessions.sessionReady(ready.sessionId());
     subscriptions.reconnected(ready.sessionId());
-    if (circuit.close()) {
-      context.getLog().info("{}: circuit closed, a session is ready again", env.keyId());
-    }
-    timers.cancel(CooldownElapsed.INSTANCE);
     return Behaviors.same();
   }
 
@@ -361,65 +267,11 @@ public final class ServerKeyActor {
     return Behaviors.same();
   }
 
-  private Behavior<Command> onAttemptFailed(AttemptFailed failed) {
-    boolean mustOpen = circuit.attemptFailed(failed.reason());
-    var session = table.get(failed.sessionId());
-    if (session != null) {
-      session.ready = false;
-      if (failed.fatal()) {
-        evict(session, CloseReason.CONNECT_FAILED, failed.reason());
-      }
-    }
-    if (mustOpen) {
-      openCircuit();
-    } else {
-      // failures are consecutive while they come within a cooldown of each other; the key stays
-      // until then
-      timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
-    }
-    return Behaviors.same();
-  }
-
-  /**
-   * Fail fast for a cooldown: sessions that are not ready are closed, their callers answered
-   * "unavailable".
-   */
-  private void openCircuit() {
-    if (circuit.open()) {
-      context
-          .getLog()
-          .warn(
-              "{}: circuit open after {} failed attempts: {}",
-              env.keyId(),
-              circuit.consecutiveFailures(),
-              circuit.lastFailure());
-    }
-    timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
-    table.live().stream()
-        .filter(s -> !s.ready)
-        .forEach(s -> evict(s, CloseReason.CIRCUIT_OPEN, circuit.lastFailure()));
-  }
-
-  /**
-   * Open → half-open: the next call may open one probe session. Half-open (or closed with failures
-   * counted) for another quiet cooldown with no attempt under way → closed with the failures
-   * forgotten, so that an abandoned key can go idle and stop.
-   */
   private Behavior<Command> onCooldownElapsed() {
-    if (circuit.state() == CircuitBreaker.State.OPEN) {
-      circuit.halfOpen();
-      timers.startSingleTimer(CooldownElapsed.INSTANCE, env.settings().circuitCooldown());
-    } else if (table.noneStarting()) {
-      circuit.close();
+    if (sessions.cooldownElapsed()) {
       reportIfIdle();
     }
     return Behaviors.same();
-  }
-
-  private JsonRpcError unavailable() {
-    return table.mayOpen(env.server().isolation(), env.server().maxSessions())
-        ? circuit.unavailable()
-        : SupervisorErrors.tooManySessions(server, env.server().maxSessions());
   }
 
   private Behavior<Command> onSessionFailing(SessionFailing failing) {
@@ -428,7 +280,7 @@ public final class ServerKeyActor {
       context
           .getLog()
           .warn("{}: evicting session {}: {}", env.keyId(), session.id, failing.reason());
-      evict(session, CloseReason.FAILURES, failing.reason());
+      sessions.evict(session, CloseReason.FAILURES, failing.reason());
     }
     return Behaviors.same();
   }
@@ -450,7 +302,7 @@ public final class ServerKeyActor {
    */
   private Behavior<Command> onShutdown() {
     lists.shutdown();
-    table.live().forEach(s -> evict(s, CloseReason.SHUTDOWN, "shutdown"));
+    table.live().forEach(s -> sessions.evict(s, CloseReason.SHUTDOWN, "shutdown"));
     table
         .closing()
         .forEach(s -> s.ref.tell(new SessionActor.Close(CloseReason.SHUTDOWN, "shutdown")));

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -124,22 +123,12 @@ public final class SessionActor {
   private final KeyEnvironment env;
   private final String server;
   private final SupervisorSettings settings;
-  private final ActorRef<ServerKeyActor.Command> parent;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
-  private final Instant startedAt = Instant.now();
   private final SessionCalls calls;
   private final UpstreamInbox inbox;
-  private final ReadyWaiters readyWaiters;
   private final KeepAlive keepAlive;
-
-  /**
-   * Upstream messages of a link whose UpstreamLink.Up has not arrived yet (only ever a few, and
-   * only then).
-   */
-  private final StashBuffer<Command> early;
-
-  private int restarts;
+  private final SessionLifecycle lifecycle;
 
   private SessionActor(
       long sessionId,
@@ -149,22 +138,19 @@ public final class SessionActor {
       TimerScheduler<Command> timers,
       StashBuffer<Command> early) {
     this.sessionId = sessionId;
-    this.early = early;
     this.env = env;
     this.server = env.serverName();
     this.settings = env.settings();
-    this.parent = parent;
     this.context = context;
     this.timers = timers;
     this.calls = new SessionCalls(sessionId, env, parent, context, timers);
     this.inbox = calls.inbox();
-    this.readyWaiters = new ReadyWaiters(settings.stashCapacity());
     this.keepAlive = new KeepAlive(calls, settings, timers);
+    this.lifecycle = new SessionLifecycle(sessionId, env, parent, context, calls, keepAlive, early);
   }
 
   private Behavior<Command> start() {
-    // after a crash-restart the key actor may still believe the old instance's state: correct it
-    parent.tell(new ServerKeyActor.SessionLoad(sessionId, false));
+    lifecycle.started();
     return starting(newAttempt());
   }
 
@@ -217,13 +203,7 @@ public final class SessionActor {
   }
 
   private Behavior<Command> gaveUp(String reason) {
-    early.clear(); // what the failed link sent early belongs to no connection now
-    context.getLog().info("{} session {}: attempt 1 failed: {}", server, sessionId, reason);
-    parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, true));
-    JsonRpcError error = SupervisorErrors.unavailable(server, reason);
-    calls.answerEverything(call -> error);
-    readyWaiters.failed(error);
-    return failed(error);
+    return failed(lifecycle.gaveUp(reason));
   }
 
   // ----------------------------------------------------------------------------------------- ready
@@ -231,11 +211,8 @@ public final class SessionActor {
   private Behavior<Command> becomeReady(UpstreamLink.Up up) {
     SessionCalls.Link link =
         new SessionCalls.Link(up.link(), up.connection(), up.initializeResult());
-    parent.tell(new ServerKeyActor.SessionReady(sessionId));
-    readyWaiters.ready(link.initializeResult());
-    calls.linkUp(link);
-    keepAlive.start();
-    return early.unstashAll(ready(link));
+    lifecycle.linkUp(link);
+    return lifecycle.replayEarly(ready(link));
   }
 
   private Behavior<Command> ready(SessionCalls.Link link) {
@@ -277,20 +254,9 @@ public final class SessionActor {
     return linkLost(keepAlive.deadReason(), link);
   }
 
-  /**
-   * The connection died under a ready session: the safe calls in flight wait for the next
-   * connection (first, in their original order), the others are answered "session lost"; a new link
-   * follows after a backoff.
-   */
+  /** The connection died under a ready session: a new link follows after a backoff. */
   private Behavior<Command> linkLost(String reason, SessionCalls.Link link) {
-    context
-        .getLog()
-        .info("{} session {}: connection lost ({}), restarting", server, sessionId, reason);
-    env.observer().sessionRestarted(server, reason);
-    restarts++;
-    keepAlive.stop();
-    calls.linkLost(reason);
-    parent.tell(new ServerKeyActor.SessionDown(sessionId, reason));
+    lifecycle.linkLost(reason);
     return backoff(0);
   }
 
@@ -318,11 +284,7 @@ public final class SessionActor {
   }
 
   private Behavior<Command> attemptFailed(String reason, int failedAttempts) {
-    early.clear();
-    context
-        .getLog()
-        .info("{} session {}: attempt {} failed: {}", server, sessionId, failedAttempts, reason);
-    parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, false));
+    lifecycle.attemptFailed(reason, failedAttempts);
     return backoff(failedAttempts);
   }
 
@@ -340,13 +302,7 @@ public final class SessionActor {
   }
 
   private Behavior<Command> onClose(Close close, ActorRef<UpstreamLink.Command> link) {
-    context
-        .getLog()
-        .debug(
-            "{} session {}: closing ({}: {})", server, sessionId, close.reason(), close.detail());
-    JsonRpcError notReady = close.reason().acquireError(server, sessionId);
-    calls.answerEverything(close.reason().callErrors(server, close.detail()));
-    readyWaiters.failed(notReady);
+    JsonRpcError notReady = lifecycle.closing(close);
     timers.cancelAll();
     if (link == null) {
       return Behaviors.stopped();
@@ -376,7 +332,7 @@ public final class SessionActor {
             AwaitReady.class, await -> same(() -> await.replyTo().tell(AcquireReply.failed(error))))
         .onMessage(GetSnapshot.class, get -> onGetSnapshot(get, "closed", OptionalLong.empty()))
         .onAnyMessage(notUsed -> Behaviors.same())
-        .onSignal(PostStop.class, signal -> onStopped())
+        .onSignal(PostStop.class, signal -> same(lifecycle::stopped))
         .build();
   }
 
@@ -399,7 +355,8 @@ public final class SessionActor {
         .onMessage(
             SessionCalls.CallCommand.class,
             command -> same(() -> calls.onCallCommand(command, ready)))
-        .onMessage(AwaitReady.class, await -> onAwaitReady(await, ready))
+        .onMessage(
+            AwaitReady.class, await -> same(() -> lifecycle.awaitReady(await.replyTo(), ready)))
         .onMessage(
             GetSnapshot.class,
             get -> onGetSnapshot(get, stateWord, ready != null ? ready.pid() : pid))
@@ -411,91 +368,33 @@ public final class SessionActor {
             leased -> same(() -> inbox.routes().leased(leased.context(), leased.delivery())))
         .onMessage(
             Unleased.class, unleased -> same(() -> inbox.routes().unleased(unleased.context())))
-        .onMessage(UpstreamLink.Received.class, received -> onReceivedWhileLinking(received, link))
+        .onMessage(
+            UpstreamLink.Received.class,
+            received -> same(() -> receivedWhileLinking(received, link)))
         .onMessage(Close.class, close -> onClose(close, link))
         // whatever else is left is stale: events of an earlier link, ticks of a state already left
         .onAnyMessage(notUsed -> Behaviors.same())
-        .onSignal(PreRestart.class, signal -> onCrashed())
-        .onSignal(PostStop.class, signal -> onStopped())
+        .onSignal(PreRestart.class, signal -> same(lifecycle::crashed))
+        .onSignal(PostStop.class, signal -> same(lifecycle::stopped))
         .build();
   }
 
-  /**
-   * What the upstream sends on a link the session does not know is up yet (its UpstreamLink.Up may
-   * still be on its way) waits, in order, until it is; bounded, since nothing may grow with what an
-   * upstream sends.
-   */
-  private Behavior<Command> onReceivedWhileLinking(
+  /** The current link's UpstreamLink.Up may still be on its way: what it sent waits for it. */
+  private void receivedWhileLinking(
       UpstreamLink.Received received, ActorRef<UpstreamLink.Command> link) {
-    if (!received.link().equals(link)) {
-      return Behaviors.same(); // an earlier link's
+    if (received.link().equals(link)) { // else an earlier link's
+      lifecycle.receivedEarly(received);
     }
-    if (early.isFull()) {
-      context
-          .getLog()
-          .warn(
-              "{} session {}: dropping an upstream message sent before the link was up",
-              server,
-              sessionId);
-    } else {
-      early.stash(received);
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onAwaitReady(AwaitReady await, SessionCalls.Link ready) {
-    readyWaiters.await(
-        await.replyTo(),
-        ready == null ? null : ready.initializeResult(),
-        waiting -> SupervisorErrors.overloaded(sessionId, server, waiting));
-    return Behaviors.same();
   }
 
   private Behavior<Command> onGetSnapshot(GetSnapshot get, String stateWord, OptionalLong pid) {
-    get.replyTo()
-        .tell(
-            new SessionSnapshot(
-                sessionId,
-                stateWord,
-                0,
-                calls.inFlight(),
-                calls.waiting(),
-                calls.inbox().awaitingAnswers(),
-                restarts,
-                startedAt,
-                pid));
+    get.replyTo().tell(lifecycle.snapshot(stateWord, pid));
     return Behaviors.same();
   }
 
   /** For handlers that only act: the state stays as it is. */
   private static Behavior<Command> same(Runnable action) {
     action.run();
-    return Behaviors.same();
-  }
-
-  /**
-   * An unexpected exception: the actor restarts with a fresh state (its link child stops), so
-   * answer what it holds.
-   */
-  private Behavior<Command> onCrashed() {
-    context
-        .getLog()
-        .warn("{} session {}: actor failed, restarting; answering what it held", server, sessionId);
-    calls.answerEverything(
-        call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"));
-    readyWaiters.failed(
-        SupervisorErrors.unavailableBecause(server, "session " + sessionId + " failed"));
-    parent.tell(new ServerKeyActor.SessionDown(sessionId, "session actor failed"));
-    return Behaviors.same();
-  }
-
-  /**
-   * Stopped (by its key actor, or the system is terminating): nothing may stay unanswered; the link
-   * child stops too.
-   */
-  private Behavior<Command> onStopped() {
-    calls.answerEverything(call -> SupervisorErrors.shuttingDown());
-    readyWaiters.failed(SupervisorErrors.shuttingDown());
     return Behaviors.same();
   }
 }
