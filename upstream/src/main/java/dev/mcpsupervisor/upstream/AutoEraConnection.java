@@ -190,7 +190,7 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
   }
 
   /** HTTP: the adapter's discover decides. */
-  private final class Probe implements StatelessAdapter.EraProbe {
+  private final class Probe implements EraProbe {
     @Override
     public Duration timeout() {
       return PROBE_TIMEOUT;
@@ -217,7 +217,7 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
   }
 
   /** stdio: the refused initialize is answered by discover, or keeps its refusal. */
-  private final class StdioProbe implements StatelessAdapter.EraProbe {
+  private final class StdioProbe implements EraProbe {
     private final JsonRpcResponse refusal;
     private final boolean certain;
 

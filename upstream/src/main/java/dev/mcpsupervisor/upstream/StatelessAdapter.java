@@ -13,11 +13,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import dev.mcpsupervisor.upstream.StatelessExchange.Kind;
 import dev.mcpsupervisor.upstream.StatelessMessages.Envelope;
 import java.io.IOException;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -57,39 +53,10 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
 
   // owned by the strand
   private Envelope envelope = new Envelope(JsonRpcCodec.emptyObject(), null, null);
-  private long nextUpstreamId = 1;
-  private final Map<Long, StatelessExchange> byUpstreamId = new HashMap<>();
-  private final Map<String, StatelessExchange> bySessionId = new HashMap<>();
+  private final StatelessExchanges exchanges = new StatelessExchanges();
   private final InputRounds inputs;
   private final ListenStream listen;
   private boolean closed;
-
-  /**
-   * Who decides the era when the server's is not known in advance: told the outcome of the discover
-   * that serves the session's initialize.
-   */
-  interface EraProbe {
-
-    /** How long discover may take before the server counts as one of the session era. */
-    Duration timeout();
-
-    /**
-     * Whether a server that speaks both eras is kept in the session era (so that auto-detection
-     * changes nothing for the servers that worked before 2026-07-28).
-     */
-    default boolean sessionEraFirst() {
-      return false;
-    }
-
-    /** Discover named 2026-07-28: this adapter serves the session from now on. */
-    void stateless();
-
-    /**
-     * Discover failed, timed out or named no 2026-07-28: the session era takes the initialize over.
-     * The stage completes when it is sent.
-     */
-    CompletionStage<Void> notStateless(JsonRpcRequest initialize);
-  }
 
   /**
    * @param name the connection as logs name it
@@ -113,7 +80,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
                 StatelessAdapter.this.answer(exchange, response);
               }
             });
-    this.listen = new ListenStream(name, strand, this::nextUpstreamId, this::transmit, events);
+    this.listen = new ListenStream(name, strand, exchanges::nextUpstreamId, this::transmit, events);
   }
 
   /** The transport to speak through; set once, before the first send. */
@@ -167,7 +134,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
                   probe.timeout().toMillis(), TimeUnit.MILLISECONDS, strand)
               .execute(
                   () -> {
-                    if (byUpstreamId.get(round) == exchange) {
+                    if (exchanges.awaits(round, exchange)) {
                       abortRound(exchange);
                       roundFailed(exchange, round, new TimeoutException("no answer in time"));
                     }
@@ -216,15 +183,12 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
             stage.completeExceptionally(failure);
           }
         });
-    bySessionId.put(JsonRpcIds.key(exchange.sessionId()), exchange);
+    exchanges.open(exchange);
     sendRound(exchange, exchange.params);
   }
 
   private void sendRound(StatelessExchange exchange, ObjectNode params) {
-    long id = nextUpstreamId();
-    exchange.upstreamId = id;
-    exchange.inFlight = true;
-    byUpstreamId.put(id, exchange);
+    long id = exchanges.startRound(exchange);
     transmit(new JsonRpcRequest(LongNode.valueOf(id), exchange.method, params))
         .whenComplete(
             (sent, failure) -> {
@@ -232,10 +196,6 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
                 strand.execute(() -> roundFailed(exchange, id, failure));
               }
             });
-  }
-
-  private long nextUpstreamId() {
-    return nextUpstreamId++;
   }
 
   private CompletionStage<Void> transmit(JsonRpcMessage message) {
@@ -248,10 +208,10 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
 
   /** The round's request could not be sent, or its answer was lost (a broken HTTP stream). */
   private void roundFailed(StatelessExchange exchange, long upstreamId, Throwable failure) {
-    if (byUpstreamId.get(upstreamId) != exchange) {
+    if (!exchanges.awaits(upstreamId, exchange)) {
       return; // answered or withdrawn meanwhile
     }
-    forget(exchange);
+    exchanges.forget(exchange);
     if (exchange.kind == Kind.INITIALIZE && probe != null) {
       log.debug(
           "{}: server/discover failed ({}): not stateless", events.name(), failure.toString());
@@ -263,12 +223,11 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
 
   private void cancel(JsonRpcNotification cancelled) {
     JsonNode requestId = cancelled.params() == null ? null : cancelled.params().get("requestId");
-    StatelessExchange exchange =
-        requestId == null ? null : bySessionId.get(JsonRpcIds.key(requestId));
+    StatelessExchange exchange = exchanges.ofSessionRequest(requestId);
     if (exchange == null) {
       return;
     }
-    forget(exchange);
+    exchanges.forget(exchange);
     String reason = cancelled.params().path("reason").asText("cancelled by the client");
     inputs.withdraw(exchange, reason);
     if (exchange.inFlight) {
@@ -304,17 +263,14 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
       return;
     }
     if (message instanceof JsonRpcResponse answer) {
-      Long id = upstreamIdOf(answer.id());
-      StatelessExchange exchange = id == null ? null : byUpstreamId.remove(id);
+      StatelessExchange exchange = exchanges.answered(answer.id());
       if (exchange == null) {
         log.debug("{}: dropped an answer nothing waits for: id {}", events.name(), answer.id());
         return;
       }
-      exchange.inFlight = false;
       onRoundAnswer(exchange, answer);
     } else {
-      Long related = relatedRequestId == null ? null : upstreamIdOf(relatedRequestId);
-      StatelessExchange exchange = related == null ? null : byUpstreamId.get(related);
+      StatelessExchange exchange = exchanges.ofRound(relatedRequestId);
       events.message(message, exchange == null ? null : exchange.sessionId());
     }
   }
@@ -354,22 +310,10 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
       listen.start(answer.result().path("capabilities"), envelope);
     } else if (probe != null) {
       log.debug("{}: server/discover answered {}: not stateless", events.name(), answer);
-      forget(exchange);
+      exchanges.forget(exchange);
       fallBack(exchange);
     } else {
-      answer(
-          exchange,
-          answer.isError()
-              ? StatelessMessages.error(
-                  exchange.sessionId(),
-                  answer.error().code(),
-                  "server/discover failed: " + answer.error().message())
-              : StatelessMessages.error(
-                  exchange.sessionId(),
-                  JsonRpcErrorCodes.UNSUPPORTED_PROTOCOL_VERSION,
-                  "the server does not speak 2026-07-28 (it supports "
-                      + answer.result().path("supportedVersions")
-                      + ")"));
+      answer(exchange, StatelessMessages.notStateless(answer, exchange.sessionId()));
     }
   }
 
@@ -389,18 +333,13 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
   // ------------------------------------------------------------------------------ answering
 
   private void answer(StatelessExchange exchange, JsonRpcResponse response) {
-    forget(exchange);
+    exchanges.forget(exchange);
     deliver(response.withId(exchange.sessionId()));
     exchange.done.complete(null);
   }
 
   private void deliver(JsonRpcResponse response) {
     events.message(response, null);
-  }
-
-  private void forget(StatelessExchange exchange) {
-    bySessionId.remove(JsonRpcIds.key(exchange.sessionId()), exchange);
-    byUpstreamId.remove(exchange.upstreamId, exchange);
   }
 
   // ------------------------------------------------------------------------------- lifecycle
@@ -416,9 +355,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
     events.close(kind, detail);
     listen.stop();
     IOException gone = new IOException(events.name() + " is closed: " + detail);
-    List<StatelessExchange> open = new ArrayList<>(bySessionId.values());
-    bySessionId.clear();
-    byUpstreamId.clear();
+    List<StatelessExchange> open = exchanges.clear();
     inputs.clear();
     open.forEach(exchange -> exchange.done.completeExceptionally(gone));
   }
@@ -433,9 +370,5 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
   @Override
   public OptionalLong pid() {
     return transport.pid();
-  }
-
-  private static Long upstreamIdOf(JsonNode id) {
-    return id != null && id.isIntegralNumber() && id.canConvertToLong() ? id.asLong() : null;
   }
 }

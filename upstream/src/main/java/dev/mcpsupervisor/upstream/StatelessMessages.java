@@ -183,6 +183,25 @@ final class StatelessMessages {
     return retry;
   }
 
+  /**
+   * The answer to the session's initialize when the server's discover answer does not confirm
+   * 2026-07-28 (and no probe falls back to the session era): the discover error, or the versions
+   * the server supports.
+   */
+  static JsonRpcResponse notStateless(JsonRpcResponse discoverAnswer, JsonNode sessionId) {
+    return discoverAnswer.isError()
+        ? error(
+            sessionId,
+            discoverAnswer.error().code(),
+            "server/discover failed: " + discoverAnswer.error().message())
+        : error(
+            sessionId,
+            JsonRpcErrorCodes.UNSUPPORTED_PROTOCOL_VERSION,
+            "the server does not speak 2026-07-28 (it supports "
+                + discoverAnswer.result().path("supportedVersions")
+                + ")");
+  }
+
   static JsonRpcResponse error(JsonNode id, int code, String message) {
     return JsonRpcResponse.failure(id, new JsonRpcError(code, message, null));
   }

@@ -43,12 +43,10 @@ import org.slf4j.LoggerFactory;
  * refused connection or a broken response stream is a {@code TRANSPORT_ERROR}. Either ends the
  * connection.
  */
-final class StreamableHttpConnection implements UpstreamConnection {
+final class StreamableHttpConnection implements UpstreamConnection, StandaloneStream.Owner {
 
   private static final Logger log = LoggerFactory.getLogger(StreamableHttpConnection.class);
   private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(2);
-  private static final long RECONNECT_MIN_MILLIS = 250;
-  private static final long RECONNECT_MAX_MILLIS = 5_000;
 
   private final HttpClient client;
   private final URI url;
@@ -57,7 +55,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
   private final UpstreamLimits limits;
   private final AtomicBoolean closing = new AtomicBoolean();
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
-  private final AtomicBoolean standaloneOpened = new AtomicBoolean();
+  private final StandaloneStream standalone;
 
   /** Open response and standalone streams, cancelled on close. */
   private final Set<SseStream> streams = ConcurrentHashMap.newKeySet();
@@ -68,7 +66,6 @@ final class StreamableHttpConnection implements UpstreamConnection {
   private volatile String sessionId;
   private volatile String protocolVersion;
   private volatile JsonNode initializeId;
-  private volatile String standaloneLastEventId = "";
 
   StreamableHttpConnection(
       HttpClient client,
@@ -82,6 +79,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
     this.headers = headers;
     this.limits = limits;
     this.events = new ConnectionEvents(name, listener);
+    this.standalone = new StandaloneStream(client, limits, name, this);
   }
 
   @Override
@@ -99,7 +97,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
       }
     }
     HttpRequest post =
-        sessionRequest(url)
+        sessionRequest()
             .header("Accept", HttpTransport.JSON + ", " + HttpTransport.EVENT_STREAM)
             .header("Content-Type", HttpTransport.JSON)
             .timeout(limits.httpTimeout())
@@ -109,7 +107,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
     track(client.sendAsync(post, exchange)).whenComplete(exchange::finish);
     if (message instanceof JsonRpcNotification notification
         && McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) {
-      exchange.accepted.thenRun(this::openStandaloneStream);
+      exchange.accepted.thenRun(standalone::start);
     }
     return exchange.accepted;
   }
@@ -124,7 +122,7 @@ final class StreamableHttpConnection implements UpstreamConnection {
         closed.complete(null);
       } else {
         // ends the session on the server; 404/405 (gone already, or not supported) are fine
-        HttpRequest delete = sessionRequest(url).timeout(DELETE_TIMEOUT).DELETE().build();
+        HttpRequest delete = sessionRequest().timeout(DELETE_TIMEOUT).DELETE().build();
         client
             .sendAsync(delete, HttpResponse.BodyHandlers.discarding())
             .orTimeout(DELETE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
@@ -154,8 +152,9 @@ final class StreamableHttpConnection implements UpstreamConnection {
   }
 
   /** A request carrying the configured headers, and the session headers once initialized. */
-  private HttpRequest.Builder sessionRequest(URI target) {
-    HttpRequest.Builder builder = HttpTransport.request(target, headers);
+  @Override
+  public HttpRequest.Builder sessionRequest() {
+    HttpRequest.Builder builder = HttpTransport.request(url, headers);
     String session = sessionId;
     if (session != null) {
       builder.header(HttpTransport.SESSION_ID_HEADER, session);
@@ -167,7 +166,18 @@ final class StreamableHttpConnection implements UpstreamConnection {
     return builder;
   }
 
-  private <T> CompletableFuture<T> track(CompletableFuture<T> exchange) {
+  @Override
+  public boolean isLive() {
+    return !closing.get() && !events.isClosed();
+  }
+
+  @Override
+  public boolean hasSession() {
+    return sessionId != null;
+  }
+
+  @Override
+  public <T> CompletableFuture<T> track(CompletableFuture<T> exchange) {
     exchanges.add(exchange);
     exchange.whenComplete((response, failure) -> exchanges.remove(exchange));
     return exchange;
@@ -179,8 +189,19 @@ final class StreamableHttpConnection implements UpstreamConnection {
     exchanges.forEach(exchange -> exchange.cancel(true));
   }
 
+  @Override
+  public void opened(SseStream stream) {
+    streams.add(stream);
+  }
+
+  @Override
+  public void ended(SseStream stream) {
+    streams.remove(stream);
+  }
+
   /** Ends the connection because of the server or the network, and stops the streams it holds. */
-  private void fail(ConnectionClosed.Kind kind, String detail) {
+  @Override
+  public void fail(ConnectionClosed.Kind kind, String detail) {
     if (!closing.get() && events.close(kind, detail)) {
       abortExchanges();
     }
@@ -197,6 +218,11 @@ final class StreamableHttpConnection implements UpstreamConnection {
       }
     }
     return message;
+  }
+
+  @Override
+  public void deliver(SseEvent event) {
+    deliverEvent(event, null);
   }
 
   private void deliverEvent(SseEvent event, JsonNode relatedRequestId) {
@@ -324,121 +350,6 @@ final class StreamableHttpConnection implements UpstreamConnection {
         fail(
             ConnectionClosed.Kind.TRANSPORT_ERROR,
             "response stream broke: " + HttpTransport.describe(error));
-      }
-    }
-  }
-
-  private void openStandaloneStream() {
-    if (standaloneOpened.compareAndSet(false, true)) {
-      openStandaloneStream(0);
-    }
-  }
-
-  private boolean isLive() {
-    return !closing.get() && !events.isClosed();
-  }
-
-  /**
-   * GETs the stream for server-initiated messages; reopens it whenever it ends, while the
-   * connection lives.
-   */
-  private void openStandaloneStream(int attempt) {
-    if (!isLive()) {
-      return;
-    }
-    HttpRequest.Builder get =
-        sessionRequest(url).header("Accept", HttpTransport.EVENT_STREAM).GET();
-    if (!standaloneLastEventId.isEmpty()) {
-      get.header(HttpTransport.LAST_EVENT_ID_HEADER, standaloneLastEventId);
-    }
-    StandaloneStream handler = new StandaloneStream(attempt);
-    track(client.sendAsync(get.build(), handler)).whenComplete(handler::finish);
-  }
-
-  private void reopenStandaloneStream(int attempt, long serverRetryMillis) {
-    if (!isLive()) {
-      return;
-    }
-    long delay =
-        serverRetryMillis >= 0
-            ? limits.clampSseRetryMillis(serverRetryMillis)
-            : Math.min(RECONNECT_MAX_MILLIS, RECONNECT_MIN_MILLIS << Math.min(attempt, 10));
-    CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)
-        .execute(() -> openStandaloneStream(attempt + 1));
-  }
-
-  /** The standalone GET stream: what it reads has no related request. */
-  private final class StandaloneStream
-      implements HttpResponse.BodyHandler<Void>, SseStream.Handler {
-
-    private final int attempt;
-    private volatile SseStream stream;
-    private volatile boolean receivedEvents;
-
-    StandaloneStream(int attempt) {
-      this.attempt = attempt;
-    }
-
-    @Override
-    public BodySubscriber<Void> apply(ResponseInfo info) {
-      if (info.statusCode() == 200 && HttpTransport.isEventStream(info.headers())) {
-        SseStream opened = new SseStream(this, limits.maxMessageBytes());
-        stream = opened;
-        streams.add(opened);
-        if (!isLive()) {
-          opened.cancel();
-        }
-        return opened.bodySubscriber();
-      }
-      return HttpTransport.discarding();
-    }
-
-    @Override
-    public void onEvent(SseEvent event) {
-      receivedEvents = true;
-      if (!event.lastEventId().isEmpty()) {
-        standaloneLastEventId = event.lastEventId();
-      }
-      deliverEvent(event, null);
-    }
-
-    @Override
-    public void onEnd(Throwable error) {
-      SseStream ended = stream;
-      streams.remove(ended);
-      if (error != null) {
-        log.debug(
-            "{}: the standalone stream broke: {}", events.name(), HttpTransport.describe(error));
-      }
-      // a stream that carried events starts the backoff over
-      reopenStandaloneStream(receivedEvents ? 0 : attempt, ended.retryMillis());
-    }
-
-    void finish(HttpResponse<Void> response, Throwable failure) {
-      if (stream != null || !isLive()) {
-        return; // an open stream reports its own end
-      }
-      if (failure != null) {
-        if (HttpTransport.isUnreachable(failure)) {
-          fail(
-              ConnectionClosed.Kind.TRANSPORT_ERROR,
-              "server unreachable: " + HttpTransport.describe(failure));
-        } else {
-          reopenStandaloneStream(attempt, -1);
-        }
-        return;
-      }
-      int status = response.statusCode();
-      if (status == 405) {
-        log.debug("{}: the server offers no standalone stream", events.name());
-      } else if (status == 404 && sessionId != null) {
-        fail(
-            ConnectionClosed.Kind.SESSION_NOT_FOUND,
-            "HTTP 404 for our session id on the standalone stream");
-      } else if (status >= 500 || status == 408 || status == 429) {
-        reopenStandaloneStream(attempt, -1);
-      } else {
-        log.warn("{}: no standalone stream (HTTP {})", events.name(), status);
       }
     }
   }
