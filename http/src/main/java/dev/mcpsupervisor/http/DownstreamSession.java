@@ -145,22 +145,14 @@ public final class DownstreamSession {
   /** A listen stream's resources are subscribed: URI → the server that took it. */
   private record ListenSubscribed(Map<String, String> uris) implements Command {}
 
-  /** The server requests sent together are in: they go to the client as one round. */
-  private enum GatherElapsed implements Command {
-    INSTANCE
-  }
-
-  /** A stateless client did not retry its parked call in time. */
-  private enum RetryOverdue implements Command {
-    INSTANCE
-  }
-
-  private enum IdleCheck implements Command {
-    INSTANCE
-  }
-
-  private enum LeasesReleased implements Command {
-    INSTANCE
+  /** What timers and the lease release say (each its own timer key). */
+  private enum Signal implements Command {
+    /** The server requests sent together are in: they go to the client as one round. */
+    GATHER_ELAPSED,
+    /** A stateless client did not retry its parked call in time. */
+    RETRY_OVERDUE,
+    IDLE_CHECK,
+    LEASES_RELEASED
   }
 
   public static Behavior<Command> create(
@@ -189,7 +181,6 @@ public final class DownstreamSession {
   }
 
   private final String id;
-  private final SessionSupervisor supervisor;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final SessionHandling handling;
@@ -205,7 +196,6 @@ public final class DownstreamSession {
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.id = id;
-    this.supervisor = supervisor;
     this.context = context;
     this.timers = timers;
     this.handling =
@@ -227,23 +217,21 @@ public final class DownstreamSession {
                     context.pipeToSelf(
                         outcome,
                         (result, failure) -> new Answered(requestId, sequence, result, failure)),
-                GatherElapsed.INSTANCE,
-                RetryOverdue.INSTANCE,
+                Signal.GATHER_ELAPSED,
+                Signal.RETRY_OVERDUE,
                 subscribing ->
                     context.pipeToSelf(
                         subscribing,
                         (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris)),
-                () -> timers.startSingleTimer(IdleCheck.INSTANCE, IdleCheck.INSTANCE, idleTimeout),
+                () -> timers.startSingleTimer(Signal.IDLE_CHECK, Signal.IDLE_CHECK, idleTimeout),
                 () -> IdentityListener.sessionRef(context.getSystem(), context.getSelf()),
                 context::getLog));
   }
 
   private Behavior<Command> start(Duration serverRequestTimeout) {
-    supervisor.register(
-        id,
+    handling.start(
         new SessionListener(
             context.getSelf(), context.getSystem().scheduler(), serverRequestTimeout));
-    handling.restartIdleTimer();
     return uninitialized();
   }
 
@@ -289,8 +277,8 @@ public final class DownstreamSession {
             ListenSubscribed.class,
             subscribed -> same(() -> stateless.subscribed(subscribed.uris())))
         .onMessage(Resume.class, resume -> same(() -> handling.resume(resume)))
-        .onMessageEquals(GatherElapsed.INSTANCE, () -> same(stateless::gatherElapsed))
-        .onMessageEquals(RetryOverdue.INSTANCE, () -> same(handling::retryOverdue))
+        .onMessageEquals(Signal.GATHER_ELAPSED, () -> same(stateless::gatherElapsed))
+        .onMessageEquals(Signal.RETRY_OVERDUE, () -> same(handling::retryOverdue))
         .onMessage(
             OpenStream.class, open -> same(() -> handling.openStream(open, draining != null)))
         .onMessage(
@@ -300,22 +288,8 @@ public final class DownstreamSession {
             StreamTimer.class, timer -> same(() -> handling.streams.replay.timer(timer.exchange())))
         .onMessage(
             ExchangeClosed.class,
-            closed -> {
-              handling.exchangeClosed(closed.exchange(), client);
-              return next(true, client, draining);
-            })
-        .onMessage(
-            Answered.class,
-            answered ->
-                next(
-                    handling.answered(
-                        client,
-                        answered.requestId(),
-                        answered.sequence(),
-                        answered.outcome(),
-                        answered.failure()),
-                    client,
-                    draining))
+            closed -> next(handling.exchangeClosed(closed.exchange(), client), client, draining))
+        .onMessage(Answered.class, answered -> next(onAnswered(answered, client), client, draining))
         .onMessage(
             UpstreamNotification.class, upstream -> same(() -> upstreams.notification(upstream)))
         .onMessage(
@@ -323,7 +297,7 @@ public final class DownstreamSession {
         .onMessage(
             ServerRequestExpired.class,
             expired -> same(() -> upstreams.expired(expired.downstreamId())))
-        .onMessageEquals(IdleCheck.INSTANCE, () -> same(handling::idleCheck))
+        .onMessageEquals(Signal.IDLE_CHECK, () -> same(handling::idleCheck))
         .onMessage(End.class, end -> onEnd(end, draining))
         .onMessage(Drain.class, drain -> onDrain(drain, client))
         .build();
@@ -336,6 +310,12 @@ public final class DownstreamSession {
       return draining(client, draining.waiter());
     }
     return Behaviors.same();
+  }
+
+  /** Answers whether an exchange may have finished. */
+  private boolean onAnswered(Answered answered, ClientRequests.Client client) {
+    return handling.answered(
+        client, answered.requestId(), answered.sequence(), answered.outcome(), answered.failure());
   }
 
   private Behavior<Command> onDrain(Drain drain, ClientRequests.Client client) {
@@ -379,7 +359,7 @@ public final class DownstreamSession {
     }
     handling.end(end.reason());
     timers.cancelAll();
-    context.pipeToSelf(supervisor.releaseAll(id), (done, failure) -> LeasesReleased.INSTANCE);
+    context.pipeToSelf(handling.releaseLeases(), (done, failure) -> Signal.LEASES_RELEASED);
     return ending(new ArrayList<>(List.of(end.replyTo())));
   }
 
@@ -399,7 +379,7 @@ public final class DownstreamSession {
             Drain.class,
             drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))))
         .onMessageEquals(
-            LeasesReleased.INSTANCE,
+            Signal.LEASES_RELEASED,
             () -> {
               waiters.forEach(waiter -> waiter.tell(DownstreamSessions.Reply.DONE));
               return Behaviors.stopped();

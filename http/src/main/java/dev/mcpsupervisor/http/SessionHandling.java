@@ -56,6 +56,7 @@ final class SessionHandling {
   final UpstreamTraffic upstreams;
 
   private final String id;
+  private final SessionSupervisor supervisor;
   private final CallContexts contexts;
   private final Duration idleTimeout;
   private final ActorRef<DownstreamSessions.Command> registry;
@@ -74,6 +75,7 @@ final class SessionHandling {
       ActorRef<DownstreamSessions.Command> registry,
       Wiring wiring) {
     this.id = id;
+    this.supervisor = supervisor;
     this.contexts =
         identity == null
             ? CallContexts.own(supervisor, id)
@@ -121,6 +123,12 @@ final class SessionHandling {
     this.upstreams = new UpstreamTraffic(relay, stateless);
   }
 
+  /** The session starts: it hears what its upstreams send, and its idle timer runs. */
+  void start(SessionListener listener) {
+    supervisor.register(id, listener);
+    restartIdleTimer();
+  }
+
   /** A message the registry routed here is taken. */
   void routed() {
     fromRegistry.processed();
@@ -132,7 +140,7 @@ final class SessionHandling {
     restartIdleTimer();
   }
 
-  void restartIdleTimer() {
+  private void restartIdleTimer() {
     wiring.restartIdleTimer().run();
   }
 
@@ -209,12 +217,14 @@ final class SessionHandling {
     }
   }
 
-  void exchangeClosed(ActorRef<Exchange.Event> exchange, ClientRequests.Client client) {
+  /** Answers whether an exchange may have finished: always. */
+  boolean exchangeClosed(ActorRef<Exchange.Event> exchange, ClientRequests.Client client) {
     routed();
     streams.closed(exchange);
     if (client == null || client.isStateless()) {
       stateless.exchangeClosed(exchange);
     }
+    return true;
   }
 
   /** The gateway stops: no GET stream any more. */
@@ -235,6 +245,10 @@ final class SessionHandling {
     fromRegistry
         .idleReport()
         .ifPresent(processed -> registry.tell(new DownstreamSessions.EndMe(id, reason, processed)));
+  }
+
+  CompletionStage<Void> releaseLeases() {
+    return supervisor.releaseAll(id);
   }
 
   /** The session ends: cancels what is in flight, answers it and fails what upstreams asked. */
