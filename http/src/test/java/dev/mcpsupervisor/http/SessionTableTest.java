@@ -31,6 +31,14 @@ class SessionTableTest {
     return new RoutedSession(id, "/mcp", owner, ref.getRef());
   }
 
+  /** A table with sessions "a" and "b". */
+  private SessionTable twoSessions() {
+    SessionTable table = new SessionTable();
+    table.started(session("a", Identity.ANONYMOUS));
+    table.started(session("b", Identity.ANONYMOUS));
+    return table;
+  }
+
   @Test
   void reachesASessionOnlyOnItsPathFromItsOwnerWhileRoutable() {
     SessionTable table = new SessionTable();
@@ -48,9 +56,7 @@ class SessionTableTest {
 
   @Test
   void drainTellsEachSessionOnceAndRepliesWhenNoneIsLeftDraining() {
-    SessionTable table = new SessionTable();
-    table.started(session("a", Identity.ANONYMOUS));
-    table.started(session("b", Identity.ANONYMOUS));
+    SessionTable table = twoSessions();
     TestProbe<Done> first = testKit.createTestProbe();
     TestProbe<Done> second = testKit.createTestProbe();
     assertEquals(2, table.drain(first.getRef()).size());
@@ -67,9 +73,7 @@ class SessionTableTest {
 
   @Test
   void endAllRepliesOnceEverySessionStoppedAndTheRestIsReleased() {
-    SessionTable table = new SessionTable();
-    table.started(session("a", Identity.ANONYMOUS));
-    table.started(session("b", Identity.ANONYMOUS));
+    SessionTable table = twoSessions();
     TestProbe<Done> waiter = testKit.createTestProbe();
     table.endAll(waiter.getRef());
     assertTrue(table.unroute("a")); // told to end: still alive until it stops
