@@ -1,9 +1,6 @@
 package dev.mcpsupervisor.http;
 
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
-
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
@@ -97,18 +94,9 @@ public final class DownstreamSession {
       boolean acceptsSse,
       ActorRef<Exchange.Event> exchange)
       implements Routed {
-
-    /** No round of this state is waiting: answered already, overdue, or its call ended. */
-    Exchange.Refused stale() {
-      return StatelessRequests.staleState(
-          retry,
-          "requestState names no input_required round that is waiting: it was answered"
-              + " already, or its call has ended");
-    }
-
     @Override
     public Exchange.Refused whenGone() {
-      return stale();
+      return StatelessRequests.noRoundWaiting(retry);
     }
   }
 
@@ -157,22 +145,14 @@ public final class DownstreamSession {
   /** A listen stream's resources are subscribed: URI → the server that took it. */
   private record ListenSubscribed(Map<String, String> uris) implements Command {}
 
-  /** The server requests sent together are in: they go to the client as one round. */
-  private enum GatherElapsed implements Command {
-    INSTANCE
-  }
-
-  /** A stateless client did not retry its parked call in time. */
-  private enum RetryOverdue implements Command {
-    INSTANCE
-  }
-
-  private enum IdleCheck implements Command {
-    INSTANCE
-  }
-
-  private enum LeasesReleased implements Command {
-    INSTANCE
+  /** What timers and the lease release say (each its own timer key). */
+  private enum Signal implements Command {
+    /** The server requests sent together are in: they go to the client as one round. */
+    GATHER_ELAPSED,
+    /** A stateless client did not retry its parked call in time. */
+    RETRY_OVERDUE,
+    IDLE_CHECK,
+    LEASES_RELEASED
   }
 
   public static Behavior<Command> create(
@@ -197,25 +177,13 @@ public final class DownstreamSession {
                             registry,
                             context,
                             timers)
-                        .start()));
+                        .start(settings.serverRequestTimeout())));
   }
 
   private final String id;
-  private final SessionSupervisor supervisor;
-  private final CallContexts contexts;
-  private final GatewaySettings settings;
-  private final Duration idleTimeout;
-  private final ActorRef<DownstreamSessions.Command> registry;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
-  private final ClientRequests requests;
-  private final DownstreamStreams streams;
-  private final PostHandling posts;
-  private final StatelessRequests stateless;
-  private final UpstreamTraffic upstreams;
-
-  /** Messages the registry routed here, so that an idle end never races a message on its way. */
-  private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
+  private final SessionHandling handling;
 
   private DownstreamSession(
       String id,
@@ -228,77 +196,42 @@ public final class DownstreamSession {
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.id = id;
-    this.supervisor = supervisor;
-    this.contexts =
-        identity == null
-            ? CallContexts.own(supervisor, id)
-            : new CallContexts(
-                supervisor,
-                id,
-                identity,
-                IdentityListener.sessionRef(context.getSystem(), context.getSelf()));
-    this.settings = settings;
-    this.idleTimeout = idleTimeout;
-    this.registry = registry;
     this.context = context;
     this.timers = timers;
-    this.requests = new ClientRequests(id, endpoint, supervisor);
-    this.streams =
-        new DownstreamStreams(
-            new StreamReplay(
-                settings.sseResume(),
+    this.handling =
+        new SessionHandling(
+            id,
+            endpoint,
+            supervisor,
+            settings,
+            idleTimeout,
+            identity,
+            registry,
+            new SessionHandling.Wiring(
+                timers,
                 (delay, exchange) ->
                     timers.startSingleTimer(
-                        new StreamTimer(exchange), new StreamTimer(exchange), delay)));
-    UpstreamRelay relay =
-        new UpstreamRelay(
-            id,
-            streams,
-            requests,
-            timers,
-            ServerRequestExpired::new,
-            settings.serverRequestTimeout(),
-            context::getLog);
-    this.posts =
-        new PostHandling(
-            id,
-            contexts,
-            registry,
-            requests,
-            streams,
-            relay,
-            (outcome, requestId, sequence) ->
-                context.pipeToSelf(
-                    outcome,
-                    (result, failure) -> new Answered(requestId, sequence, result, failure)),
-            settings.limits().maxInflightPerSession(),
-            context::getLog);
-    this.stateless =
-        new StatelessRequests(
-            id,
-            requests,
-            streams,
-            posts,
-            new StatelessRequests.Wiring(
-                timers,
-                GatherElapsed.INSTANCE,
-                RetryOverdue.INSTANCE,
-                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
-                tag -> new UpstreamCalls(supervisor, id, tag),
+                        new StreamTimer(exchange), new StreamTimer(exchange), delay),
+                ServerRequestExpired::new,
+                (outcome, requestId, sequence) ->
+                    context.pipeToSelf(
+                        outcome,
+                        (result, failure) -> new Answered(requestId, sequence, result, failure)),
+                Signal.GATHER_ELAPSED,
+                Signal.RETRY_OVERDUE,
                 subscribing ->
                     context.pipeToSelf(
                         subscribing,
-                        (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris))),
-            settings);
-    this.upstreams = new UpstreamTraffic(relay, stateless);
+                        (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris)),
+                () -> timers.startSingleTimer(Signal.IDLE_CHECK, Signal.IDLE_CHECK, idleTimeout),
+                () -> IdentityListener.sessionRef(context.getSystem(), context.getSelf()),
+                context::getLog));
   }
 
-  private Behavior<Command> start() {
-    supervisor.register(
-        id,
+  private Behavior<Command> start(Duration serverRequestTimeout) {
+    handling.start(
         new SessionListener(
-            context.getSelf(), context.getSystem().scheduler(), settings.serverRequestTimeout()));
-    restartIdleTimer();
+            context.getSelf(), context.getSystem().scheduler(), serverRequestTimeout));
     return uninitialized();
   }
 
@@ -320,7 +253,7 @@ public final class DownstreamSession {
    */
   private Behavior<Command> draining(
       ClientRequests.Client client, ActorRef<DownstreamSessions.Command> waiter) {
-    if (waiter != null && streams.noExchangeOpen()) {
+    if (waiter != null && handling.streams.noExchangeOpen()) {
       waiter.tell(new DownstreamSessions.Drained(id));
       return draining(client, null);
     }
@@ -334,6 +267,8 @@ public final class DownstreamSession {
    * draining} if so.
    */
   private Behavior<Command> open(ClientRequests.Client client, Draining draining) {
+    StatelessRequests stateless = handling.stateless;
+    UpstreamTraffic upstreams = handling.upstreams;
     return Behaviors.receive(Command.class)
         .onMessage(Post.class, post -> onPost(post, client, draining))
         .onMessage(Stateless.class, request -> onStateless(request, client))
@@ -341,15 +276,19 @@ public final class DownstreamSession {
         .onMessage(
             ListenSubscribed.class,
             subscribed -> same(() -> stateless.subscribed(subscribed.uris())))
-        .onMessage(Resume.class, resume -> onResume(resume))
-        .onMessageEquals(GatherElapsed.INSTANCE, () -> same(stateless::gatherElapsed))
-        .onMessageEquals(RetryOverdue.INSTANCE, this::onRetryOverdue)
-        .onMessage(OpenStream.class, open -> onOpenStream(open, draining))
-        .onMessage(ResumeStream.class, resume -> onResumeStream(resume, draining))
-        .onMessage(StreamTimer.class, timer -> same(() -> streams.replay.timer(timer.exchange())))
+        .onMessage(Resume.class, resume -> same(() -> handling.resume(resume)))
+        .onMessageEquals(Signal.GATHER_ELAPSED, () -> same(stateless::gatherElapsed))
+        .onMessageEquals(Signal.RETRY_OVERDUE, () -> same(handling::retryOverdue))
+        .onMessage(
+            OpenStream.class, open -> same(() -> handling.openStream(open, draining != null)))
+        .onMessage(
+            ResumeStream.class,
+            resume -> same(() -> handling.resumeStream(resume, draining != null)))
+        .onMessage(
+            StreamTimer.class, timer -> same(() -> handling.streams.replay.timer(timer.exchange())))
         .onMessage(
             ExchangeClosed.class,
-            closed -> next(onExchangeClosed(closed, client), client, draining))
+            closed -> next(handling.exchangeClosed(closed.exchange(), client), client, draining))
         .onMessage(Answered.class, answered -> next(onAnswered(answered, client), client, draining))
         .onMessage(
             UpstreamNotification.class, upstream -> same(() -> upstreams.notification(upstream)))
@@ -358,7 +297,7 @@ public final class DownstreamSession {
         .onMessage(
             ServerRequestExpired.class,
             expired -> same(() -> upstreams.expired(expired.downstreamId())))
-        .onMessageEquals(IdleCheck.INSTANCE, this::onIdleCheck)
+        .onMessageEquals(Signal.IDLE_CHECK, () -> same(handling::idleCheck))
         .onMessage(End.class, end -> onEnd(end, draining))
         .onMessage(Drain.class, drain -> onDrain(drain, client))
         .build();
@@ -373,158 +312,55 @@ public final class DownstreamSession {
     return Behaviors.same();
   }
 
+  /** Answers whether an exchange may have finished. */
+  private boolean onAnswered(Answered answered, ClientRequests.Client client) {
+    return handling.answered(
+        client, answered.requestId(), answered.sequence(), answered.outcome(), answered.failure());
+  }
+
   private Behavior<Command> onDrain(Drain drain, ClientRequests.Client client) {
-    streams.closeGetStream();
-    stateless.drain();
+    handling.drain();
     return draining(client, drain.replyTo());
   }
 
-  // ------------------------------------------------------------------------------------------ POST
-
   private Behavior<Command> onPost(Post post, ClientRequests.Client client, Draining draining) {
-    fromRegistry.processed();
-    restartIdleTimer();
-    if (posts.refusedBatch(post, client)) {
+    handling.routedActivity();
+    if (handling.posts.refusedBatch(post, client)) {
       return Behaviors.same();
     }
-    ClientRequests.Client now = posts.take(post, client);
+    ClientRequests.Client now = handling.take(post, client);
     if (now != client) {
-      streams.replay.enableFor(now.protocolVersion());
       return draining != null ? draining(now, draining.waiter()) : active(now);
     }
     return next(true, client, draining);
   }
 
-  /** Answers whether an exchange may have finished. */
-  private boolean onAnswered(Answered answered, ClientRequests.Client client) {
-    if (!posts.answered(
-        client,
-        answered.requestId(),
-        answered.sequence(),
-        answered.outcome(),
-        answered.failure())) {
-      return false;
-    }
-    restartIdleTimer();
-    return true;
-  }
-
-  // ------------------------------------------------------------------------------------- stateless
-
   /** First what an initialize would have told: which servers are there, and what they offer. */
   private Behavior<Command> onStateless(Stateless request, ClientRequests.Client client) {
-    fromRegistry.processed();
-    if (client != null) { // made for one request: a second one is a fault of the routes
-      request.exchange().tell(Exchange.Refused.of(409, "Conflict: the session is in use"));
-      return Behaviors.same();
+    ClientRequests.Client asking = handling.beginStateless(request, client);
+    if (asking != null) {
+      context.pipeToSelf(
+          handling.discover(asking),
+          (outcome, failure) -> new StatelessReady(asking, outcome, failure));
     }
-    ClientRequests.Client asking = stateless.begin(request);
-    context.pipeToSelf(
-        stateless.initialize(asking, contexts.calls("discover")),
-        (outcome, failure) -> new StatelessReady(asking, outcome, failure));
     return Behaviors.same();
   }
 
   private Behavior<Command> onStatelessReady(StatelessReady ready) {
-    stateless.ready(ready.client(), ready.outcome(), ready.failure());
+    handling.stateless.ready(ready.client(), ready.outcome(), ready.failure());
     return active(ready.client());
   }
 
-  private Behavior<Command> onResume(Resume resume) {
-    fromRegistry.processed();
-    restartIdleTimer();
-    stateless.resume(resume);
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onRetryOverdue() {
-    fromRegistry
-        .idleReport()
-        .ifPresent(
-            processed ->
-                registry.tell(
-                    new DownstreamSessions.EndMe(
-                        id, "its client did not retry its input_required request", processed)));
-    return Behaviors.same();
-  }
-
-  // --------------------------------------------------------------------------------------- streams
-
-  private Behavior<Command> onOpenStream(OpenStream open, Draining draining) {
-    fromRegistry.processed();
-    restartIdleTimer();
-    if (draining != null) {
-      open.exchange().tell(Exchange.Refused.of(503, "the gateway is shutting down"));
-    } else if (!streams.openGetStream(open.exchange())) {
-      open.exchange()
-          .tell(Exchange.Refused.of(409, "Conflict: this session already has an open GET stream"));
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onResumeStream(ResumeStream resume, Draining draining) {
-    fromRegistry.processed();
-    restartIdleTimer();
-    if (draining != null) {
-      resume.exchange().tell(Exchange.Refused.of(503, "the gateway is shutting down"));
-    } else {
-      streams.resume(resume.lastEventId(), resume.exchange());
-    }
-    return Behaviors.same();
-  }
-
-  private boolean onExchangeClosed(ExchangeClosed closed, ClientRequests.Client client) {
-    fromRegistry.processed();
-    streams.closed(closed.exchange());
-    if (client == null || client.isStateless()) {
-      stateless.exchangeClosed(closed.exchange());
-    }
-    return true;
-  }
-
   // ------------------------------------------------------------------------------------- lifecycle
-
-  private void restartIdleTimer() {
-    timers.startSingleTimer(IdleCheck.INSTANCE, IdleCheck.INSTANCE, idleTimeout);
-  }
-
-  private Behavior<Command> onIdleCheck() {
-    if (streams.nothingInFlight() && !stateless.isListening() && !stateless.isDiscovering()) {
-      fromRegistry
-          .idleReport()
-          .ifPresent(
-              processed ->
-                  registry.tell(
-                      new DownstreamSessions.EndMe(id, "idle for " + idleTimeout, processed)));
-    }
-    restartIdleTimer();
-    return Behaviors.same();
-  }
 
   private Behavior<Command> onEnd(End end, Draining draining) {
     if (draining != null && draining.waiter() != null) {
       draining.waiter().tell(new DownstreamSessions.Drained(id)); // nothing stays open once ended
     }
-    context
-        .getLog()
-        .info("session {} on {} ended: {}", SessionIds.redact(id), requests.path(), end.reason());
-    streams
-        .allInFlight()
-        .forEach(
-            call -> {
-              call.cancelled = true;
-              call.calls.cancelAll();
-            });
-    streams.endAll(
-        call ->
-            JsonRpcResponse.failure(
-                call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
-    upstreams.failAll("the downstream session ended");
+    handling.end(end.reason());
     timers.cancelAll();
-    context.pipeToSelf(supervisor.releaseAll(id), (done, failure) -> LeasesReleased.INSTANCE);
-    List<ActorRef<DownstreamSessions.Reply>> waiters = new ArrayList<>();
-    waiters.add(end.replyTo());
-    return ending(waiters);
+    context.pipeToSelf(handling.releaseLeases(), (done, failure) -> Signal.LEASES_RELEASED);
+    return ending(new ArrayList<>(List.of(end.replyTo())));
   }
 
   /**
@@ -543,7 +379,7 @@ public final class DownstreamSession {
             Drain.class,
             drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))))
         .onMessageEquals(
-            LeasesReleased.INSTANCE,
+            Signal.LEASES_RELEASED,
             () -> {
               waiters.forEach(waiter -> waiter.tell(DownstreamSessions.Reply.DONE));
               return Behaviors.stopped();

@@ -4,9 +4,6 @@ import dev.mcpsupervisor.actors.SessionSupervisor;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -154,18 +151,8 @@ public final class DownstreamSessions {
   private final Set<String> identityPaths;
   private final IdentityContexts<Create> identities = new IdentityContexts<>();
   private final IdentityListener identityListener;
-
-  /** Sessions that take messages, by id. */
-  private final Map<String, RoutedSession> routable = new HashMap<>();
-
-  /** Session actors not yet stopped (routable ones and those ending), by id. */
-  private final Map<String, ActorRef<DownstreamSession.Command>> alive = new HashMap<>();
-
+  private final SessionTable sessions = new SessionTable();
   private long spawned;
-  private boolean accepting = true;
-  private final Set<String> draining = new HashSet<>();
-  private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
-  private final List<ActorRef<Done>> endAllWaiters = new ArrayList<>();
 
   private DownstreamSessions(
       SessionSupervisor supervisor,
@@ -217,7 +204,7 @@ public final class DownstreamSessions {
             ? AggregatedEndpoint.PATH
             : SingleServerEndpoint.pathOf(create.server());
     McpEndpoint served = endpointsByPath.get(path);
-    if (!accepting || served == null) {
+    if (!sessions.accepting() || served == null) {
       create.replyTo().tell(new Created(null, null));
       return Behaviors.same();
     }
@@ -251,31 +238,29 @@ public final class DownstreamSessions {
     if (identity != null) {
       identities.started(id, identity);
     }
-    routable.put(id, new RoutedSession(id, path, create.owner(), session));
-    alive.put(id, session);
+    sessions.started(new RoutedSession(id, path, create.owner(), session));
     quota.started(id, caller);
-    metrics.downstreamSessions(routable.size());
+    metrics.downstreamSessions(sessions.routableCount());
     create.replyTo().tell(new Created(id, null));
     return Behaviors.same();
   }
 
   private Behavior<Command> onDeliver(Deliver deliver) {
-    RoutedSession entry = routable.get(deliver.sessionId());
-    if (entry == null || !entry.reachableBy(deliver.path(), deliver.caller())) {
+    RoutedSession entry = sessions.reachable(deliver.sessionId(), deliver.path(), deliver.caller());
+    if (entry == null) {
       if (deliver.command() instanceof DownstreamSession.Routed routed) {
         routed.exchange().tell(routed.whenGone());
       }
       return Behaviors.same();
     }
-    entry.outbox.sent();
-    entry.lastActivity = Instant.now();
-    entry.ref.tell(deliver.command());
+    entry.deliver(deliver.command());
     return Behaviors.same();
   }
 
   private Behavior<Command> onTerminate(Terminate terminate) {
-    RoutedSession entry = routable.get(terminate.sessionId());
-    if (entry == null || !entry.reachableBy(terminate.path(), terminate.caller())) {
+    RoutedSession entry =
+        sessions.reachable(terminate.sessionId(), terminate.path(), terminate.caller());
+    if (entry == null) {
       terminate.replyTo().tell(Reply.UNKNOWN_SESSION);
       return Behaviors.same();
     }
@@ -284,7 +269,7 @@ public final class DownstreamSessions {
   }
 
   private Behavior<Command> onEndMe(EndMe endMe) {
-    RoutedSession entry = routable.get(endMe.sessionId());
+    RoutedSession entry = sessions.routable(endMe.sessionId());
     if (entry != null
         && (endMe.routedProcessed() < 0 || entry.outbox.mayStop(endMe.routedProcessed()))) {
       end(entry, endMe.reason(), context.getSystem().ignoreRef());
@@ -293,89 +278,65 @@ public final class DownstreamSessions {
   }
 
   private void end(RoutedSession entry, String reason, ActorRef<Reply> replyTo) {
-    routable.remove(entry.id);
-    metrics.downstreamSessions(routable.size());
+    sessions.unroute(entry.id);
+    metrics.downstreamSessions(sessions.routableCount());
     entry.ref.tell(new DownstreamSession.End(reason, replyTo));
   }
 
   private Behavior<Command> onDescribe(Describe describe) {
-    RoutedSession entry = routable.get(describe.sessionId());
+    RoutedSession entry = sessions.routable(describe.sessionId());
     if (entry != null) {
-      entry.protocolVersion = describe.protocolVersion();
-      entry.clientName = describe.clientName();
-      entry.clientVersion = describe.clientVersion();
+      entry.describe(describe.protocolVersion(), describe.clientName(), describe.clientVersion());
     }
     return Behaviors.same();
   }
 
   private Behavior<Command> onListSessions(ListSessions list) {
-    List<SessionInfo> sessions = new ArrayList<>();
-    routable.values().forEach(entry -> sessions.add(entry.info()));
-    list.replyTo().tell(new Listing(accepting, sessions));
+    list.replyTo().tell(sessions.listing());
     return Behaviors.same();
   }
 
   private Behavior<Command> onDrain(Drain drain) {
-    accepting = false;
-    drainWaiters.add(drain.replyTo());
-    for (RoutedSession entry : routable.values()) {
-      if (draining.add(entry.id)) {
-        entry.ref.tell(new DownstreamSession.Drain(context.getSelf()));
-      }
-    }
-    replyIfDrained();
+    sessions
+        .drain(drain.replyTo())
+        .forEach(entry -> entry.ref.tell(new DownstreamSession.Drain(context.getSelf())));
+    sessions.replyIfDrained();
     return Behaviors.same();
   }
 
   private Behavior<Command> onDrained(Drained drained) {
-    draining.remove(drained.sessionId());
-    replyIfDrained();
+    sessions.drained(drained.sessionId());
     return Behaviors.same();
   }
 
-  private void replyIfDrained() {
-    if (draining.isEmpty()) {
-      drainWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
-      drainWaiters.clear();
-    }
-  }
-
   private Behavior<Command> onEndAll(EndAll endAll) {
-    accepting = false;
-    endAllWaiters.add(endAll.replyTo());
-    new ArrayList<>(routable.values())
+    sessions.endAll(endAll.replyTo());
+    sessions
+        .routableSessions()
         .forEach(entry -> end(entry, "the gateway is stopping", context.getSystem().ignoreRef()));
     identities.releaseAll().forEach(this::releaseIdentity);
-    replyIfAllEnded();
+    sessions.replyIfAllEnded(identities.isEmpty());
     return Behaviors.same();
   }
 
   private Behavior<Command> onSessionStopped(SessionStopped stopped) {
-    alive.remove(stopped.sessionId());
+    boolean wasRoutable = sessions.stopped(stopped.sessionId());
     quota.stopped(stopped.sessionId());
     String unused = identities.stopped(stopped.sessionId());
     if (unused != null) {
       timers.startSingleTimer(new IdentityIdle(unused), new IdentityIdle(unused), idleTimeout);
     }
-    if (routable.remove(stopped.sessionId()) != null) {
+    if (wasRoutable) {
       // only an unexpected failure stops a session that was not told to end
       context
           .getLog()
           .warn("session {} stopped unexpectedly", SessionIds.redact(stopped.sessionId()));
       supervisor.releaseAll(stopped.sessionId());
-      metrics.downstreamSessions(routable.size());
+      metrics.downstreamSessions(sessions.routableCount());
     }
-    draining.remove(stopped.sessionId());
-    replyIfDrained();
-    replyIfAllEnded();
+    sessions.drained(stopped.sessionId());
+    sessions.replyIfAllEnded(identities.isEmpty());
     return Behaviors.same();
-  }
-
-  private void replyIfAllEnded() {
-    if (alive.isEmpty() && identities.isEmpty()) {
-      endAllWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
-      endAllWaiters.clear();
-    }
   }
 
   // ---------------------------------------------------------------------------- identity contexts
@@ -420,7 +381,7 @@ public final class DownstreamSessions {
 
   private Behavior<Command> onIdentityReleased(IdentityReleased released) {
     identities.released(released.context()).forEach(this::onCreate);
-    replyIfAllEnded();
+    sessions.replyIfAllEnded(identities.isEmpty());
     return Behaviors.same();
   }
 }

@@ -36,6 +36,20 @@ final class RoutedSession {
     return path.equals(requestPath) && owner.equals(caller);
   }
 
+  /** Routes a command to the session, counted (see {@link Passivation.Outbox}) and dated. */
+  void deliver(DownstreamSession.Command command) {
+    outbox.sent();
+    lastActivity = Instant.now();
+    ref.tell(command);
+  }
+
+  /** What the session's client told at initialize, for the admin page. */
+  void describe(String protocolVersion, String clientName, String clientVersion) {
+    this.protocolVersion = protocolVersion;
+    this.clientName = clientName;
+    this.clientVersion = clientVersion;
+  }
+
   DownstreamSessions.SessionInfo info() {
     return new DownstreamSessions.SessionInfo(
         SessionIds.redact(id),

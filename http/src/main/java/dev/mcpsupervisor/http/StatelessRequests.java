@@ -230,7 +230,7 @@ final class StatelessRequests {
         || !streams.isParked(call)
         || !rounds.isOut()
         || resume.state().round() != rounds.round()) {
-      resume.exchange().tell(resume.stale());
+      resume.exchange().tell(noRoundWaiting(resume.retry()));
       return;
     }
     wiring.timers().cancel(wiring.retryOverdue());
@@ -306,6 +306,14 @@ final class StatelessRequests {
   }
 
   /** The error a retry gets whose state names no round this call has out. */
+  /** No round of a retry's state is waiting: answered already, overdue, or its call ended. */
+  static Exchange.Refused noRoundWaiting(JsonRpcRequest retry) {
+    return staleState(
+        retry,
+        "requestState names no input_required round that is waiting: it was answered"
+            + " already, or its call has ended");
+  }
+
   static Exchange.Refused staleState(JsonRpcRequest retry, String why) {
     return new Exchange.Refused(
         400, JsonRpcCodec.toJson(JsonRpcResponse.failure(retry.id(), INVALID_PARAMS, why)));

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -77,35 +76,6 @@ class PostHandlingTest {
                   awaited.add(new Awaited(outcome, requestId, sequence)),
               MAX_INFLIGHT,
               () -> LoggerFactory.getLogger(PostHandlingTest.class));
-    }
-  }
-
-  /** An endpoint whose upstreams never answer: outcomes are completed by the tests. */
-  private static final class NeverAnswers implements McpEndpoint {
-    @Override
-    public String path() {
-      return "/mcp";
-    }
-
-    @Override
-    public List<String> servers() {
-      return List.of();
-    }
-
-    @Override
-    public CompletionStage<Outcome> initialize(UpstreamCalls calls, String protocolVersion) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public CompletionStage<com.fasterxml.jackson.databind.JsonNode> toolSchema(
-        String name, UpstreamCalls calls) {
-      return new CompletableFuture<>();
     }
   }
 

@@ -1,0 +1,273 @@
+package dev.mcpsupervisor.http;
+
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.Passivation;
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.slf4j.Logger;
+
+/**
+ * What one {@link DownstreamSession} does with its messages, apart from its mailbox: its parts
+ * (client requests, streams, POSTs, stateless requests, upstream traffic), which GET streams it
+ * opens, when it is idle and asks its registry to end it, and what it cancels at its end. Owned by
+ * that actor alone, which keeps the states and gets back what completes later through {@link
+ * Wiring}.
+ */
+final class SessionHandling {
+
+  /**
+   * The actor's side.
+   *
+   * @param streamTimer starts a resumable stream's timer ({@link StreamReplay#timer})
+   * @param serverRequestExpired the message for a server request the client did not answer in time
+   * @param gatherElapsed the message once server requests sent together are in
+   * @param retryOverdue the message when a stateless client did not retry in time
+   * @param subscribing hands back a listen stream's subscriptions (URI → server) once made
+   * @param restartIdleTimer starts the idle timer again
+   * @param sessionRef the session's actor as tags name it, for identity contexts
+   */
+  record Wiring(
+      TimerScheduler<DownstreamSession.Command> timers,
+      BiConsumer<Duration, ActorRef<Exchange.Event>> streamTimer,
+      Function<JsonNode, DownstreamSession.Command> serverRequestExpired,
+      PostHandling.Answers answers,
+      DownstreamSession.Command gatherElapsed,
+      DownstreamSession.Command retryOverdue,
+      Consumer<CompletionStage<Map<String, String>>> subscribing,
+      Runnable restartIdleTimer,
+      Supplier<String> sessionRef,
+      Supplier<Logger> log) {}
+
+  final ClientRequests requests;
+  final DownstreamStreams streams;
+  final PostHandling posts;
+  final StatelessRequests stateless;
+  final UpstreamTraffic upstreams;
+
+  private final String id;
+  private final SessionSupervisor supervisor;
+  private final CallContexts contexts;
+  private final Duration idleTimeout;
+  private final ActorRef<DownstreamSessions.Command> registry;
+  private final Wiring wiring;
+
+  /** Messages the registry routed here, so that an idle end never races a message on its way. */
+  private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
+
+  SessionHandling(
+      String id,
+      McpEndpoint endpoint,
+      SessionSupervisor supervisor,
+      GatewaySettings settings,
+      Duration idleTimeout,
+      String identity,
+      ActorRef<DownstreamSessions.Command> registry,
+      Wiring wiring) {
+    this.id = id;
+    this.supervisor = supervisor;
+    this.contexts =
+        identity == null
+            ? CallContexts.own(supervisor, id)
+            : new CallContexts(supervisor, id, identity, wiring.sessionRef().get());
+    this.idleTimeout = idleTimeout;
+    this.registry = registry;
+    this.wiring = wiring;
+    this.requests = new ClientRequests(id, endpoint, supervisor);
+    this.streams =
+        new DownstreamStreams(new StreamReplay(settings.sseResume(), wiring.streamTimer()));
+    UpstreamRelay relay =
+        new UpstreamRelay(
+            id,
+            streams,
+            requests,
+            wiring.timers(),
+            wiring.serverRequestExpired(),
+            settings.serverRequestTimeout(),
+            wiring.log());
+    this.posts =
+        new PostHandling(
+            id,
+            contexts,
+            registry,
+            requests,
+            streams,
+            relay,
+            wiring.answers(),
+            settings.limits().maxInflightPerSession(),
+            wiring.log());
+    this.stateless =
+        new StatelessRequests(
+            id,
+            requests,
+            streams,
+            posts,
+            new StatelessRequests.Wiring(
+                wiring.timers(),
+                wiring.gatherElapsed(),
+                wiring.retryOverdue(),
+                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
+                tag -> new UpstreamCalls(supervisor, id, tag),
+                wiring.subscribing()),
+            settings);
+    this.upstreams = new UpstreamTraffic(relay, stateless);
+  }
+
+  /** The session starts: it hears what its upstreams send, and its idle timer runs. */
+  void start(SessionListener listener) {
+    supervisor.register(id, listener);
+    restartIdleTimer();
+  }
+
+  /** A message the registry routed here is taken. */
+  void routed() {
+    fromRegistry.processed();
+  }
+
+  /** A message the registry routed here is taken, and it is activity: the idle timer restarts. */
+  void routedActivity() {
+    fromRegistry.processed();
+    restartIdleTimer();
+  }
+
+  private void restartIdleTimer() {
+    wiring.restartIdleTimer().run();
+  }
+
+  /** Takes a POST's messages; the client as it is now (a new one once initialize is taken). */
+  ClientRequests.Client take(DownstreamSession.Post post, ClientRequests.Client client) {
+    ClientRequests.Client now = posts.take(post, client);
+    if (now != client) {
+      streams.replay.enableFor(now.protocolVersion());
+    }
+    return now;
+  }
+
+  /** Answers whether an exchange may have finished. */
+  boolean answered(
+      ClientRequests.Client client,
+      JsonNode requestId,
+      long sequence,
+      Outcome outcome,
+      Throwable failure) {
+    if (!posts.answered(client, requestId, sequence, outcome, failure)) {
+      return false;
+    }
+    restartIdleTimer();
+    return true;
+  }
+
+  /**
+   * The client a stateless request makes, or null when this session serves one already (a fault of
+   * the routes: it is refused).
+   */
+  ClientRequests.Client beginStateless(
+      DownstreamSession.Stateless request, ClientRequests.Client client) {
+    routed();
+    if (client != null) { // made for one request: a second one is a fault of the routes
+      request.exchange().tell(Exchange.Refused.of(409, "Conflict: the session is in use"));
+      return null;
+    }
+    return stateless.begin(request);
+  }
+
+  /** What an initialize would have told: which servers are there, and what they offer. */
+  CompletionStage<Outcome> discover(ClientRequests.Client asking) {
+    return stateless.initialize(asking, contexts.calls("discover"));
+  }
+
+  void resume(DownstreamSession.Resume resume) {
+    routedActivity();
+    stateless.resume(resume);
+  }
+
+  void retryOverdue() {
+    askToEnd("its client did not retry its input_required request");
+  }
+
+  /** GET: opens the session's one server-to-client stream, unless {@code draining}. */
+  void openStream(DownstreamSession.OpenStream open, boolean draining) {
+    routedActivity();
+    ActorRef<Exchange.Event> exchange = open.exchange();
+    if (draining) {
+      exchange.tell(Exchange.Refused.of(503, "the gateway is shutting down"));
+    } else if (!streams.openGetStream(exchange)) {
+      exchange.tell(
+          Exchange.Refused.of(409, "Conflict: this session already has an open GET stream"));
+    }
+  }
+
+  /** GET with Last-Event-ID, unless {@code draining}. */
+  void resumeStream(DownstreamSession.ResumeStream resume, boolean draining) {
+    routedActivity();
+    if (draining) {
+      resume.exchange().tell(Exchange.Refused.of(503, "the gateway is shutting down"));
+    } else {
+      streams.resume(resume.lastEventId(), resume.exchange());
+    }
+  }
+
+  /** Answers whether an exchange may have finished: always. */
+  boolean exchangeClosed(ActorRef<Exchange.Event> exchange, ClientRequests.Client client) {
+    routed();
+    streams.closed(exchange);
+    if (client == null || client.isStateless()) {
+      stateless.exchangeClosed(exchange);
+    }
+    return true;
+  }
+
+  /** The gateway stops: no GET stream any more. */
+  void drain() {
+    streams.closeGetStream();
+    stateless.drain();
+  }
+
+  /** The idle timer fired: with nothing going on, the session asks to be ended. */
+  void idleCheck() {
+    if (streams.nothingInFlight() && !stateless.isListening() && !stateless.isDiscovering()) {
+      askToEnd("idle for " + idleTimeout);
+    }
+    restartIdleTimer();
+  }
+
+  private void askToEnd(String reason) {
+    fromRegistry
+        .idleReport()
+        .ifPresent(processed -> registry.tell(new DownstreamSessions.EndMe(id, reason, processed)));
+  }
+
+  CompletionStage<Void> releaseLeases() {
+    return supervisor.releaseAll(id);
+  }
+
+  /** The session ends: cancels what is in flight, answers it and fails what upstreams asked. */
+  void end(String reason) {
+    wiring
+        .log()
+        .get()
+        .info("session {} on {} ended: {}", SessionIds.redact(id), requests.path(), reason);
+    streams
+        .allInFlight()
+        .forEach(
+            call -> {
+              call.cancelled = true;
+              call.calls.cancelAll();
+            });
+    streams.endAll(
+        call ->
+            JsonRpcResponse.failure(
+                call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
+    upstreams.failAll("the downstream session ended");
+  }
+}
