@@ -18,6 +18,7 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
@@ -81,21 +82,6 @@ public final class KeyRouter {
     INSTANCE
   }
 
-  /** A live key actor and what the router knows about it. */
-  private static final class KeyEntry {
-    final String keyId;
-    final long incarnation;
-    final ActorRef<ServerKeyActor.Command> ref;
-
-    final Passivation.Outbox outbox = new Passivation.Outbox();
-
-    KeyEntry(String keyId, long incarnation, ActorRef<ServerKeyActor.Command> ref) {
-      this.keyId = keyId;
-      this.incarnation = incarnation;
-      this.ref = ref;
-    }
-  }
-
   public static Behavior<Command> create(
       SupervisorConfig config,
       SupervisorSettings settings,
@@ -130,7 +116,6 @@ public final class KeyRouter {
 
   private long nextIncarnation = 1;
   private long sessionIdFloor = 1;
-  private boolean shuttingDown;
   private final List<ActorRef<Done>> shutdownWaiters = new ArrayList<>();
 
   private KeyRouter(
@@ -156,31 +141,48 @@ public final class KeyRouter {
   }
 
   private Behavior<Command> active() {
-    return Behaviors.receive(Command.class)
+    return withKeysKept(Behaviors.receive(Command.class))
         .onMessage(Request.class, this::onRequest)
-        .onMessage(Cancel.class, this::onCancel)
-        .onMessage(Notify.class, this::onNotify)
         .onMessage(Acquire.class, this::onAcquire)
-        .onMessage(Release.class, this::onRelease)
-        .onMessage(ReleaseAll.class, this::onReleaseAll)
         .onMessage(Register.class, this::onRegister)
-        .onMessage(GetSnapshot.class, this::onGetSnapshot)
         .onMessage(Shutdown.class, this::onShutdown)
-        .onMessage(KeyIdle.class, this::onKeyIdle)
-        .onMessage(SessionIdsReserved.class, this::onSessionIdsReserved)
         .onMessage(KeyTerminated.class, this::onKeyTerminated)
+        .build();
+  }
+
+  /** Closing every key: nothing new starts; done once the last key actor has stopped. */
+  private Behavior<Command> shuttingDown() {
+    return withKeysKept(Behaviors.receive(Command.class))
+        .onMessage(Request.class, this::rejectRequest)
+        .onMessage(Acquire.class, this::rejectAcquire)
+        .onMessage(Register.class, notUsed -> Behaviors.same())
+        .onMessage(Shutdown.class, this::onShutdownAgain)
+        .onMessage(KeyTerminated.class, this::onKeyTerminatedWhileShuttingDown)
         .onMessage(ShutdownTimedOut.class, notUsed -> onShutdownTimedOut())
         .build();
   }
 
+  /** What both states do alike: calls and leases already made go on until their keys stop. */
+  private BehaviorBuilder<Command> withKeysKept(BehaviorBuilder<Command> builder) {
+    return builder
+        .onMessage(Cancel.class, this::onCancel)
+        .onMessage(Notify.class, this::onNotify)
+        .onMessage(Release.class, this::onRelease)
+        .onMessage(ReleaseAll.class, this::onReleaseAll)
+        .onMessage(GetSnapshot.class, this::onGetSnapshot)
+        .onMessage(KeyIdle.class, this::onKeyIdle)
+        .onMessage(SessionIdsReserved.class, this::onSessionIdsReserved);
+  }
+
   // --------------------------------------------------------------------------------------- routing
+
+  private Behavior<Command> rejectRequest(Request request) {
+    request.call().reject(SupervisorErrors.shuttingDown(), observer);
+    return Behaviors.same();
+  }
 
   private Behavior<Command> onRequest(Request request) {
     UpstreamCall call = request.call();
-    if (shuttingDown) {
-      call.reject(SupervisorErrors.shuttingDown(), observer);
-      return Behaviors.same();
-    }
     ServerConfig server = config.servers().get(call.server());
     // a hidden tool is refused here: no session is started or leased for it
     JsonRpcError refused =
@@ -198,11 +200,12 @@ public final class KeyRouter {
     return Behaviors.same();
   }
 
+  private Behavior<Command> rejectAcquire(Acquire acquire) {
+    acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.shuttingDown()));
+    return Behaviors.same();
+  }
+
   private Behavior<Command> onAcquire(Acquire acquire) {
-    if (shuttingDown) {
-      acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.shuttingDown()));
-      return Behaviors.same();
-    }
     ServerConfig server = config.servers().get(acquire.server());
     if (server == null) {
       acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.unknownServer(acquire.server())));
@@ -267,9 +270,6 @@ public final class KeyRouter {
    * listener inside that actor.
    */
   private Behavior<Command> onRegister(Register register) {
-    if (shuttingDown) {
-      return Behaviors.same();
-    }
     ActorRef<ContextDelivery.Command> delivery = deliveries.get(register.context());
     if (delivery != null) {
       delivery.tell(new ContextDelivery.ReplaceListener(register.listener()));
@@ -334,7 +334,12 @@ public final class KeyRouter {
     if (key != null && key.incarnation == terminated.incarnation()) {
       forget(key);
     }
-    if (shuttingDown && keys.isEmpty()) {
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onKeyTerminatedWhileShuttingDown(KeyTerminated terminated) {
+    onKeyTerminated(terminated);
+    if (keys.isEmpty()) {
       completeShutdown();
     }
     return Behaviors.same();
@@ -373,12 +378,15 @@ public final class KeyRouter {
   }
 
   private Behavior<Command> onShutdown(Shutdown shutdown) {
+    keys.values().forEach(key -> send(key, ServerKeyActor.Shutdown.INSTANCE));
+    timers.startSingleTimer(ShutdownTimedOut.INSTANCE, settings.shutdownTimeout());
+    onShutdownAgain(shutdown);
+    return shuttingDown();
+  }
+
+  /** Another caller waits for the same shutdown; with no key left it is over already. */
+  private Behavior<Command> onShutdownAgain(Shutdown shutdown) {
     shutdownWaiters.add(shutdown.replyTo());
-    if (!shuttingDown) {
-      shuttingDown = true;
-      keys.values().forEach(key -> send(key, ServerKeyActor.Shutdown.INSTANCE));
-      timers.startSingleTimer(ShutdownTimedOut.INSTANCE, settings.shutdownTimeout());
-    }
     if (keys.isEmpty()) {
       completeShutdown();
     }
