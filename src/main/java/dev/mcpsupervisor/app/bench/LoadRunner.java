@@ -182,9 +182,14 @@ final class LoadRunner {
     return send(requests.delete(sessionId)).handle((response, error) -> null);
   }
 
+  /** The answer, or a failed future: never throws, so a lane always goes on to its next call. */
   private CompletableFuture<HttpResponse<String>> send(HttpRequest request) {
-    return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-        .orTimeout(plan.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    try {
+      return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+          .orTimeout(plan.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RuntimeException refused) {
+      return CompletableFuture.failedFuture(refused);
+    }
   }
 
   private void problem(String description) {

@@ -73,6 +73,21 @@ class WrongAnswerTest {
     assertEquals(BenchCommand.EXIT_CLEAN, exit, text.toString());
   }
 
+  @Test
+  void aServerThatRefusesEverythingFailsEveryCall(@TempDir Path dir) throws Exception {
+    String url = serve(UnaryOperator.identity()).replace("/mcp", "/down");
+    Path json = dir.resolve("bench.json");
+    StringWriter text = new StringWriter();
+
+    int exit = bench(text, url, "-n", "3", "-m", "5", "-k", "2", "--json", json.toString());
+
+    assertEquals(BenchCommand.EXIT_FAILURES, exit, text.toString());
+    for (JsonNode run : JSON.readTree(json.toFile()).path("runs")) {
+      assertEquals(15, run.path("failed").asInt(), run.toString());
+      assertEquals(0, run.path("ok").asInt() + run.path("wrong").asInt(), run.toString());
+    }
+  }
+
   private static int bench(StringWriter text, String... args) {
     CommandLine commandLine = new CommandLine(new BenchCommand());
     commandLine.setOut(new PrintWriter(text, true));
@@ -86,6 +101,13 @@ class WrongAnswerTest {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.setExecutor(executor);
     server.createContext("/mcp", exchange -> answer(exchange, echo));
+    server.createContext(
+        "/down",
+        exchange -> {
+          try (exchange) {
+            exchange.sendResponseHeaders(503, -1);
+          }
+        });
     server.start();
     return "http://127.0.0.1:" + server.getAddress().getPort() + "/mcp";
   }
