@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
  * [--allow-unauthenticated]}: starts the gateway and prints one line, {@code mcp-supervisor
  * listening on http://H:N/mcp}, once it is bound. Exit status: 0 after a clean shutdown (SIGTERM,
  * SIGINT), 2 for a bad configuration or bad flags (one line on stderr), 1 when the gateway cannot
- * start.
+ * start. {@code bench URL ...} is the load generator ({@link BenchCommand}).
  */
 @Command(
     name = "mcp-supervisor",
