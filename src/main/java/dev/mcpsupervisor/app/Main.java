@@ -2,6 +2,7 @@ package dev.mcpsupervisor.app;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.app.bench.BenchCommand;
 import dev.mcpsupervisor.protocol.config.BindSafety;
 import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
@@ -27,7 +28,7 @@ import picocli.CommandLine.Option;
  * [--allow-unauthenticated]}: starts the gateway and prints one line, {@code mcp-supervisor
  * listening on http://H:N/mcp}, once it is bound. Exit status: 0 after a clean shutdown (SIGTERM,
  * SIGINT), 2 for a bad configuration or bad flags (one line on stderr), 1 when the gateway cannot
- * start.
+ * start. {@code bench URL ...} is the load generator ({@link BenchCommand}).
  */
 @Command(
     name = "mcp-supervisor",
@@ -35,6 +36,7 @@ import picocli.CommandLine.Option;
     versionProvider = Main.Version.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
+    subcommands = BenchCommand.class,
     description =
         "Serves MCP servers (stdio processes it supervises, remote Streamable HTTP or SSE servers) behind one"
             + " Streamable HTTP endpoint. Without --config it serves a built-in demo server named \""

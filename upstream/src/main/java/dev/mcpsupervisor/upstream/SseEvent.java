@@ -7,7 +7,7 @@ package dev.mcpsupervisor.upstream;
  * @param data the data lines joined with "\n"
  * @param lastEventId the stream's last event id at dispatch time ("" when none was ever set)
  */
-record SseEvent(String type, String data, String lastEventId) {
+public record SseEvent(String type, String data, String lastEventId) {
 
   static final String DEFAULT_TYPE = "message";
 }

@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * split (on CR, LF or CRLF); a leading byte order mark is dropped. Not thread-safe: one parser per
  * stream.
  */
-final class SseEventParser {
+public final class SseEventParser {
 
   private final Consumer<SseEvent> sink;
   private final int maxDataChars;
@@ -28,13 +28,13 @@ final class SseEventParser {
    * @param maxDataChars the largest event data accepted; a bigger event fails the stream (an {@link
    *     UncheckedIOException} around a {@link MessageTooLargeException})
    */
-  SseEventParser(Consumer<SseEvent> sink, int maxDataChars) {
+  public SseEventParser(Consumer<SseEvent> sink, int maxDataChars) {
     this.sink = sink;
     this.maxDataChars = maxDataChars;
   }
 
   /** Feeds one line, without its terminator. */
-  void line(String line) {
+  public void line(String line) {
     if (firstLine) {
       firstLine = false;
       if (line.startsWith("\uFEFF")) {
