@@ -17,6 +17,8 @@ usage: bench/compare.sh [options]
   -m, --calls M           calls per session for every N (default: 300 for N<=10, 100 for N<=100, 20 above)
   -k, --in-flight K       calls in flight per session (default 1)
   -r, --runs R            runs per target and N; the tables show medians (default 3)
+  --warmup M              before the measured runs, one unrecorded run of 10 sessions x M calls against each target
+                          (JIT, connection pools; 0 = none; default 20)
   -t, --targets LIST      subset of direct,supervisor-stdio,supervisor-http,mcp-proxy,supergateway (default all)
   --era ERA               session | stateless | both (default session: server-everything and the peers speak the
                           session era only)
@@ -32,6 +34,7 @@ SESSIONS_LIST="10,100,1000"
 CALLS=""
 IN_FLIGHT=1
 RUNS=3
+WARMUP_CALLS=20
 TARGETS="direct,supervisor-stdio,supervisor-http,mcp-proxy,supergateway"
 ERA="session"
 SUPERGATEWAY_MAX=100
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
     -m|--calls) CALLS="$2"; shift 2 ;;
     -k|--in-flight) IN_FLIGHT="$2"; shift 2 ;;
     -r|--runs) RUNS="$2"; shift 2 ;;
+    --warmup) WARMUP_CALLS="$2"; shift 2 ;;
     -t|--targets) TARGETS="$2"; shift 2 ;;
     --era) ERA="$2"; shift 2 ;;
     --supergateway-max) SUPERGATEWAY_MAX="$2"; shift 2 ;;
@@ -107,15 +111,33 @@ start() {
   STARTED_PGIDS+=("$STARTED_PID")
 }
 
-# stop PGID: TERM to the group, at most 10 s for it to go, then KILL
+# descendants PID: the PIDs of PID's children, their children, and so on (supergateway starts its upstreams in
+# process groups of their own, so a group signal alone would miss them)
+descendants() {
+  local child
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    echo "$child"
+    descendants "$child"
+  done
+}
+
+# stop PGID: TERM to the group and to every descendant (listed before the signal), at most 10 s for all of them to
+# go, then KILL to what is left
 stop() {
-  local pgid="$1" i
-  kill -TERM -- "-$pgid" 2>/dev/null || return 0
+  local pgid="$1" i pid alive
+  local -a pids
+  read -r -a pids <<<"$(descendants "$pgid" | tr '\n' ' ')"
+  kill -TERM -- "-$pgid" 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for i in $(seq 1 100); do
-    kill -0 -- "-$pgid" 2>/dev/null || break
+    alive=0
+    kill -0 -- "-$pgid" 2>/dev/null && alive=1
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
     sleep 0.1
   done
   kill -KILL -- "-$pgid" 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   wait "$pgid" 2>/dev/null || true
 }
 
@@ -199,6 +221,11 @@ for target in "${TARGET_NAMES[@]}"; do
     stop_all
     continue
   fi
+  if [ "$WARMUP_CALLS" -gt 0 ]; then
+    echo "-- $target warm-up: 10 sessions x $WARMUP_CALLS calls (not recorded)" >&2
+    java -jar "$JAR" bench "$URL" -n 10 -m "$WARMUP_CALLS" -k "$IN_FLIGHT" --era "$ERA" --tool echo \
+      --argument message >/dev/null 2>&1 || true
+  fi
   for n in "${SESSION_COUNTS[@]}"; do
     if [ "$target" = supergateway ] && [ "$n" -gt "$SUPERGATEWAY_MAX" ]; then
       printf '%s\t%s\t-\t-\tskipped: one upstream process per session above --supergateway-max %s\n' \
@@ -219,5 +246,6 @@ for target in "${TARGET_NAMES[@]}"; do
 done
 
 python3 "$ROOT/bench/compare_report.py" "$RAW/index.tsv" "$OUT/compare-$STAMP.json" "$OUT/compare-$STAMP.md" \
-  --in-flight "$IN_FLIGHT" --era "$ERA" --peers mcp-proxy,supergateway
+  --in-flight "$IN_FLIGHT" --era "$ERA" --peers mcp-proxy,supergateway \
+  --versions "node $("$NODE_BIN" --version), server-everything $(installed_version @modelcontextprotocol/server-everything), ${PEER_PACKAGES[*]}, mcp-supervisor $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 cat "$OUT/compare-$STAMP.md"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Aggregates bench/compare.sh's raw runs: medians per (target, sessions, era), ratios vs direct and vs the best peer.
 
-usage: compare_report.py INDEX.tsv OUT.json OUT.md [--in-flight K] [--era ERA] [--peers a,b]
+usage: compare_report.py INDEX.tsv OUT.json OUT.md [--in-flight K] [--era ERA] [--peers a,b] [--versions TEXT]
 INDEX.tsv rows: target, sessions, calls per session, run, bench JSON file (or a note when the cell was not run).
 """
 import argparse
@@ -95,7 +95,7 @@ def markdown(rows, meta):
     lines = [f"Comparison run {meta['date']} ({meta['host']}), era {meta['era']}, K = {meta['inFlight']} in flight "
              f"per session, median of {meta['runs']} run(s); ratios are calls/s against direct and against the "
              f"best peer ({', '.join(meta['peers'])}) in the same run; CPU is the front process's only (the gateway "
-             f"or peer; for direct, the upstream).",
+             f"or peer; for direct, the upstream). Versions: {meta['versions'] or 'not given'}.",
              "",
              "| N | M | Target | Calls/s | p50 µs | p99 µs | CPU µs/call | Failed | Wrong | vs direct | vs best peer |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -124,12 +124,13 @@ def main():
     parser.add_argument("--in-flight", type=int, default=1)
     parser.add_argument("--era", default="session")
     parser.add_argument("--peers", default="mcp-proxy,supergateway")
+    parser.add_argument("--versions", default="")
     args = parser.parse_args()
     peers = args.peers.split(",")
     rows = summarize(read_runs(args.index), peers)
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "host": f"{platform.node()}, {platform.machine()}",
-            "era": args.era, "inFlight": args.in_flight, "peers": peers,
+            "versions": args.versions, "era": args.era, "inFlight": args.in_flight, "peers": peers,
             "runs": max((len(r["runs"]) for r in rows), default=0)}
     with open(args.json_out, "w") as out:
         json.dump({"meta": meta, "rows": rows}, out, indent=2)
