@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Comparison runner (docs/benchmarks.md, "Comparison runner"): one workload, measured in one run against
-#   direct            server-everything serving Streamable HTTP itself
-#   supervisor-stdio  mcp-supervisor in front of server-everything over stdio
-#   supervisor-http   mcp-supervisor in front of server-everything over Streamable HTTP
-#   mcp-proxy         mcp-proxy (npm, punkpeye) in front of server-everything over stdio
-#   supergateway      supergateway --stateful (npm) in front of server-everything over stdio
+#   direct            the upstream (server-everything, or the fixture) serving Streamable HTTP itself
+#   supervisor-stdio  mcp-supervisor in front of the upstream over stdio
+#   supervisor-http   mcp-supervisor in front of the upstream over Streamable HTTP
+#   mcp-proxy         mcp-proxy (npm, punkpeye) in front of the upstream over stdio
+#   supergateway      supergateway --stateful (npm) in front of the upstream over stdio
 # with the jar's bench subcommand, for each N sessions, RUNS times; writes bench/results/compare-<date>.json and .md
 # (medians of the runs, ratios vs direct and vs the best peer). Everything binds 127.0.0.1; every process this script
 # starts runs in its own process group and is stopped by that group's id; every wait is bounded.
@@ -20,6 +20,8 @@ usage: bench/compare.sh [options]
   --warmup M              before the measured runs, one unrecorded run of 10 sessions x M calls against each target
                           (JIT, connection pools; 0 = none; default 20)
   -t, --targets LIST      subset of direct,supervisor-stdio,supervisor-http,mcp-proxy,supergateway (default all)
+  -u, --upstream NAME     everything (@modelcontextprotocol/server-everything, default) or fixture (this project's
+                          fixture server; needs its jar: mvn -B -DskipTests package)
   --era ERA               session | stateless | both (default session: server-everything and the peers speak the
                           session era only)
   --supergateway-max N    skip supergateway above N sessions (default 100): --stateful spawns one upstream process
@@ -37,6 +39,7 @@ RUNS=3
 WARMUP_CALLS=20
 TARGETS="direct,supervisor-stdio,supervisor-http,mcp-proxy,supergateway"
 ERA="session"
+UPSTREAM="everything"
 SUPERGATEWAY_MAX=100
 JAR="$ROOT/src/target/mcp-supervisor.jar"
 OUT="$ROOT/bench/results"
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
     --warmup) WARMUP_CALLS="$2"; shift 2 ;;
     -t|--targets) TARGETS="$2"; shift 2 ;;
     --era) ERA="$2"; shift 2 ;;
+    -u|--upstream) UPSTREAM="$2"; shift 2 ;;
     --supergateway-max) SUPERGATEWAY_MAX="$2"; shift 2 ;;
     --jar) JAR="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
@@ -92,7 +96,27 @@ net.Server.prototype.listen = function (...args) {
 };
 JS
 NODE_LOOPBACK=("$NODE_BIN" --require "$PRELOAD")
-EVERYTHING_STDIO_JSON="[\"--require\", \"$PRELOAD\", \"$EVERYTHING_SERVER_JS\", \"stdio\"]"
+
+# the upstream: UPSTREAM_STDIO is its stdio command line; start_upstream_http NAME PORT starts it serving Streamable
+# HTTP at http://127.0.0.1:PORT/mcp
+case "$UPSTREAM" in
+  everything)
+    UPSTREAM_STDIO=("${NODE_LOOPBACK[@]}" "$EVERYTHING_SERVER_JS" stdio)
+    start_upstream_http() { PORT="$2" start "$1" "${NODE_LOOPBACK[@]}" "$EVERYTHING_SERVER_JS" streamableHttp; } ;;
+  fixture)
+    FIXTURE_JAR="$(ls "$ROOT"/fixture-server/target/mcp-supervisor-fixture-server-*.jar 2>/dev/null \
+      | grep -v -e '-sources' -e '-tests' | head -n 1 || true)"
+    [ -n "$FIXTURE_JAR" ] || { echo "error: the fixture-server jar is missing: mvn -B -DskipTests package" >&2; exit 2; }
+    # its jar plus its runtime dependencies, as .ci/conformance.sh builds it
+    mvn -B -q -f "$ROOT/pom.xml" -pl fixture-server org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
+      -DincludeScope=runtime -Dmdep.outputFile="$WORK/fixture.classpath" >&2
+    UPSTREAM_STDIO=(java -cp "$FIXTURE_JAR:$(cat "$WORK/fixture.classpath")" dev.mcpsupervisor.fixture.FixtureServer)
+    UPSTREAM_STDIO+=(--stdio)
+    # the fixture binds 127.0.0.1 itself; without --exit-on-stdin-eof, since its stdin is /dev/null
+    start_upstream_http() { start "$1" "${UPSTREAM_STDIO[@]:0:4}" --http "$2"; } ;;
+  *) echo "unknown upstream: $UPSTREAM (everything or fixture)" >&2; exit 2 ;;
+esac
+UPSTREAM_STDIO_LINE="$(printf '%q ' "${UPSTREAM_STDIO[@]}")"
 
 STAMP="$(date -u +%Y-%m-%dT%H%M%SZ)"
 RAW="$(mktemp -d "${TMPDIR:-/tmp}/mcp-compare.XXXXXX")"
@@ -178,17 +202,18 @@ launch() {
   port="$(free_port)"
   case "$1" in
     direct)
-      PORT="$port" start direct "${NODE_LOOPBACK[@]}" "$EVERYTHING_SERVER_JS" streamableHttp
+      start_upstream_http direct "$port"
       FRONT_PID="$STARTED_PID"
       URL="http://127.0.0.1:$port/mcp" ;;
     supervisor-stdio)
-      gateway_config "$RAW/stdio.json" "{ \"command\": \"$NODE_BIN\", \"args\": $EVERYTHING_STDIO_JSON }"
+      gateway_config "$RAW/stdio.json" "$(python3 -c 'import json, sys
+print(json.dumps({"command": sys.argv[1], "args": sys.argv[2:]}))' "${UPSTREAM_STDIO[@]}")"
       start supervisor-stdio java -jar "$JAR" --config "$RAW/stdio.json" --host 127.0.0.1 --port "$port"
       FRONT_PID="$STARTED_PID"
       URL="http://127.0.0.1:$port/servers/everything/mcp" ;;
     supervisor-http)
       upstream_port="$(free_port)"
-      PORT="$upstream_port" start upstream "${NODE_LOOPBACK[@]}" "$EVERYTHING_SERVER_JS" streamableHttp
+      start_upstream_http upstream "$upstream_port"
       upstream_pid="$STARTED_PID"
       wait_port "$upstream_port" "$upstream_pid" || { echo "upstream did not start" >&2; return 1; }
       gateway_config "$RAW/http.json" "{ \"url\": \"http://127.0.0.1:$upstream_port/mcp\" }"
@@ -197,12 +222,12 @@ launch() {
       URL="http://127.0.0.1:$port/servers/everything/mcp" ;;
     mcp-proxy)
       start mcp-proxy "${NODE_LOOPBACK[@]}" "$MCP_PROXY_JS" --host 127.0.0.1 --port "$port" \
-        --server stream -- "${NODE_LOOPBACK[@]}" "$EVERYTHING_SERVER_JS" stdio
+        --server stream -- "${UPSTREAM_STDIO[@]}"
       FRONT_PID="$STARTED_PID"
       URL="http://127.0.0.1:$port/mcp" ;;
     supergateway)
       start supergateway "${NODE_LOOPBACK[@]}" "$SUPERGATEWAY_JS" --logLevel none \
-        --stdio "$NODE_BIN --require $PRELOAD $EVERYTHING_SERVER_JS stdio" \
+        --stdio "$UPSTREAM_STDIO_LINE" \
         --outputTransport streamableHttp --stateful --port "$port"
       FRONT_PID="$STARTED_PID"
       URL="http://127.0.0.1:$port/mcp" ;;
@@ -247,5 +272,5 @@ done
 
 python3 "$ROOT/bench/compare_report.py" "$RAW/index.tsv" "$OUT/compare-$STAMP.json" "$OUT/compare-$STAMP.md" \
   --in-flight "$IN_FLIGHT" --era "$ERA" --peers mcp-proxy,supergateway \
-  --versions "node $("$NODE_BIN" --version), server-everything $(installed_version @modelcontextprotocol/server-everything), ${PEER_PACKAGES[*]}, mcp-supervisor $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
+  --versions "upstream $UPSTREAM, node $("$NODE_BIN" --version), server-everything $(installed_version @modelcontextprotocol/server-everything), ${PEER_PACKAGES[*]}, mcp-supervisor $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 cat "$OUT/compare-$STAMP.md"
