@@ -130,7 +130,7 @@ final class PostHandling {
     if (streams.allInFlight().size() >= maxInflight) {
       streams.answer(
           exchange,
-          InflightLimit.overloaded(
+          CallerLimit.overloaded(
               request.id(), "this session", maxInflight, "maxInflightPerSession"));
       return client;
     }

@@ -13,7 +13,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
@@ -40,7 +39,7 @@ final class StatelessRoutes {
   private final StreamQuota streamQuota;
 
   /** Stateless requests in flight per caller: {@code gateway.maxInflightPerIdentity}. */
-  private final InflightLimit inflight;
+  private final CallerLimit inflight;
 
   /**
    * @param cacheScope what a stateless client's cacheable results say ({@code private} when the
@@ -63,7 +62,7 @@ final class StatelessRoutes {
     this.cacheScope = cacheScope;
     this.callers = callers;
     this.streamQuota = streamQuota;
-    this.inflight = new InflightLimit(settings.limits().maxInflightPerIdentity());
+    this.inflight = new CallerLimit(settings.limits().maxInflightPerIdentity());
   }
 
   /**
@@ -116,7 +115,7 @@ final class StatelessRoutes {
           McpResponses.json(
               StatusCodes.OK,
               JsonRpcCodec.toJson(
-                  InflightLimit.overloaded(
+                  CallerLimit.overloaded(
                       call.id(),
                       "this caller",
                       settings.limits().maxInflightPerIdentity(),
@@ -166,15 +165,7 @@ final class StatelessRoutes {
     if (counted == null) {
       return () -> {};
     }
-    if (!inflight.tryAcquire(counted)) {
-      return null;
-    }
-    AtomicBoolean released = new AtomicBoolean();
-    return () -> {
-      if (released.compareAndSet(false, true)) {
-        inflight.release(counted);
-      }
-    };
+    return inflight.acquire(counted).orElse(null);
   }
 
   /**

@@ -2,7 +2,6 @@ package dev.mcpsupervisor.http;
 
 import java.net.InetAddress;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -17,12 +16,12 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
  */
 final class StreamQuota {
 
-  private final StreamPermits permits;
+  private final CallerLimit permits;
   private final int maxPerIdentity;
   private final McpRefusals refusals;
 
   StreamQuota(int maxPerIdentity, McpRefusals refusals) {
-    this.permits = new StreamPermits(maxPerIdentity);
+    this.permits = new CallerLimit(maxPerIdentity);
     this.maxPerIdentity = maxPerIdentity;
     this.refusals = refusals;
   }
@@ -36,16 +35,7 @@ final class StreamQuota {
     if (owner == null) {
       return Optional.of(() -> {});
     }
-    if (!permits.tryAcquire(owner)) {
-      return Optional.empty();
-    }
-    AtomicBoolean released = new AtomicBoolean();
-    return Optional.of(
-        () -> {
-          if (released.compareAndSet(false, true)) {
-            permits.release(owner);
-          }
-        });
+    return permits.acquire(owner);
   }
 
   HttpResponse refusal() {

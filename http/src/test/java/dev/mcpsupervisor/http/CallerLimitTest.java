@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,11 +15,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-class InflightLimitTest {
+class CallerLimitTest {
 
   @Test
   void aKeyAtItsCapIsRefusedUntilOneIsReleasedAndOtherKeysAreNotAffected() {
-    InflightLimit limit = new InflightLimit(2);
+    CallerLimit limit = new CallerLimit(2);
     assertTrue(limit.tryAcquire("a"));
     assertTrue(limit.tryAcquire("a"));
     assertFalse(limit.tryAcquire("a"));
@@ -38,7 +39,7 @@ class InflightLimitTest {
   void hundredsOfRacingCallersNeverExceedTheCapAndLeaveNothingBehind() throws Exception {
     int cap = 8;
     int racers = 400;
-    InflightLimit limit = new InflightLimit(cap);
+    CallerLimit limit = new CallerLimit(cap);
     AtomicInteger holding = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
     AtomicInteger refused = new AtomicInteger();
@@ -73,5 +74,66 @@ class InflightLimitTest {
     assertTrue(most.get() <= cap, () -> most.get() + " held at once, the cap is " + cap);
     assertEquals(0, limit.inFlight("caller"));
     assertEquals(0, limit.keys());
+  }
+
+  @Test
+  void hundredsOfRacingOpenersGetExactlyTheCap() throws Exception {
+    CallerLimit permits = new CallerLimit(25);
+    int openers = 400;
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(64);
+    try {
+      List<CompletableFuture<Boolean>> attempts = new ArrayList<>();
+      for (int i = 0; i < openers; i++) {
+        attempts.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    start.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  return permits.tryAcquire("caller-a");
+                },
+                pool));
+      }
+      start.countDown();
+      long granted = 0;
+      for (CompletableFuture<Boolean> attempt : attempts) {
+        granted += attempt.get(10, TimeUnit.SECONDS) ? 1 : 0;
+      }
+      assertEquals(25, granted);
+      assertEquals(25, permits.inFlight("caller-a"));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void eachCallerHasItsOwnCapAndAReleasedPermitCanBeTakenAgain() {
+    CallerLimit permits = new CallerLimit(2);
+    assertTrue(permits.tryAcquire("a"));
+    assertTrue(permits.tryAcquire("a"));
+    assertFalse(permits.tryAcquire("a"));
+    assertTrue(permits.tryAcquire("b"), "another caller is not held back");
+    permits.release("a");
+    assertTrue(permits.tryAcquire("a"));
+    permits.release("a");
+    permits.release("a");
+    assertEquals(0, permits.inFlight("a"));
+  }
+
+  @Test
+  void aPermitIsGivenBackOnceHoweverOftenItsReleaseRuns() {
+    CallerLimit limit = new CallerLimit(1);
+    Runnable release = limit.acquire("a").orElseThrow();
+    assertTrue(limit.acquire("a").isEmpty(), "the cap is held");
+    release.run();
+    release.run();
+    assertEquals(0, limit.inFlight("a"));
+    Runnable again = limit.acquire("a").orElseThrow();
+    release.run(); // an old permit's release does not give back the new one
+    assertEquals(1, limit.inFlight("a"));
+    again.run();
   }
 }

@@ -4,21 +4,24 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.OVERLOADED;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Requests in flight per caller, against a cap, so that one caller's flood is refused at the door
- * instead of filling the upstream sessions' queues that every caller shares. Thread-safe: the
- * routes count, on whatever thread a request or its end comes. Each {@link #tryAcquire} that
- * succeeded must be matched by one {@link #release}; a key at zero is forgotten.
+ * What each caller holds at once, against a cap: stateless requests in flight (so that one caller's
+ * flood is refused at the door instead of filling the upstream sessions' queues that every caller
+ * shares), open streams (so that one caller cannot hold every connection). Thread-safe: the routes
+ * count, on whatever thread a request or its end comes. Each {@link #tryAcquire} that succeeded
+ * must be matched by one {@link #release}; a key at zero is forgotten.
  */
-final class InflightLimit {
+final class CallerLimit {
 
   private final int max;
   private final ConcurrentMap<String, Integer> inFlight = new ConcurrentHashMap<>();
 
-  InflightLimit(int max) {
+  CallerLimit(int max) {
     this.max = max;
   }
 
@@ -36,6 +39,23 @@ final class InflightLimit {
           return now + 1;
         });
     return acquired[0];
+  }
+
+  /**
+   * One more for {@code key}, given back by running the answer (once, however often it runs), or
+   * empty when {@code key} holds {@code max} already.
+   */
+  Optional<Runnable> acquire(String key) {
+    if (!tryAcquire(key)) {
+      return Optional.empty();
+    }
+    AtomicBoolean released = new AtomicBoolean();
+    return Optional.of(
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            release(key);
+          }
+        });
   }
 
   void release(String key) {
