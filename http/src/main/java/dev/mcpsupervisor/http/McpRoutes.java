@@ -312,8 +312,7 @@ final class McpRoutes extends AllDirectives {
             sessionId,
             path,
             caller,
-            new DownstreamSession.Post(
-                messages, preAnswered, batch, accept.sse(), exchange.ref())));
+            new DownstreamSession.Post(messages, preAnswered, batch, accept.sse(), exchange)));
     return exchanges.answer(
         exchange,
         accept,
@@ -346,8 +345,8 @@ final class McpRoutes extends AllDirectives {
             path,
             caller,
             lastEventId.isPresent()
-                ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange.ref())
-                : new DownstreamSession.OpenStream(exchange.ref())));
+                ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange)
+                : new DownstreamSession.OpenStream(exchange)));
     return exchange
         .head()
         .thenApply(
