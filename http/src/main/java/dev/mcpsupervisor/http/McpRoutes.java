@@ -179,10 +179,12 @@ final class McpRoutes extends AllDirectives {
           .handle((drained, failure) -> checks.tooLarge());
     }
     return Asks.sameThread(
+            // the size limit fails with EntityStreamSizeException; toStrict's own bound is passed
+            // in, else it is looked up in the config on every request
             request
                 .entity()
                 .withSizeLimit(maxBodyBytes)
-                .toStrict(settings.bodyReadTimeout().toMillis(), materializer))
+                .toStrict(settings.bodyReadTimeout().toMillis(), Long.MAX_VALUE, materializer))
         .thenCompose(
             body ->
                 dispatch(
