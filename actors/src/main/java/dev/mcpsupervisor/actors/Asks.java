@@ -33,6 +33,11 @@ public final class Asks {
 
   private Asks() {}
 
+  /** Runs tasks on the calling thread: for a few cheap statements, e.g. a scheduler's callback. */
+  public static ExecutionContext sameThreadContext() {
+    return SAME_THREAD;
+  }
+
   /**
    * @param onTimeout the value to complete with if no reply comes within {@code timeout} (or the
    *     ask fails)

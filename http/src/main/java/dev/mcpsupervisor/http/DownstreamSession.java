@@ -37,7 +37,7 @@ public final class DownstreamSession {
 
   /** A command from HTTP, routed by session id; its exchange carries the answer. */
   public interface Routed extends Command {
-    ActorRef<Exchange.Event> exchange();
+    ExchangeSink exchange();
 
     /** The answer when the session is gone. */
     default Exchange.Refused whenGone() {
@@ -58,7 +58,7 @@ public final class DownstreamSession {
       List<JsonRpcResponse> preAnswered,
       boolean batch,
       boolean acceptsSse,
-      ActorRef<Exchange.Event> exchange)
+      ExchangeSink exchange)
       implements Routed {
     public Post {
       messages = List.copyOf(messages);
@@ -81,7 +81,7 @@ public final class DownstreamSession {
       String principal,
       Map<String, String> paramHeaders,
       boolean acceptsSse,
-      ActorRef<Exchange.Event> exchange)
+      ExchangeSink exchange)
       implements Routed {}
 
   /**
@@ -89,10 +89,7 @@ public final class DownstreamSession {
    * requestState} of the round it answers (verified).
    */
   public record Resume(
-      JsonRpcRequest retry,
-      RequestStates.State state,
-      boolean acceptsSse,
-      ActorRef<Exchange.Event> exchange)
+      JsonRpcRequest retry, RequestStates.State state, boolean acceptsSse, ExchangeSink exchange)
       implements Routed {
     @Override
     public Exchange.Refused whenGone() {
@@ -101,14 +98,13 @@ public final class DownstreamSession {
   }
 
   /** GET: the server-to-client stream. */
-  public record OpenStream(ActorRef<Exchange.Event> exchange) implements Routed {}
+  public record OpenStream(ExchangeSink exchange) implements Routed {}
 
   /** GET with Last-Event-ID: the stream that event belongs to, from after it. */
-  public record ResumeStream(String lastEventId, ActorRef<Exchange.Event> exchange)
-      implements Routed {}
+  public record ResumeStream(String lastEventId, ExchangeSink exchange) implements Routed {}
 
   /** The HTTP side of a stream is gone (the client disconnected, or the stream ended). */
-  public record ExchangeClosed(ActorRef<Exchange.Event> exchange) implements Command {}
+  public record ExchangeClosed(ExchangeSink exchange) implements Command {}
 
   /** Cancel what is in flight, close every stream, release every lease, then reply and stop. */
   public record End(String reason, ActorRef<DownstreamSessions.Reply> replyTo) implements Command {}
@@ -136,7 +132,7 @@ public final class DownstreamSession {
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
 
   /** A resumable stream's timer (priming, polling): {@link StreamReplay#timer}. */
-  private record StreamTimer(ActorRef<Exchange.Event> exchange) implements Command {}
+  private record StreamTimer(ExchangeSink exchange) implements Command {}
 
   /** The servers a stateless request may reach are known (their initialize results). */
   private record StatelessReady(ClientRequests.Client client, Outcome outcome, Throwable failure)

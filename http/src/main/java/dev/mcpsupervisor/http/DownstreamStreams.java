@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * A downstream session's streams to its client and the requests in flight on them: which POST
@@ -25,7 +24,7 @@ final class DownstreamStreams {
 
   /** One POST whose answers are not all sent yet. */
   static final class OpenExchange {
-    final ActorRef<Exchange.Event> ref;
+    final ExchangeSink ref;
     final boolean acceptsSse;
 
     /** Answers not sent yet: all of them until the exchange streams. */
@@ -35,7 +34,7 @@ final class DownstreamStreams {
     boolean streaming;
     boolean closed;
 
-    OpenExchange(ActorRef<Exchange.Event> ref, boolean acceptsSse) {
+    OpenExchange(ExchangeSink ref, boolean acceptsSse) {
       this.ref = ref;
       this.acceptsSse = acceptsSse;
     }
@@ -113,10 +112,10 @@ final class DownstreamStreams {
   }
 
   /** Oldest first: server messages go to the oldest exchange they belong to. */
-  private final Map<ActorRef<Exchange.Event>, OpenExchange> exchanges = new LinkedHashMap<>();
+  private final Map<ExchangeSink, OpenExchange> exchanges = new LinkedHashMap<>();
 
   private final Map<JsonNode, InFlight> inFlight = new HashMap<>();
-  private ActorRef<Exchange.Event> getStream;
+  private ExchangeSink getStream;
 
   /** Every event goes through it: ids and replay for clients that resume streams. */
   final StreamReplay replay;
@@ -129,7 +128,7 @@ final class DownstreamStreams {
     this.replay = replay;
   }
 
-  OpenExchange open(ActorRef<Exchange.Event> ref, boolean acceptsSse) {
+  OpenExchange open(ExchangeSink ref, boolean acceptsSse) {
     OpenExchange exchange = new OpenExchange(ref, acceptsSse);
     exchanges.put(ref, exchange);
     replay.opened(ref, acceptsSse);
@@ -246,7 +245,7 @@ final class DownstreamStreams {
    * The HTTP side of a stream is gone: forgotten, unless the client may resume it; its requests
    * still run, their answers are dropped (or kept for the client's return).
    */
-  void closed(ActorRef<Exchange.Event> ref) {
+  void closed(ExchangeSink ref) {
     if (replay.detached(ref)) {
       return;
     }
@@ -264,7 +263,7 @@ final class DownstreamStreams {
   }
 
   /** False when a GET stream is open already (one per session). */
-  boolean openGetStream(ActorRef<Exchange.Event> ref) {
+  boolean openGetStream(ExchangeSink ref) {
     if (getStream != null) {
       return false;
     }
@@ -277,7 +276,7 @@ final class DownstreamStreams {
    * A GET with Last-Event-ID: the stream that id belongs to goes on on {@code ref} (the GET stream
    * if it was that); a plain GET stream when the session does not resume streams.
    */
-  boolean resume(String lastEventId, ActorRef<Exchange.Event> ref) {
+  boolean resume(String lastEventId, ExchangeSink ref) {
     if (!replay.enabled()) {
       return openGetStream(ref);
     }

@@ -179,10 +179,12 @@ final class McpRoutes extends AllDirectives {
           .handle((drained, failure) -> checks.tooLarge());
     }
     return Asks.sameThread(
+            // the size limit fails with EntityStreamSizeException; toStrict's own bound is passed
+            // in, else it is looked up in the config on every request
             request
                 .entity()
                 .withSizeLimit(maxBodyBytes)
-                .toStrict(settings.bodyReadTimeout().toMillis(), materializer))
+                .toStrict(settings.bodyReadTimeout().toMillis(), Long.MAX_VALUE, materializer))
         .thenCompose(
             body ->
                 dispatch(
@@ -312,8 +314,7 @@ final class McpRoutes extends AllDirectives {
             sessionId,
             path,
             caller,
-            new DownstreamSession.Post(
-                messages, preAnswered, batch, accept.sse(), exchange.ref())));
+            new DownstreamSession.Post(messages, preAnswered, batch, accept.sse(), exchange)));
     return exchanges.answer(
         exchange,
         accept,
@@ -346,8 +347,8 @@ final class McpRoutes extends AllDirectives {
             path,
             caller,
             lastEventId.isPresent()
-                ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange.ref())
-                : new DownstreamSession.OpenStream(exchange.ref())));
+                ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange)
+                : new DownstreamSession.OpenStream(exchange)));
     return exchange
         .head()
         .thenApply(

@@ -2,9 +2,8 @@ package dev.mcpsupervisor.http;
 
 import dev.mcpsupervisor.actors.Asks;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -121,14 +120,15 @@ final class SessionExchanges {
       boolean batch,
       String newSessionId,
       Runnable onStream) {
+    // one entry on Pekko's timer wheel, not a task on the JDK's delay thread per POST
+    Cancellable deadline =
+        scheduler.scheduleOnce(answerTimeout, exchange::expire, Asks.sameThreadContext());
     return exchange
         .head()
-        .toCompletableFuture()
-        .orTimeout(answerTimeout.toMillis(), TimeUnit.MILLISECONDS)
         .handle(
             (head, failure) -> {
+              deadline.cancel();
               if (failure != null) {
-                exchange.ref().tell(new Exchange.Complete(List.of()));
                 return refusals.refuse(
                     StatusCodes.GATEWAY_TIMEOUT,
                     "no_answer",
@@ -146,9 +146,6 @@ final class SessionExchanges {
             () ->
                 sessions.tell(
                     new DownstreamSessions.Deliver(
-                        sessionId,
-                        path,
-                        caller,
-                        new DownstreamSession.ExchangeClosed(exchange.ref()))));
+                        sessionId, path, caller, new DownstreamSession.ExchangeClosed(exchange))));
   }
 }

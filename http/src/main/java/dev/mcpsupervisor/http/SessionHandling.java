@@ -39,7 +39,7 @@ final class SessionHandling {
    */
   record Wiring(
       TimerScheduler<DownstreamSession.Command> timers,
-      BiConsumer<Duration, ActorRef<Exchange.Event>> streamTimer,
+      BiConsumer<Duration, ExchangeSink> streamTimer,
       Function<JsonNode, DownstreamSession.Command> serverRequestExpired,
       PostHandling.Answers answers,
       DownstreamSession.Command gatherElapsed,
@@ -198,7 +198,7 @@ final class SessionHandling {
   /** GET: opens the session's one server-to-client stream, unless {@code draining}. */
   void openStream(DownstreamSession.OpenStream open, boolean draining) {
     routedActivity();
-    ActorRef<Exchange.Event> exchange = open.exchange();
+    ExchangeSink exchange = open.exchange();
     if (draining) {
       exchange.tell(Exchange.Refused.of(503, "the gateway is shutting down"));
     } else if (!streams.openGetStream(exchange)) {
@@ -218,7 +218,7 @@ final class SessionHandling {
   }
 
   /** Answers whether an exchange may have finished: always. */
-  boolean exchangeClosed(ActorRef<Exchange.Event> exchange, ClientRequests.Client client) {
+  boolean exchangeClosed(ExchangeSink exchange, ClientRequests.Client client) {
     routed();
     streams.closed(exchange);
     if (client == null || client.isStateless()) {

@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
@@ -245,7 +244,7 @@ final class StatelessRequests {
    * An exchange ended: the session ends with its call's, unless the call is parked (its client
    * comes back with a retry).
    */
-  void exchangeClosed(ActorRef<Exchange.Event> exchange) {
+  void exchangeClosed(ExchangeSink exchange) {
     if (served == null) { // a session-era session: its client ends it
       return;
     }

@@ -214,12 +214,11 @@ final class StatelessRoutes {
       String path,
       Identity caller,
       AcceptHeader accept,
-      Function<ActorRef<Exchange.Event>, DownstreamSession.Routed> command,
+      Function<ExchangeSink, DownstreamSession.Routed> command,
       Runnable whenOver) {
     Exchange exchange = exchanges.openExchange();
     exchange.terminated().thenRun(whenOver);
-    sessions.tell(
-        new DownstreamSessions.Deliver(sessionId, path, caller, command.apply(exchange.ref())));
+    sessions.tell(new DownstreamSessions.Deliver(sessionId, path, caller, command.apply(exchange)));
     exchanges.closeWhenDone(exchange, sessionId, path, caller);
     return exchanges.answer(exchange, accept, false, null, () -> {});
   }

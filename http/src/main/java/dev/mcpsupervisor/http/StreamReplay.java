@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BiConsumer;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * SSE resumability for a 2025-11-25 client (its transport's "Resumability and Redelivery"): every
@@ -70,11 +69,11 @@ final class StreamReplay {
   private static final class Stream {
     final long number;
     final boolean isGet;
-    final ActorRef<Exchange.Event> key;
+    final ExchangeSink key;
     final ArrayDeque<Kept> events = new ArrayDeque<>();
 
     /** The connection carrying it now; null while its client is away. */
-    ActorRef<Exchange.Event> connection;
+    ExchangeSink connection;
 
     boolean primed;
     boolean finished;
@@ -82,7 +81,7 @@ final class StreamReplay {
     long evictedThrough;
     long bytes;
 
-    Stream(long number, boolean isGet, ActorRef<Exchange.Event> key) {
+    Stream(long number, boolean isGet, ExchangeSink key) {
       this.number = number;
       this.isGet = isGet;
       this.key = key;
@@ -95,16 +94,16 @@ final class StreamReplay {
   private final Settings settings;
 
   /** Starts a POST stream's timer ({@link #timer}): to prime it, then to close its connection. */
-  private final BiConsumer<Duration, ActorRef<Exchange.Event>> startTimer;
+  private final BiConsumer<Duration, ExchangeSink> startTimer;
 
   /** Tells this session's ids from another's. */
   private final String tag = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
 
   /** By the ref the session tells (a POST's first connection, the GET stream's current one). */
-  private final Map<ActorRef<Exchange.Event>, Stream> streams = new HashMap<>();
+  private final Map<ExchangeSink, Stream> streams = new HashMap<>();
 
   /** By the connection carrying each stream now. */
-  private final Map<ActorRef<Exchange.Event>, Stream> connections = new HashMap<>();
+  private final Map<ExchangeSink, Stream> connections = new HashMap<>();
 
   private final Map<Long, Stream> byNumber = new HashMap<>();
 
@@ -114,7 +113,7 @@ final class StreamReplay {
   private boolean enabled;
   private long nextStream = 1;
 
-  StreamReplay(Settings settings, BiConsumer<Duration, ActorRef<Exchange.Event>> startTimer) {
+  StreamReplay(Settings settings, BiConsumer<Duration, ExchangeSink> startTimer) {
     this.settings = settings;
     this.startTimer = startTimer;
   }
@@ -132,7 +131,7 @@ final class StreamReplay {
   // ----------------------------------------------------------------------------------- the streams
 
   /** A POST exchange opened; one that may stream is primed when unanswered for a while. */
-  void opened(ActorRef<Exchange.Event> post, boolean acceptsSse) {
+  void opened(ExchangeSink post, boolean acceptsSse) {
     if (!enabled || !acceptsSse) {
       return;
     }
@@ -145,7 +144,7 @@ final class StreamReplay {
   }
 
   /** The GET stream opened: {@link Exchange.Opened}, then (resumable) a priming event. */
-  void openedGet(ActorRef<Exchange.Event> get) {
+  void openedGet(ExchangeSink get) {
     get.tell(Exchange.Opened.INSTANCE);
     if (enabled) {
       Stream stream = new Stream(nextStream++, true, get);
@@ -159,7 +158,7 @@ final class StreamReplay {
    * starts now; primed and still unanswered after {@link Settings#closeConnectionAfter}, its
    * connection is closed (the client polls with Last-Event-ID) and what follows is kept for it.
    */
-  void timer(ActorRef<Exchange.Event> post) {
+  void timer(ExchangeSink post) {
     Stream stream = streams.get(post);
     if (stream == null || stream.finished) {
       return;
@@ -174,7 +173,7 @@ final class StreamReplay {
   }
 
   /** Tells a stream an event: ids, kept for replay and sent on while connected when resumable. */
-  void tell(ActorRef<Exchange.Event> ref, Exchange.Event event) {
+  void tell(ExchangeSink ref, Exchange.Event event) {
     Stream stream = streams.get(ref);
     if (stream == null) {
       ref.tell(event);
@@ -203,7 +202,7 @@ final class StreamReplay {
    * POST stream stays (its events are kept for the client's return); a finished stream is forgotten
    * (delivered); a GET stream is kept for replay, but the session stops sending on it.
    */
-  boolean detached(ActorRef<Exchange.Event> connection) {
+  boolean detached(ExchangeSink connection) {
     Stream stream = connections.get(connection);
     if (stream == null) { // a POST's first connection, after a resume took its stream over
       Stream moved = streams.get(connection);
@@ -227,7 +226,7 @@ final class StreamReplay {
    * which then carries that stream (the connection that carried it before, if any, ends). Answers
    * null when resumed, else why not (the connection has been told).
    */
-  Refusal resume(String lastEventId, ActorRef<Exchange.Event> connection) {
+  Refusal resume(String lastEventId, ExchangeSink connection) {
     Refusal refusal = refusal(lastEventId);
     if (refusal != null) {
       connection.tell(Exchange.Refused.of(refusal.status(), refusal.message()));
@@ -268,7 +267,7 @@ final class StreamReplay {
   }
 
   /** Whether the session's events for {@code ref} go through a stream kept here. */
-  boolean carries(ActorRef<Exchange.Event> ref) {
+  boolean carries(ExchangeSink ref) {
     return streams.containsKey(ref);
   }
 

@@ -43,7 +43,7 @@ class DownstreamStreamsTest {
   @Test
   void answersOfAPostAreSentTogetherOnceEveryRequestOnItIsAnswered() {
     TestProbe<Exchange.Event> post = testKit.createTestProbe();
-    DownstreamStreams.OpenExchange exchange = streams.open(post.getRef(), true);
+    DownstreamStreams.OpenExchange exchange = streams.open(ProbeSink.of(post), true);
     DownstreamStreams.InFlight first =
         streams.track(exchange, request("a"), 1, new UpstreamCalls(null, "s", "1"), true);
     DownstreamStreams.InFlight second =
@@ -62,7 +62,7 @@ class DownstreamStreamsTest {
   @Test
   void aMessageTaggedWithARequestTurnsItsPostIntoAStreamAndItsAnswerFollows() {
     TestProbe<Exchange.Event> post = testKit.createTestProbe();
-    DownstreamStreams.OpenExchange exchange = streams.open(post.getRef(), true);
+    DownstreamStreams.OpenExchange exchange = streams.open(ProbeSink.of(post), true);
     DownstreamStreams.InFlight call =
         streams.track(exchange, request("c"), 7, new UpstreamCalls(null, "s", "7"), true);
 
@@ -85,7 +85,7 @@ class DownstreamStreamsTest {
   @Test
   void aPostWhoseClientTakesNoSseGetsNoServerMessages() {
     TestProbe<Exchange.Event> post = testKit.createTestProbe();
-    DownstreamStreams.OpenExchange exchange = streams.open(post.getRef(), false);
+    DownstreamStreams.OpenExchange exchange = streams.open(ProbeSink.of(post), false);
     streams.track(exchange, request("d"), 3, new UpstreamCalls(null, "s", "3"), true);
     assertFalse(streams.sendOnTaggedExchange(note("log"), "3"));
     assertFalse(streams.sendUnrelated(note("list_changed"), "alpha"), "no GET stream either");
@@ -96,13 +96,13 @@ class DownstreamStreamsTest {
   void unrelatedMessagesGoOnTheOneGetStreamAndAClosedStreamIsForgotten() {
     TestProbe<Exchange.Event> get = testKit.createTestProbe();
     TestProbe<Exchange.Event> second = testKit.createTestProbe();
-    assertTrue(streams.openGetStream(get.getRef()));
+    assertTrue(streams.openGetStream(ProbeSink.of(get)));
     assertInstanceOf(Exchange.Opened.class, get.receiveMessage());
-    assertFalse(streams.openGetStream(second.getRef()), "one GET stream per session");
+    assertFalse(streams.openGetStream(ProbeSink.of(second)), "one GET stream per session");
 
     assertTrue(streams.sendUnrelated(note("list_changed"), "alpha"));
     assertInstanceOf(Exchange.Message.class, get.receiveMessage());
-    streams.closed(get.getRef());
+    streams.closed(ProbeSink.of(get));
     assertFalse(streams.sendUnrelated(note("again"), "alpha"));
     get.expectNoMessage(Duration.ofMillis(50));
   }

@@ -39,12 +39,12 @@ class ExchangeTest {
 
   /** Opens a stream and sends {@link #MESSAGES} responses and the end while nobody reads. */
   private Exchange.Head fillWhileNobodyReads(Exchange exchange) throws Exception {
-    exchange.ref().tell(Exchange.Opened.INSTANCE);
+    exchange.tell(Exchange.Opened.INSTANCE);
     Exchange.Head head = exchange.head().toCompletableFuture().get(5, TimeUnit.SECONDS);
     for (int id = 1; id <= MESSAGES; id++) {
-      exchange.ref().tell(new Exchange.Message(response(id)));
+      exchange.tell(new Exchange.Message(response(id)));
     }
-    exchange.ref().tell(new Exchange.Complete(List.of()));
+    exchange.tell(new Exchange.Complete(List.of()));
     return head;
   }
 

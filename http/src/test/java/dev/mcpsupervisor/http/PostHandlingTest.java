@@ -92,7 +92,7 @@ class PostHandlingTest {
   private DownstreamSession.Post post(
       TestProbe<Exchange.Event> exchange, boolean batch, JsonRpcMessage... messages) {
     return new DownstreamSession.Post(
-        List.of(messages), List.of(), batch, false, exchange.getRef());
+        List.of(messages), List.of(), batch, false, ProbeSink.of(exchange));
   }
 
   private static String errorMessage(ObjectNode answer) {

@@ -64,13 +64,14 @@ class SessionHandlingTest {
     TestProbe<Exchange.Event> first = testKit.createTestProbe();
     TestProbe<Exchange.Event> second = testKit.createTestProbe();
     TestProbe<Exchange.Event> whileDraining = testKit.createTestProbe();
-    session.handling.openStream(new DownstreamSession.OpenStream(first.getRef()), false);
-    session.handling.openStream(new DownstreamSession.OpenStream(second.getRef()), false);
+    session.handling.openStream(new DownstreamSession.OpenStream(ProbeSink.of(first)), false);
+    session.handling.openStream(new DownstreamSession.OpenStream(ProbeSink.of(second)), false);
     assertEquals(409, refusal(second));
-    session.handling.openStream(new DownstreamSession.OpenStream(whileDraining.getRef()), true);
+    session.handling.openStream(
+        new DownstreamSession.OpenStream(ProbeSink.of(whileDraining)), true);
     assertEquals(503, refusal(whileDraining));
     session.handling.resumeStream(
-        new DownstreamSession.ResumeStream("1", whileDraining.getRef()), true);
+        new DownstreamSession.ResumeStream("1", ProbeSink.of(whileDraining)), true);
     assertEquals(503, refusal(whileDraining));
     assertEquals(4, session.idleTimerStarts.get()); // each GET is activity
   }
@@ -103,7 +104,7 @@ class SessionHandlingTest {
     assertNull(
         session.handling.beginStateless(
             new DownstreamSession.Stateless(
-                null, null, null, null, Map.of(), false, exchange.getRef()),
+                null, null, null, null, Map.of(), false, ProbeSink.of(exchange)),
             client));
     assertEquals(409, refusal(exchange));
   }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -52,24 +51,25 @@ class StreamReplayTest {
   void theOldestEventsAreEvictedBeyondTheByteBoundAndAnEvictedIdIsRefused() {
     StreamReplay replay = replay(100, 60, ProtocolVersions.V2025_11_25);
     TestProbe<Exchange.Event> get = testKit.createTestProbe();
-    replay.openedGet(get.getRef());
+    replay.openedGet(ProbeSink.of(get));
     assertInstanceOf(Exchange.Opened.class, get.receiveMessage());
     String priming = assertInstanceOf(Exchange.Primed.class, get.receiveMessage()).eventId();
-    replay.tell(get.getRef(), new Exchange.Message(note(1)));
+    replay.tell(ProbeSink.of(get), new Exchange.Message(note(1)));
     String first = idOf(get);
-    replay.tell(get.getRef(), new Exchange.Message(note(2)));
+    replay.tell(ProbeSink.of(get), new Exchange.Message(note(2)));
     String second = idOf(get);
-    replay.tell(get.getRef(), new Exchange.Message(note(3)));
+    replay.tell(ProbeSink.of(get), new Exchange.Message(note(3)));
     String third = idOf(get);
     assertNotEquals(second, third);
 
     TestProbe<Exchange.Event> refused = testKit.createTestProbe();
-    assertEquals(410, replay.resume(priming, refused.getRef()).status(), "event 1 was evicted");
+    assertEquals(
+        410, replay.resume(priming, ProbeSink.of(refused)).status(), "event 1 was evicted");
     assertEquals(410, assertInstanceOf(Exchange.Refused.class, refused.receiveMessage()).status());
-    assertEquals(410, replay.resume(first, refused.getRef()).status(), "so was event 2");
+    assertEquals(410, replay.resume(first, ProbeSink.of(refused)).status(), "so was event 2");
 
     TestProbe<Exchange.Event> resumed = testKit.createTestProbe();
-    assertNull(replay.resume(second, resumed.getRef()));
+    assertNull(replay.resume(second, ProbeSink.of(resumed)));
     assertInstanceOf(Exchange.Opened.class, resumed.receiveMessage());
     assertEquals(third, idOf(resumed), "event 3 only: two do not fit in 60 bytes");
     assertInstanceOf(Exchange.Complete.class, get.receiveMessage(), "the old connection ends");
@@ -77,7 +77,7 @@ class StreamReplayTest {
 
   @Test
   void aStreamPrimedByAServerMessageStaysOpenWhenItsPrimingTimerFiresLater() {
-    List<ActorRef<Exchange.Event>> timers = new ArrayList<>();
+    List<ExchangeSink> timers = new ArrayList<>();
     StreamReplay replay =
         new StreamReplay(
             new StreamReplay.Settings(
@@ -85,15 +85,15 @@ class StreamReplayTest {
             (delay, ref) -> timers.add(ref));
     replay.enableFor(ProtocolVersions.V2025_11_25);
     TestProbe<Exchange.Event> post = testKit.createTestProbe();
-    replay.opened(post.getRef(), true);
-    replay.tell(post.getRef(), new Exchange.Message(note(1)));
+    replay.opened(ProbeSink.of(post), true);
+    replay.tell(ProbeSink.of(post), new Exchange.Message(note(1)));
     assertInstanceOf(Exchange.Primed.class, post.receiveMessage());
     idOf(post);
 
-    assertEquals(List.of(post.getRef()), timers);
-    replay.timer(post.getRef()); // the priming timer, after the message primed the stream
+    assertEquals(List.of(ProbeSink.of(post)), timers);
+    replay.timer(ProbeSink.of(post)); // the priming timer, after the message primed the stream
     post.expectNoMessage(Duration.ofMillis(100));
-    replay.tell(post.getRef(), new Exchange.Complete(List.of(note(2))));
+    replay.tell(ProbeSink.of(post), new Exchange.Complete(List.of(note(2))));
     idOf(post);
     assertInstanceOf(Exchange.Complete.class, post.receiveMessage());
   }
@@ -102,10 +102,10 @@ class StreamReplayTest {
   void streamsOfClientsThatDoNotResumePassEverythingThrough() {
     StreamReplay replay = replay(100, 1000, ProtocolVersions.V2025_06_18);
     TestProbe<Exchange.Event> post = testKit.createTestProbe();
-    replay.opened(post.getRef(), true);
-    replay.tell(post.getRef(), new Exchange.Message(note(1)));
+    replay.opened(ProbeSink.of(post), true);
+    replay.tell(ProbeSink.of(post), new Exchange.Message(note(1)));
     assertNull(assertInstanceOf(Exchange.Message.class, post.receiveMessage()).eventId());
-    replay.tell(post.getRef(), new Exchange.Complete(List.of(note(2))));
+    replay.tell(ProbeSink.of(post), new Exchange.Complete(List.of(note(2))));
     assertEquals(
         1, assertInstanceOf(Exchange.Complete.class, post.receiveMessage()).responses().size());
   }
