@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.knowm.xchart.internal.chartpart.Chart;
 
 /**
  * Renders benchmark results for docs/benchmarks.md. Commands:
@@ -64,15 +65,32 @@ public final class BenchReport {
     List<Path> written = new ArrayList<>();
     if (compare != null) {
       CompareResults results = CompareResults.read(compare);
-      written.add(ChartFiles.write(Charts.throughput(results), out, "throughput", png));
-      written.add(ChartFiles.write(Charts.p99(results), out, "p99", png));
-      written.add(ChartFiles.write(Charts.cpuPerCall(results), out, "cpu-per-call", png));
+      if (results.cells().isEmpty()) {
+        throw new IllegalArgumentException(compare + ": no measured rows");
+      }
+      write(Charts.throughput(results), out, "throughput", png, written);
+      write(Charts.p99(results), out, "p99", png, written);
+      write(Charts.cpuPerCall(results), out, "cpu-per-call", png, written);
     }
     if (chaos != null) {
-      written.add(
-          ChartFiles.write(Charts.chaos(ChaosTimeline.read(chaos)), out, "chaos-timeline", png));
+      ChaosTimeline timeline = ChaosTimeline.read(chaos);
+      if (timeline.timeline().isEmpty()) {
+        throw new IllegalArgumentException(chaos + ": the timeline is empty");
+      }
+      write(Charts.chaos(timeline), out, "chaos-timeline", png, written);
     }
     return written;
+  }
+
+  /** A chart without any figure (e.g. CPU, measured without --pid) is skipped, with a note. */
+  private static void write(
+      Chart<?, ?> chart, Path out, String baseName, boolean png, List<Path> written)
+      throws IOException {
+    if (chart.getSeriesMap().isEmpty()) {
+      System.err.println("skipped " + baseName + ": no figures in the input");
+      return;
+    }
+    written.add(ChartFiles.write(chart, out, baseName, png));
   }
 
   private static Path flame(Options options) throws IOException {

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.benchreport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URISyntaxException;
@@ -58,6 +59,29 @@ class ChartsSmokeTest {
     byte[] png = Files.readAllBytes(written.get(0));
     assertEquals("chaos-timeline.png", written.get(0).getFileName().toString());
     assertTrue(png.length > 1000 && png[1] == 'P' && png[2] == 'N' && png[3] == 'G');
+  }
+
+  @Test
+  void skipsAChartWithoutFiguresAndRejectsAnEmptyTimeline() throws Exception {
+    Path compare = out.resolve("no-cpu.json");
+    Files.writeString(
+        compare,
+        """
+        {"rows": [{"target": "direct", "sessions": 10, "era": "session",
+                   "median": {"callsPerSecond": 5, "p99": 7, "cpuMicrosPerCall": null}}]}
+        """);
+    Path chaos = out.resolve("empty-chaos.json");
+    Files.writeString(chaos, "{\"timeline\": [], \"kills\": []}");
+
+    List<Path> written =
+        BenchReport.run("charts", "--compare", compare.toString(), "--out", out.toString());
+
+    assertEquals(
+        List.of("throughput.svg", "p99.svg"),
+        written.stream().map(file -> file.getFileName().toString()).toList());
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> BenchReport.run("charts", "--chaos", chaos.toString(), "--out", out.toString()));
   }
 
   private void assertChart(String file, String title, String series) throws Exception {
