@@ -2,6 +2,7 @@ package dev.mcpsupervisor.benchreport;
 
 import java.util.List;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
 import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.CategoryChart;
@@ -73,8 +74,8 @@ public final class Charts {
   }
 
   private static List<Long> counts(
-      ChaosTimeline chaos, java.util.function.ToLongFunction<ChaosTimeline.Second> count) {
-    return chaos.timeline().stream().map(second -> count.applyAsLong(second)).toList();
+      ChaosTimeline chaos, ToLongFunction<ChaosTimeline.Second> count) {
+    return chaos.timeline().stream().map(count::applyAsLong).toList();
   }
 
   private static CategoryChart lines(

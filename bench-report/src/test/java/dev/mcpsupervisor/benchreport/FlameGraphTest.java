@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -102,7 +103,7 @@ class FlameGraphTest {
 
   private static List<String[]> frames(String svg) {
     Matcher matcher = FRAME.matcher(svg);
-    List<String[]> frames = new java.util.ArrayList<>();
+    List<String[]> frames = new ArrayList<>();
     while (matcher.find()) {
       frames.add(
           new String[] {
