@@ -12,7 +12,7 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.internal.chartpart.Chart;
-import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.AxesChartStyler;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
@@ -26,16 +26,15 @@ public final class Charts {
 
   /** Throughput against session count: one line per target. */
   public static CategoryChart throughput(CompareResults results) {
-    return lines(
-        results, "Throughput vs sessions", "calls/s", CompareResults.Cell::callsPerSecond, false);
+    return lines(results, "Throughput vs sessions", "calls/s", CompareResults.Cell::callsPerSecond);
   }
 
   /**
-   * p99 latency against session count: one line per target, log scale (targets differ by orders).
+   * p99 latency against session count: one line per target. Linear: XChart labels a log axis at
+   * powers of ten only, which leaves most plots with one label.
    */
   public static CategoryChart p99(CompareResults results) {
-    return lines(
-        results, "p99 latency vs sessions", "p99 µs (log)", CompareResults.Cell::p99Micros, true);
+    return lines(results, "p99 latency vs sessions", "p99 µs", CompareResults.Cell::p99Micros);
   }
 
   /** CPU time of the front process per call: bars grouped by session count, one bar per target. */
@@ -82,17 +81,12 @@ public final class Charts {
       CompareResults results,
       String title,
       String yTitle,
-      ToDoubleFunction<CompareResults.Cell> metric,
-      boolean logarithmic) {
+      ToDoubleFunction<CompareResults.Cell> metric) {
     CategoryChart chart = categoryChart(title, yTitle);
     chart.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
     // lines of every target at the same x (bars would sit side by side)
     chart.getStyler().setOverlapped(true);
-    chart.getStyler().setYAxisLogarithmic(logarithmic);
-    chart.getStyler().setYAxisDecimalPattern("#,###");
-    if (!logarithmic) {
-      chart.getStyler().setYAxisMin(0.0);
-    }
+    chart.getStyler().setYAxisMin(0.0);
     addSeries(chart, results, metric);
     return chart;
   }
@@ -122,7 +116,9 @@ public final class Charts {
     }
   }
 
-  private static void style(Styler styler) {
+  private static void style(AxesChartStyler styler) {
+    // XChart switches to 7E6-style labels for large values
+    styler.setYAxisDecimalPattern("#,###");
     styler.setLegendPosition(LegendPosition.OutsideE);
     styler.setChartBackgroundColor(java.awt.Color.WHITE);
     styler.setAntiAlias(true);
