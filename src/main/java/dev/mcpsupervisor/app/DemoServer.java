@@ -52,8 +52,9 @@ public final class DemoServer {
     InputStream protocolIn = new EndAwareInputStream(System.in, stdinEnded::countDown);
     McpSyncServer server =
         McpServer.sync(
-                new StdioServerTransportProvider(
-                    McpJsonDefaults.getMapper(), protocolIn, protocolOut))
+                new SerialStdioTransportProvider(
+                    new StdioServerTransportProvider(
+                        McpJsonDefaults.getMapper(), protocolIn, protocolOut)))
             .serverInfo(NAME, Versions.application())
             .capabilities(ServerCapabilities.builder().tools(false).build())
             .tools(tools())

@@ -17,6 +17,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,6 +64,36 @@ class DemoServerTest {
     List<String> names = client.listTools().tools().stream().map(Tool::name).sorted().toList();
     assertEquals(List.of("add", "echo", "progress", "sleep", "time"), names);
     assertEquals(DemoServer.NAME, client.getServerInfo().name());
+  }
+
+  /**
+   * The SDK's stdio transport refuses a response sent while another thread sends one (a list is
+   * answered on the reader thread, a tool call on a worker): each must still reach the client.
+   */
+  @Test
+  void racingListsAndCallsAreAllAnswered() {
+    int callers = 400;
+    ExecutorService threads = Executors.newFixedThreadPool(64);
+    try {
+      List<CompletableFuture<Boolean>> answers =
+          java.util.stream.IntStream.range(0, callers)
+              .mapToObj(
+                  i ->
+                      CompletableFuture.supplyAsync(
+                          () ->
+                              i % 2 == 0
+                                  ? client.listTools().tools().size() == 5
+                                  : text(call("echo", Map.of("message", "m" + i))).equals("m" + i),
+                          threads))
+              .toList();
+      long answered =
+          answers.stream()
+              .filter(answer -> answer.handle((ok, failure) -> ok).join() == Boolean.TRUE)
+              .count();
+      assertEquals(callers, answered);
+    } finally {
+      threads.shutdownNow();
+    }
   }
 
   @Test

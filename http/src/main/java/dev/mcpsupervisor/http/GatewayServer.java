@@ -157,6 +157,24 @@ public final class GatewayServer {
   private static ServerSettings serverSettings(
       ActorSystem<?> system, SessionSupervisor supervisor, GatewayConfig config) {
     Duration idle = max(longestRequestTimeout(supervisor).plusMinutes(1), Duration.ofMinutes(2));
+    return serverSettings(
+        system.settings().config(), idle, config.connectionLimits().maxConnections());
+  }
+
+  /**
+   * Pekko's server settings from the system's config, with ours on top: also the accept backlog,
+   * from {@code mcp-supervisor.http.acceptBacklog} (a {@code pekko.http.server.backlog} in our
+   * reference.conf loses to Pekko's own default in the jar's merged file).
+   */
+  static ServerSettings serverSettings(Config systemConfig, Duration idle, int maxConnections) {
+    int backlog =
+        systemConfig
+            .withFallback(ConfigFactory.defaultReference())
+            .getInt(GatewaySettings.PATH + ".acceptBacklog");
+    if (backlog <= 0) {
+      throw new IllegalArgumentException(
+          GatewaySettings.PATH + ".acceptBacklog must be greater than zero, got " + backlog);
+    }
     Config overrides =
         ConfigFactory.parseString(
             "pekko.http.server.request-timeout = infinite\n"
@@ -164,10 +182,13 @@ public final class GatewayServer {
                 + idle.toMillis()
                 + "ms\n"
                 + "pekko.http.server.max-connections = "
-                + config.connectionLimits().maxConnections()
+                + maxConnections
+                + "\n"
+                + "pekko.http.server.backlog = "
+                + backlog
                 + "\n"
                 + "pekko.http.server.remote-address-attribute = on\n");
-    return ServerSettings.create(overrides.withFallback(system.settings().config()));
+    return ServerSettings.create(overrides.withFallback(systemConfig));
   }
 
   /**
