@@ -38,21 +38,14 @@ final class HttpTransport {
 
   /**
    * One client per connector: HTTP/1.1 (one stream per connection, as MCP servers expect), daemon
-   * threads. The client's tasks (reading, parsing, the body subscribers, which hand messages on
-   * without blocking) never block, so a few threads per core serve them; a cached pool would wake
-   * or start a thread for each of the several tasks of every exchange.
+   * threads.
    */
   static HttpClient newClient(String threadPrefix) {
     return HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(CONNECT_TIMEOUT)
-        .executor(DaemonThreads.boundedPool(threadPrefix, clientThreads()))
+        .executor(DaemonThreads.cachedPool(threadPrefix))
         .build();
-  }
-
-  /** As many threads as cores, at least two. */
-  static int clientThreads() {
-    return Math.max(2, Runtime.getRuntime().availableProcessors());
   }
 
   /**
