@@ -95,6 +95,7 @@ public final class Main implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
+    CommonPoolParallelism.ensureMinimum();
     System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
   }
 

@@ -103,7 +103,11 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
             .timeout(limits.httpTimeout())
             .POST(HttpRequest.BodyPublishers.ofByteArray(JsonRpcCodec.toBytes(message)))
             .build();
-    Post exchange = new Post(requestId, initialize);
+    Post exchange =
+        new Post(
+            requestId,
+            initialize,
+            post.headers().firstValue(HttpTransport.SESSION_ID_HEADER).isPresent());
     track(client.sendAsync(post, exchange)).whenComplete(exchange::finish);
     if (message instanceof JsonRpcNotification notification
         && McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) {
@@ -235,18 +239,24 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
   }
 
   /**
-   * One POST: its handler decides between a JSON body and an SSE stream when the headers arrive.
+   * One POST: its handler decides between a JSON body and an SSE stream when the headers arrive. A
+   * JSON answer is handled as soon as its body is read, on the HTTP client's thread: the future
+   * {@code sendAsync} returns completes only after a hop to the common pool, so it reports only the
+   * failures that come before an answer's headers.
    */
   private final class Post implements HttpResponse.BodyHandler<byte[]> {
 
     final CompletableFuture<Void> accepted = new CompletableFuture<>();
     private final JsonNode requestId;
     private final boolean initialize;
+    private final boolean sentSessionId;
+    private final AtomicBoolean settled = new AtomicBoolean();
     private volatile boolean streaming;
 
-    Post(JsonNode requestId, boolean initialize) {
+    Post(JsonNode requestId, boolean initialize, boolean sentSessionId) {
       this.requestId = requestId;
       this.initialize = initialize;
+      this.sentSessionId = sentSessionId;
     }
 
     @Override
@@ -265,17 +275,28 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
         accepted.complete(null);
         return BodySubscribers.mapping(stream.bodySubscriber(), ended -> null);
       }
-      return BoundedBodySubscriber.of(info, limits.maxMessageBytes());
+      BoundedBodySubscriber body = BoundedBodySubscriber.of(info, limits.maxMessageBytes());
+      body.getBody()
+          .whenComplete(
+              (bytes, failure) -> {
+                if (settled.compareAndSet(false, true)) {
+                  if (failure != null) {
+                    failed(failure);
+                  } else {
+                    answered(info, bytes);
+                  }
+                }
+              });
+      return body;
     }
 
+    /** The end of the exchange: only a failure the body did not report is left to handle. */
     void finish(HttpResponse<byte[]> response, Throwable failure) {
       if (streaming) {
         return; // the stream reports its own end
       }
-      if (failure != null) {
+      if (failure != null && settled.compareAndSet(false, true)) {
         failed(failure);
-      } else {
-        answered(response.statusCode(), response);
       }
     }
 
@@ -300,8 +321,8 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
           new IOException(events.name() + ": " + detail, Failures.unwrap(failure)));
     }
 
-    private void answered(int status, HttpResponse<byte[]> response) {
-      byte[] body = response.body();
+    private void answered(ResponseInfo response, byte[] body) {
+      int status = response.statusCode();
       if (HttpTransport.isSuccess(status)) {
         if (body.length > 0 && HttpTransport.isJson(response.headers())) {
           events.payload(body, requestId, StreamableHttpConnection.this::inspect);
@@ -313,8 +334,7 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
               response.headers().firstValue("Content-Type").orElse("(none)"));
         }
         accepted.complete(null);
-      } else if (status == 404
-          && response.request().headers().firstValue(HttpTransport.SESSION_ID_HEADER).isPresent()) {
+      } else if (status == 404 && sentSessionId) {
         String detail = "HTTP 404 for our session id: the server no longer knows the session";
         fail(ConnectionClosed.Kind.SESSION_NOT_FOUND, detail);
         accepted.completeExceptionally(new IOException(events.name() + ": " + detail));
