@@ -88,6 +88,14 @@ record ChaosReport(
   }
 
   Map<String, Long> failedByKind() {
+    return kinds(calls);
+  }
+
+  Map<String, Long> failedReadOnlyByKind() {
+    return kinds(calls.stream().filter(CallRecord::readOnly).toList());
+  }
+
+  private static Map<String, Long> kinds(List<CallRecord> calls) {
     Map<String, Long> kinds = new TreeMap<>();
     calls.stream()
         .filter(call -> !call.ok())

@@ -67,6 +67,9 @@ final class ChaosRun {
                 "0"),
             GATEWAY_READY,
             work.resolve(scenario.flag() + "-gateway.log"))) {
+      // a runner stopped by SIGTERM or Ctrl-C still stops the gateway it started
+      Thread stopOnExit = new Thread(gateway::close, "chaos-stop-gateway");
+      Runtime.getRuntime().addShutdownHook(stopOnExit);
       URI mcp = URI.create(gateway.awaitReady(START_TIMEOUT));
       URI target = mcp.resolve("/servers/" + SERVER + "/mcp");
       AdminSessions admin = new AdminSessions(http, mcp, SERVER);
@@ -83,6 +86,7 @@ final class ChaosRun {
       awaitLoad(done);
       int leaked = leaked(gateway.handle(), admin);
       gateway.close();
+      Runtime.getRuntime().removeShutdownHook(stopOnExit);
       int leftAfterStop = leftAfterStop();
       return new ChaosReport(
           scenario.flag(),
