@@ -125,7 +125,8 @@ final class ChaosRun {
       }
       case HTTP_RESTART -> {
         long period = interval * 5;
-        for (long at = period; at + interval < end; at += period) {
+        // a slow restart (a loaded machine) pushes the next kill back: each process gets a period
+        for (long at = period; at + interval < end; at = Math.max(at, load.now()) + period) {
           sleepUntil(load, at);
           int inFlight = load.inFlight();
           httpUpstream.kill();
