@@ -3,6 +3,7 @@ package dev.mcpsupervisor.app;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.app.bench.BenchCommand;
+import dev.mcpsupervisor.app.chaos.ChaosCommand;
 import dev.mcpsupervisor.protocol.config.BindSafety;
 import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
@@ -36,7 +37,7 @@ import picocli.CommandLine.Option;
     versionProvider = Main.Version.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = BenchCommand.class,
+    subcommands = {BenchCommand.class, ChaosCommand.class},
     description =
         "Serves MCP servers (stdio processes it supervises, remote Streamable HTTP or SSE servers) behind one"
             + " Streamable HTTP endpoint. Without --config it serves a built-in demo server named \""

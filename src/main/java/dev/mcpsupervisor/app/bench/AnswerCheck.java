@@ -14,10 +14,10 @@ import java.util.List;
  * id or another payload (an answer meant for another call or session), FAILED otherwise. Reads
  * answers sent as JSON or as SSE.
  */
-final class AnswerCheck {
+public final class AnswerCheck {
 
   /** The outcome and, when not OK, why. */
-  record Verdict(Outcome outcome, String detail) {
+  public record Verdict(Outcome outcome, String detail) {
     static final Verdict OK = new Verdict(Outcome.OK, "");
   }
 
@@ -26,7 +26,8 @@ final class AnswerCheck {
 
   private AnswerCheck() {}
 
-  static Verdict check(int status, String contentType, String body, long id, String payload) {
+  public static Verdict check(
+      int status, String contentType, String body, long id, String payload) {
     if (status != 200) {
       return failed("HTTP " + status + ": " + abbreviated(body));
     }
@@ -58,7 +59,7 @@ final class AnswerCheck {
   }
 
   /** The JSON-RPC responses (messages without a method) in a JSON or SSE body. */
-  static List<JsonNode> responses(String contentType, String body) throws IOException {
+  public static List<JsonNode> responses(String contentType, String body) throws IOException {
     List<JsonNode> messages = new ArrayList<>();
     if (contentType.startsWith("text/event-stream")) {
       List<SseEvent> events = new ArrayList<>();

@@ -8,9 +8,9 @@ import java.net.http.HttpRequest;
 import java.time.Duration;
 
 /** The HTTP requests of one era: initialize, notifications/initialized, tools/call, DELETE. */
-final class BenchRequests {
+public final class BenchRequests {
 
-  static final String SESSION_HEADER = "Mcp-Session-Id";
+  public static final String SESSION_HEADER = "Mcp-Session-Id";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String CLIENT_NAME = "mcp-supervisor-bench";
 
@@ -20,7 +20,7 @@ final class BenchRequests {
   private final String tool;
   private final String argument;
 
-  BenchRequests(BenchPlan plan, Era era) {
+  public BenchRequests(BenchPlan plan, Era era) {
     this.era = era;
     this.target = plan.target();
     this.timeout = plan.timeout();
@@ -28,21 +28,21 @@ final class BenchRequests {
     this.argument = plan.argument();
   }
 
-  HttpRequest initialize() {
+  public HttpRequest initialize() {
     ObjectNode params = JSON.createObjectNode().put("protocolVersion", era.protocolVersion());
     params.putObject("capabilities");
     params.putObject("clientInfo").put("name", CLIENT_NAME).put("version", "1");
     return post(null, request(0, "initialize", params)).build();
   }
 
-  HttpRequest initialized(String sessionId) {
+  public HttpRequest initialized(String sessionId) {
     ObjectNode notification =
         JSON.createObjectNode().put("jsonrpc", "2.0").put("method", "notifications/initialized");
     return post(sessionId, notification).build();
   }
 
   /** A tools/call sending {@code payload}; stateless requests carry _meta and the Mcp-* headers. */
-  HttpRequest toolCall(String sessionId, long id, String payload) {
+  public HttpRequest toolCall(String sessionId, long id, String payload) {
     ObjectNode params = JSON.createObjectNode().put("name", tool);
     params.putObject("arguments").put(argument, payload);
     if (era == Era.STATELESS) {
@@ -62,7 +62,7 @@ final class BenchRequests {
     return request.build();
   }
 
-  HttpRequest delete(String sessionId) {
+  public HttpRequest delete(String sessionId) {
     return HttpRequest.newBuilder(target)
         .timeout(timeout)
         .header(SESSION_HEADER, sessionId)
