@@ -19,11 +19,13 @@ done
 VARIANTS=("$@")
 [ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=(plain cds c1 cds-c1 serial cds-serial)
 
-JAR="$ROOT/src/target/mcp-supervisor.jar"
-[ -f "$JAR" ] || { echo "build the jar first: mvn -B -DskipTests package" >&2; exit 2; }
+[ -f "$ROOT/src/target/mcp-supervisor.jar" ] || { echo "build the jar first: mvn -B -DskipTests package" >&2; exit 2; }
 # shellcheck source=/dev/null
 source "$ROOT/.ci/node-env.sh" >/dev/null
 RAW="$(mktemp -d)"
+# a copy: a rebuild during the run would otherwise change the jar under the gateway and void the CDS archive
+JAR="$RAW/mcp-supervisor.jar"
+cp "$ROOT/src/target/mcp-supervisor.jar" "$JAR"
 ARCHIVE="$RAW/warmup.jsa"
 HZ="$(getconf CLK_TCK)"
 GATEWAY_PID=""
