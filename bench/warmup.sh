@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Warm-up cost of the gateway: for each JVM variant, starts mcp-supervisor in front of server-everything over stdio,
+# and measures its startup (wall and CPU to the "listening" line), the CPU per call over the first 3,000 calls after
+# start, then (after a long warm run) over 3,000 warm calls. One run, variants one after another; repeat with -r.
+# Usage: bench/warmup.sh [-r RUNS] [-w WARM_RUNS] [VARIANT...]   (see docs/benchmarks.md, "Warm-up")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+RUNS=2
+WARM_RUNS=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -r) RUNS="$2"; shift 2 ;;
+    -w) WARM_RUNS="$2"; shift 2 ;;
+    -h|--help) sed -n 2,5p "$0"; exit 0 ;;
+    *) break ;;
+  esac
+done
+VARIANTS=("$@")
+[ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=(plain cds c1 cds-c1 serial cds-serial)
+
+[ -f "$ROOT/src/target/mcp-supervisor.jar" ] || { echo "build the jar first: mvn -B -DskipTests package" >&2; exit 2; }
+# shellcheck source=/dev/null
+source "$ROOT/.ci/node-env.sh" >/dev/null
+RAW="$(mktemp -d)"
+# a copy: a rebuild during the run would otherwise change the jar under the gateway and void the CDS archive
+JAR="$RAW/mcp-supervisor.jar"
+cp "$ROOT/src/target/mcp-supervisor.jar" "$JAR"
+ARCHIVE="$RAW/warmup.jsa"
+HZ="$(getconf CLK_TCK)"
+GATEWAY_PID=""
+trap '[ -z "$GATEWAY_PID" ] || kill -KILL "$GATEWAY_PID" 2>/dev/null || true; rm -rf "$RAW"' EXIT
+
+printf '{ "mcpServers": { "everything": { "command": "%s", "args": ["%s", "stdio"] } } }\n' \
+  "$(command -v node)" "$EVERYTHING_SERVER_JS" >"$RAW/config.json"
+
+jvm_options() { # VARIANT -> the JVM options it adds
+  case "$1" in
+    plain) ;;
+    cds) echo "-XX:SharedArchiveFile=$ARCHIVE" ;;
+    c1) echo "-XX:TieredStopAtLevel=1" ;;
+    cds-c1) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:TieredStopAtLevel=1" ;;
+    serial) echo "-XX:+UseSerialGC" ;;
+    cds-serial) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:+UseSerialGC" ;;
+    cc1) echo "-XX:CICompilerCount=1 -XX:-TieredCompilation" ;;
+    *) echo "unknown variant: $1" >&2; exit 2 ;;
+  esac
+}
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# start_gateway OPTIONS...: starts the gateway, waits for its listening line; sets GATEWAY_PID, URL, READY_MS, READY_CPU_MS
+start_gateway() {
+  local port log start i
+  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')"
+  log="$RAW/gateway.log"
+  start="$(date +%s%N)"
+  # shellcheck disable=SC2068
+  java $@ -jar "$JAR" --config "$RAW/config.json" --host 127.0.0.1 --port "$port" >"$log" 2>&1 </dev/null &
+  GATEWAY_PID=$!
+  for i in $(seq 1 1200); do
+    grep -q "mcp-supervisor listening on" "$log" && break
+    kill -0 "$GATEWAY_PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
+    sleep 0.05
+  done
+  READY_MS=$((($(date +%s%N) - start) / 1000000))
+  READY_CPU_MS=$(($(cpu_ticks "$GATEWAY_PID") * 1000 / HZ))
+  URL="http://127.0.0.1:$port/servers/everything/mcp"
+}
+
+stop_gateway() {
+  kill -TERM "$GATEWAY_PID" 2>/dev/null || true
+  wait "$GATEWAY_PID" 2>/dev/null || true
+  GATEWAY_PID=""
+}
+
+bench() { # CALLS JSON
+  java -XX:TieredStopAtLevel=1 -jar "$JAR" bench "$URL" -n 10 -m "$1" --era session --pid "$GATEWAY_PID" \
+    --json "$2" >/dev/null 2>&1 || echo "bench reported failures ($2)" >&2
+}
+
+field() { # JSON EXPRESSION
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["runs"][0]; print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+if printf '%s\n' "${VARIANTS[@]}" | grep -q '^cds'; then
+  echo "creating the CDS archive: a training run of 3,000 calls with -XX:ArchiveClassesAtExit" >&2
+  start_gateway "-XX:ArchiveClassesAtExit=$ARCHIVE"
+  bench 300 "$RAW/train.json"
+  stop_gateway
+  [ -s "$ARCHIVE" ] || { echo "no CDS archive written" >&2; exit 1; }
+fi
+
+printf 'variant\trun\tready ms\tready cpu ms\tfirst 3k cpu us/call\tfirst 3k calls/s\twarm cpu us/call\twarm calls/s\n'
+for run in $(seq 1 "$RUNS"); do
+  for variant in "${VARIANTS[@]}"; do
+    # shellcheck disable=SC2046
+    start_gateway $(jvm_options "$variant")
+    bench 300 "$RAW/first.json"
+    for i in $(seq 1 "$WARM_RUNS"); do bench 1000 "$RAW/long.json"; done
+    bench 300 "$RAW/warm.json"
+    stop_gateway
+    printf '%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\n' "$variant" "$run" "$READY_MS" "$READY_CPU_MS" \
+      "$(field "$RAW/first.json" 'r["cpuMicrosPerCall"]')" "$(field "$RAW/first.json" 'r["callsPerSecond"]')" \
+      "$(field "$RAW/warm.json" 'r["cpuMicrosPerCall"]')" "$(field "$RAW/warm.json" 'r["callsPerSecond"]')"
+  done
+done
