@@ -90,14 +90,27 @@ public final class ContextDelivery {
     this.timers = timers;
   }
 
+  /**
+   * One handler rather than a case per message: every idle downstream session of the gateway keeps
+   * one of these, so the behaviour it holds stays small.
+   */
   private Behavior<Command> listening() {
-    return Behaviors.receive(Command.class)
-        .onMessage(Notification.class, this::onNotification)
-        .onMessage(Answer.class, this::onAnswer)
-        .onMessage(ServerRequest.class, this::onServerRequest)
-        .onMessage(ReplaceListener.class, this::onReplaceListener)
-        .onMessage(Retire.class, notUsed -> retire())
-        .build();
+    return Behaviors.receiveMessage(this::onListening);
+  }
+
+  private Behavior<Command> onListening(Command message) {
+    if (message instanceof Notification notification) {
+      return onNotification(notification);
+    } else if (message instanceof Answer answer) {
+      return onAnswer(answer);
+    } else if (message instanceof ServerRequest asked) {
+      return onServerRequest(asked);
+    } else if (message instanceof ReplaceListener replace) {
+      return onReplaceListener(replace);
+    } else if (message == Retire.INSTANCE) {
+      return retire();
+    }
+    return Behaviors.unhandled();
   }
 
   private Behavior<Command> onNotification(Notification delivery) {

@@ -12,11 +12,16 @@ import java.util.Set;
  */
 final class ContextIndex {
 
+  /**
+   * Immutable sets: a context is on a key or two, and the gateway keeps one context per idle
+   * downstream session, where a HashSet each would cost ~150 bytes.
+   */
   private final Map<String, Set<String>> keysByContext = new HashMap<>();
+
   private final Map<String, Set<String>> contextsByKey = new HashMap<>();
 
   void add(String context, String keyId) {
-    keysByContext.computeIfAbsent(context, notUsed -> new HashSet<>()).add(keyId);
+    keysByContext.merge(context, Set.of(keyId), ContextIndex::union);
     contextsByKey.computeIfAbsent(keyId, notUsed -> new HashSet<>()).add(context);
   }
 
@@ -25,11 +30,11 @@ final class ContextIndex {
   }
 
   Set<String> keysOf(String context) {
-    return Set.copyOf(keysByContext.getOrDefault(context, Set.of()));
+    return keysByContext.getOrDefault(context, Set.of());
   }
 
   void remove(String context, String keyId) {
-    removeOneWay(keysByContext, context, keyId);
+    removeKeyOf(context, keyId);
     removeOneWay(contextsByKey, keyId, context);
   }
 
@@ -47,12 +52,31 @@ final class ContextIndex {
   void removeKey(String keyId) {
     Set<String> contexts = contextsByKey.remove(keyId);
     if (contexts != null) {
-      contexts.forEach(context -> removeOneWay(keysByContext, context, keyId));
+      contexts.forEach(context -> removeKeyOf(context, keyId));
     }
   }
 
   boolean isEmpty() {
     return keysByContext.isEmpty() && contextsByKey.isEmpty();
+  }
+
+  private void removeKeyOf(String context, String keyId) {
+    keysByContext.computeIfPresent(
+        context,
+        (notUsed, keyIds) -> {
+          Set<String> left = new HashSet<>(keyIds);
+          left.remove(keyId);
+          return left.isEmpty() ? null : Set.copyOf(left);
+        });
+  }
+
+  private static Set<String> union(Set<String> some, Set<String> others) {
+    if (some.containsAll(others)) {
+      return some;
+    }
+    Set<String> all = new HashSet<>(some);
+    all.addAll(others);
+    return Set.copyOf(all);
   }
 
   /** Drops an entry once its set is empty, so the maps never outgrow the live leases. */

@@ -260,43 +260,58 @@ public final class DownstreamSession {
 
   /**
    * What every state before the end handles; {@code client} is null before initialize, {@code
-   * draining} if so.
+   * draining} if so. One handler per state rather than a case per message: an idle session keeps
+   * only this behaviour, and 100,000 idle sessions each holding a table of cases and their lambdas
+   * would cost a kilobyte apiece.
    */
   private Behavior<Command> open(ClientRequests.Client client, Draining draining) {
+    return Behaviors.receiveMessage(message -> onOpen(message, client, draining));
+  }
+
+  private Behavior<Command> onOpen(
+      Command message, ClientRequests.Client client, Draining draining) {
     StatelessRequests stateless = handling.stateless;
     UpstreamTraffic upstreams = handling.upstreams;
-    return Behaviors.receive(Command.class)
-        .onMessage(Post.class, post -> onPost(post, client, draining))
-        .onMessage(Stateless.class, request -> onStateless(request, client))
-        .onMessage(StatelessReady.class, this::onStatelessReady)
-        .onMessage(
-            ListenSubscribed.class,
-            subscribed -> same(() -> stateless.subscribed(subscribed.uris())))
-        .onMessage(Resume.class, resume -> same(() -> handling.resume(resume)))
-        .onMessageEquals(Signal.GATHER_ELAPSED, () -> same(stateless::gatherElapsed))
-        .onMessageEquals(Signal.RETRY_OVERDUE, () -> same(handling::retryOverdue))
-        .onMessage(
-            OpenStream.class, open -> same(() -> handling.openStream(open, draining != null)))
-        .onMessage(
-            ResumeStream.class,
-            resume -> same(() -> handling.resumeStream(resume, draining != null)))
-        .onMessage(
-            StreamTimer.class, timer -> same(() -> handling.streams.replay.timer(timer.exchange())))
-        .onMessage(
-            ExchangeClosed.class,
-            closed -> next(handling.exchangeClosed(closed.exchange(), client), client, draining))
-        .onMessage(Answered.class, answered -> next(onAnswered(answered, client), client, draining))
-        .onMessage(
-            UpstreamNotification.class, upstream -> same(() -> upstreams.notification(upstream)))
-        .onMessage(
-            UpstreamRequest.class, upstream -> same(() -> upstreams.request(upstream, client)))
-        .onMessage(
-            ServerRequestExpired.class,
-            expired -> same(() -> upstreams.expired(expired.downstreamId())))
-        .onMessageEquals(Signal.IDLE_CHECK, () -> same(handling::idleCheck))
-        .onMessage(End.class, end -> onEnd(end, draining))
-        .onMessage(Drain.class, drain -> onDrain(drain, client))
-        .build();
+    if (message instanceof Post post) {
+      return onPost(post, client, draining);
+    } else if (message instanceof Stateless request) {
+      return onStateless(request, client);
+    } else if (message instanceof StatelessReady ready) {
+      return onStatelessReady(ready);
+    } else if (message instanceof ListenSubscribed subscribed) {
+      stateless.subscribed(subscribed.uris());
+    } else if (message instanceof Resume resume) {
+      handling.resume(resume);
+    } else if (message == Signal.GATHER_ELAPSED) {
+      stateless.gatherElapsed();
+    } else if (message == Signal.RETRY_OVERDUE) {
+      handling.retryOverdue();
+    } else if (message instanceof OpenStream open) {
+      handling.openStream(open, draining != null);
+    } else if (message instanceof ResumeStream resume) {
+      handling.resumeStream(resume, draining != null);
+    } else if (message instanceof StreamTimer timer) {
+      handling.streams.replay.timer(timer.exchange());
+    } else if (message instanceof ExchangeClosed closed) {
+      return next(handling.exchangeClosed(closed.exchange(), client), client, draining);
+    } else if (message instanceof Answered answered) {
+      return next(onAnswered(answered, client), client, draining);
+    } else if (message instanceof UpstreamNotification upstream) {
+      upstreams.notification(upstream);
+    } else if (message instanceof UpstreamRequest upstream) {
+      upstreams.request(upstream, client);
+    } else if (message instanceof ServerRequestExpired expired) {
+      upstreams.expired(expired.downstreamId());
+    } else if (message == Signal.IDLE_CHECK) {
+      handling.idleCheck();
+    } else if (message instanceof End end) {
+      return onEnd(end, draining);
+    } else if (message instanceof Drain drain) {
+      return onDrain(drain, client);
+    } else {
+      return Behaviors.unhandled();
+    }
+    return Behaviors.same();
   }
 
   /** After a message that may have closed the last exchange: a draining session may now reply. */
