@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -29,6 +30,7 @@ import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.util.ByteString;
 
 /**
  * The MCP Streamable HTTP endpoints, {@code /mcp} and {@code /servers/<name>/mcp}: HTTP only. A
@@ -178,23 +180,29 @@ final class McpRoutes extends AllDirectives {
           .completionStage()
           .handle((drained, failure) -> checks.tooLarge());
     }
+    return body(request)
+        .thenCompose(
+            body ->
+                dispatch(JsonRpcCodec.parse(body.toArray()), request, path, server, accept, caller))
+        .exceptionally(checks::unreadableBody);
+  }
+
+  /**
+   * The request's body. A strict entity (the whole body came with the headers; its size was checked
+   * against the Content-Length) is taken as it is: Pekko's toStrict would run a stream even for it.
+   */
+  private CompletionStage<ByteString> body(HttpRequest request) {
+    if (request.entity() instanceof HttpEntity.Strict strict) {
+      return CompletableFuture.completedFuture(strict.getData());
+    }
+    // the size limit fails with EntityStreamSizeException; toStrict's own bound is passed in, else
+    // it is looked up in the config on every request
     return Asks.sameThread(
-            // the size limit fails with EntityStreamSizeException; toStrict's own bound is passed
-            // in, else it is looked up in the config on every request
             request
                 .entity()
                 .withSizeLimit(maxBodyBytes)
                 .toStrict(settings.bodyReadTimeout().toMillis(), Long.MAX_VALUE, materializer))
-        .thenCompose(
-            body ->
-                dispatch(
-                    JsonRpcCodec.parse(body.getData().toArray()),
-                    request,
-                    path,
-                    server,
-                    accept,
-                    caller))
-        .exceptionally(checks::unreadableBody);
+        .thenApply(HttpEntity.Strict::getData);
   }
 
   private CompletionStage<HttpResponse> dispatch(
