@@ -305,7 +305,7 @@ public final class DownstreamSession {
     } else if (message == Signal.IDLE_CHECK) {
       handling.idleCheck();
     } else if (message instanceof End end) {
-      return onEnd(end, draining);
+      return onEnd(end, client, draining);
     } else if (message instanceof Drain drain) {
       return onDrain(drain, client);
     } else {
@@ -364,11 +364,11 @@ public final class DownstreamSession {
 
   // ------------------------------------------------------------------------------------- lifecycle
 
-  private Behavior<Command> onEnd(End end, Draining draining) {
+  private Behavior<Command> onEnd(End end, ClientRequests.Client client, Draining draining) {
     if (draining != null && draining.waiter() != null) {
       draining.waiter().tell(new DownstreamSessions.Drained(id)); // nothing stays open once ended
     }
-    handling.end(end.reason());
+    handling.end(end.reason(), client);
     timers.cancelAll();
     context.pipeToSelf(handling.releaseLeases(), (done, failure) -> Signal.LEASES_RELEASED);
     return ending(new ArrayList<>(List.of(end.replyTo())));

@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What one {@link DownstreamSession} does with its messages, apart from its mailbox: its parts
@@ -25,6 +26,8 @@ import org.slf4j.Logger;
  * Wiring}.
  */
 final class SessionHandling {
+
+  private static final Logger log = LoggerFactory.getLogger(SessionHandling.class);
 
   /**
    * The actor's side.
@@ -251,12 +254,21 @@ final class SessionHandling {
     return supervisor.releaseAll(id);
   }
 
-  /** The session ends: cancels what is in flight, answers it and fails what upstreams asked. */
-  void end(String reason) {
-    wiring
-        .log()
-        .get()
-        .info("session {} on {} ended: {}", SessionIds.redact(id), requests.path(), reason);
+  /**
+   * The session ends: cancels what is in flight, answers it and fails what upstreams asked. A
+   * stateless request's session ends with every request, so its end is logged at debug only (at
+   * info it cost 6% of the gateway's CPU per stateless call).
+   */
+  void end(String reason, ClientRequests.Client client) {
+    if (client != null && client.isStateless()) {
+      // the class's logger: the actor's own is built on first use, a cost per request here
+      log.debug("session {} on {} ended: {}", SessionIds.redact(id), requests.path(), reason);
+    } else {
+      wiring
+          .log()
+          .get()
+          .info("session {} on {} ended: {}", SessionIds.redact(id), requests.path(), reason);
+    }
     streams
         .allInFlight()
         .forEach(
