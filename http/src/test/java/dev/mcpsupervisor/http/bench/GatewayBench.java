@@ -13,10 +13,8 @@ import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.upstream.DefaultConnectors;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -72,37 +70,8 @@ public final class GatewayBench {
     }
 
     HttpResponse<String> post(String sessionId, String body) throws Exception {
-      HttpRequest.Builder builder =
-          HttpRequest.newBuilder(uri)
-              .timeout(TIMEOUT)
-              .header("Content-Type", "application/json")
-              .header("Accept", "application/json, text/event-stream")
-              .POST(HttpRequest.BodyPublishers.ofString(body));
-      if (sessionId != null) {
-        builder
-            .header("Mcp-Session-Id", sessionId)
-            .header("MCP-Protocol-Version", ProtocolVersions.LATEST);
-      }
-      HttpRequest request = builder.build();
-      HttpResponse<String> response = null;
-      for (int attempt = 1; response == null; attempt++) {
-        try {
-          response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-          // Tomcat (the direct fixture) closes a keep-alive connection after 100 requests, and the
-          // JDK client may reuse it just then: resend (echo is idempotent), a few times at most,
-          // and count it
-          if (attempt == 3) {
-            throw e;
-          }
-          retries.incrementAndGet();
-        }
-      }
-      if (response.statusCode() / 100 != 2) {
-        throw new IllegalStateException(
-            name + ": HTTP " + response.statusCode() + ": " + response.body());
-      }
-      return response;
+      return BenchPosts.post(
+          http, uri, TIMEOUT, sessionId, ProtocolVersions.LATEST, body, retries, name);
     }
 
     String openSession() throws Exception {

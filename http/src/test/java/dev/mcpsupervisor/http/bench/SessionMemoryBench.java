@@ -14,11 +14,9 @@ import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.SessionLimits;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.upstream.DefaultConnectors;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -184,35 +182,8 @@ public final class SessionMemoryBench {
 
   private static HttpResponse<String> post(
       HttpClient http, URI endpoint, String sessionId, String body) throws Exception {
-    HttpRequest.Builder builder =
-        HttpRequest.newBuilder(endpoint)
-            .timeout(TIMEOUT)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .POST(HttpRequest.BodyPublishers.ofString(body));
-    if (sessionId != null) {
-      builder
-          .header("Mcp-Session-Id", sessionId)
-          .header("MCP-Protocol-Version", ProtocolVersions.V2025_06_18);
-    }
-    HttpRequest request = builder.build();
-    HttpResponse<String> response = null;
-    for (int attempt = 1; response == null; attempt++) {
-      try {
-        response = http.send(request, HttpResponse.BodyHandlers.ofString());
-      } catch (IOException e) {
-        // the JDK client may reuse a keep-alive connection just as it closes: resend (at worst one
-        // more session than counted), a few times at most, and count it
-        if (attempt == 3) {
-          throw e;
-        }
-        RESENT.incrementAndGet();
-      }
-    }
-    if (response.statusCode() / 100 != 2) {
-      throw new IllegalStateException("HTTP " + response.statusCode() + ": " + response.body());
-    }
-    return response;
+    return BenchPosts.post(
+        http, endpoint, TIMEOUT, sessionId, ProtocolVersions.V2025_06_18, body, RESENT, "gateway");
   }
 
   /** Heap used after full GCs, until it stops shrinking. */
