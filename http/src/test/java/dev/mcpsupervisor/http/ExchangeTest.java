@@ -2,13 +2,16 @@ package dev.mcpsupervisor.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.stream.Materializer;
@@ -17,7 +20,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** An exchange's stream with a client that does not read: bounded by bytes, never lossy. */
+/**
+ * An exchange: a plain answer without a stream, an expiry before the first event, and a stream with
+ * a client that does not read: bounded by bytes, never lossy.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExchangeTest {
 
@@ -85,5 +91,54 @@ class ExchangeTest {
     }
     assertInstanceOf(Exchange.Complete.class, rest.get(MESSAGES));
     assertEquals(0, overflows.get());
+  }
+
+  @Test
+  void aPlainAnswerCompletesTheHeadAtOnceAndLaterEventsAreIgnored() throws Exception {
+    Exchange exchange = Exchange.open(materializer, 4096, () -> {});
+    Exchange.Complete answer = new Exchange.Complete(List.of(response(1)));
+    exchange.tell(answer);
+    Exchange.Head head = exchange.head().toCompletableFuture().getNow(null);
+    assertSame(answer, head.first(), "completed on the teller's thread");
+    assertTrue(exchange.terminated().toCompletableFuture().isDone());
+    exchange.tell(new Exchange.Message(response(2)));
+    exchange.expire();
+    assertEquals(
+        List.of(),
+        head.rest()
+            .runWith(Sink.seq(), materializer)
+            .toCompletableFuture()
+            .get(5, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void anExchangeWithoutAFirstEventExpiresAndIgnoresWhatComesLate() throws Exception {
+    Exchange exchange = Exchange.open(materializer, 4096, () -> {});
+    exchange.expire();
+    ExecutionException failed =
+        assertThrows(
+            ExecutionException.class,
+            () -> exchange.head().toCompletableFuture().get(5, TimeUnit.SECONDS));
+    assertInstanceOf(TimeoutException.class, failed.getCause());
+    assertTrue(exchange.terminated().toCompletableFuture().isDone());
+    exchange.tell(new Exchange.Complete(List.of(response(1))));
+    assertTrue(exchange.head().toCompletableFuture().isCompletedExceptionally());
+  }
+
+  @Test
+  void aStreamThatHasBegunDoesNotExpire() throws Exception {
+    Exchange exchange = Exchange.open(materializer, 1024 * 1024, () -> {});
+    exchange.tell(new Exchange.Message(response(1)));
+    exchange.expire();
+    exchange.tell(new Exchange.Complete(List.of(response(2))));
+    Exchange.Head head = exchange.head().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertInstanceOf(Exchange.Message.class, head.first());
+    List<Exchange.Event> rest =
+        head.rest()
+            .runWith(Sink.seq(), materializer)
+            .toCompletableFuture()
+            .get(5, TimeUnit.SECONDS);
+    assertEquals(1, rest.size());
+    assertInstanceOf(Exchange.Complete.class, rest.get(0));
   }
 }
