@@ -1,9 +1,6 @@
 package dev.mcpsupervisor.http;
 
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.util.Base64;
+import dev.mcpsupervisor.protocol.Digests;
 import java.util.function.Function;
 
 /**
@@ -46,7 +43,7 @@ final class CallerIdentity {
     }
     // each part is labelled and its length given, so no two different pairs give the same input
     String named = part("identity", caller) + part("agent", agent);
-    return PREFIX + digest(named);
+    return PREFIX + Digests.shortDigest(named, DIGEST_CHARACTERS);
   }
 
   private static String nonBlank(String value) {
@@ -55,18 +52,5 @@ final class CallerIdentity {
 
   private static String part(String label, String value) {
     return value == null ? label + ":-;" : label + ":" + value.length() + ":" + value + ";";
-  }
-
-  private static String digest(String text) {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return Base64.getUrlEncoder()
-          .withoutPadding()
-          .encodeToString(digest)
-          .substring(0, DIGEST_CHARACTERS);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
   }
 }

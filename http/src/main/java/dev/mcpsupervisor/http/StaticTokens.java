@@ -1,9 +1,8 @@
 package dev.mcpsupervisor.http;
 
+import dev.mcpsupervisor.protocol.Digests;
 import dev.mcpsupervisor.protocol.config.NamedToken;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Optional;
 
@@ -21,13 +20,15 @@ final class StaticTokens {
   StaticTokens(List<NamedToken> tokens) {
     this.tokens =
         tokens.stream()
-            .map(token -> new Digested(digest(token.token()), Identity.ofToken(token.name())))
+            .map(
+                token ->
+                    new Digested(Digests.sha256(token.token()), Identity.ofToken(token.name())))
             .toList();
   }
 
   /** The identity of a configured token, or empty when {@code presented} is none of them. */
   Optional<Identity> match(String presented) {
-    byte[] presentedDigest = digest(presented);
+    byte[] presentedDigest = Digests.sha256(presented);
     Identity matched = null;
     for (Digested token : tokens) {
       if (MessageDigest.isEqual(token.digest(), presentedDigest)) {
@@ -35,13 +36,5 @@ final class StaticTokens {
       }
     }
     return Optional.ofNullable(matched);
-  }
-
-  private static byte[] digest(String token) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
   }
 }

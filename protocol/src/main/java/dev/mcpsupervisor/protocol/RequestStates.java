@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -150,13 +149,7 @@ public final class RequestStates {
     if (credential == null || credential.isEmpty()) {
       return null;
     }
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(credential.getBytes(StandardCharsets.UTF_8));
-      return ENCODER.encodeToString(digest).substring(0, 22);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
+    return Digests.shortDigest(credential, 22);
   }
 
   private byte[] mac(byte[] payload) {

@@ -1,11 +1,10 @@
 package dev.mcpsupervisor.protocol.config;
 
+import dev.mcpsupervisor.protocol.Digests;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -68,7 +67,7 @@ public record ServerKey(String serverName, String digest) {
       // only when set: the keys of every server that leaves it alone stay what they were
       encoding.string("protocol=" + spec.protocol().configName());
     }
-    return HexFormat.of().formatHex(sha256(encoding.bytes()));
+    return HexFormat.of().formatHex(Digests.sha256(encoding.bytes()));
   }
 
   /** Entries sorted by name, then value; header names compare lower-cased, as HTTP does. */
@@ -82,14 +81,6 @@ public record ServerKey(String serverName, String digest) {
     pairs.sort(
         Map.Entry.<String, String>comparingByKey().thenComparing(Map.Entry.comparingByValue()));
     return pairs;
-  }
-
-  private static byte[] sha256(byte[] input) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(input);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform must support SHA-256", e);
-    }
   }
 
   /**
