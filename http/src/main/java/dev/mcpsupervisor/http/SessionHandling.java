@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.ContextDelivery;
 import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -64,6 +65,7 @@ final class SessionHandling {
   private final Duration idleTimeout;
   private final ActorRef<DownstreamSessions.Command> registry;
   private final Wiring wiring;
+  private SessionListener listener;
 
   /** Messages the registry routed here, so that an idle end never races a message on its way. */
   private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
@@ -128,8 +130,19 @@ final class SessionHandling {
 
   /** The session starts: it hears what its upstreams send, and its idle timer runs. */
   void start(SessionListener listener) {
+    this.listener = listener;
     supervisor.register(id, listener);
     restartIdleTimer();
+  }
+
+  /** What the supervisor delivers the session's context: to its listener. */
+  void fromContext(ContextDelivery.Command message) {
+    ContextDelivery.deliver(message, listener, id, log);
+  }
+
+  /** The same once the session ended: answers still pass, server requests are refused. */
+  void fromEnded(ContextDelivery.Command message) {
+    ContextDelivery.deliverReleased(message, id);
   }
 
   /** A message the registry routed here is taken. */
@@ -157,13 +170,13 @@ final class SessionHandling {
   }
 
   /** Answers whether an exchange may have finished. */
-  boolean answered(
-      ClientRequests.Client client,
-      JsonNode requestId,
-      long sequence,
-      Outcome outcome,
-      Throwable failure) {
-    if (!posts.answered(client, requestId, sequence, outcome, failure)) {
+  boolean answered(ClientRequests.Client client, DownstreamSession.Answered answered) {
+    if (!posts.answered(
+        client,
+        answered.requestId(),
+        answered.sequence(),
+        answered.outcome(),
+        answered.failure())) {
       return false;
     }
     restartIdleTimer();
