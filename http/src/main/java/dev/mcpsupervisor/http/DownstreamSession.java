@@ -277,7 +277,6 @@ public final class DownstreamSession {
 
   private Behavior<Command> onOpen(
       Command message, ClientRequests.Client client, Draining draining) {
-    StatelessRequests stateless = handling.stateless;
     UpstreamTraffic upstreams = handling.upstreams;
     if (message instanceof Post post) {
       return onPost(post, client, draining);
@@ -286,11 +285,11 @@ public final class DownstreamSession {
     } else if (message instanceof StatelessReady ready) {
       return onStatelessReady(ready);
     } else if (message instanceof ListenSubscribed subscribed) {
-      stateless.subscribed(subscribed.uris());
+      handling.stateless().subscribed(subscribed.uris());
     } else if (message instanceof Resume resume) {
       handling.resume(resume);
     } else if (message == Signal.GATHER_ELAPSED) {
-      stateless.gatherElapsed();
+      handling.stateless().gatherElapsed();
     } else if (message == Signal.RETRY_OVERDUE) {
       handling.retryOverdue();
     } else if (message instanceof OpenStream open) {
@@ -357,7 +356,7 @@ public final class DownstreamSession {
   }
 
   private Behavior<Command> onStatelessReady(StatelessReady ready) {
-    handling.stateless.ready(ready.client(), ready.outcome(), ready.failure());
+    handling.stateless().ready(ready.client(), ready.outcome(), ready.failure());
     return active(ready.client());
   }
 

@@ -56,8 +56,10 @@ final class SessionHandling {
   final ClientRequests requests;
   final DownstreamStreams streams;
   final PostHandling posts;
-  final StatelessRequests stateless;
   final UpstreamTraffic upstreams;
+
+  /** Made by the session's stateless (2026-07-28) request, if any: null in a session-era one. */
+  private StatelessRequests stateless;
 
   private final String id;
   private final SessionSupervisor supervisor;
@@ -65,6 +67,7 @@ final class SessionHandling {
   private final Duration idleTimeout;
   private final ActorRef<DownstreamSessions.Command> registry;
   private final Wiring wiring;
+  private final GatewaySettings settings;
   private SessionListener listener;
 
   /** Messages the registry routed here, so that an idle end never races a message on its way. */
@@ -88,6 +91,7 @@ final class SessionHandling {
     this.idleTimeout = idleTimeout;
     this.registry = registry;
     this.wiring = wiring;
+    this.settings = settings;
     this.requests = new ClientRequests(id, endpoint, supervisor);
     this.streams =
         new DownstreamStreams(new StreamReplay(settings.sseResume(), wiring.streamTimer()));
@@ -111,21 +115,29 @@ final class SessionHandling {
             wiring.answers(),
             settings.limits().maxInflightPerSession(),
             wiring.log());
-    this.stateless =
-        new StatelessRequests(
-            id,
-            requests,
-            streams,
-            posts,
-            new StatelessRequests.Wiring(
-                wiring.timers(),
-                wiring.gatherElapsed(),
-                wiring.retryOverdue(),
-                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
-                tag -> new UpstreamCalls(supervisor, id, tag),
-                wiring.subscribing()),
-            settings);
-    this.upstreams = new UpstreamTraffic(relay, stateless);
+    this.upstreams = new UpstreamTraffic(relay);
+  }
+
+  /** The session's stateless part, made on first use (see {@link #stateless}). */
+  StatelessRequests stateless() {
+    if (stateless == null) {
+      stateless =
+          new StatelessRequests(
+              id,
+              requests,
+              streams,
+              posts,
+              new StatelessRequests.Wiring(
+                  wiring.timers(),
+                  wiring.gatherElapsed(),
+                  wiring.retryOverdue(),
+                  reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
+                  tag -> new UpstreamCalls(supervisor, id, tag),
+                  wiring.subscribing()),
+              settings);
+      upstreams.statelessBegun(stateless);
+    }
+    return stateless;
   }
 
   /** The session starts: it hears what its upstreams send, and its idle timer runs. */
@@ -194,17 +206,17 @@ final class SessionHandling {
       request.exchange().tell(Exchange.Refused.of(409, "Conflict: the session is in use"));
       return null;
     }
-    return stateless.begin(request);
+    return stateless().begin(request);
   }
 
   /** What an initialize would have told: which servers are there, and what they offer. */
   CompletionStage<Outcome> discover(ClientRequests.Client asking) {
-    return stateless.initialize(asking, contexts.calls("discover"));
+    return stateless().initialize(asking, contexts.calls("discover"));
   }
 
   void resume(DownstreamSession.Resume resume) {
     routedActivity();
-    stateless.resume(resume);
+    stateless().resume(resume);
   }
 
   void retryOverdue() {
@@ -237,7 +249,7 @@ final class SessionHandling {
   boolean exchangeClosed(ExchangeSink exchange, ClientRequests.Client client) {
     routed();
     streams.closed(exchange);
-    if (client == null || client.isStateless()) {
+    if (stateless != null && (client == null || client.isStateless())) {
       stateless.exchangeClosed(exchange);
     }
     return true;
@@ -246,12 +258,15 @@ final class SessionHandling {
   /** The gateway stops: no GET stream any more. */
   void drain() {
     streams.closeGetStream();
-    stateless.drain();
+    if (stateless != null) {
+      stateless.drain();
+    }
   }
 
   /** The idle timer fired: with nothing going on, the session asks to be ended. */
   void idleCheck() {
-    if (streams.nothingInFlight() && !stateless.isListening() && !stateless.isDiscovering()) {
+    if (streams.nothingInFlight()
+        && (stateless == null || !stateless.isListening() && !stateless.isDiscovering())) {
       askToEnd("idle for " + idleTimeout);
     }
     restartIdleTimer();

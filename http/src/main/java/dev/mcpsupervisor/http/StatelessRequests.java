@@ -295,12 +295,16 @@ final class StatelessRequests {
 
   /** The session ends: every server request still waiting is answered upstream with an error. */
   void end(String why) {
-    rounds().failAll(why);
+    if (rounds != null) {
+      rounds.failAll(why);
+    }
   }
 
   /** The upstream withdrew one of its requests. */
   void withdrawn(String server, JsonNode upstreamId) {
-    rounds().withdrawn(server, upstreamId);
+    if (rounds != null) {
+      rounds.withdrawn(server, upstreamId);
+    }
   }
 
   private InputRounds rounds() {

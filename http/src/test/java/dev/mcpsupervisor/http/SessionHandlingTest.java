@@ -3,7 +3,12 @@ package dev.mcpsupervisor.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import com.fasterxml.jackson.databind.node.IntNode;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -107,5 +112,46 @@ class SessionHandlingTest {
                 null, null, null, null, Map.of(), false, ProbeSink.of(exchange)),
             client));
     assertEquals(409, refusal(exchange));
+  }
+
+  @Test
+  void aSessionEraSessionHasNoStatelessPartUntilAStatelessRequestBegins() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+    // none of these needs the stateless part: they work without it, as before
+    session.handling.exchangeClosed(ProbeSink.of(exchange), null);
+    session.handling.drain();
+    session.handling.upstreams.notification(
+        new DownstreamSession.UpstreamNotification(
+            "fx", new JsonRpcNotification("notifications/tools/list_changed", null), null));
+    session.handling.upstreams.failAll("ended");
+    session.handling.idleCheck();
+    assertEquals(
+        "idle for PT5M",
+        session.registry.expectMessageClass(DownstreamSessions.EndMe.class).reason());
+
+    // a stateless request makes it: while discovering its servers, the session is not idle
+    Session stateless = new Session();
+    assertEquals(
+        "2026-07-28",
+        stateless
+            .handling
+            .beginStateless(
+                new DownstreamSession.Stateless(
+                    new JsonRpcRequest(
+                        IntNode.valueOf(1), "tools/list", JsonRpcCodec.emptyObject()),
+                    new StatelessEnvelope.Meta(
+                        "2026-07-28", JsonRpcCodec.emptyObject(), null, null),
+                    null,
+                    null,
+                    Map.of(),
+                    false,
+                    ProbeSink.of(exchange)),
+                null)
+            .protocolVersion());
+    stateless.handling.idleCheck();
+    stateless.registry.expectNoMessage(Duration.ofMillis(50));
+    stateless.handling.drain();
+    stateless.handling.upstreams.failAll("ended");
   }
 }
