@@ -55,8 +55,8 @@ final class ClientRequests {
       return new Client(
           ProtocolVersions.negotiate(params.path("protocolVersion").asText("")),
           ClientCapabilities.namesOf(params.get("capabilities")),
-          clientInfo.path("name").asText(null),
-          clientInfo.path("version").asText(null),
+          SharedValues.clientInfo(clientInfo.path("name").asText(null)),
+          SharedValues.clientInfo(clientInfo.path("version").asText(null)),
           null);
     }
 
