@@ -145,7 +145,9 @@ public final class DownstreamSession {
   /** What the supervisor delivers the session's context ({@link SessionListener#mailbox()}). */
   private record FromContext(ContextDelivery.Command message) implements Command {}
 
-  /** What timers and the lease release say (each its own timer key). */
+  static final Command IDLE_CHECK = Signal.IDLE_CHECK; // sent by the registry's idle sweep
+
+  /** What timers, the idle sweep and the lease release say (each its own timer key). */
   private enum Signal implements Command {
     /** The server requests sent together are in: they go to the client as one round. */
     GATHER_ELAPSED,
@@ -223,7 +225,6 @@ public final class DownstreamSession {
                     context.pipeToSelf(
                         subscribing,
                         (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris)),
-                () -> timers.startSingleTimer(Signal.IDLE_CHECK, Signal.IDLE_CHECK, idleTimeout),
                 () -> IdentityListener.sessionRef(context.getSystem(), context.getSelf()),
                 context::getLog));
   }

@@ -38,7 +38,6 @@ final class SessionHandling {
    * @param gatherElapsed the message once server requests sent together are in
    * @param retryOverdue the message when a stateless client did not retry in time
    * @param subscribing hands back a listen stream's subscriptions (URI → server) once made
-   * @param restartIdleTimer starts the idle timer again
    * @param sessionRef the session's actor as tags name it, for identity contexts
    */
   record Wiring(
@@ -49,7 +48,6 @@ final class SessionHandling {
       DownstreamSession.Command gatherElapsed,
       DownstreamSession.Command retryOverdue,
       Consumer<CompletionStage<Map<String, String>>> subscribing,
-      Runnable restartIdleTimer,
       Supplier<String> sessionRef,
       Supplier<Logger> log) {}
 
@@ -69,6 +67,9 @@ final class SessionHandling {
   private final Wiring wiring;
   private final GatewaySettings settings;
   private SessionListener listener;
+
+  /** When the session was last active ({@link System#nanoTime}): the registry's sweep asks. */
+  private long activeAt = System.nanoTime();
 
   /** Messages the registry routed here, so that an idle end never races a message on its way. */
   private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
@@ -140,11 +141,10 @@ final class SessionHandling {
     return stateless;
   }
 
-  /** The session starts: it hears what its upstreams send, and its idle timer runs. */
+  /** The session starts: it hears what its upstreams send. */
   void start(SessionListener listener) {
     this.listener = listener;
     supervisor.register(id, listener);
-    restartIdleTimer();
   }
 
   /** What the supervisor delivers the session's context: to its listener. */
@@ -162,14 +162,10 @@ final class SessionHandling {
     fromRegistry.processed();
   }
 
-  /** A message the registry routed here is taken, and it is activity: the idle timer restarts. */
+  /** A message the registry routed here is taken, and it is activity: the idle time restarts. */
   void routedActivity() {
     fromRegistry.processed();
-    restartIdleTimer();
-  }
-
-  private void restartIdleTimer() {
-    wiring.restartIdleTimer().run();
+    activeAt = System.nanoTime();
   }
 
   /** Takes a POST's messages; the client as it is now (a new one once initialize is taken). */
@@ -191,7 +187,7 @@ final class SessionHandling {
         answered.failure())) {
       return false;
     }
-    restartIdleTimer();
+    activeAt = System.nanoTime();
     return true;
   }
 
@@ -263,13 +259,16 @@ final class SessionHandling {
     }
   }
 
-  /** The idle timer fired: with nothing going on, the session asks to be ended. */
+  /**
+   * The registry's idle sweep: idle for its idle timeout, with nothing going on, the session asks
+   * to be ended.
+   */
   void idleCheck() {
-    if (streams.nothingInFlight()
+    if (System.nanoTime() - activeAt >= idleTimeout.toNanos()
+        && streams.nothingInFlight()
         && (stateless == null || !stateless.isListening() && !stateless.isDiscovering())) {
       askToEnd("idle for " + idleTimeout);
     }
-    restartIdleTimer();
   }
 
   private void askToEnd(String reason) {

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.http;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -60,6 +61,23 @@ final class SessionTable {
   /** Takes a session out of routing (it is told to end, or it stopped); whether it was routable. */
   boolean unroute(String id) {
     return routable.remove(id) != null;
+  }
+
+  /**
+   * The idle sweep: every routable session is asked whether it is idle (not routed: it is no
+   * activity, and counts for no passivation). One timer in the registry rather than one per session
+   * (its timer, task and message cost an idle session some 200 bytes).
+   */
+  void askIdle() {
+    routable.values().forEach(session -> session.ref.tell(DownstreamSession.IDLE_CHECK));
+  }
+
+  /**
+   * How often the registry sweeps: a session idle for {@code idleTimeout} ends within a tenth more.
+   */
+  static Duration idleSweepInterval(Duration idleTimeout) {
+    Duration tenth = idleTimeout.dividedBy(10);
+    return tenth.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : tenth;
   }
 
   /** The routable sessions, a copy (safe to end them while iterating). */

@@ -11,7 +11,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
@@ -33,30 +32,36 @@ class SessionHandlingTest {
     testKit.shutdownTestKit();
   }
 
-  /** One session's handling, its registry and how often its idle timer started. */
+  /** One session's handling and its registry. */
   private final class Session {
     final TestProbe<DownstreamSessions.Command> registry = testKit.createTestProbe();
-    final AtomicInteger idleTimerStarts = new AtomicInteger();
-    final SessionHandling handling =
-        new SessionHandling(
-            "s1",
-            new NeverAnswers(),
-            null,
-            GatewaySettings.fromConfig(ConfigFactory.empty()),
-            Duration.ofMinutes(5),
-            null,
-            registry.getRef(),
-            new SessionHandling.Wiring(
-                null,
-                (delay, exchange) -> {},
-                id -> null,
-                (outcome, requestId, sequence) -> {},
-                null,
-                null,
-                subscribing -> {},
-                idleTimerStarts::incrementAndGet,
-                () -> null,
-                () -> LoggerFactory.getLogger(SessionHandlingTest.class)));
+    final SessionHandling handling;
+
+    Session() {
+      this(Duration.ZERO);
+    }
+
+    Session(Duration idleTimeout) {
+      handling =
+          new SessionHandling(
+              "s1",
+              new NeverAnswers(),
+              null,
+              GatewaySettings.fromConfig(ConfigFactory.empty()),
+              idleTimeout,
+              null,
+              registry.getRef(),
+              new SessionHandling.Wiring(
+                  null,
+                  (delay, exchange) -> {},
+                  id -> null,
+                  (outcome, requestId, sequence) -> {},
+                  null,
+                  null,
+                  subscribing -> {},
+                  () -> null,
+                  () -> LoggerFactory.getLogger(SessionHandlingTest.class)));
+    }
   }
 
   private static int refusal(TestProbe<Exchange.Event> exchange) {
@@ -78,7 +83,17 @@ class SessionHandlingTest {
     session.handling.resumeStream(
         new DownstreamSession.ResumeStream("1", ProbeSink.of(whileDraining)), true);
     assertEquals(503, refusal(whileDraining));
-    assertEquals(4, session.idleTimerStarts.get()); // each GET is activity
+  }
+
+  @Test
+  void aSessionActiveWithinItsIdleTimeoutIsNotEndedByTheSweep() {
+    Session session = new Session(Duration.ofMinutes(5));
+    session.handling.idleCheck(); // just started: active now
+    session.handling.routedActivity();
+    session.handling.idleCheck();
+    session.registry.expectNoMessage(Duration.ofMillis(50));
+    assertEquals(Duration.ofMillis(30_000), SessionTable.idleSweepInterval(Duration.ofMinutes(5)));
+    assertEquals(Duration.ofMillis(1), SessionTable.idleSweepInterval(Duration.ZERO));
   }
 
   @Test
@@ -88,7 +103,7 @@ class SessionHandlingTest {
     session.handling.routed();
     session.handling.idleCheck();
     assertEquals(
-        new DownstreamSessions.EndMe("s1", "idle for PT5M", 2),
+        new DownstreamSessions.EndMe("s1", "idle for PT0S", 2),
         session.registry.expectMessageClass(DownstreamSessions.EndMe.class));
     session.handling.idleCheck(); // the same count: the registry's answer stands
     session.registry.expectNoMessage(Duration.ofMillis(50));
@@ -98,7 +113,6 @@ class SessionHandlingTest {
         new DownstreamSessions.EndMe(
             "s1", "its client did not retry its input_required request", 3),
         session.registry.expectMessageClass(DownstreamSessions.EndMe.class));
-    assertEquals(3, session.idleTimerStarts.get());
   }
 
   @Test
@@ -127,7 +141,7 @@ class SessionHandlingTest {
     session.handling.upstreams.failAll("ended");
     session.handling.idleCheck();
     assertEquals(
-        "idle for PT5M",
+        "idle for PT0S",
         session.registry.expectMessageClass(DownstreamSessions.EndMe.class).reason());
 
     // a stateless request makes it: while discovering its servers, the session is not idle
