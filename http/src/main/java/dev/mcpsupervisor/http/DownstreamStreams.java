@@ -118,15 +118,15 @@ final class DownstreamStreams {
   private Map<JsonNode, InFlight> inFlight = Map.of();
   private ExchangeSink getStream;
 
-  /** Every event goes through it: ids and replay for clients that resume streams. */
-  final StreamReplay replay;
+  /**
+   * Every event goes through it: ids and replay for clients that resume streams; until one is set
+   * ({@link #replayWith}), the shared pass-through one.
+   */
+  StreamReplay replay = StreamReplay.DISABLED;
 
-  DownstreamStreams() {
-    this(StreamReplay.disabled());
-  }
-
-  DownstreamStreams(StreamReplay replay) {
-    this.replay = replay;
+  /** The client resumes streams: from now on events go through {@code resumable}. */
+  void replayWith(StreamReplay resumable) {
+    replay = resumable;
   }
 
   OpenExchange open(ExchangeSink ref, boolean acceptsSse) {

@@ -94,8 +94,7 @@ final class SessionHandling {
     this.wiring = wiring;
     this.settings = settings;
     this.requests = new ClientRequests(id, endpoint, supervisor);
-    this.streams =
-        new DownstreamStreams(new StreamReplay(settings.sseResume(), wiring.streamTimer()));
+    this.streams = new DownstreamStreams();
     UpstreamRelay relay =
         new UpstreamRelay(
             id,
@@ -172,7 +171,11 @@ final class SessionHandling {
   ClientRequests.Client take(DownstreamSession.Post post, ClientRequests.Client client) {
     ClientRequests.Client now = posts.take(post, client);
     if (now != client) {
-      streams.replay.enableFor(now.protocolVersion());
+      StreamReplay replay = new StreamReplay(settings.sseResume(), wiring.streamTimer());
+      replay.enableFor(now.protocolVersion());
+      if (replay.enabled()) { // else the shared pass-through one stays
+        streams.replayWith(replay);
+      }
     }
     return now;
   }

@@ -89,6 +89,9 @@ final class StreamReplay {
 
   private record Kept(long event, String id, ObjectNode json, int bytes) {}
 
+  /** Passes every event through: for sessions that never resume (shared: it keeps nothing). */
+  static final StreamReplay DISABLED = new StreamReplay(null, (delay, ref) -> {});
+
   private final Settings settings;
 
   /** Starts a POST stream's timer ({@link #timer}): to prime it, then to close its connection. */
@@ -117,11 +120,6 @@ final class StreamReplay {
   StreamReplay(Settings settings, BiConsumer<Duration, ExchangeSink> startTimer) {
     this.settings = settings;
     this.startTimer = startTimer;
-  }
-
-  /** Passes every event through: for sessions that never resume. */
-  static StreamReplay disabled() {
-    return new StreamReplay(null, (delay, ref) -> {});
   }
 
   /** The client's protocol is known: 2025-11-25 streams are resumable. */

@@ -142,4 +142,21 @@ class StreamReplayTest {
     }
     assertEquals(410, replay.resume(firstPriming, ProbeSink.of(nothing)).status());
   }
+
+  @Test
+  void theSharedPassThroughKeepsNothingWhateverItIsTold() {
+    StreamReplay shared = StreamReplay.DISABLED;
+    TestProbe<Exchange.Event> post = testKit.createTestProbe();
+    shared.opened(ProbeSink.of(post), true);
+    assertFalse(shared.carries(ProbeSink.of(post)));
+    shared.tell(ProbeSink.of(post), new Exchange.Message(note(1)));
+    assertNull(assertInstanceOf(Exchange.Message.class, post.receiveMessage()).eventId());
+    assertFalse(shared.detached(ProbeSink.of(post)));
+    TestProbe<Exchange.Event> get = testKit.createTestProbe();
+    shared.openedGet(ProbeSink.of(get));
+    assertInstanceOf(Exchange.Opened.class, get.receiveMessage());
+    get.expectNoMessage(Duration.ofMillis(20)); // not primed: no event id
+    assertEquals(400, shared.resume("x-1-0", ProbeSink.of(get)).status());
+    assertFalse(shared.enabled());
+  }
 }
