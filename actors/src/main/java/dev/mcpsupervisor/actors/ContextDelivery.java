@@ -11,6 +11,7 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.slf4j.Logger;
 
 /**
  * One per context with a listener, on the caller's node (spawned by the guardian on register): the
@@ -99,41 +100,53 @@ public final class ContextDelivery {
   }
 
   private Behavior<Command> onListening(Command message) {
-    if (message instanceof Notification notification) {
-      return onNotification(notification);
-    } else if (message instanceof Answer answer) {
-      return onAnswer(answer);
-    } else if (message instanceof ServerRequest asked) {
-      return onServerRequest(asked);
-    } else if (message instanceof ReplaceListener replace) {
-      return onReplaceListener(replace);
+    if (message instanceof ReplaceListener replace) {
+      listener = replace.listener();
     } else if (message == Retire.INSTANCE) {
       return retire();
-    }
-    return Behaviors.unhandled();
-  }
-
-  private Behavior<Command> onNotification(Notification delivery) {
-    try {
-      listener.onNotification(delivery.server(), delivery.notification(), delivery.relatedTag());
-    } catch (RuntimeException e) {
-      context
-          .getLog()
-          .warn("listener of context {} failed on a notification: {}", contextId, e.toString());
+    } else {
+      deliver(message, listener, contextId, context.getLog());
     }
     return Behaviors.same();
   }
 
-  private Behavior<Command> onAnswer(Answer answer) {
-    answer.replyTo().tell(answer.response());
-    return Behaviors.same();
+  /**
+   * What a context's delivery does with {@code message}: also for an actor that is its context's
+   * own delivery ({@link ContextListener.OwnMailbox}), which ignores the rest (replacing a
+   * listener, retiring).
+   */
+  public static void deliver(
+      Command message, ContextListener listener, String contextId, Logger log) {
+    if (message instanceof Notification delivery) {
+      try {
+        listener.onNotification(delivery.server(), delivery.notification(), delivery.relatedTag());
+      } catch (RuntimeException e) {
+        log.warn("listener of context {} failed on a notification: {}", contextId, e.toString());
+      }
+    } else if (message instanceof Answer answer) {
+      answer.replyTo().tell(answer.response());
+    } else if (message instanceof ServerRequest asked) {
+      askListener(listener, asked);
+    }
+  }
+
+  /**
+   * What a released context's delivery does with {@code message}: answers of calls in flight still
+   * pass, server requests are refused, the rest is dropped.
+   */
+  public static void deliverReleased(Command message, String contextId) {
+    if (message instanceof Answer answer) {
+      answer.replyTo().tell(answer.response());
+    } else if (message instanceof ServerRequest asked) {
+      replyToServerRequest(asked, noClient(asked, "context " + contextId + " was released"));
+    }
   }
 
   /**
    * The listener answers; whatever happens (a throw, a null, a failed stage) the session gets
    * exactly one answer.
    */
-  private Behavior<Command> onServerRequest(ServerRequest asked) {
+  private static void askListener(ContextListener listener, ServerRequest asked) {
     CompletionStage<JsonRpcResponse> answer;
     try {
       answer = listener.onServerRequest(asked.server(), asked.request(), asked.relatedTag());
@@ -152,12 +165,6 @@ public final class ContextDelivery {
                     : noClient(
                         asked,
                         failure == null ? "no answer" : String.valueOf(failure.getMessage()))));
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onReplaceListener(ReplaceListener replace) {
-    listener = replace.listener();
-    return Behaviors.same();
   }
 
   // --------------------------------------------------------------------------------------- retired
@@ -167,14 +174,8 @@ public final class ContextDelivery {
     timers.startSingleTimer(GraceElapsed.INSTANCE, retireGrace);
     return Behaviors.receive(Command.class)
         .onMessage(Answer.class, this::onAnswerWhileRetired)
-        .onMessage(
-            ServerRequest.class,
-            asked -> {
-              replyToServerRequest(
-                  asked, noClient(asked, "context " + contextId + " was released"));
-              return Behaviors.same();
-            })
         .onMessage(GraceElapsed.class, notUsed -> Behaviors.stopped())
+        .onMessage(ServerRequest.class, asked -> whenReleased(asked))
         .onAnyMessage(notUsed -> Behaviors.same())
         .build();
   }
@@ -185,7 +186,12 @@ public final class ContextDelivery {
    */
   private Behavior<Command> onAnswerWhileRetired(Answer answer) {
     timers.startSingleTimer(GraceElapsed.INSTANCE, retireGrace);
-    return onAnswer(answer);
+    return whenReleased(answer);
+  }
+
+  private Behavior<Command> whenReleased(Command message) {
+    deliverReleased(message, contextId);
+    return Behaviors.same();
   }
 
   private static void replyToServerRequest(ServerRequest asked, JsonRpcResponse response) {

@@ -4,6 +4,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * What an embedding caller (or the gateway, for one downstream session) registers for a context to
@@ -47,5 +48,18 @@ public interface ContextListener {
   default CompletionStage<JsonRpcResponse> onServerRequest(
       String server, JsonRpcRequest request, String relatedTag) {
     return onServerRequest(server, request);
+  }
+
+  /**
+   * A listener that is an actor's own: the context's deliveries go straight to that actor's {@link
+   * #mailbox()} (commonly a message adapter) instead of a {@link ContextDelivery} actor per
+   * context, and the actor passes each to {@link ContextDelivery#deliver} with this listener (after
+   * its context is released, to {@link ContextDelivery#deliverReleased}). Its mailbox keeps the
+   * same order a delivery actor's does. For a context's one listener, registered before its first
+   * call (a later registration for the context only replaces a delivery actor's listener); answers
+   * arriving after the actor stopped are dropped, so it stops only once it waits for none.
+   */
+  interface OwnMailbox extends ContextListener {
+    ActorRef<ContextDelivery.Command> mailbox();
   }
 }

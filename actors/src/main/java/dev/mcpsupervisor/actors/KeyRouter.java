@@ -108,11 +108,7 @@ public final class KeyRouter {
   private final Map<String, KeyEntry> keys = new HashMap<>();
   private final ContextIndex index = new ContextIndex();
 
-  /** The delivery actor of each context with a listener. */
-  private final Map<String, ActorRef<ContextDelivery.Command>> deliveries = new HashMap<>();
-
-  /** How long a released context's delivery actor still passes answers of calls in flight. */
-  private final Duration retireGrace;
+  private final ContextDeliveries deliveries;
 
   private long nextIncarnation = 1;
   private long sessionIdFloor = 1;
@@ -132,12 +128,14 @@ public final class KeyRouter {
     this.context = context;
     this.timers = timers;
     config.servers().forEach((name, server) -> keyIds.put(name, server.key().id()));
-    this.retireGrace =
+    // a released context's delivery actor passes answers of calls in flight for this long
+    Duration retireGrace =
         config.servers().values().stream()
             .map(ServerConfig::requestTimeout)
             .max(Comparator.naturalOrder())
             .orElse(Duration.ZERO)
             .plus(settings.askMargin());
+    this.deliveries = new ContextDeliveries(context, retireGrace);
   }
 
   private Behavior<Command> active() {
@@ -195,7 +193,7 @@ public final class KeyRouter {
     }
     KeyEntry key = keyActorFor(server);
     index.add(call.context(), key.keyId);
-    ActorRef<ContextDelivery.Command> delivery = deliveries.get(call.context());
+    ActorRef<ContextDelivery.Command> delivery = deliveries.of(call.context());
     send(key, new ServerKeyActor.Request(delivery == null ? call : call.withDelivery(delivery)));
     return Behaviors.same();
   }
@@ -216,7 +214,7 @@ public final class KeyRouter {
     send(
         key,
         new ServerKeyActor.Acquire(
-            acquire.context(), deliveries.get(acquire.context()), acquire.replyTo()));
+            acquire.context(), deliveries.of(acquire.context()), acquire.replyTo()));
     return Behaviors.same();
   }
 
@@ -256,29 +254,22 @@ public final class KeyRouter {
     for (String keyId : index.removeContext(releaseAll.context())) {
       send(keys.get(keyId), new ServerKeyActor.Release(releaseAll.context()));
     }
-    ActorRef<ContextDelivery.Command> delivery = deliveries.remove(releaseAll.context());
-    if (delivery != null) {
-      delivery.tell(ContextDelivery.Retire.INSTANCE);
-    }
+    deliveries.release(releaseAll.context());
     releaseAll.replyTo().tell(Done.getInstance());
     return Behaviors.same();
   }
 
   /**
-   * A first listener gets the context its delivery actor, and the keys the context already holds
-   * leases on learn it (their sessions send there from then on); a later one only replaces the
-   * listener inside that actor.
+   * A first listener gets the context its delivery, and the keys the context already holds leases
+   * on learn it (their sessions send there from then on); a later one only replaces the listener
+   * inside that delivery.
    */
   private Behavior<Command> onRegister(Register register) {
-    ActorRef<ContextDelivery.Command> delivery = deliveries.get(register.context());
-    if (delivery != null) {
-      delivery.tell(new ContextDelivery.ReplaceListener(register.listener()));
+    ActorRef<ContextDelivery.Command> created =
+        deliveries.register(register.context(), register.listener());
+    if (created == null) {
       return Behaviors.same();
     }
-    ActorRef<ContextDelivery.Command> created =
-        context.spawnAnonymous(
-            ContextDelivery.create(register.context(), register.listener(), retireGrace));
-    deliveries.put(register.context(), created);
     for (String keyId : index.keysOf(register.context())) {
       send(keys.get(keyId), new ServerKeyActor.DeliverTo(register.context(), created));
     }

@@ -3,7 +3,9 @@ package dev.mcpsupervisor.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 
 /**
  * What a downstream session keeps of its client's capabilities: the names it declared, each mapped
@@ -18,16 +20,30 @@ final class ClientCapabilities {
 
   private ClientCapabilities() {}
 
-  /** The names declared in {@code capabilities} (an empty object for anything but an object). */
+  /** Sets of names as clients declare them, shared (see {@link SharedValues}). */
+  private static final SharedValues<ObjectNode> SHARED = new SharedValues<>(256, 512);
+
+  /**
+   * The names declared in {@code capabilities} (an empty object for anything but an object); one
+   * shared, read-only node per set of names.
+   */
   static ObjectNode namesOf(JsonNode capabilities) {
-    ObjectNode names = JsonRpcCodec.emptyObject();
-    if (capabilities == null || !capabilities.isObject()) {
-      return names;
+    List<String> names = new ArrayList<>();
+    StringBuilder key = new StringBuilder(); // each name length-prefixed: no two sets alike
+    if (capabilities != null && capabilities.isObject()) {
+      Iterator<String> fields = capabilities.fieldNames();
+      while (fields.hasNext() && names.size() < MAX_NAMES) {
+        String name = fields.next();
+        names.add(name);
+        key.append(name.length()).append(':').append(name);
+      }
     }
-    Iterator<String> fields = capabilities.fieldNames();
-    while (fields.hasNext() && names.size() < MAX_NAMES) {
-      names.set(fields.next(), JsonRpcCodec.emptyObject());
-    }
-    return names;
+    return SHARED.of(key.toString(), notUsed -> nodeOf(names));
+  }
+
+  private static ObjectNode nodeOf(List<String> names) {
+    ObjectNode node = JsonRpcCodec.emptyObject();
+    names.forEach(name -> node.set(name, JsonRpcCodec.emptyObject()));
+    return node;
   }
 }

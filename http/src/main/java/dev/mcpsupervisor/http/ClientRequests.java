@@ -21,7 +21,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,8 +55,8 @@ final class ClientRequests {
       return new Client(
           ProtocolVersions.negotiate(params.path("protocolVersion").asText("")),
           ClientCapabilities.namesOf(params.get("capabilities")),
-          clientInfo.path("name").asText(null),
-          clientInfo.path("version").asText(null),
+          SharedValues.clientInfo(clientInfo.path("name").asText(null)),
+          SharedValues.clientInfo(clientInfo.path("version").asText(null)),
           null);
     }
 
@@ -101,9 +100,9 @@ final class ClientRequests {
   private final SessionSupervisor supervisor;
   private String logLevel;
   private Map<String, JsonNode> upstreams = Map.of();
-  private final Map<String, String> resourceOwners = new HashMap<>();
-  private final Map<String, String> templateOwners = new HashMap<>();
-  private final Set<String> subscriptions = new HashSet<>();
+  private Map<String, String> resourceOwners = Map.of(); // these three: sparse (see SparseMaps)
+  private Map<String, String> templateOwners = Map.of();
+  private Set<String> subscriptions = Set.of();
 
   /** The id of a request the gateway makes on a client's behalf (it never reaches the client). */
   private static final JsonNode GATEWAY_REQUEST_ID = TextNode.valueOf("gateway");
@@ -159,7 +158,8 @@ final class ClientRequests {
       }
       case McpMethods.RESOURCES_UNSUBSCRIBE -> {
         String uri = request.params() == null ? null : request.params().path("uri").asText(null);
-        String owner = uri != null && subscriptions.remove(uri) ? resourceOwners.get(uri) : null;
+        String owner = uri != null && subscriptions.contains(uri) ? resourceOwners.get(uri) : null;
+        subscriptions = SparseMaps.without(subscriptions, uri);
         if (owner == null) {
           return Started.answered(
               JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
@@ -341,12 +341,12 @@ final class ClientRequests {
       upstreams = Map.copyOf(initialized.upstreams());
       result = initialized.result();
     } else if (outcome instanceof Outcome.ResourcesLearned learned) {
-      resourceOwners.putAll(learned.owners());
-      templateOwners.putAll(learned.templateOwners());
+      resourceOwners = SparseMaps.withAll(resourceOwners, learned.owners());
+      templateOwners = SparseMaps.withAll(templateOwners, learned.templateOwners());
       result = learned.result();
     } else if (outcome instanceof Outcome.Subscribed subscribed) {
-      subscriptions.add(subscribed.uri());
-      resourceOwners.putIfAbsent(subscribed.uri(), subscribed.server());
+      subscriptions = SparseMaps.with(subscriptions, subscribed.uri());
+      resourceOwners = SparseMaps.withIfNew(resourceOwners, subscribed.uri(), subscribed.server());
       result = subscribed.result();
     } else {
       result = ((Outcome.Result) outcome).result();

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.ContextDelivery;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
@@ -126,7 +127,7 @@ public final class DownstreamSession {
 
   // Private.
 
-  private record Answered(JsonNode requestId, long sequence, Outcome outcome, Throwable failure)
+  record Answered(JsonNode requestId, long sequence, Outcome outcome, Throwable failure)
       implements Command {}
 
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
@@ -141,7 +142,12 @@ public final class DownstreamSession {
   /** A listen stream's resources are subscribed: URI → the server that took it. */
   private record ListenSubscribed(Map<String, String> uris) implements Command {}
 
-  /** What timers and the lease release say (each its own timer key). */
+  /** What the supervisor delivers the session's context ({@link SessionListener#mailbox()}). */
+  private record FromContext(ContextDelivery.Command message) implements Command {}
+
+  static final Command IDLE_CHECK = Signal.IDLE_CHECK; // sent by the registry's idle sweep
+
+  /** What timers, the idle sweep and the lease release say (each its own timer key). */
   private enum Signal implements Command {
     /** The server requests sent together are in: they go to the client as one round. */
     GATHER_ELAPSED,
@@ -219,7 +225,6 @@ public final class DownstreamSession {
                     context.pipeToSelf(
                         subscribing,
                         (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris)),
-                () -> timers.startSingleTimer(Signal.IDLE_CHECK, Signal.IDLE_CHECK, idleTimeout),
                 () -> IdentityListener.sessionRef(context.getSystem(), context.getSelf()),
                 context::getLog));
   }
@@ -227,7 +232,10 @@ public final class DownstreamSession {
   private Behavior<Command> start(Duration serverRequestTimeout) {
     handling.start(
         new SessionListener(
-            context.getSelf(), context.getSystem().scheduler(), serverRequestTimeout));
+            context.getSelf(),
+            context.messageAdapter(ContextDelivery.Command.class, FromContext::new),
+            context.getSystem().scheduler(),
+            serverRequestTimeout));
     return uninitialized();
   }
 
@@ -270,7 +278,6 @@ public final class DownstreamSession {
 
   private Behavior<Command> onOpen(
       Command message, ClientRequests.Client client, Draining draining) {
-    StatelessRequests stateless = handling.stateless;
     UpstreamTraffic upstreams = handling.upstreams;
     if (message instanceof Post post) {
       return onPost(post, client, draining);
@@ -279,11 +286,11 @@ public final class DownstreamSession {
     } else if (message instanceof StatelessReady ready) {
       return onStatelessReady(ready);
     } else if (message instanceof ListenSubscribed subscribed) {
-      stateless.subscribed(subscribed.uris());
+      handling.stateless().subscribed(subscribed.uris());
     } else if (message instanceof Resume resume) {
       handling.resume(resume);
     } else if (message == Signal.GATHER_ELAPSED) {
-      stateless.gatherElapsed();
+      handling.stateless().gatherElapsed();
     } else if (message == Signal.RETRY_OVERDUE) {
       handling.retryOverdue();
     } else if (message instanceof OpenStream open) {
@@ -295,7 +302,9 @@ public final class DownstreamSession {
     } else if (message instanceof ExchangeClosed closed) {
       return next(handling.exchangeClosed(closed.exchange(), client), client, draining);
     } else if (message instanceof Answered answered) {
-      return next(onAnswered(answered, client), client, draining);
+      return next(handling.answered(client, answered), client, draining);
+    } else if (message instanceof FromContext from) {
+      handling.fromContext(from.message());
     } else if (message instanceof UpstreamNotification upstream) {
       upstreams.notification(upstream);
     } else if (message instanceof UpstreamRequest upstream) {
@@ -307,7 +316,8 @@ public final class DownstreamSession {
     } else if (message instanceof End end) {
       return onEnd(end, client, draining);
     } else if (message instanceof Drain drain) {
-      return onDrain(drain, client);
+      handling.drain();
+      return draining(client, drain.replyTo());
     } else {
       return Behaviors.unhandled();
     }
@@ -321,17 +331,6 @@ public final class DownstreamSession {
       return draining(client, draining.waiter());
     }
     return Behaviors.same();
-  }
-
-  /** Answers whether an exchange may have finished. */
-  private boolean onAnswered(Answered answered, ClientRequests.Client client) {
-    return handling.answered(
-        client, answered.requestId(), answered.sequence(), answered.outcome(), answered.failure());
-  }
-
-  private Behavior<Command> onDrain(Drain drain, ClientRequests.Client client) {
-    handling.drain();
-    return draining(client, drain.replyTo());
   }
 
   private Behavior<Command> onPost(Post post, ClientRequests.Client client, Draining draining) {
@@ -358,7 +357,7 @@ public final class DownstreamSession {
   }
 
   private Behavior<Command> onStatelessReady(StatelessReady ready) {
-    handling.stateless.ready(ready.client(), ready.outcome(), ready.failure());
+    handling.stateless().ready(ready.client(), ready.outcome(), ready.failure());
     return active(ready.client());
   }
 
@@ -381,6 +380,7 @@ public final class DownstreamSession {
   private Behavior<Command> ending(List<ActorRef<DownstreamSessions.Reply>> waiters) {
     return Behaviors.receive(Command.class)
         .onMessage(End.class, end -> same(() -> waiters.add(end.replyTo())))
+        .onMessage(FromContext.class, from -> same(() -> handling.fromEnded(from.message())))
         .onMessage(
             UpstreamRequest.class,
             upstream ->

@@ -89,6 +89,11 @@ public final class DownstreamSessions {
   /** An identity context was not used for the idle timeout (also the timer's key). */
   private record IdentityIdle(String context) implements Command {}
 
+  /** Time for the idle sweep ({@link SessionTable#askIdle}). */
+  private enum SweepIdle implements Command {
+    INSTANCE
+  }
+
   /** The supervisor released an identity context's leases. */
   private record IdentityReleased(String context) implements Command {}
 
@@ -179,6 +184,8 @@ public final class DownstreamSessions {
         new IdentityListener(context.getSystem(), settings.serverRequestTimeout());
     this.identityPaths =
         IdentityContexts.pathsReachingContextIsolation(endpointsByPath, supervisor.config());
+    timers.startTimerWithFixedDelay(
+        SweepIdle.INSTANCE, SessionTable.idleSweepInterval(idleTimeout));
   }
 
   private Behavior<Command> active() {
@@ -194,6 +201,7 @@ public final class DownstreamSessions {
         .onMessage(EndAll.class, this::onEndAll)
         .onMessage(SessionStopped.class, this::onSessionStopped)
         .onMessage(IdentityIdle.class, this::onIdentityIdle)
+        .onMessage(SweepIdle.class, notUsed -> onSweepIdle())
         .onMessage(IdentityReleased.class, this::onIdentityReleased)
         .build();
   }
@@ -354,6 +362,11 @@ public final class DownstreamSessions {
       }
     }
     return true;
+  }
+
+  private Behavior<Command> onSweepIdle() {
+    sessions.askIdle();
+    return Behaviors.same();
   }
 
   private Behavior<Command> onIdentityIdle(IdentityIdle idle) {

@@ -7,8 +7,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -111,26 +109,29 @@ final class DownstreamStreams {
     return nowhere;
   }
 
-  /** Oldest first: server messages go to the oldest exchange they belong to. */
-  private final Map<ExchangeSink, OpenExchange> exchanges = new LinkedHashMap<>();
+  /**
+   * Oldest first: server messages go to the oldest exchange they belong to. Sparse (see {@link
+   * SparseMaps}), as is {@link #inFlight}: an idle session holds neither map.
+   */
+  private Map<ExchangeSink, OpenExchange> exchanges = Map.of();
 
-  private final Map<JsonNode, InFlight> inFlight = new HashMap<>();
+  private Map<JsonNode, InFlight> inFlight = Map.of();
   private ExchangeSink getStream;
 
-  /** Every event goes through it: ids and replay for clients that resume streams. */
-  final StreamReplay replay;
+  /**
+   * Every event goes through it: ids and replay for clients that resume streams; until one is set
+   * ({@link #replayWith}), the shared pass-through one.
+   */
+  StreamReplay replay = StreamReplay.DISABLED;
 
-  DownstreamStreams() {
-    this(StreamReplay.disabled());
-  }
-
-  DownstreamStreams(StreamReplay replay) {
-    this.replay = replay;
+  /** The client resumes streams: from now on events go through {@code resumable}. */
+  void replayWith(StreamReplay resumable) {
+    replay = resumable;
   }
 
   OpenExchange open(ExchangeSink ref, boolean acceptsSse) {
     OpenExchange exchange = new OpenExchange(ref, acceptsSse);
-    exchanges.put(ref, exchange);
+    exchanges = SparseMaps.withLinked(exchanges, ref, exchange);
     replay.opened(ref, acceptsSse);
     return exchange;
   }
@@ -154,7 +155,7 @@ final class DownstreamStreams {
       UpstreamCalls calls,
       boolean carriesServerMessages) {
     InFlight call = new InFlight(request, sequence, exchange, calls, carriesServerMessages);
-    inFlight.put(request.id(), call);
+    inFlight = SparseMaps.with(inFlight, request.id(), call);
     exchange.requests.add(call);
     return call;
   }
@@ -168,7 +169,7 @@ final class DownstreamStreams {
       call.heldAnswer = response;
       return;
     }
-    inFlight.remove(call.key);
+    inFlight = SparseMaps.without(inFlight, call.key);
     call.exchange.requests.remove(call);
     if (response != null) {
       answer(call.exchange, response);
@@ -189,11 +190,11 @@ final class DownstreamStreams {
       complete(call, error);
       return;
     }
-    inFlight.remove(call.key);
+    inFlight = SparseMaps.without(inFlight, call.key);
     exchange.requests.remove(call);
     exchange.ref.tell(new Exchange.Refused(httpStatus, JsonRpcCodec.toJson(error)));
     exchange.closed = true;
-    exchanges.remove(exchange.ref);
+    exchanges = SparseMaps.without(exchanges, exchange.ref);
   }
 
   /**
@@ -237,7 +238,7 @@ final class DownstreamStreams {
     if (!exchange.closed && exchange.requests.isEmpty()) {
       replay.tell(exchange.ref, new Exchange.Complete(exchange.unsent));
       exchange.closed = true;
-      exchanges.remove(exchange.ref);
+      exchanges = SparseMaps.without(exchanges, exchange.ref);
     }
   }
 
@@ -252,7 +253,8 @@ final class DownstreamStreams {
     if (ref.equals(getStream)) {
       getStream = null;
     }
-    OpenExchange exchange = exchanges.remove(ref);
+    OpenExchange exchange = exchanges.get(ref);
+    exchanges = SparseMaps.without(exchanges, ref);
     if (exchange != null) {
       exchange.closed = true;
     }
@@ -310,7 +312,7 @@ final class DownstreamStreams {
       answer(call.exchange, answerOf.apply(call));
       call.exchange.requests.clear();
     }
-    inFlight.clear();
+    inFlight = Map.of();
     new ArrayList<>(exchanges.values()).forEach(this::finishIfAnswered);
     closeGetStream();
   }

@@ -10,7 +10,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -29,7 +28,7 @@ final class ServerRequestBridge {
   /** A request to send to the client under {@code downstreamId}, or why it cannot be. */
   record Relayed(JsonNode downstreamId, ObjectNode json) {}
 
-  private final Map<JsonNode, Pending> pending = new HashMap<>();
+  private Map<JsonNode, Pending> pending = Map.of(); // sparse (see SparseMaps)
   private long nextId;
 
   /**
@@ -53,14 +52,17 @@ final class ServerRequestBridge {
 
   /** The relayed request is on its way to the client: its answer is awaited. */
   void sent(Relayed relayed, DownstreamSession.UpstreamRequest upstream) {
-    pending.put(
-        relayed.downstreamId(),
-        new Pending(upstream.request().id(), upstream.server(), upstream.replyTo()));
+    pending =
+        SparseMaps.with(
+            pending,
+            relayed.downstreamId(),
+            new Pending(upstream.request().id(), upstream.server(), upstream.replyTo()));
   }
 
   /** The client answered: back upstream under the upstream's id. False if nothing waited for it. */
   boolean answered(JsonRpcResponse response) {
-    Pending asked = pending.remove(response.id());
+    Pending asked = pending.get(response.id());
+    pending = SparseMaps.without(pending, response.id());
     if (asked == null) {
       return false;
     }
@@ -70,7 +72,7 @@ final class ServerRequestBridge {
 
   /** The supervisor answers its upstream by its own timer; this only forgets the entry. */
   void expired(JsonNode downstreamId) {
-    pending.remove(downstreamId);
+    pending = SparseMaps.without(pending, downstreamId);
   }
 
   /**
@@ -90,6 +92,7 @@ final class ServerRequestBridge {
       if (entry.getValue().upstreamId().equals(upstreamId)
           && entry.getValue().server().equals(server)) {
         entries.remove();
+        pending = SparseMaps.compacted(pending);
         forget.accept(entry.getKey());
         ObjectNode withdrawn = ((ObjectNode) params).deepCopy();
         withdrawn.set("requestId", entry.getKey());
@@ -109,7 +112,7 @@ final class ServerRequestBridge {
                     JsonRpcResponse.failure(
                         asked.upstreamId(),
                         SupervisorErrors.noClient(asked.server(), "a server request", why))));
-    pending.clear();
+    pending = Map.of();
   }
 
   static void refuse(DownstreamSession.UpstreamRequest upstream, String why) {

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.ContextDelivery;
 import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -37,7 +38,6 @@ final class SessionHandling {
    * @param gatherElapsed the message once server requests sent together are in
    * @param retryOverdue the message when a stateless client did not retry in time
    * @param subscribing hands back a listen stream's subscriptions (URI → server) once made
-   * @param restartIdleTimer starts the idle timer again
    * @param sessionRef the session's actor as tags name it, for identity contexts
    */
   record Wiring(
@@ -48,15 +48,16 @@ final class SessionHandling {
       DownstreamSession.Command gatherElapsed,
       DownstreamSession.Command retryOverdue,
       Consumer<CompletionStage<Map<String, String>>> subscribing,
-      Runnable restartIdleTimer,
       Supplier<String> sessionRef,
       Supplier<Logger> log) {}
 
   final ClientRequests requests;
   final DownstreamStreams streams;
   final PostHandling posts;
-  final StatelessRequests stateless;
   final UpstreamTraffic upstreams;
+
+  /** Made by the session's stateless (2026-07-28) request, if any: null in a session-era one. */
+  private StatelessRequests stateless;
 
   private final String id;
   private final SessionSupervisor supervisor;
@@ -64,6 +65,11 @@ final class SessionHandling {
   private final Duration idleTimeout;
   private final ActorRef<DownstreamSessions.Command> registry;
   private final Wiring wiring;
+  private final GatewaySettings settings;
+  private SessionListener listener;
+
+  /** When the session was last active ({@link System#nanoTime}): the registry's sweep asks. */
+  private long activeAt = System.nanoTime();
 
   /** Messages the registry routed here, so that an idle end never races a message on its way. */
   private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
@@ -86,9 +92,9 @@ final class SessionHandling {
     this.idleTimeout = idleTimeout;
     this.registry = registry;
     this.wiring = wiring;
+    this.settings = settings;
     this.requests = new ClientRequests(id, endpoint, supervisor);
-    this.streams =
-        new DownstreamStreams(new StreamReplay(settings.sseResume(), wiring.streamTimer()));
+    this.streams = new DownstreamStreams();
     UpstreamRelay relay =
         new UpstreamRelay(
             id,
@@ -109,27 +115,45 @@ final class SessionHandling {
             wiring.answers(),
             settings.limits().maxInflightPerSession(),
             wiring.log());
-    this.stateless =
-        new StatelessRequests(
-            id,
-            requests,
-            streams,
-            posts,
-            new StatelessRequests.Wiring(
-                wiring.timers(),
-                wiring.gatherElapsed(),
-                wiring.retryOverdue(),
-                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
-                tag -> new UpstreamCalls(supervisor, id, tag),
-                wiring.subscribing()),
-            settings);
-    this.upstreams = new UpstreamTraffic(relay, stateless);
+    this.upstreams = new UpstreamTraffic(relay);
   }
 
-  /** The session starts: it hears what its upstreams send, and its idle timer runs. */
+  /** The session's stateless part, made on first use (see {@link #stateless}). */
+  StatelessRequests stateless() {
+    if (stateless == null) {
+      stateless =
+          new StatelessRequests(
+              id,
+              requests,
+              streams,
+              posts,
+              new StatelessRequests.Wiring(
+                  wiring.timers(),
+                  wiring.gatherElapsed(),
+                  wiring.retryOverdue(),
+                  reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
+                  tag -> new UpstreamCalls(supervisor, id, tag),
+                  wiring.subscribing()),
+              settings);
+      upstreams.statelessBegun(stateless);
+    }
+    return stateless;
+  }
+
+  /** The session starts: it hears what its upstreams send. */
   void start(SessionListener listener) {
+    this.listener = listener;
     supervisor.register(id, listener);
-    restartIdleTimer();
+  }
+
+  /** What the supervisor delivers the session's context: to its listener. */
+  void fromContext(ContextDelivery.Command message) {
+    ContextDelivery.deliver(message, listener, id, log);
+  }
+
+  /** The same once the session ended: answers still pass, server requests are refused. */
+  void fromEnded(ContextDelivery.Command message) {
+    ContextDelivery.deliverReleased(message, id);
   }
 
   /** A message the registry routed here is taken. */
@@ -137,36 +161,36 @@ final class SessionHandling {
     fromRegistry.processed();
   }
 
-  /** A message the registry routed here is taken, and it is activity: the idle timer restarts. */
+  /** A message the registry routed here is taken, and it is activity: the idle time restarts. */
   void routedActivity() {
     fromRegistry.processed();
-    restartIdleTimer();
-  }
-
-  private void restartIdleTimer() {
-    wiring.restartIdleTimer().run();
+    activeAt = System.nanoTime();
   }
 
   /** Takes a POST's messages; the client as it is now (a new one once initialize is taken). */
   ClientRequests.Client take(DownstreamSession.Post post, ClientRequests.Client client) {
     ClientRequests.Client now = posts.take(post, client);
     if (now != client) {
-      streams.replay.enableFor(now.protocolVersion());
+      StreamReplay replay = new StreamReplay(settings.sseResume(), wiring.streamTimer());
+      replay.enableFor(now.protocolVersion());
+      if (replay.enabled()) { // else the shared pass-through one stays
+        streams.replayWith(replay);
+      }
     }
     return now;
   }
 
   /** Answers whether an exchange may have finished. */
-  boolean answered(
-      ClientRequests.Client client,
-      JsonNode requestId,
-      long sequence,
-      Outcome outcome,
-      Throwable failure) {
-    if (!posts.answered(client, requestId, sequence, outcome, failure)) {
+  boolean answered(ClientRequests.Client client, DownstreamSession.Answered answered) {
+    if (!posts.answered(
+        client,
+        answered.requestId(),
+        answered.sequence(),
+        answered.outcome(),
+        answered.failure())) {
       return false;
     }
-    restartIdleTimer();
+    activeAt = System.nanoTime();
     return true;
   }
 
@@ -181,17 +205,17 @@ final class SessionHandling {
       request.exchange().tell(Exchange.Refused.of(409, "Conflict: the session is in use"));
       return null;
     }
-    return stateless.begin(request);
+    return stateless().begin(request);
   }
 
   /** What an initialize would have told: which servers are there, and what they offer. */
   CompletionStage<Outcome> discover(ClientRequests.Client asking) {
-    return stateless.initialize(asking, contexts.calls("discover"));
+    return stateless().initialize(asking, contexts.calls("discover"));
   }
 
   void resume(DownstreamSession.Resume resume) {
     routedActivity();
-    stateless.resume(resume);
+    stateless().resume(resume);
   }
 
   void retryOverdue() {
@@ -224,7 +248,7 @@ final class SessionHandling {
   boolean exchangeClosed(ExchangeSink exchange, ClientRequests.Client client) {
     routed();
     streams.closed(exchange);
-    if (client == null || client.isStateless()) {
+    if (stateless != null && (client == null || client.isStateless())) {
       stateless.exchangeClosed(exchange);
     }
     return true;
@@ -233,15 +257,21 @@ final class SessionHandling {
   /** The gateway stops: no GET stream any more. */
   void drain() {
     streams.closeGetStream();
-    stateless.drain();
+    if (stateless != null) {
+      stateless.drain();
+    }
   }
 
-  /** The idle timer fired: with nothing going on, the session asks to be ended. */
+  /**
+   * The registry's idle sweep: idle for its idle timeout, with nothing going on, the session asks
+   * to be ended.
+   */
   void idleCheck() {
-    if (streams.nothingInFlight() && !stateless.isListening() && !stateless.isDiscovering()) {
+    if (System.nanoTime() - activeAt >= idleTimeout.toNanos()
+        && streams.nothingInFlight()
+        && (stateless == null || !stateless.isListening() && !stateless.isDiscovering())) {
       askToEnd("idle for " + idleTimeout);
     }
-    restartIdleTimer();
   }
 
   private void askToEnd(String reason) {

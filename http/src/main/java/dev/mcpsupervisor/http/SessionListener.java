@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http;
 
 import dev.mcpsupervisor.actors.Asks;
+import dev.mcpsupervisor.actors.ContextDelivery;
 import dev.mcpsupervisor.actors.ContextListener;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -12,23 +13,35 @@ import org.apache.pekko.actor.typed.Scheduler;
 
 /**
  * What the supervisor sends a downstream session's context, turned into messages to that session's
- * actor.
+ * actor. The actor is its context's delivery ({@link ContextListener.OwnMailbox}): no delivery
+ * actor per idle session.
  */
-final class SessionListener implements ContextListener {
+final class SessionListener implements ContextListener.OwnMailbox {
 
   private final ActorRef<DownstreamSession.Command> session;
+  private final ActorRef<ContextDelivery.Command> mailbox;
   private final Scheduler scheduler;
   private final Duration answerTimeout;
 
   /**
+   * @param mailbox where the session takes its context's deliveries
    * @param answerTimeout how long a server-to-client request may wait for the downstream client's
    *     answer
    */
   SessionListener(
-      ActorRef<DownstreamSession.Command> session, Scheduler scheduler, Duration answerTimeout) {
+      ActorRef<DownstreamSession.Command> session,
+      ActorRef<ContextDelivery.Command> mailbox,
+      Scheduler scheduler,
+      Duration answerTimeout) {
     this.session = session;
+    this.mailbox = mailbox;
     this.scheduler = scheduler;
     this.answerTimeout = answerTimeout;
+  }
+
+  @Override
+  public ActorRef<ContextDelivery.Command> mailbox() {
+    return mailbox;
   }
 
   @Override

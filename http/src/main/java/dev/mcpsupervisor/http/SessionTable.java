@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.http;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,8 +20,11 @@ final class SessionTable {
   /** Sessions that take messages, by id. */
   private final Map<String, RoutedSession> routable = new HashMap<>();
 
-  /** Session actors not yet stopped (routable ones and those ending), by id. */
-  private final Map<String, ActorRef<DownstreamSession.Command>> alive = new HashMap<>();
+  /**
+   * Session actors not yet stopped (routable ones and those ending): a count, each stops once (an
+   * entry per idle session would cost it 40 bytes).
+   */
+  private int alive;
 
   private boolean accepting = true;
   private final Set<String> draining = new HashSet<>();
@@ -33,7 +37,7 @@ final class SessionTable {
 
   void started(RoutedSession session) {
     routable.put(session.id, session);
-    alive.put(session.id, session.ref);
+    alive++;
   }
 
   int routableCount() {
@@ -57,6 +61,23 @@ final class SessionTable {
   /** Takes a session out of routing (it is told to end, or it stopped); whether it was routable. */
   boolean unroute(String id) {
     return routable.remove(id) != null;
+  }
+
+  /**
+   * The idle sweep: every routable session is asked whether it is idle (not routed: it is no
+   * activity, and counts for no passivation). One timer in the registry rather than one per session
+   * (its timer, task and message cost an idle session some 200 bytes).
+   */
+  void askIdle() {
+    routable.values().forEach(session -> session.ref.tell(DownstreamSession.IDLE_CHECK));
+  }
+
+  /**
+   * How often the registry sweeps: a session idle for {@code idleTimeout} ends within a tenth more.
+   */
+  static Duration idleSweepInterval(Duration idleTimeout) {
+    Duration tenth = idleTimeout.dividedBy(10);
+    return tenth.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : tenth;
   }
 
   /** The routable sessions, a copy (safe to end them while iterating). */
@@ -111,7 +132,7 @@ final class SessionTable {
    * (then it stopped without being told to end).
    */
   boolean stopped(String id) {
-    alive.remove(id);
+    alive--;
     return unroute(id);
   }
 
@@ -120,7 +141,7 @@ final class SessionTable {
    * must end first has ended).
    */
   void replyIfAllEnded(boolean othersReleased) {
-    if (alive.isEmpty() && othersReleased) {
+    if (alive == 0 && othersReleased) {
       endAllWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
       endAllWaiters.clear();
     }

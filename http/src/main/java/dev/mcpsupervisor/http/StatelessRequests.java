@@ -53,7 +53,9 @@ final class StatelessRequests {
   private final PostHandling posts;
   private final Wiring wiring;
   private final GatewaySettings settings;
-  private final InputRounds rounds = new InputRounds();
+
+  /** Made with the first server request of a stateless call: most sessions never have one. */
+  private InputRounds rounds;
 
   /** The request this session serves (null until it comes): its call is tracked under its id. */
   private DownstreamSession.Stateless served;
@@ -151,7 +153,7 @@ final class StatelessRequests {
       ServerRequestBridge.refuse(upstream, "the request it belongs to is answered already");
       return;
     }
-    switch (rounds.arrived(upstream, client.capabilities(), call.request)) {
+    switch (rounds().arrived(upstream, client.capabilities(), call.request)) {
       case WAITING -> {
         if (!streams.isParked(call) && !wiring.timers().isTimerActive(wiring.gatherElapsed())) {
           // requests sent together go out in one round
@@ -189,7 +191,7 @@ final class StatelessRequests {
   /** The round's requests are all in: the client gets them, and the call waits for its retry. */
   void gatherElapsed() {
     DownstreamStreams.InFlight call = call();
-    if (call == null || streams.isParked(call) || !rounds.anyWaiting()) {
+    if (call == null || streams.isParked(call) || !rounds().anyWaiting()) {
       return;
     }
     park(call);
@@ -200,18 +202,19 @@ final class StatelessRequests {
         settings.requestStates().nowMillis() + settings.serverRequestTimeout().toMillis();
     JsonRpcRequest request = call.request;
     ObjectNode inputRequired =
-        rounds.nextRound(
-            round ->
-                settings
-                    .requestStates()
-                    .seal(
-                        new RequestStates.State(
-                            sessionId,
-                            round,
-                            request.method(),
-                            StatelessEnvelope.nameOf(request),
-                            served.principal(),
-                            expiresAt)));
+        rounds()
+            .nextRound(
+                round ->
+                    settings
+                        .requestStates()
+                        .seal(
+                            new RequestStates.State(
+                                sessionId,
+                                round,
+                                request.method(),
+                                StatelessEnvelope.nameOf(request),
+                                served.principal(),
+                                expiresAt)));
     streams.park(call, JsonRpcResponse.success(request.id(), inputRequired));
     wiring
         .timers()
@@ -227,15 +230,15 @@ final class StatelessRequests {
     DownstreamStreams.InFlight call = call();
     if (call == null
         || !streams.isParked(call)
-        || !rounds.isOut()
-        || resume.state().round() != rounds.round()) {
+        || !rounds().isOut()
+        || resume.state().round() != rounds().round()) {
       resume.exchange().tell(noRoundWaiting(resume.retry()));
       return;
     }
     wiring.timers().cancel(wiring.retryOverdue());
-    rounds.retried(resume.retry());
+    rounds().retried(resume.retry());
     streams.resume(call, streams.open(resume.exchange(), resume.acceptsSse()), resume.retry());
-    if (call() != null && rounds.anyWaiting()) {
+    if (call() != null && rounds().anyWaiting()) {
       park(call);
     }
   }
@@ -292,12 +295,23 @@ final class StatelessRequests {
 
   /** The session ends: every server request still waiting is answered upstream with an error. */
   void end(String why) {
-    rounds.failAll(why);
+    if (rounds != null) {
+      rounds.failAll(why);
+    }
   }
 
   /** The upstream withdrew one of its requests. */
   void withdrawn(String server, JsonNode upstreamId) {
-    rounds.withdrawn(server, upstreamId);
+    if (rounds != null) {
+      rounds.withdrawn(server, upstreamId);
+    }
+  }
+
+  private InputRounds rounds() {
+    if (rounds == null) {
+      rounds = new InputRounds();
+    }
+    return rounds;
   }
 
   private DownstreamStreams.InFlight call() {

@@ -8,8 +8,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,9 +20,9 @@ import java.util.function.BiConsumer;
  * within the session and naming its stream; a stream starts with a priming event (an id, a {@code
  * retry}, empty data); its events are kept, bounded by count and bytes, so that a GET with {@code
  * Last-Event-ID} replays what followed that id on that stream and then carries the stream on. A
- * POST stream whose client went away stays open for the session (its answers are kept, not dropped)
- * while the session lives, and at most {@link Settings#maxDetachedStreams} such streams are kept
- * (oldest forgotten first).
+ * POST stream whose client went away stays open (its answers are kept, not dropped) while the
+ * session lives, and at most {@link Settings#maxDetachedStreams} such streams are kept (oldest
+ * forgotten first).
  *
  * <p>Sits between {@link DownstreamStreams} and the exchanges: the session tells a stream through
  * {@link #tell}, keyed by the ref the stream was opened with. Other clients (older session-era
@@ -91,24 +89,30 @@ final class StreamReplay {
 
   private record Kept(long event, String id, ObjectNode json, int bytes) {}
 
+  /** Passes every event through: for sessions that never resume (shared: it keeps nothing). */
+  static final StreamReplay DISABLED = new StreamReplay(null, (delay, ref) -> {});
+
   private final Settings settings;
 
   /** Starts a POST stream's timer ({@link #timer}): to prime it, then to close its connection. */
   private final BiConsumer<Duration, ExchangeSink> startTimer;
 
-  /** Tells this session's ids from another's. */
-  private final String tag = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
+  /** Tells this session's ids from another's; made with the first event id. */
+  private String tag;
 
-  /** By the ref the session tells (a POST's first connection, the GET stream's current one). */
-  private final Map<ExchangeSink, Stream> streams = new HashMap<>();
+  /**
+   * By the ref the session tells (a POST's first connection, the GET stream's current one). This
+   * and the three below are sparse (see {@link SparseMaps}): a session keeping no stream has none.
+   */
+  private Map<ExchangeSink, Stream> streams = Map.of();
 
   /** By the connection carrying each stream now. */
-  private final Map<ExchangeSink, Stream> connections = new HashMap<>();
+  private Map<ExchangeSink, Stream> connections = Map.of();
 
-  private final Map<Long, Stream> byNumber = new HashMap<>();
+  private Map<Long, Stream> byNumber = Map.of();
 
   /** Streams whose client went away, oldest first. */
-  private final Set<Stream> detached = new LinkedHashSet<>();
+  private Set<Stream> detached = Set.of();
 
   private boolean enabled;
   private long nextStream = 1;
@@ -116,11 +120,6 @@ final class StreamReplay {
   StreamReplay(Settings settings, BiConsumer<Duration, ExchangeSink> startTimer) {
     this.settings = settings;
     this.startTimer = startTimer;
-  }
-
-  /** Passes every event through: for sessions that never resume. */
-  static StreamReplay disabled() {
-    return new StreamReplay(null, (delay, ref) -> {});
   }
 
   /** The client's protocol is known: 2025-11-25 streams are resumable. */
@@ -208,13 +207,13 @@ final class StreamReplay {
       Stream moved = streams.get(connection);
       return moved != null && !moved.isGet;
     }
-    connections.remove(connection);
+    connections = SparseMaps.without(connections, connection);
     stream.connection = null;
     if (stream.finished || !stream.primed) {
       forget(stream);
       return false;
     }
-    detached.add(stream);
+    detached = SparseMaps.withLinked(detached, stream);
     while (detached.size() > settings.maxDetachedStreams()) {
       evict(detached.iterator().next());
     }
@@ -236,17 +235,17 @@ final class StreamReplay {
     Stream stream = byNumber.get(Long.parseLong(parts[1]));
     long after = Long.parseLong(parts[2]);
     if (stream.connection != null) { // its client left without the gateway noticing yet
-      connections.remove(stream.connection);
+      connections = SparseMaps.without(connections, stream.connection);
       if (stream.isGet) {
-        streams.remove(stream.connection);
+        streams = SparseMaps.without(streams, stream.connection);
       }
       stream.connection.tell(new Exchange.Complete(List.of()));
     }
-    detached.remove(stream);
+    detached = SparseMaps.without(detached, stream);
     stream.connection = connection;
-    connections.put(connection, stream);
+    connections = SparseMaps.with(connections, connection, stream);
     if (stream.isGet) {
-      streams.put(connection, stream);
+      streams = SparseMaps.with(streams, connection, stream);
     }
     connection.tell(Exchange.Opened.INSTANCE);
     for (Kept kept : stream.events) {
@@ -331,19 +330,18 @@ final class StreamReplay {
   }
 
   private void register(Stream stream) {
-    streams.put(stream.key, stream);
-    connections.put(stream.key, stream);
-    byNumber.put(stream.number, stream);
+    streams = SparseMaps.with(streams, stream.key, stream);
+    connections = SparseMaps.with(connections, stream.key, stream);
+    byNumber = SparseMaps.with(byNumber, stream.number, stream);
   }
 
   private void forget(Stream stream) {
-    streams.remove(stream.key);
-    streams.values().removeIf(other -> other == stream);
+    streams = SparseMaps.withoutValue(SparseMaps.without(streams, stream.key), stream);
     if (stream.connection != null) {
-      connections.remove(stream.connection);
+      connections = SparseMaps.without(connections, stream.connection);
     }
-    byNumber.remove(stream.number);
-    detached.remove(stream);
+    byNumber = SparseMaps.without(byNumber, stream.number);
+    detached = SparseMaps.without(detached, stream);
   }
 
   /**
@@ -351,8 +349,8 @@ final class StreamReplay {
    * events are dropped) until it finishes.
    */
   private void evict(Stream stream) {
-    detached.remove(stream);
-    byNumber.remove(stream.number);
+    detached = SparseMaps.without(detached, stream);
+    byNumber = SparseMaps.without(byNumber, stream.number);
     stream.evictedThrough = stream.nextEvent - 1;
     stream.events.clear();
     stream.bytes = 0;
@@ -395,6 +393,7 @@ final class StreamReplay {
   }
 
   private String id(Stream stream, long event) {
+    tag = tag != null ? tag : Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
     return tag + "-" + stream.number + "-" + event;
   }
 

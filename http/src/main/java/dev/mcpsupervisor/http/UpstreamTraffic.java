@@ -12,20 +12,26 @@ import dev.mcpsupervisor.protocol.McpMethods;
 final class UpstreamTraffic {
 
   private final UpstreamRelay relay;
-  private final StatelessRequests stateless;
 
-  UpstreamTraffic(UpstreamRelay relay, StatelessRequests stateless) {
+  /** Null until the session serves a stateless request (most never do). */
+  private StatelessRequests stateless;
+
+  UpstreamTraffic(UpstreamRelay relay) {
     this.relay = relay;
+  }
+
+  void statelessBegun(StatelessRequests stateless) {
     this.stateless = stateless;
   }
 
   /** A cancellation also withdraws the request from a stateless client's next round. */
   void notification(DownstreamSession.UpstreamNotification upstream) {
-    if (McpMethods.NOTIFICATION_CANCELLED.equals(upstream.notification().method())
+    if (stateless != null
+        && McpMethods.NOTIFICATION_CANCELLED.equals(upstream.notification().method())
         && upstream.notification().params() != null) {
       stateless.withdrawn(upstream.server(), upstream.notification().params().path("requestId"));
     }
-    if (!stateless.listened(upstream)) {
+    if (stateless == null || !stateless.listened(upstream)) {
       relay.notification(upstream);
     }
   }
@@ -34,7 +40,7 @@ final class UpstreamTraffic {
    * @param client the session's client, or null before initialize
    */
   void request(DownstreamSession.UpstreamRequest upstream, ClientRequests.Client client) {
-    if (client != null && client.isStateless()) {
+    if (stateless != null && client != null && client.isStateless()) {
       stateless.serverRequest(upstream, client);
     } else {
       relay.request(upstream, client);
@@ -49,6 +55,8 @@ final class UpstreamTraffic {
   /** The session ends: every server request still waiting is answered upstream with an error. */
   void failAll(String why) {
     relay.failAll(why);
-    stateless.end(why);
+    if (stateless != null) {
+      stateless.end(why);
+    }
   }
 }

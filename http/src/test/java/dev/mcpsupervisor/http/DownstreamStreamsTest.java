@@ -106,4 +106,54 @@ class DownstreamStreamsTest {
     assertFalse(streams.sendUnrelated(note("again"), "alpha"));
     get.expectNoMessage(Duration.ofMillis(50));
   }
+
+  @Test
+  void exchangesAndCallsWorkAlikeAfterEverythingWasEmptiedAgain() {
+    DownstreamStreams fresh = new DownstreamStreams();
+    assertTrue(fresh.noExchangeOpen());
+    assertTrue(fresh.nothingInFlight());
+    fresh.closed(ProbeSink.of(testKit.createTestProbe())); // nothing open: nothing to forget
+    fresh.endAll(call -> null);
+    for (int round = 0; round < 2; round++) {
+      TestProbe<Exchange.Event> post = testKit.createTestProbe();
+      DownstreamStreams.OpenExchange exchange = fresh.open(ProbeSink.of(post), true);
+      DownstreamStreams.InFlight call =
+          fresh.track(exchange, request("r" + round), 1, new UpstreamCalls(null, "s", "1"), true);
+      assertTrue(fresh.isInFlight(TextNode.valueOf("r" + round)));
+      assertFalse(fresh.noExchangeOpen());
+      assertTrue(fresh.sendOnTaggedExchange(note("progress"), "1"));
+      assertInstanceOf(Exchange.Message.class, post.receiveMessage());
+      fresh.complete(
+          call, JsonRpcResponse.success(TextNode.valueOf("r" + round), JsonRpcCodec.emptyObject()));
+      assertInstanceOf(Exchange.Message.class, post.receiveMessage());
+      assertInstanceOf(Exchange.Complete.class, post.receiveMessage());
+      assertTrue(fresh.noExchangeOpen());
+      assertTrue(fresh.nothingInFlight());
+      assertFalse(fresh.isInFlight(TextNode.valueOf("r" + round)));
+
+      TestProbe<Exchange.Event> refused = testKit.createTestProbe();
+      DownstreamStreams.OpenExchange second = fresh.open(ProbeSink.of(refused), false);
+      fresh.refuse(
+          fresh.track(second, request("q"), 2, new UpstreamCalls(null, "s", "2"), true),
+          JsonRpcResponse.failure(TextNode.valueOf("q"), -32600, "no"),
+          429);
+      assertEquals(
+          429, assertInstanceOf(Exchange.Refused.class, refused.receiveMessage()).status());
+      assertTrue(fresh.noExchangeOpen());
+      assertTrue(fresh.nothingInFlight());
+    }
+    TestProbe<Exchange.Event> last = testKit.createTestProbe();
+    fresh.track(
+        fresh.open(ProbeSink.of(last), false),
+        request("e"),
+        3,
+        new UpstreamCalls(null, "s", "3"),
+        true);
+    fresh.endAll(
+        call -> JsonRpcResponse.failure(call.request.id(), -32800, "the downstream session ended"));
+    assertEquals(
+        1, assertInstanceOf(Exchange.Complete.class, last.receiveMessage()).responses().size());
+    assertTrue(fresh.nothingInFlight());
+    assertTrue(fresh.noExchangeOpen());
+  }
 }

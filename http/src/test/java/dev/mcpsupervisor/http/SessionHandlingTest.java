@@ -3,10 +3,14 @@ package dev.mcpsupervisor.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import com.fasterxml.jackson.databind.node.IntNode;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
@@ -28,30 +32,36 @@ class SessionHandlingTest {
     testKit.shutdownTestKit();
   }
 
-  /** One session's handling, its registry and how often its idle timer started. */
+  /** One session's handling and its registry. */
   private final class Session {
     final TestProbe<DownstreamSessions.Command> registry = testKit.createTestProbe();
-    final AtomicInteger idleTimerStarts = new AtomicInteger();
-    final SessionHandling handling =
-        new SessionHandling(
-            "s1",
-            new NeverAnswers(),
-            null,
-            GatewaySettings.fromConfig(ConfigFactory.empty()),
-            Duration.ofMinutes(5),
-            null,
-            registry.getRef(),
-            new SessionHandling.Wiring(
-                null,
-                (delay, exchange) -> {},
-                id -> null,
-                (outcome, requestId, sequence) -> {},
-                null,
-                null,
-                subscribing -> {},
-                idleTimerStarts::incrementAndGet,
-                () -> null,
-                () -> LoggerFactory.getLogger(SessionHandlingTest.class)));
+    final SessionHandling handling;
+
+    Session() {
+      this(Duration.ZERO);
+    }
+
+    Session(Duration idleTimeout) {
+      handling =
+          new SessionHandling(
+              "s1",
+              new NeverAnswers(),
+              null,
+              GatewaySettings.fromConfig(ConfigFactory.empty()),
+              idleTimeout,
+              null,
+              registry.getRef(),
+              new SessionHandling.Wiring(
+                  null,
+                  (delay, exchange) -> {},
+                  id -> null,
+                  (outcome, requestId, sequence) -> {},
+                  null,
+                  null,
+                  subscribing -> {},
+                  () -> null,
+                  () -> LoggerFactory.getLogger(SessionHandlingTest.class)));
+    }
   }
 
   private static int refusal(TestProbe<Exchange.Event> exchange) {
@@ -73,7 +83,17 @@ class SessionHandlingTest {
     session.handling.resumeStream(
         new DownstreamSession.ResumeStream("1", ProbeSink.of(whileDraining)), true);
     assertEquals(503, refusal(whileDraining));
-    assertEquals(4, session.idleTimerStarts.get()); // each GET is activity
+  }
+
+  @Test
+  void aSessionActiveWithinItsIdleTimeoutIsNotEndedByTheSweep() {
+    Session session = new Session(Duration.ofMinutes(5));
+    session.handling.idleCheck(); // just started: active now
+    session.handling.routedActivity();
+    session.handling.idleCheck();
+    session.registry.expectNoMessage(Duration.ofMillis(50));
+    assertEquals(Duration.ofMillis(30_000), SessionTable.idleSweepInterval(Duration.ofMinutes(5)));
+    assertEquals(Duration.ofMillis(1), SessionTable.idleSweepInterval(Duration.ZERO));
   }
 
   @Test
@@ -83,7 +103,7 @@ class SessionHandlingTest {
     session.handling.routed();
     session.handling.idleCheck();
     assertEquals(
-        new DownstreamSessions.EndMe("s1", "idle for PT5M", 2),
+        new DownstreamSessions.EndMe("s1", "idle for PT0S", 2),
         session.registry.expectMessageClass(DownstreamSessions.EndMe.class));
     session.handling.idleCheck(); // the same count: the registry's answer stands
     session.registry.expectNoMessage(Duration.ofMillis(50));
@@ -93,7 +113,6 @@ class SessionHandlingTest {
         new DownstreamSessions.EndMe(
             "s1", "its client did not retry its input_required request", 3),
         session.registry.expectMessageClass(DownstreamSessions.EndMe.class));
-    assertEquals(3, session.idleTimerStarts.get());
   }
 
   @Test
@@ -107,5 +126,46 @@ class SessionHandlingTest {
                 null, null, null, null, Map.of(), false, ProbeSink.of(exchange)),
             client));
     assertEquals(409, refusal(exchange));
+  }
+
+  @Test
+  void aSessionEraSessionHasNoStatelessPartUntilAStatelessRequestBegins() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+    // none of these needs the stateless part: they work without it, as before
+    session.handling.exchangeClosed(ProbeSink.of(exchange), null);
+    session.handling.drain();
+    session.handling.upstreams.notification(
+        new DownstreamSession.UpstreamNotification(
+            "fx", new JsonRpcNotification("notifications/tools/list_changed", null), null));
+    session.handling.upstreams.failAll("ended");
+    session.handling.idleCheck();
+    assertEquals(
+        "idle for PT0S",
+        session.registry.expectMessageClass(DownstreamSessions.EndMe.class).reason());
+
+    // a stateless request makes it: while discovering its servers, the session is not idle
+    Session stateless = new Session();
+    assertEquals(
+        "2026-07-28",
+        stateless
+            .handling
+            .beginStateless(
+                new DownstreamSession.Stateless(
+                    new JsonRpcRequest(
+                        IntNode.valueOf(1), "tools/list", JsonRpcCodec.emptyObject()),
+                    new StatelessEnvelope.Meta(
+                        "2026-07-28", JsonRpcCodec.emptyObject(), null, null),
+                    null,
+                    null,
+                    Map.of(),
+                    false,
+                    ProbeSink.of(exchange)),
+                null)
+            .protocolVersion());
+    stateless.handling.idleCheck();
+    stateless.registry.expectNoMessage(Duration.ofMillis(50));
+    stateless.handling.drain();
+    stateless.handling.upstreams.failAll("ended");
   }
 }

@@ -1,9 +1,11 @@
 package dev.mcpsupervisor.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
@@ -108,5 +110,53 @@ class StreamReplayTest {
     replay.tell(ProbeSink.of(post), new Exchange.Complete(List.of(note(2))));
     assertEquals(
         1, assertInstanceOf(Exchange.Complete.class, post.receiveMessage()).responses().size());
+  }
+
+  @Test
+  void aPostStreamIsKeptResumedAndForgottenAlikeAfterEveryStreamWasForgotten() {
+    StreamReplay replay = replay(100, 1000, ProtocolVersions.V2025_11_25);
+    TestProbe<Exchange.Event> nothing = testKit.createTestProbe();
+    assertEquals(400, replay.resume("x-1-0", ProbeSink.of(nothing)).status(), "no stream yet");
+    String firstPriming = null;
+    for (int round = 0; round < 2; round++) {
+      TestProbe<Exchange.Event> post = testKit.createTestProbe();
+      replay.opened(ProbeSink.of(post), true);
+      assertTrue(replay.carries(ProbeSink.of(post)));
+      String priming = assertInstanceOf(Exchange.Primed.class, post.receiveMessage()).eventId();
+      firstPriming = firstPriming == null ? priming : firstPriming;
+      replay.tell(ProbeSink.of(post), new Exchange.Message(note(1)));
+      idOf(post);
+      assertTrue(replay.detached(ProbeSink.of(post)), "kept for the client's return");
+      replay.tell(ProbeSink.of(post), new Exchange.Complete(List.of(note(2))));
+      post.expectNoMessage(Duration.ofMillis(20));
+
+      TestProbe<Exchange.Event> resumed = testKit.createTestProbe();
+      assertNull(replay.resume(priming, ProbeSink.of(resumed)));
+      assertInstanceOf(Exchange.Opened.class, resumed.receiveMessage());
+      idOf(resumed);
+      idOf(resumed);
+      assertInstanceOf(Exchange.Complete.class, resumed.receiveMessage());
+      assertFalse(replay.detached(ProbeSink.of(resumed)), "delivered: forgotten");
+      assertFalse(replay.carries(ProbeSink.of(post)));
+      assertEquals(410, replay.resume(priming, ProbeSink.of(nothing)).status());
+    }
+    assertEquals(410, replay.resume(firstPriming, ProbeSink.of(nothing)).status());
+  }
+
+  @Test
+  void theSharedPassThroughKeepsNothingWhateverItIsTold() {
+    StreamReplay shared = StreamReplay.DISABLED;
+    TestProbe<Exchange.Event> post = testKit.createTestProbe();
+    shared.opened(ProbeSink.of(post), true);
+    assertFalse(shared.carries(ProbeSink.of(post)));
+    shared.tell(ProbeSink.of(post), new Exchange.Message(note(1)));
+    assertNull(assertInstanceOf(Exchange.Message.class, post.receiveMessage()).eventId());
+    assertFalse(shared.detached(ProbeSink.of(post)));
+    TestProbe<Exchange.Event> get = testKit.createTestProbe();
+    shared.openedGet(ProbeSink.of(get));
+    assertInstanceOf(Exchange.Opened.class, get.receiveMessage());
+    get.expectNoMessage(Duration.ofMillis(20)); // not primed: no event id
+    assertEquals(400, shared.resume("x-1-0", ProbeSink.of(get)).status());
+    assertFalse(shared.enabled());
   }
 }

@@ -33,8 +33,12 @@ public final class ProtocolVersions {
     return SUPPORTED.contains(version);
   }
 
-  /** The version to answer an initialize with: the client's if supported, else the latest. */
+  /**
+   * The version to answer an initialize with: the client's if supported, else the latest; always
+   * one of the constants (a session keeps it, not the request's copy).
+   */
   public static String negotiate(String requested) {
-    return isSupported(requested) ? requested : LATEST;
+    int index = SUPPORTED.indexOf(requested);
+    return index >= 0 ? SUPPORTED.get(index) : LATEST;
   }
 }
