@@ -1,7 +1,6 @@
 package dev.mcpsupervisor.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -12,9 +11,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
@@ -28,8 +29,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * {@link UpstreamTraffic} says.
  *
  * <p>Created and ended only by {@link DownstreamSessions}: it never stops on its own, it asks to be
- * ended (idle, failed initialize), so that the registry never routes a message to a session that is
- * gone.
+ * ended (idle, failed initialize). The HTTP routes tell it directly through its {@link RouteGate}:
+ * it stops only once it has answered everything that passed the gate.
  */
 public final class DownstreamSession {
 
@@ -151,29 +152,13 @@ public final class DownstreamSession {
     LEASES_RELEASED
   }
 
-  public static Behavior<Command> create(
-      String id,
-      McpEndpoint endpoint,
-      SessionSupervisor supervisor,
-      GatewaySettings settings,
-      Duration idleTimeout,
-      String identity,
-      ActorRef<DownstreamSessions.Command> registry) {
+  static Behavior<Command> create(SessionSpec spec) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
                 timers ->
-                    new DownstreamSession(
-                            id,
-                            endpoint,
-                            supervisor,
-                            settings,
-                            idleTimeout,
-                            identity,
-                            registry,
-                            context,
-                            timers)
-                        .start(settings.serverRequestTimeout())));
+                    new DownstreamSession(spec, context, timers)
+                        .start(spec.settings().serverRequestTimeout())));
   }
 
   private final String id;
@@ -182,27 +167,14 @@ public final class DownstreamSession {
   private final SessionHandling handling;
 
   private DownstreamSession(
-      String id,
-      McpEndpoint endpoint,
-      SessionSupervisor supervisor,
-      GatewaySettings settings,
-      Duration idleTimeout,
-      String identity,
-      ActorRef<DownstreamSessions.Command> registry,
-      ActorContext<Command> context,
-      TimerScheduler<Command> timers) {
-    this.id = id;
+      SessionSpec spec, ActorContext<Command> context, TimerScheduler<Command> timers) {
+    this.id = spec.id();
     this.context = context;
     this.timers = timers;
+    Duration idleTimeout = spec.idleTimeout();
     this.handling =
         new SessionHandling(
-            id,
-            endpoint,
-            supervisor,
-            settings,
-            idleTimeout,
-            identity,
-            registry,
+            spec,
             new SessionHandling.Wiring(
                 timers,
                 (delay, exchange) ->
@@ -375,34 +347,50 @@ public final class DownstreamSession {
   }
 
   /**
-   * Waiting for the supervisor to release every lease; then replies to whoever asked for the end,
-   * and stops.
+   * Waiting for the supervisor to release every lease; then replies to whoever asked for the end.
+   * It stops once it also answered every routed message that passed its gate: none is lost.
    */
   private Behavior<Command> ending(List<ActorRef<DownstreamSessions.Reply>> waiters) {
-    return Behaviors.receive(Command.class)
+    return afterEnd(Behaviors::same)
         .onMessage(End.class, end -> same(() -> waiters.add(end.replyTo())))
-        .onMessage(
-            UpstreamRequest.class,
-            upstream ->
-                same(() -> ServerRequestBridge.refuse(upstream, "the downstream session ended")))
-        .onMessage(Routed.class, routed -> same(() -> routed.exchange().tell(routed.whenGone())))
-        .onMessage(
-            Drain.class,
-            drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))))
         .onMessageEquals(
             Signal.LEASES_RELEASED,
             () -> {
               waiters.forEach(waiter -> waiter.tell(DownstreamSessions.Reply.DONE));
-              return Behaviors.stopped();
+              return released();
             })
         .onAnyMessage(ignored -> Behaviors.same())
         .build();
   }
 
+  private Behavior<Command> released() {
+    return handling.routedDrained()
+        ? Behaviors.stopped()
+        : afterEnd(this::released).onAnyMessage(ignored -> Behaviors.same()).build();
+  }
+
+  /** An ended session answers routed messages (then goes {@code next}), refuses server requests. */
+  private BehaviorBuilder<Command> afterEnd(Supplier<Behavior<Command>> next) {
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            UpstreamRequest.class,
+            upstream ->
+                same(() -> ServerRequestBridge.refuse(upstream, "the downstream session ended")))
+        .onMessage(Routed.class, routed -> then(() -> handling.refuseEnded(routed), next))
+        .onMessage(ExchangeClosed.class, closed -> then(handling::routed, next))
+        .onMessage(
+            Drain.class,
+            drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))));
+  }
+
   // --------------------------------------------------------------------------------------- helpers
 
   private static Behavior<Command> same(Runnable action) {
+    return then(action, Behaviors::same);
+  }
+
+  private static Behavior<Command> then(Runnable action, Supplier<Behavior<Command>> next) {
     action.run();
-    return Behaviors.same();
+    return next.get();
   }
 }

@@ -3,7 +3,6 @@ package dev.mcpsupervisor.http;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
@@ -65,28 +64,25 @@ final class SessionHandling {
   private final ActorRef<DownstreamSessions.Command> registry;
   private final Wiring wiring;
 
-  /** Messages the registry routed here, so that an idle end never races a message on its way. */
-  private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
+  /** What the HTTP routes tell here passes it, so that an idle end never races a message. */
+  private final RouteGate gate;
 
-  SessionHandling(
-      String id,
-      McpEndpoint endpoint,
-      SessionSupervisor supervisor,
-      GatewaySettings settings,
-      Duration idleTimeout,
-      String identity,
-      ActorRef<DownstreamSessions.Command> registry,
-      Wiring wiring) {
+  SessionHandling(SessionSpec spec, Wiring wiring) {
+    String id = spec.id();
+    SessionSupervisor supervisor = spec.supervisor();
+    GatewaySettings settings = spec.settings();
+    ActorRef<DownstreamSessions.Command> registry = spec.registry();
     this.id = id;
+    this.gate = spec.gate();
     this.supervisor = supervisor;
     this.contexts =
-        identity == null
+        spec.identity() == null
             ? CallContexts.own(supervisor, id)
-            : new CallContexts(supervisor, id, identity, wiring.sessionRef().get());
-    this.idleTimeout = idleTimeout;
+            : new CallContexts(supervisor, id, spec.identity(), wiring.sessionRef().get());
+    this.idleTimeout = spec.idleTimeout();
     this.registry = registry;
     this.wiring = wiring;
-    this.requests = new ClientRequests(id, endpoint, supervisor);
+    this.requests = new ClientRequests(id, spec.endpoint(), supervisor);
     this.streams =
         new DownstreamStreams(new StreamReplay(settings.sseResume(), wiring.streamTimer()));
     UpstreamRelay relay =
@@ -119,7 +115,7 @@ final class SessionHandling {
                 wiring.timers(),
                 wiring.gatherElapsed(),
                 wiring.retryOverdue(),
-                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
+                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason)),
                 tag -> new UpstreamCalls(supervisor, id, tag),
                 wiring.subscribing()),
             settings);
@@ -132,15 +128,26 @@ final class SessionHandling {
     restartIdleTimer();
   }
 
-  /** A message the registry routed here is taken. */
+  /** A message the routes told here is taken. */
   void routed() {
-    fromRegistry.processed();
+    gate.processed();
   }
 
-  /** A message the registry routed here is taken, and it is activity: the idle timer restarts. */
+  /** A message the routes told here is taken, and it is activity: the idle timer restarts. */
   void routedActivity() {
-    fromRegistry.processed();
+    gate.processed();
     restartIdleTimer();
+  }
+
+  /** A message the routes told here once it ended: taken, and answered that the session is gone. */
+  void refuseEnded(DownstreamSession.Routed routed) {
+    gate.processed();
+    routed.exchange().tell(routed.whenGone());
+  }
+
+  /** Whether the session, once ended, answered everything the routes told it. */
+  boolean routedDrained() {
+    return gate.drained();
   }
 
   private void restartIdleTimer() {
@@ -245,9 +252,10 @@ final class SessionHandling {
   }
 
   private void askToEnd(String reason) {
-    fromRegistry
-        .idleReport()
-        .ifPresent(processed -> registry.tell(new DownstreamSessions.EndMe(id, reason, processed)));
+    // closed only if nothing is on its way: then no request can reach it any more
+    if (gate.closeIfIdle()) {
+      registry.tell(new DownstreamSessions.EndMe(id, reason));
+    }
   }
 
   CompletionStage<Void> releaseLeases() {
@@ -260,6 +268,7 @@ final class SessionHandling {
    * info it cost 6% of the gateway's CPU per stateless call).
    */
   void end(String reason, ClientRequests.Client client) {
+    gate.close();
     if (client != null && client.isStateless()) {
       // the class's logger: the actor's own is built on first use, a cost per request here
       log.debug("session {} on {} ended: {}", SessionIds.redact(id), requests.path(), reason);

@@ -12,12 +12,13 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * What {@link DownstreamSessions} knows about its sessions: which take messages, which are still
  * alive (routable or ending), whether new ones are taken, and who waits for a drain or for every
- * session to end. Mutable, owned by that actor alone.
+ * session to end. Mutable, owned by that actor alone; the routable sessions are the {@link
+ * SessionRoutes} the HTTP routes read.
  */
 final class SessionTable {
 
   /** Sessions that take messages, by id. */
-  private final Map<String, RoutedSession> routable = new HashMap<>();
+  private final SessionRoutes routable;
 
   /** Session actors not yet stopped (routable ones and those ending), by id. */
   private final Map<String, ActorRef<DownstreamSession.Command>> alive = new HashMap<>();
@@ -27,12 +28,16 @@ final class SessionTable {
   private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
   private final List<ActorRef<Done>> endAllWaiters = new ArrayList<>();
 
+  SessionTable(SessionRoutes routable) {
+    this.routable = routable;
+  }
+
   boolean accepting() {
     return accepting;
   }
 
   void started(RoutedSession session) {
-    routable.put(session.id, session);
+    routable.add(session);
     alive.put(session.id, session.ref);
   }
 
@@ -56,17 +61,17 @@ final class SessionTable {
 
   /** Takes a session out of routing (it is told to end, or it stopped); whether it was routable. */
   boolean unroute(String id) {
-    return routable.remove(id) != null;
+    return routable.remove(id);
   }
 
   /** The routable sessions, a copy (safe to end them while iterating). */
   List<RoutedSession> routableSessions() {
-    return new ArrayList<>(routable.values());
+    return new ArrayList<>(routable.all());
   }
 
   DownstreamSessions.Listing listing() {
     List<DownstreamSessions.SessionInfo> sessions = new ArrayList<>();
-    routable.values().forEach(session -> sessions.add(session.info()));
+    routable.all().forEach(session -> sessions.add(session.info()));
     return new DownstreamSessions.Listing(accepting, sessions);
   }
 
@@ -78,7 +83,7 @@ final class SessionTable {
     accepting = false;
     drainWaiters.add(waiter);
     List<RoutedSession> toDrain = new ArrayList<>();
-    for (RoutedSession session : routable.values()) {
+    for (RoutedSession session : routable.all()) {
       if (draining.add(session.id)) {
         toDrain.add(session);
       }

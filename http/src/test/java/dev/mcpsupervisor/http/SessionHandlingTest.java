@@ -1,7 +1,9 @@
 package dev.mcpsupervisor.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
@@ -32,15 +34,18 @@ class SessionHandlingTest {
   private final class Session {
     final TestProbe<DownstreamSessions.Command> registry = testKit.createTestProbe();
     final AtomicInteger idleTimerStarts = new AtomicInteger();
+    final RouteGate gate = new RouteGate();
     final SessionHandling handling =
         new SessionHandling(
-            "s1",
-            new NeverAnswers(),
-            null,
-            GatewaySettings.fromConfig(ConfigFactory.empty()),
-            Duration.ofMinutes(5),
-            null,
-            registry.getRef(),
+            new SessionSpec(
+                "s1",
+                new NeverAnswers(),
+                null,
+                GatewaySettings.fromConfig(ConfigFactory.empty()),
+                Duration.ofMinutes(5),
+                null,
+                registry.getRef(),
+                gate),
             new SessionHandling.Wiring(
                 null,
                 (delay, exchange) -> {},
@@ -77,22 +82,23 @@ class SessionHandlingTest {
   }
 
   @Test
-  void anIdleSessionAsksToEndOnceForWhatItProcessed() {
+  void anIdleSessionAsksToEndOnceNothingIsOnItsWay() {
     Session session = new Session();
+    for (int i = 0; i < 3; i++) {
+      assertTrue(session.gate.pass()); // the routes tell it three messages
+    }
     session.handling.routedActivity();
     session.handling.routed();
-    session.handling.idleCheck();
-    assertEquals(
-        new DownstreamSessions.EndMe("s1", "idle for PT5M", 2),
-        session.registry.expectMessageClass(DownstreamSessions.EndMe.class));
-    session.handling.idleCheck(); // the same count: the registry's answer stands
+    session.handling.idleCheck(); // the third is on its way: the session stays
     session.registry.expectNoMessage(Duration.ofMillis(50));
     session.handling.routed();
     session.handling.retryOverdue();
     assertEquals(
-        new DownstreamSessions.EndMe(
-            "s1", "its client did not retry its input_required request", 3),
+        new DownstreamSessions.EndMe("s1", "its client did not retry its input_required request"),
         session.registry.expectMessageClass(DownstreamSessions.EndMe.class));
+    assertFalse(session.gate.pass()); // closed: the routes answer 404 themselves
+    session.handling.idleCheck(); // asked once: the registry ends it
+    session.registry.expectNoMessage(Duration.ofMillis(50));
     assertEquals(3, session.idleTimerStarts.get());
   }
 
