@@ -28,9 +28,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * answers and server messages go is {@link DownstreamStreams}; what the upstreams send goes where
  * {@link UpstreamTraffic} says.
  *
- * <p>Created and ended only by {@link DownstreamSessions}: it never stops on its own, it asks to be
- * ended (idle, failed initialize). The HTTP routes tell it directly through its {@link RouteGate}:
- * it stops only once it has answered everything that passed the gate.
+ * <p>Created by {@link DownstreamSessions}, which ends it or is asked to (idle, failed initialize);
+ * only a session serving one stateless request ends itself once answered (its registry learns of it
+ * when it stops). The HTTP routes tell it directly through its {@link RouteGate}: it stops only
+ * once it has answered everything that passed the gate.
  */
 public final class DownstreamSession {
 
@@ -193,7 +194,9 @@ public final class DownstreamSession {
                         (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris)),
                 () -> timers.startSingleTimer(Signal.IDLE_CHECK, Signal.IDLE_CHECK, idleTimeout),
                 () -> IdentityListener.sessionRef(context.getSystem(), context.getSelf()),
-                context::getLog));
+                context::getLog,
+                reason ->
+                    context.getSelf().tell(new End(reason, context.getSystem().ignoreRef()))));
   }
 
   private Behavior<Command> start(Duration serverRequestTimeout) {

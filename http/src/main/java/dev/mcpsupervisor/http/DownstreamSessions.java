@@ -308,19 +308,22 @@ public final class DownstreamSessions {
   }
 
   private Behavior<Command> onSessionStopped(SessionStopped stopped) {
-    boolean wasRoutable = sessions.stopped(stopped.sessionId());
+    RoutedSession routed = sessions.routable(stopped.sessionId());
+    sessions.stopped(stopped.sessionId());
     quota.stopped(stopped.sessionId());
     String unused = identities.stopped(stopped.sessionId());
     if (unused != null) {
       timers.startSingleTimer(new IdentityIdle(unused), new IdentityIdle(unused), idleTimeout);
     }
-    if (wasRoutable) {
-      // only an unexpected failure stops a session that was not told to end
+    if (routed != null) { // it ended itself (a stateless request's), or it failed
+      metrics.downstreamSessions(sessions.routableCount());
+    }
+    if (routed != null && !routed.ending()) {
+      // only an unexpected failure stops a session whose gate is open
       context
           .getLog()
           .warn("session {} stopped unexpectedly", SessionIds.redact(stopped.sessionId()));
       supervisor.releaseAll(stopped.sessionId());
-      metrics.downstreamSessions(sessions.routableCount());
     }
     sessions.drained(stopped.sessionId());
     sessions.replyIfAllEnded(identities.isEmpty());

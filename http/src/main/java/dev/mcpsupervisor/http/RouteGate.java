@@ -51,6 +51,10 @@ final class RouteGate {
     passed.getAndUpdate(now -> now | CLOSED);
   }
 
+  boolean closed() {
+    return (passed.get() & CLOSED) != 0;
+  }
+
   /** Whether the gate is closed and every message that passed it was processed. */
   boolean drained() {
     long now = passed.get();

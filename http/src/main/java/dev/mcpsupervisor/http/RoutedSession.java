@@ -55,6 +55,11 @@ final class RoutedSession {
     return true;
   }
 
+  /** Whether the session ends (its gate is closed): then it does not stop unexpectedly. */
+  boolean ending() {
+    return gate.closed();
+  }
+
   /** What the session's client told at initialize, for the admin page. */
   void describe(String protocolVersion, String clientName, String clientVersion) {
     this.protocolVersion = protocolVersion;

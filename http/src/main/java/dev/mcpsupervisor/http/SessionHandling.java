@@ -38,6 +38,7 @@ final class SessionHandling {
    * @param subscribing hands back a listen stream's subscriptions (URI → server) once made
    * @param restartIdleTimer starts the idle timer again
    * @param sessionRef the session's actor as tags name it, for identity contexts
+   * @param endItself ends the session, for a reason, without a round trip through its registry
    */
   record Wiring(
       TimerScheduler<DownstreamSession.Command> timers,
@@ -49,7 +50,8 @@ final class SessionHandling {
       Consumer<CompletionStage<Map<String, String>>> subscribing,
       Runnable restartIdleTimer,
       Supplier<String> sessionRef,
-      Supplier<Logger> log) {}
+      Supplier<Logger> log,
+      Consumer<String> endItself) {}
 
   final ClientRequests requests;
   final DownstreamStreams streams;
@@ -115,7 +117,7 @@ final class SessionHandling {
                 wiring.timers(),
                 wiring.gatherElapsed(),
                 wiring.retryOverdue(),
-                reason -> registry.tell(new DownstreamSessions.EndMe(id, reason)),
+                wiring.endItself(),
                 tag -> new UpstreamCalls(supervisor, id, tag),
                 wiring.subscribing()),
             settings);

@@ -111,13 +111,10 @@ final class SessionTable {
     endAllWaiters.add(waiter);
   }
 
-  /**
-   * A session actor stopped: no longer alive, nor routable. Returns whether it was still routable
-   * (then it stopped without being told to end).
-   */
-  boolean stopped(String id) {
+  /** A session actor stopped: no longer alive, nor routable. */
+  void stopped(String id) {
     alive.remove(id);
-    return unroute(id);
+    unroute(id);
   }
 
   /**

@@ -56,7 +56,8 @@ class SessionHandlingTest {
                 subscribing -> {},
                 idleTimerStarts::incrementAndGet,
                 () -> null,
-                () -> LoggerFactory.getLogger(SessionHandlingTest.class)));
+                () -> LoggerFactory.getLogger(SessionHandlingTest.class),
+                reason -> {}));
   }
 
   private static int refusal(TestProbe<Exchange.Event> exchange) {
