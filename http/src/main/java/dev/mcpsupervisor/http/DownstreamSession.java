@@ -369,7 +369,11 @@ public final class DownstreamSession {
   private Behavior<Command> released() {
     return handling.routedDrained()
         ? Behaviors.stopped()
-        : afterEnd(this::released).onAnyMessage(ignored -> Behaviors.same()).build();
+        : afterEnd(this::released)
+            .onMessage(
+                End.class, end -> same(() -> end.replyTo().tell(DownstreamSessions.Reply.DONE)))
+            .onAnyMessage(ignored -> Behaviors.same())
+            .build();
   }
 
   /** An ended session answers routed messages (then goes {@code next}), refuses server requests. */

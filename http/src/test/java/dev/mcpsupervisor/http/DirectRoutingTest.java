@@ -107,6 +107,9 @@ class DirectRoutingTest {
       RoutedSession seen = registry.routes.get(id);
       assertTrue(seen.gate.pass()); // an HTTP thread passed the gate, its tell not yet made
       registry.delete(id); // leases released, DELETE answered
+      TestProbe<DownstreamSessions.Reply> endedAgain = registry.probe();
+      seen.ref.tell(new DownstreamSession.End("again", endedAgain.ref()));
+      assertEquals(DownstreamSessions.Reply.DONE, endedAgain.receiveMessage());
       TestProbe<Exchange.Event> exchange = registry.probe();
       seen.ref.tell(ping(exchange));
       assertEquals(404, exchange.expectMessageClass(Exchange.Refused.class).status());
