@@ -3,11 +3,12 @@ package dev.mcpsupervisor.actors;
 import java.util.OptionalLong;
 
 /**
- * The one passivation handshake of the project, for key actors under the {@link KeyRouter} and
- * downstream sessions under the gateway's registry: a child that holds nothing reports idle
- * together with how many of its router's messages it has processed; the router stops it only if it
- * has sent it no more than that, so that no message is ever lost to a stopping child. (Cluster
- * Sharding's passivation, where a shard buffers instead, solves the same race.)
+ * The passivation handshake of key actors under the {@link KeyRouter} (the gateway's downstream
+ * sessions, which the HTTP routes tell directly from any thread, use a concurrent variant of it,
+ * the http module's {@code RouteGate}): a child that holds nothing reports idle together with how
+ * many of its router's messages it has processed; the router stops it only if it has sent it no
+ * more than that, so that no message is ever lost to a stopping child. (Cluster Sharding's
+ * passivation, where a shard buffers instead, solves the same race.)
  */
 public final class Passivation {
 

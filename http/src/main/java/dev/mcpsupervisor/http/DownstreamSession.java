@@ -2,7 +2,6 @@ package dev.mcpsupervisor.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.ContextDelivery;
-import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -13,9 +12,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
@@ -28,9 +29,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * answers and server messages go is {@link DownstreamStreams}; what the upstreams send goes where
  * {@link UpstreamTraffic} says.
  *
- * <p>Created and ended only by {@link DownstreamSessions}: it never stops on its own, it asks to be
- * ended (idle, failed initialize), so that the registry never routes a message to a session that is
- * gone.
+ * <p>Created by {@link DownstreamSessions}, which ends it or is asked to (idle, failed initialize);
+ * only a session serving one stateless request ends itself once answered (its registry learns of it
+ * when it stops). The HTTP routes tell it directly through its {@link RouteGate}: it stops only
+ * once it has answered everything that passed the gate.
  */
 public final class DownstreamSession {
 
@@ -157,29 +159,13 @@ public final class DownstreamSession {
     LEASES_RELEASED
   }
 
-  public static Behavior<Command> create(
-      String id,
-      McpEndpoint endpoint,
-      SessionSupervisor supervisor,
-      GatewaySettings settings,
-      Duration idleTimeout,
-      String identity,
-      ActorRef<DownstreamSessions.Command> registry) {
+  static Behavior<Command> create(SessionSpec spec) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
                 timers ->
-                    new DownstreamSession(
-                            id,
-                            endpoint,
-                            supervisor,
-                            settings,
-                            idleTimeout,
-                            identity,
-                            registry,
-                            context,
-                            timers)
-                        .start(settings.serverRequestTimeout())));
+                    new DownstreamSession(spec, context, timers)
+                        .start(spec.settings().serverRequestTimeout())));
   }
 
   private final String id;
@@ -188,27 +174,14 @@ public final class DownstreamSession {
   private final SessionHandling handling;
 
   private DownstreamSession(
-      String id,
-      McpEndpoint endpoint,
-      SessionSupervisor supervisor,
-      GatewaySettings settings,
-      Duration idleTimeout,
-      String identity,
-      ActorRef<DownstreamSessions.Command> registry,
-      ActorContext<Command> context,
-      TimerScheduler<Command> timers) {
-    this.id = id;
+      SessionSpec spec, ActorContext<Command> context, TimerScheduler<Command> timers) {
+    this.id = spec.id();
     this.context = context;
     this.timers = timers;
+    Duration idleTimeout = spec.idleTimeout();
     this.handling =
         new SessionHandling(
-            id,
-            endpoint,
-            supervisor,
-            settings,
-            idleTimeout,
-            identity,
-            registry,
+            spec,
             new SessionHandling.Wiring(
                 timers,
                 (delay, exchange) ->
@@ -226,7 +199,9 @@ public final class DownstreamSession {
                         subscribing,
                         (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris)),
                 () -> IdentityListener.sessionRef(context.getSystem(), context.getSelf()),
-                context::getLog));
+                context::getLog,
+                reason ->
+                    context.getSelf().tell(new End(reason, context.getSystem().ignoreRef()))));
   }
 
   private Behavior<Command> start(Duration serverRequestTimeout) {
@@ -374,35 +349,58 @@ public final class DownstreamSession {
   }
 
   /**
-   * Waiting for the supervisor to release every lease; then replies to whoever asked for the end,
-   * and stops.
+   * Waiting for the supervisor to release every lease; then replies to whoever asked for the end.
+   * It stops once it also answered every routed message that passed its gate: none is lost.
    */
   private Behavior<Command> ending(List<ActorRef<DownstreamSessions.Reply>> waiters) {
-    return Behaviors.receive(Command.class)
+    return afterEnd(Behaviors::same)
         .onMessage(End.class, end -> same(() -> waiters.add(end.replyTo())))
-        .onMessage(FromContext.class, from -> same(() -> handling.fromEnded(from.message())))
-        .onMessage(
-            UpstreamRequest.class,
-            upstream ->
-                same(() -> ServerRequestBridge.refuse(upstream, "the downstream session ended")))
-        .onMessage(Routed.class, routed -> same(() -> routed.exchange().tell(routed.whenGone())))
-        .onMessage(
-            Drain.class,
-            drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))))
         .onMessageEquals(
             Signal.LEASES_RELEASED,
             () -> {
               waiters.forEach(waiter -> waiter.tell(DownstreamSessions.Reply.DONE));
-              return Behaviors.stopped();
+              return released();
             })
         .onAnyMessage(ignored -> Behaviors.same())
         .build();
   }
 
+  private Behavior<Command> released() {
+    return handling.routedDrained()
+        ? Behaviors.stopped()
+        : afterEnd(this::released)
+            .onMessage(
+                End.class, end -> same(() -> end.replyTo().tell(DownstreamSessions.Reply.DONE)))
+            .onAnyMessage(ignored -> Behaviors.same())
+            .build();
+  }
+
+  /**
+   * An ended session answers routed messages (then goes {@code next}), passes what its context
+   * still delivers, refuses server requests.
+   */
+  private BehaviorBuilder<Command> afterEnd(Supplier<Behavior<Command>> next) {
+    return Behaviors.receive(Command.class)
+        .onMessage(FromContext.class, from -> same(() -> handling.fromEnded(from.message())))
+        .onMessage(
+            UpstreamRequest.class,
+            upstream ->
+                same(() -> ServerRequestBridge.refuse(upstream, "the downstream session ended")))
+        .onMessage(Routed.class, routed -> then(() -> handling.refuseEnded(routed), next))
+        .onMessage(ExchangeClosed.class, closed -> then(handling::routed, next))
+        .onMessage(
+            Drain.class,
+            drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))));
+  }
+
   // --------------------------------------------------------------------------------------- helpers
 
   private static Behavior<Command> same(Runnable action) {
+    return then(action, Behaviors::same);
+  }
+
+  private static Behavior<Command> then(Runnable action, Supplier<Behavior<Command>> next) {
     action.run();
-    return Behaviors.same();
+    return next.get();
   }
 }

@@ -17,11 +17,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The registry of downstream sessions: issues their ids (32 bytes of SecureRandom), spawns one
- * {@link DownstreamSession} per id, routes HTTP commands to it by id, and answers 404 for ids it
- * does not know — never issued, deleted, expired, created on another endpoint, or created by
- * another {@link Identity} (a session id is no credential: one caller who learns another's id still
- * cannot use it, end it or read its streams). A session is removed from routing before it is told
- * to end, so nothing is ever routed to a session that is ending.
+ * {@link DownstreamSession} per id, and is the single writer of the {@link SessionRoutes} by which
+ * the HTTP routes tell a session directly. An id is unknown (404) when never issued, deleted,
+ * expired, created on another endpoint, or created by another {@link Identity} (a session id is no
+ * credential: one caller who learns another's id still cannot use it, end it or read its streams).
+ * A session is removed from routing before it is told to end, and its {@link RouteGate} closes, so
+ * what still reaches an ending session is answered and nothing is routed to one that stopped.
  */
 public final class DownstreamSessions {
 
@@ -48,13 +49,6 @@ public final class DownstreamSessions {
    */
   public record Created(String sessionId, String full) {}
 
-  /**
-   * @param caller who sends it: anyone but the session's owner finds no session
-   */
-  public record Deliver(
-      String sessionId, String path, Identity caller, DownstreamSession.Command command)
-      implements Command {}
-
   /** DELETE: ends the session; replies once its leases are released. */
   public record Terminate(String sessionId, String path, Identity caller, ActorRef<Reply> replyTo)
       implements Command {}
@@ -77,10 +71,10 @@ public final class DownstreamSessions {
       implements Command {}
 
   /**
-   * A session asks to be ended. {@code routedProcessed} is how many routed messages it had
-   * processed (-1: end it regardless); an idle session that has a message on its way is kept.
+   * A session asks to be ended (an idle one only once its {@link RouteGate} closed with nothing on
+   * its way).
    */
-  public record EndMe(String sessionId, String reason, long routedProcessed) implements Command {}
+  public record EndMe(String sessionId, String reason) implements Command {}
 
   public record Drained(String sessionId) implements Command {}
 
@@ -118,6 +112,7 @@ public final class DownstreamSessions {
 
   /**
    * @param access which servers each identity's sessions reach
+   * @param routes the routing table this registry writes and the HTTP routes read
    */
   public static Behavior<Command> create(
       SessionSupervisor supervisor,
@@ -125,7 +120,8 @@ public final class DownstreamSessions {
       GatewaySettings settings,
       Duration idleTimeout,
       GatewayMetrics metrics,
-      ServerAccess access) {
+      ServerAccess access,
+      SessionRoutes routes) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
@@ -137,6 +133,7 @@ public final class DownstreamSessions {
                             idleTimeout,
                             metrics,
                             access,
+                            routes,
                             context,
                             timers)
                         .active()));
@@ -156,7 +153,7 @@ public final class DownstreamSessions {
   private final Set<String> identityPaths;
   private final IdentityContexts<Create> identities = new IdentityContexts<>();
   private final IdentityListener identityListener;
-  private final SessionTable sessions = new SessionTable();
+  private final SessionTable sessions;
   private long spawned;
 
   private DownstreamSessions(
@@ -166,9 +163,11 @@ public final class DownstreamSessions {
       Duration idleTimeout,
       GatewayMetrics metrics,
       ServerAccess access,
+      SessionRoutes routes,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.supervisor = supervisor;
+    this.sessions = new SessionTable(routes);
     this.access = access;
     this.endpointsByPath = Map.copyOf(endpointsByPath);
     this.settings = settings;
@@ -191,7 +190,6 @@ public final class DownstreamSessions {
   private Behavior<Command> active() {
     return Behaviors.receive(Command.class)
         .onMessage(Create.class, this::onCreate)
-        .onMessage(Deliver.class, this::onDeliver)
         .onMessage(Terminate.class, this::onTerminate)
         .onMessage(Describe.class, this::onDescribe)
         .onMessage(EndMe.class, this::onEndMe)
@@ -228,40 +226,31 @@ public final class DownstreamSessions {
     }
     McpEndpoint endpoint = access.endpointFor(served, create.owner());
     String id = SessionIds.generate(random);
+    RouteGate gate = new RouteGate();
     ActorRef<DownstreamSession.Command> session =
         context.spawn(
             // a fault while handling one message must not drop the session's streams and leases
             Behaviors.supervise(
                     DownstreamSession.create(
-                        id,
-                        endpoint,
-                        supervisor,
-                        settings,
-                        idleTimeout,
-                        identity,
-                        context.getSelf()))
+                        new SessionSpec(
+                            id,
+                            endpoint,
+                            supervisor,
+                            settings,
+                            idleTimeout,
+                            identity,
+                            context.getSelf(),
+                            gate)))
                 .onFailure(SupervisorStrategy.resume()),
             "session-" + ++spawned);
     context.watchWith(session, new SessionStopped(id));
     if (identity != null) {
       identities.started(id, identity);
     }
-    sessions.started(new RoutedSession(id, path, create.owner(), session));
+    sessions.started(new RoutedSession(id, path, create.owner(), session, gate));
     quota.started(id, caller);
     metrics.downstreamSessions(sessions.routableCount());
     create.replyTo().tell(new Created(id, null));
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onDeliver(Deliver deliver) {
-    RoutedSession entry = sessions.reachable(deliver.sessionId(), deliver.path(), deliver.caller());
-    if (entry == null) {
-      if (deliver.command() instanceof DownstreamSession.Routed routed) {
-        routed.exchange().tell(routed.whenGone());
-      }
-      return Behaviors.same();
-    }
-    entry.deliver(deliver.command());
     return Behaviors.same();
   }
 
@@ -278,8 +267,7 @@ public final class DownstreamSessions {
 
   private Behavior<Command> onEndMe(EndMe endMe) {
     RoutedSession entry = sessions.routable(endMe.sessionId());
-    if (entry != null
-        && (endMe.routedProcessed() < 0 || entry.outbox.mayStop(endMe.routedProcessed()))) {
+    if (entry != null) {
       end(entry, endMe.reason(), context.getSystem().ignoreRef());
     }
     return Behaviors.same();
@@ -328,19 +316,22 @@ public final class DownstreamSessions {
   }
 
   private Behavior<Command> onSessionStopped(SessionStopped stopped) {
-    boolean wasRoutable = sessions.stopped(stopped.sessionId());
+    RoutedSession routed = sessions.routable(stopped.sessionId());
+    sessions.stopped(stopped.sessionId());
     quota.stopped(stopped.sessionId());
     String unused = identities.stopped(stopped.sessionId());
     if (unused != null) {
       timers.startSingleTimer(new IdentityIdle(unused), new IdentityIdle(unused), idleTimeout);
     }
-    if (wasRoutable) {
-      // only an unexpected failure stops a session that was not told to end
+    if (routed != null) { // it ended itself (a stateless request's), or it failed
+      metrics.downstreamSessions(sessions.routableCount());
+    }
+    if (routed != null && !routed.ending()) {
+      // only an unexpected failure stops a session whose gate is open
       context
           .getLog()
           .warn("session {} stopped unexpectedly", SessionIds.redact(stopped.sessionId()));
       supervisor.releaseAll(stopped.sessionId());
-      metrics.downstreamSessions(sessions.routableCount());
     }
     sessions.drained(stopped.sessionId());
     sessions.replyIfAllEnded(identities.isEmpty());

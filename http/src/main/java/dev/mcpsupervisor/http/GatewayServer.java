@@ -90,6 +90,7 @@ public final class GatewayServer {
                     SingleServerEndpoint.pathOf(server),
                     new SingleServerEndpoint(server, settings)));
     ServerAccess access = new ServerAccess(config.identities());
+    SessionRoutes routes = new SessionRoutes();
     return supervisor
         .spawn(
             Behaviors.supervise(
@@ -99,10 +100,12 @@ public final class GatewayServer {
                         settings,
                         config.sessionIdleTimeout(),
                         metrics,
-                        access))
+                        access,
+                        routes))
                 .onFailure(SupervisorStrategy.resume()),
             "mcp-gateway-sessions-" + INSTANCES.incrementAndGet())
-        .thenCompose(sessions -> bind(supervisor, config, metrics, settings, sessions, access));
+        .thenCompose(
+            sessions -> bind(supervisor, config, metrics, settings, sessions, routes, access));
   }
 
   private static CompletionStage<GatewayServer> bind(
@@ -111,12 +114,14 @@ public final class GatewayServer {
       GatewayMetrics metrics,
       GatewaySettings settings,
       ActorRef<DownstreamSessions.Command> sessions,
+      SessionRoutes sessionRoutes,
       ServerAccess access) {
     ActorSystem<?> system = supervisor.actorSystem();
     Readiness readiness = new Readiness();
     McpRoutes mcp =
         new McpRoutes(
             sessions,
+            sessionRoutes,
             system.scheduler(),
             Materializer.matFromSystem(system),
             settings,

@@ -35,10 +35,10 @@ import org.apache.pekko.util.ByteString;
 /**
  * The MCP Streamable HTTP endpoints, {@code /mcp} and {@code /servers/<name>/mcp}: HTTP only. A
  * request is checked ({@link McpRequestChecks}: Content-Type, Accept, MCP-Protocol-Version, size),
- * its body parsed, its messages handed to the downstream session through {@link
- * DownstreamSessions}, and the session's {@link Exchange} events written back as JSON, 202 or SSE
- * ({@link ExchangeResponses}). A 2026-07-28 request, which names no session, goes to {@link
- * StatelessRoutes}.
+ * its body parsed, its messages told to the downstream session straight from here (its {@link
+ * SessionRoutes}; {@link DownstreamSessions} creates and ends sessions), and the session's {@link
+ * Exchange} events written back as JSON, 202 or SSE ({@link ExchangeResponses}). A 2026-07-28
+ * request, which names no session, goes to {@link StatelessRoutes}.
  */
 final class McpRoutes extends AllDirectives {
 
@@ -73,6 +73,7 @@ final class McpRoutes extends AllDirectives {
    */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
+      SessionRoutes routes,
       Scheduler scheduler,
       Materializer materializer,
       GatewaySettings settings,
@@ -98,6 +99,7 @@ final class McpRoutes extends AllDirectives {
     this.exchanges =
         new SessionExchanges(
             sessions,
+            routes,
             scheduler,
             materializer,
             settings,
@@ -107,8 +109,7 @@ final class McpRoutes extends AllDirectives {
     this.streamQuota =
         new StreamQuota(gateway.connectionLimits().maxStreamsPerIdentity(), refusals);
     this.stateless =
-        new StatelessRoutes(
-            sessions, exchanges, settings, metrics, cacheScope, callers, streamQuota);
+        new StatelessRoutes(exchanges, settings, metrics, cacheScope, callers, streamQuota);
   }
 
   /**
@@ -317,12 +318,11 @@ final class McpRoutes extends AllDirectives {
       AcceptHeader accept,
       String newSessionId) {
     Exchange exchange = exchanges.openExchange();
-    sessions.tell(
-        new DownstreamSessions.Deliver(
-            sessionId,
-            path,
-            caller,
-            new DownstreamSession.Post(messages, preAnswered, batch, accept.sse(), exchange)));
+    exchanges.tell(
+        sessionId,
+        path,
+        caller,
+        new DownstreamSession.Post(messages, preAnswered, batch, accept.sse(), exchange));
     return exchanges.answer(
         exchange,
         accept,
@@ -349,14 +349,13 @@ final class McpRoutes extends AllDirectives {
     Exchange exchange = exchanges.openExchange();
     exchange.terminated().thenRun(permit.get());
     Optional<String> lastEventId = request.getHeader(LAST_EVENT_ID).map(HttpHeader::value);
-    sessions.tell(
-        new DownstreamSessions.Deliver(
-            sessionId.get(),
-            path,
-            caller,
-            lastEventId.isPresent()
-                ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange)
-                : new DownstreamSession.OpenStream(exchange)));
+    exchanges.tell(
+        sessionId.get(),
+        path,
+        caller,
+        lastEventId.isPresent()
+            ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange)
+            : new DownstreamSession.OpenStream(exchange));
     return exchange
         .head()
         .thenApply(

@@ -206,7 +206,7 @@ final class PostHandling {
         && response.isError()) {
       registry.tell(
           new DownstreamSessions.EndMe(
-              sessionId, "initialize failed: " + response.error().message(), -1));
+              sessionId, "initialize failed: " + response.error().message()));
     }
     return true;
   }

@@ -1,12 +1,12 @@
 package dev.mcpsupervisor.http;
 
-import dev.mcpsupervisor.actors.Passivation;
 import java.time.Instant;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * What {@link DownstreamSessions} keeps about one routable session: where it lives, who owns it,
- * and what the admin page shows. Mutable, owned by that actor alone.
+ * its {@link RouteGate}, and what the admin page shows. Written by that actor alone, but for {@link
+ * #deliver}, which the HTTP routes call from any thread ({@link SessionRoutes}).
  */
 final class RoutedSession {
 
@@ -16,17 +16,24 @@ final class RoutedSession {
   final ActorRef<DownstreamSession.Command> ref;
   // epoch milliseconds: two Instant objects per idle session cost more than these two longs
   final long createdAt = System.currentTimeMillis();
-  long lastActivity = createdAt;
-  final Passivation.Outbox outbox = new Passivation.Outbox();
+  final RouteGate gate;
+  // written by the routes' threads, read by the registry for the admin page
+  private volatile long lastActivity = createdAt;
   String protocolVersion;
   String clientName;
   String clientVersion;
 
-  RoutedSession(String id, String path, Identity owner, ActorRef<DownstreamSession.Command> ref) {
+  RoutedSession(
+      String id,
+      String path,
+      Identity owner,
+      ActorRef<DownstreamSession.Command> ref,
+      RouteGate gate) {
     this.id = id;
     this.path = path;
     this.owner = owner;
     this.ref = ref;
+    this.gate = gate;
   }
 
   /**
@@ -37,11 +44,22 @@ final class RoutedSession {
     return path.equals(requestPath) && owner.equals(caller);
   }
 
-  /** Routes a command to the session, counted (see {@link Passivation.Outbox}) and dated. */
-  void deliver(DownstreamSession.Command command) {
-    outbox.sent();
+  /**
+   * Routes a command to the session, counted through its gate and dated; false when the gate is
+   * closed (the session ends).
+   */
+  boolean deliver(DownstreamSession.Command command) {
+    if (!gate.pass()) {
+      return false;
+    }
     lastActivity = System.currentTimeMillis();
     ref.tell(command);
+    return true;
+  }
+
+  /** Whether the session ends (its gate is closed): then it does not stop unexpectedly. */
+  boolean ending() {
+    return gate.closed();
   }
 
   /** What the session's client told at initialize, for the admin page. */

@@ -24,6 +24,7 @@ final class SessionExchanges {
   static final long RETRY_AFTER_SECONDS = 5;
 
   private final ActorRef<DownstreamSessions.Command> sessions;
+  private final SessionRoutes routes;
   private final Scheduler scheduler;
   private final Materializer materializer;
   private final Duration answerTimeout;
@@ -40,6 +41,7 @@ final class SessionExchanges {
    */
   SessionExchanges(
       ActorRef<DownstreamSessions.Command> sessions,
+      SessionRoutes routes,
       Scheduler scheduler,
       Materializer materializer,
       GatewaySettings settings,
@@ -47,6 +49,7 @@ final class SessionExchanges {
       long maxStreamBufferBytes,
       McpRefusals refusals) {
     this.sessions = sessions;
+    this.routes = routes;
     this.scheduler = scheduler;
     this.materializer = materializer;
     this.answerTimeout = answerTimeout;
@@ -138,14 +141,21 @@ final class SessionExchanges {
             });
   }
 
+  /**
+   * Tells the session {@code sessionId} the command straight from the HTTP side, if a request on
+   * {@code path} from {@code caller} reaches it (see {@link SessionRoutes#tell}).
+   */
+  void tell(String sessionId, String path, Identity caller, DownstreamSession.Command command) {
+    routes.tell(sessionId, path, caller, command);
+  }
+
   /** Once the client is gone from a stream, the session stops sending on it. */
   void closeWhenDone(Exchange exchange, String sessionId, String path, Identity caller) {
     exchange
         .terminated()
         .thenRun(
             () ->
-                sessions.tell(
-                    new DownstreamSessions.Deliver(
-                        sessionId, path, caller, new DownstreamSession.ExchangeClosed(exchange))));
+                routes.tell(
+                    sessionId, path, caller, new DownstreamSession.ExchangeClosed(exchange)));
   }
 }

@@ -4,7 +4,6 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.ContextDelivery;
-import dev.mcpsupervisor.actors.Passivation;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
@@ -39,6 +38,7 @@ final class SessionHandling {
    * @param retryOverdue the message when a stateless client did not retry in time
    * @param subscribing hands back a listen stream's subscriptions (URI → server) once made
    * @param sessionRef the session's actor as tags name it, for identity contexts
+   * @param endItself ends the session, for a reason, without a round trip through its registry
    */
   record Wiring(
       TimerScheduler<DownstreamSession.Command> timers,
@@ -49,7 +49,8 @@ final class SessionHandling {
       DownstreamSession.Command retryOverdue,
       Consumer<CompletionStage<Map<String, String>>> subscribing,
       Supplier<String> sessionRef,
-      Supplier<Logger> log) {}
+      Supplier<Logger> log,
+      Consumer<String> endItself) {}
 
   final ClientRequests requests;
   final DownstreamStreams streams;
@@ -71,29 +72,26 @@ final class SessionHandling {
   /** When the session was last active ({@link System#nanoTime}): the registry's sweep asks. */
   private long activeAt = System.nanoTime();
 
-  /** Messages the registry routed here, so that an idle end never races a message on its way. */
-  private final Passivation.Inbox fromRegistry = new Passivation.Inbox();
+  /** What the HTTP routes tell here passes it, so that an idle end never races a message. */
+  private final RouteGate gate;
 
-  SessionHandling(
-      String id,
-      McpEndpoint endpoint,
-      SessionSupervisor supervisor,
-      GatewaySettings settings,
-      Duration idleTimeout,
-      String identity,
-      ActorRef<DownstreamSessions.Command> registry,
-      Wiring wiring) {
+  SessionHandling(SessionSpec spec, Wiring wiring) {
+    String id = spec.id();
+    SessionSupervisor supervisor = spec.supervisor();
+    GatewaySettings settings = spec.settings();
+    ActorRef<DownstreamSessions.Command> registry = spec.registry();
     this.id = id;
+    this.gate = spec.gate();
     this.supervisor = supervisor;
     this.contexts =
-        identity == null
+        spec.identity() == null
             ? CallContexts.own(supervisor, id)
-            : new CallContexts(supervisor, id, identity, wiring.sessionRef().get());
-    this.idleTimeout = idleTimeout;
+            : new CallContexts(supervisor, id, spec.identity(), wiring.sessionRef().get());
+    this.idleTimeout = spec.idleTimeout();
     this.registry = registry;
     this.wiring = wiring;
     this.settings = settings;
-    this.requests = new ClientRequests(id, endpoint, supervisor);
+    this.requests = new ClientRequests(id, spec.endpoint(), supervisor);
     this.streams = new DownstreamStreams();
     UpstreamRelay relay =
         new UpstreamRelay(
@@ -131,7 +129,7 @@ final class SessionHandling {
                   wiring.timers(),
                   wiring.gatherElapsed(),
                   wiring.retryOverdue(),
-                  reason -> registry.tell(new DownstreamSessions.EndMe(id, reason, -1)),
+                  wiring.endItself(),
                   tag -> new UpstreamCalls(supervisor, id, tag),
                   wiring.subscribing()),
               settings);
@@ -156,15 +154,26 @@ final class SessionHandling {
     ContextDelivery.deliverReleased(message, id);
   }
 
-  /** A message the registry routed here is taken. */
+  /** A message the routes told here is taken. */
   void routed() {
-    fromRegistry.processed();
+    gate.processed();
   }
 
-  /** A message the registry routed here is taken, and it is activity: the idle time restarts. */
+  /** A message the routes told here is taken, and it is activity: the idle time restarts. */
   void routedActivity() {
-    fromRegistry.processed();
+    gate.processed();
     activeAt = System.nanoTime();
+  }
+
+  /** A message the routes told here once it ended: taken, and answered that the session is gone. */
+  void refuseEnded(DownstreamSession.Routed routed) {
+    gate.processed();
+    routed.exchange().tell(routed.whenGone());
+  }
+
+  /** Whether the session, once ended, answered everything the routes told it. */
+  boolean routedDrained() {
+    return gate.drained();
   }
 
   /** Takes a POST's messages; the client as it is now (a new one once initialize is taken). */
@@ -275,9 +284,10 @@ final class SessionHandling {
   }
 
   private void askToEnd(String reason) {
-    fromRegistry
-        .idleReport()
-        .ifPresent(processed -> registry.tell(new DownstreamSessions.EndMe(id, reason, processed)));
+    // closed only if nothing is on its way: then no request can reach it any more
+    if (gate.closeIfIdle()) {
+      registry.tell(new DownstreamSessions.EndMe(id, reason));
+    }
   }
 
   CompletionStage<Void> releaseLeases() {
@@ -290,6 +300,7 @@ final class SessionHandling {
    * info it cost 6% of the gateway's CPU per stateless call).
    */
   void end(String reason, ClientRequests.Client client) {
+    gate.close();
     if (client != null && client.isStateless()) {
       // the class's logger: the actor's own is built on first use, a cost per request here
       log.debug("session {} on {} ended: {}", SessionIds.redact(id), requests.path(), reason);

@@ -2,10 +2,8 @@ package dev.mcpsupervisor.http;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -13,12 +11,13 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * What {@link DownstreamSessions} knows about its sessions: which take messages, which are still
  * alive (routable or ending), whether new ones are taken, and who waits for a drain or for every
- * session to end. Mutable, owned by that actor alone.
+ * session to end. Mutable, owned by that actor alone; the routable sessions are the {@link
+ * SessionRoutes} the HTTP routes read.
  */
 final class SessionTable {
 
   /** Sessions that take messages, by id. */
-  private final Map<String, RoutedSession> routable = new HashMap<>();
+  private final SessionRoutes routable;
 
   /**
    * Session actors not yet stopped (routable ones and those ending): a count, each stops once (an
@@ -31,12 +30,16 @@ final class SessionTable {
   private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
   private final List<ActorRef<Done>> endAllWaiters = new ArrayList<>();
 
+  SessionTable(SessionRoutes routable) {
+    this.routable = routable;
+  }
+
   boolean accepting() {
     return accepting;
   }
 
   void started(RoutedSession session) {
-    routable.put(session.id, session);
+    routable.add(session);
     alive++;
   }
 
@@ -60,7 +63,7 @@ final class SessionTable {
 
   /** Takes a session out of routing (it is told to end, or it stopped); whether it was routable. */
   boolean unroute(String id) {
-    return routable.remove(id) != null;
+    return routable.remove(id);
   }
 
   /**
@@ -69,7 +72,7 @@ final class SessionTable {
    * (its timer, task and message cost an idle session some 200 bytes).
    */
   void askIdle() {
-    routable.values().forEach(session -> session.ref.tell(DownstreamSession.IDLE_CHECK));
+    routable.all().forEach(session -> session.ref.tell(DownstreamSession.IDLE_CHECK));
   }
 
   /**
@@ -82,12 +85,12 @@ final class SessionTable {
 
   /** The routable sessions, a copy (safe to end them while iterating). */
   List<RoutedSession> routableSessions() {
-    return new ArrayList<>(routable.values());
+    return new ArrayList<>(routable.all());
   }
 
   DownstreamSessions.Listing listing() {
     List<DownstreamSessions.SessionInfo> sessions = new ArrayList<>();
-    routable.values().forEach(session -> sessions.add(session.info()));
+    routable.all().forEach(session -> sessions.add(session.info()));
     return new DownstreamSessions.Listing(accepting, sessions);
   }
 
@@ -99,7 +102,7 @@ final class SessionTable {
     accepting = false;
     drainWaiters.add(waiter);
     List<RoutedSession> toDrain = new ArrayList<>();
-    for (RoutedSession session : routable.values()) {
+    for (RoutedSession session : routable.all()) {
       if (draining.add(session.id)) {
         toDrain.add(session);
       }
@@ -127,13 +130,10 @@ final class SessionTable {
     endAllWaiters.add(waiter);
   }
 
-  /**
-   * A session actor stopped: no longer alive, nor routable. Returns whether it was still routable
-   * (then it stopped without being told to end).
-   */
-  boolean stopped(String id) {
+  /** A session actor stopped: no longer alive, nor routable. */
+  void stopped(String id) {
     alive--;
-    return unroute(id);
+    unroute(id);
   }
 
   /**

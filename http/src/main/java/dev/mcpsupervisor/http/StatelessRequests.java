@@ -43,7 +43,7 @@ final class StatelessRequests {
       TimerScheduler<DownstreamSession.Command> timers,
       DownstreamSession.Command gatherElapsed,
       DownstreamSession.Command retryOverdue,
-      Consumer<String> endMe,
+      Consumer<String> endItself,
       Function<String, UpstreamCalls> calls,
       Consumer<CompletionStage<Map<String, String>>> subscribing) {}
 
@@ -255,7 +255,8 @@ final class StatelessRequests {
     if (call != null && (streams.isParked(call) || !exchange.equals(call.exchange.ref))) {
       return;
     }
-    wiring.endMe().accept("its request is answered");
+    // no round trip through the registry per request: it learns of the end when the session stops
+    wiring.endItself().accept("its request is answered");
   }
 
   /**

@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -27,7 +26,6 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
  */
 final class StatelessRoutes {
 
-  private final ActorRef<DownstreamSessions.Command> sessions;
   private final SessionExchanges exchanges;
   private final GatewaySettings settings;
   private final GatewayMetrics metrics;
@@ -48,14 +46,12 @@ final class StatelessRoutes {
    * @param streamQuota how many listen streams a caller may hold open
    */
   StatelessRoutes(
-      ActorRef<DownstreamSessions.Command> sessions,
       SessionExchanges exchanges,
       GatewaySettings settings,
       GatewayMetrics metrics,
       String cacheScope,
       CallerIdentity callers,
       StreamQuota streamQuota) {
-    this.sessions = sessions;
     this.exchanges = exchanges;
     this.settings = settings;
     this.metrics = metrics;
@@ -218,7 +214,7 @@ final class StatelessRoutes {
       Runnable whenOver) {
     Exchange exchange = exchanges.openExchange();
     exchange.terminated().thenRun(whenOver);
-    sessions.tell(new DownstreamSessions.Deliver(sessionId, path, caller, command.apply(exchange)));
+    exchanges.tell(sessionId, path, caller, command.apply(exchange));
     exchanges.closeWhenDone(exchange, sessionId, path, caller);
     return exchanges.answer(exchange, accept, false, null, () -> {});
   }

@@ -1,7 +1,9 @@
 package dev.mcpsupervisor.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.typesafe.config.ConfigFactory;
@@ -35,6 +37,7 @@ class SessionHandlingTest {
   /** One session's handling and its registry. */
   private final class Session {
     final TestProbe<DownstreamSessions.Command> registry = testKit.createTestProbe();
+    final RouteGate gate = new RouteGate();
     final SessionHandling handling;
 
     Session() {
@@ -44,13 +47,15 @@ class SessionHandlingTest {
     Session(Duration idleTimeout) {
       handling =
           new SessionHandling(
-              "s1",
-              new NeverAnswers(),
-              null,
-              GatewaySettings.fromConfig(ConfigFactory.empty()),
-              idleTimeout,
-              null,
-              registry.getRef(),
+              new SessionSpec(
+                  "s1",
+                  new NeverAnswers(),
+                  null,
+                  GatewaySettings.fromConfig(ConfigFactory.empty()),
+                  idleTimeout,
+                  null,
+                  registry.getRef(),
+                  gate),
               new SessionHandling.Wiring(
                   null,
                   (delay, exchange) -> {},
@@ -60,7 +65,8 @@ class SessionHandlingTest {
                   null,
                   subscribing -> {},
                   () -> null,
-                  () -> LoggerFactory.getLogger(SessionHandlingTest.class)));
+                  () -> LoggerFactory.getLogger(SessionHandlingTest.class),
+                  reason -> {}));
     }
   }
 
@@ -97,22 +103,23 @@ class SessionHandlingTest {
   }
 
   @Test
-  void anIdleSessionAsksToEndOnceForWhatItProcessed() {
+  void anIdleSessionAsksToEndOnceNothingIsOnItsWay() {
     Session session = new Session();
+    for (int i = 0; i < 3; i++) {
+      assertTrue(session.gate.pass()); // the routes tell it three messages
+    }
     session.handling.routedActivity();
     session.handling.routed();
-    session.handling.idleCheck();
-    assertEquals(
-        new DownstreamSessions.EndMe("s1", "idle for PT0S", 2),
-        session.registry.expectMessageClass(DownstreamSessions.EndMe.class));
-    session.handling.idleCheck(); // the same count: the registry's answer stands
+    session.handling.idleCheck(); // the third is on its way: the session stays
     session.registry.expectNoMessage(Duration.ofMillis(50));
     session.handling.routed();
     session.handling.retryOverdue();
     assertEquals(
-        new DownstreamSessions.EndMe(
-            "s1", "its client did not retry its input_required request", 3),
+        new DownstreamSessions.EndMe("s1", "its client did not retry its input_required request"),
         session.registry.expectMessageClass(DownstreamSessions.EndMe.class));
+    assertFalse(session.gate.pass()); // closed: the routes answer 404 themselves
+    session.handling.idleCheck(); // asked once: the registry ends it
+    session.registry.expectNoMessage(Duration.ofMillis(50));
   }
 
   @Test
@@ -133,6 +140,7 @@ class SessionHandlingTest {
     Session session = new Session();
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
     // none of these needs the stateless part: they work without it, as before
+    assertTrue(session.gate.pass()); // the routes tell it that an exchange closed
     session.handling.exchangeClosed(ProbeSink.of(exchange), null);
     session.handling.drain();
     session.handling.upstreams.notification(

@@ -28,12 +28,12 @@ class SessionTableTest {
 
   private RoutedSession session(String id, Identity owner) {
     TestProbe<DownstreamSession.Command> ref = testKit.createTestProbe();
-    return new RoutedSession(id, "/mcp", owner, ref.getRef());
+    return new RoutedSession(id, "/mcp", owner, ref.getRef(), new RouteGate());
   }
 
   /** A table with sessions "a" and "b". */
   private SessionTable twoSessions() {
-    SessionTable table = new SessionTable();
+    SessionTable table = new SessionTable(new SessionRoutes());
     table.started(session("a", Identity.ANONYMOUS));
     table.started(session("b", Identity.ANONYMOUS));
     return table;
@@ -41,7 +41,7 @@ class SessionTableTest {
 
   @Test
   void reachesASessionOnlyOnItsPathFromItsOwnerWhileRoutable() {
-    SessionTable table = new SessionTable();
+    SessionTable table = new SessionTable(new SessionRoutes());
     RoutedSession alice = session("a", Identity.ofToken("alice"));
     table.started(alice);
     assertSame(alice, table.reachable("a", "/mcp", Identity.ofToken("alice")));
@@ -77,8 +77,9 @@ class SessionTableTest {
     TestProbe<Done> waiter = testKit.createTestProbe();
     table.endAll(waiter.getRef());
     assertTrue(table.unroute("a")); // told to end: still alive until it stops
-    assertFalse(table.stopped("a"));
-    assertTrue(table.stopped("b")); // stopped while routable: unexpected
+    table.stopped("a");
+    table.stopped("b"); // stopped while routable: it ended itself, or failed
+    assertNull(table.routable("b"));
     table.replyIfAllEnded(false);
     waiter.expectNoMessage(Duration.ofMillis(50));
     table.replyIfAllEnded(true);

@@ -174,6 +174,7 @@ class StatelessRequestsTest {
   @Test
   void everyStatelessRequestReleasesWhatItLeasedAndSessionEraClientsAreUntouched() {
     String session = gateway.initialize(FIXTURE);
+    int listedBefore = listedSessions();
     List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       String text = "t" + i;
@@ -197,6 +198,17 @@ class StatelessRequestsTest {
     assertEquals("old", TestGateway.text(TestGateway.answer(sessionEra)));
     assertFalse(json(sessionEra.body()).path("result").has("resultType"), "2025 answers unchanged");
     awaitLeasedContexts(List.of(session));
+    // each stateless request's session ended itself: the registry forgets it once it stopped
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    int listed;
+    do {
+      listed = listedSessions();
+    } while (listed > listedBefore && System.nanoTime() < deadline);
+    assertTrue(listed <= listedBefore, listed + " sessions listed, " + listedBefore + " before");
+  }
+
+  private int listedSessions() {
+    return json(gateway.get("/admin/sessions").body()).path("downstreamSessions").size();
   }
 
   @Test

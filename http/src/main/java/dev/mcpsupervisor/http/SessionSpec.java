@@ -1,0 +1,23 @@
+package dev.mcpsupervisor.http;
+
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import java.time.Duration;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What one {@link DownstreamSession} is made of, as its registry starts it.
+ *
+ * @param id its {@code Mcp-Session-Id}, also its supervisor context
+ * @param endpoint the endpoint that created it, over the servers its owner may use
+ * @param identity its caller's context for {@code isolation: context} servers, or null
+ * @param gate what the HTTP routes tell it passes ({@link SessionRoutes})
+ */
+record SessionSpec(
+    String id,
+    McpEndpoint endpoint,
+    SessionSupervisor supervisor,
+    GatewaySettings settings,
+    Duration idleTimeout,
+    String identity,
+    ActorRef<DownstreamSessions.Command> registry,
+    RouteGate gate) {}
