@@ -43,6 +43,8 @@ jvm_options() { # VARIANT -> the JVM options it adds
     serial) echo "-XX:+UseSerialGC" ;;
     cds-serial) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:+UseSerialGC" ;;
     cc1) echo "-XX:CICompilerCount=1 -XX:-TieredCompilation" ;;
+    nowarm) echo "-Dmcp-supervisor.application.warmup.calls=0" ;;
+    warmup-*) echo "-Dmcp-supervisor.application.warmup.calls=${1#warmup-} -Dmcp-supervisor.application.warmup.maxDuration=300s" ;;
     *) echo "unknown variant: $1" >&2; exit 2 ;;
   esac
 }

@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Runs one era of a {@link BenchPlan}: every session connects at once, then keeps {@code inFlight}
  * calls under way until it has made {@code callsPerSession}. Each call sends a payload unique to
- * the run, session and call, and {@link AnswerCheck} judges its answer.
+ * the run, session and call, and {@link AnswerCheck} judges its answer. Also the gateway's own
+ * warm-up load ({@code dev.mcpsupervisor.app.Warmup}).
  */
-final class LoadRunner {
+public final class LoadRunner {
 
   private static final long NOT_MEASURED = -1;
 
@@ -34,8 +35,9 @@ final class LoadRunner {
   private final AtomicReference<String> firstProblem = new AtomicReference<>("");
   private final long[] callMicros;
   private final long[] connectMicros;
+  private volatile boolean stopped;
 
-  LoadRunner(BenchPlan plan, Era era, HttpClient http) {
+  public LoadRunner(BenchPlan plan, Era era, HttpClient http) {
     this.plan = plan;
     this.era = era;
     this.http = http;
@@ -46,7 +48,8 @@ final class LoadRunner {
     Arrays.fill(connectMicros, NOT_MEASURED);
   }
 
-  EraResult run() {
+  /** Blocks until every session has made its calls (each request bounded by the plan's timeout). */
+  public EraResult run() {
     ProcessCpu cpu =
         plan.gatewayPid().isPresent()
             ? new ProcessCpu(plan.gatewayPid().getAsLong(), plan.withChildren())
@@ -71,6 +74,14 @@ final class LoadRunner {
         LatencyStats.of(measured(connectMicros)),
         cpuUsed,
         firstProblem.get());
+  }
+
+  /**
+   * Makes no call after the ones under way (they and the sessions' ends still go on): {@link #run}
+   * returns soon after.
+   */
+  public void stop() {
+    stopped = true;
   }
 
   /** Connects, makes the session's calls, and (session era) ends the session. Never fails. */
@@ -130,7 +141,7 @@ final class LoadRunner {
   /** One of the session's K lanes: a call, and when it is answered, the next call not yet made. */
   private CompletableFuture<Void> lane(int session, String sessionId, AtomicInteger next) {
     int call = next.getAndIncrement();
-    if (call >= plan.callsPerSession()) {
+    if (call >= plan.callsPerSession() || stopped) {
       return CompletableFuture.completedFuture(null);
     }
     return call(session, sessionId, call).thenCompose(done -> lane(session, sessionId, next));
