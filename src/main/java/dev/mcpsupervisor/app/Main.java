@@ -187,6 +187,10 @@ public final class Main implements Callable<Integer> {
     Duration drainDeadline = settings.getDuration("drainDeadline");
     CompletableFuture<String> signalled = TerminationSignals.install();
     Warmup.run(warmup, signalled);
+    if (signalled.isDone()) {
+      log.info("SIG{} received during the warm-up; not starting", signalled.join());
+      return EXIT_OK;
+    }
     Application application;
     try {
       application =

@@ -1,6 +1,5 @@
 package dev.mcpsupervisor.app;
 
-import dev.mcpsupervisor.app.bench.EraResult;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.time.Duration;
 import java.util.List;
@@ -57,21 +56,24 @@ final class Warmup {
         "warming up: {} calls through a private gateway in front of the built-in demo server",
         settings.calls());
     long start = System.nanoTime();
-    Optional<List<EraResult>> results;
+    WarmupLoad warmupLoad = new WarmupLoad(settings);
+    Optional<String> problem;
     try (QuietLogs quiet = QuietLogs.belowWarn()) {
-      results = warmUp(settings, abandon, config);
+      problem = warmUp(warmupLoad, settings, abandon, config);
     }
-    return results.map(each -> report(each, millisSince(start))).orElse(false);
+    return problem.map(each -> report(warmupLoad, each, millisSince(start))).orElse(false);
   }
 
-  /** The load's results, or empty when it was cut short (logged as a warning). */
-  private static Optional<List<EraResult>> warmUp(
-      WarmupSettings settings, CompletableFuture<?> abandon, SupervisorConfig config) {
+  /** The load's problem ("" when none), or empty when it was cut short (logged as a warning). */
+  private static Optional<String> warmUp(
+      WarmupLoad warmupLoad,
+      WarmupSettings settings,
+      CompletableFuture<?> abandon,
+      SupervisorConfig config) {
     Set<ProcessHandle> childrenBefore =
         ProcessHandle.current().children().collect(Collectors.toSet());
     CompletableFuture<Application> started = start(config);
-    WarmupLoad warmupLoad = new WarmupLoad(settings);
-    CompletableFuture<List<EraResult>> load =
+    CompletableFuture<String> load =
         started.thenApplyAsync(
             application -> warmupLoad.run(application.address().getPort()), Warmup::runOnOwnThread);
     try {
@@ -114,26 +116,13 @@ final class Warmup {
     return new SupervisorConfig(demo.servers(), demo.gateway().withAddress("127.0.0.1", 0));
   }
 
-  private static boolean report(List<EraResult> results, long elapsedMillis) {
-    long ok = results.stream().mapToLong(EraResult::ok).sum();
-    long calls = results.stream().mapToLong(EraResult::calls).sum();
-    String problem =
-        results.stream()
-            .map(EraResult::firstProblem)
-            .filter(each -> !each.isEmpty())
-            .findFirst()
-            .orElse("");
-    if (ok == calls) {
-      log.info("warm-up: {} calls in {} ms", calls, elapsedMillis);
-    } else {
-      log.warn(
-          "warm-up: {} of {} calls answered in {} ms (first problem: {}); the gateway starts anyway",
-          ok,
-          calls,
-          elapsedMillis,
-          problem);
+  private static boolean report(WarmupLoad warmupLoad, String problem, long elapsedMillis) {
+    if (problem.isEmpty()) {
+      log.info("warm-up: {} calls in {} ms", warmupLoad.calls(), elapsedMillis);
+      return true;
     }
-    return ok == calls;
+    log.warn("warm-up: not every call was answered ({}); the gateway starts anyway", problem);
+    return false;
   }
 
   /**

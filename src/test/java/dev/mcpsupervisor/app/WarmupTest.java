@@ -8,13 +8,15 @@ import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * The warm-up in this JVM: it makes its calls through a private gateway and leaves no demo server
- * behind; a demo server that cannot start, a max duration too short, or a termination signal end it
- * early with a warning, never with an exception (the real gateway then starts anyway).
+ * or load generator process behind; a demo server that cannot start, a max duration too short, or a
+ * termination signal end it early with a warning, never with an exception (the real gateway then
+ * starts anyway).
  */
 @Timeout(120)
 class WarmupTest {
@@ -30,7 +32,8 @@ class WarmupTest {
             new WarmupSettings(300, Duration.ofSeconds(60)), NO_SIGNAL, Warmup.privateConfig());
 
     assertTrue(answered, "every warm-up call answered");
-    assertTrue(demoServers().equals(before), "demo servers left: " + demoServers());
+    assertTrue(
+        demoServers().equals(before), "demo servers or load generators left: " + demoServers());
   }
 
   @Test
@@ -61,7 +64,8 @@ class WarmupTest {
     // 3 s of load plus stopping, against the hours a million calls would take
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     assertTrue(took.compareTo(Duration.ofSeconds(60)) < 0, "took " + took);
-    assertTrue(demoServers().equals(before), "demo servers left: " + demoServers());
+    assertTrue(
+        demoServers().equals(before), "demo servers or load generators left: " + demoServers());
   }
 
   @Test
@@ -86,7 +90,14 @@ class WarmupTest {
     return new SupervisorConfig(config.servers(), Warmup.privateConfig().gateway());
   }
 
+  /** The demo servers and load generators this JVM runs. */
   private static List<ProcessHandle> demoServers() {
-    return ChildProcesses.descendantsRunning(ProcessHandle.current(), DemoServer.class.getName());
+    return Stream.concat(
+            ChildProcesses.descendantsRunning(ProcessHandle.current(), DemoServer.class.getName())
+                .stream(),
+            ChildProcesses.descendantsRunning(
+                ProcessHandle.current(), Main.class.getName() + " bench")
+                .stream())
+        .toList();
   }
 }

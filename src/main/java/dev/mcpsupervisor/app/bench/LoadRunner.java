@@ -17,10 +17,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Runs one era of a {@link BenchPlan}: every session connects at once, then keeps {@code inFlight}
  * calls under way until it has made {@code callsPerSession}. Each call sends a payload unique to
- * the run, session and call, and {@link AnswerCheck} judges its answer. Also the gateway's own
- * warm-up load ({@code dev.mcpsupervisor.app.Warmup}).
+ * the run, session and call, and {@link AnswerCheck} judges its answer.
  */
-public final class LoadRunner {
+final class LoadRunner {
 
   private static final long NOT_MEASURED = -1;
 
@@ -35,9 +34,8 @@ public final class LoadRunner {
   private final AtomicReference<String> firstProblem = new AtomicReference<>("");
   private final long[] callMicros;
   private final long[] connectMicros;
-  private volatile boolean stopped;
 
-  public LoadRunner(BenchPlan plan, Era era, HttpClient http) {
+  LoadRunner(BenchPlan plan, Era era, HttpClient http) {
     this.plan = plan;
     this.era = era;
     this.http = http;
@@ -48,8 +46,7 @@ public final class LoadRunner {
     Arrays.fill(connectMicros, NOT_MEASURED);
   }
 
-  /** Blocks until every session has made its calls (each request bounded by the plan's timeout). */
-  public EraResult run() {
+  EraResult run() {
     ProcessCpu cpu =
         plan.gatewayPid().isPresent()
             ? new ProcessCpu(plan.gatewayPid().getAsLong(), plan.withChildren())
@@ -74,14 +71,6 @@ public final class LoadRunner {
         LatencyStats.of(measured(connectMicros)),
         cpuUsed,
         firstProblem.get());
-  }
-
-  /**
-   * Makes no call after the ones under way (they and the sessions' ends still go on): {@link #run}
-   * returns soon after.
-   */
-  public void stop() {
-    stopped = true;
   }
 
   /** Connects, makes the session's calls, and (session era) ends the session. Never fails. */
@@ -141,7 +130,7 @@ public final class LoadRunner {
   /** One of the session's K lanes: a call, and when it is answered, the next call not yet made. */
   private CompletableFuture<Void> lane(int session, String sessionId, AtomicInteger next) {
     int call = next.getAndIncrement();
-    if (call >= plan.callsPerSession() || stopped) {
+    if (call >= plan.callsPerSession()) {
       return CompletableFuture.completedFuture(null);
     }
     return call(session, sessionId, call).thenCompose(done -> lane(session, sessionId, next));
