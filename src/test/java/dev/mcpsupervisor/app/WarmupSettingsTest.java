@@ -14,10 +14,10 @@ class WarmupSettingsTest {
   private static final String ORIGIN = "mcp-supervisor.application";
 
   @Test
-  void theApplicationDefaultsWarmUpTenThousandCallsForAtMostThirtySeconds() {
+  void theApplicationDefaultsWarmUpFiveThousandCallsForAtMostThirtySeconds() {
     WarmupSettings settings =
         WarmupSettings.fromConfig(ConfigFactory.load().getConfig(ORIGIN), ORIGIN);
-    assertEquals(new WarmupSettings(10_000, Duration.ofSeconds(30)), settings);
+    assertEquals(new WarmupSettings(5_000, Duration.ofSeconds(30)), settings);
   }
 
   @Test
