@@ -173,10 +173,12 @@ stop_all() {
 trap 'stop_all; rm -rf "$RAW"' EXIT
 trap 'exit 130' INT TERM
 
-# wait_port PORT PID: until 127.0.0.1:PORT accepts connections, at most 60 s, failing early if PID died
+# wait_port PORT PID: until 127.0.0.1:PORT accepts connections, at most 180 s, failing early if PID died (the gateway
+# warms up before it binds, as a user starts it: up to mcp-supervisor.application.warmup.maxDuration, 30 s, plus the
+# start itself on a busy machine)
 wait_port() {
   local port="$1" pid="$2" i
-  for i in $(seq 1 600); do
+  for i in $(seq 1 1800); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
     kill -0 "$pid" 2>/dev/null || return 1
     sleep 0.1

@@ -2,6 +2,8 @@
 # Warm-up cost of the gateway: for each JVM variant, starts mcp-supervisor in front of server-everything over stdio,
 # and measures its startup (wall and CPU to the "listening" line), the CPU per call over the first 3,000 calls after
 # start, then (after a long warm run) over 3,000 warm calls. One run, variants one after another; repeat with -r.
+# Variants: JVM options (plain, cds, c1, ...), and the gateway's own warm-up: nowarm (warmup.calls=0), warmup-N
+# (warmup.calls=N, no max duration to speak of); plain and the JVM variants run the default warm-up.
 # Usage: bench/warmup.sh [-r RUNS] [-w WARM_RUNS] [VARIANT...]   (see docs/benchmarks.md, "Warm-up")
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +19,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 VARIANTS=("$@")
-[ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=(plain cds c1 cds-c1 serial cds-serial)
+[ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=(nowarm plain cds c1 cds-c1 serial cds-serial)
 
 [ -f "$ROOT/src/target/mcp-supervisor.jar" ] || { echo "build the jar first: mvn -B -DskipTests package" >&2; exit 2; }
 # shellcheck source=/dev/null
@@ -43,6 +45,8 @@ jvm_options() { # VARIANT -> the JVM options it adds
     serial) echo "-XX:+UseSerialGC" ;;
     cds-serial) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:+UseSerialGC" ;;
     cc1) echo "-XX:CICompilerCount=1 -XX:-TieredCompilation" ;;
+    nowarm) echo "-Dmcp-supervisor.application.warmup.calls=0" ;;
+    warmup-*) echo "-Dmcp-supervisor.application.warmup.calls=${1#warmup-} -Dmcp-supervisor.application.warmup.maxDuration=300s" ;;
     *) echo "unknown variant: $1" >&2; exit 2 ;;
   esac
 }
@@ -58,7 +62,7 @@ start_gateway() {
   # shellcheck disable=SC2068
   java $@ -jar "$JAR" --config "$RAW/config.json" --host 127.0.0.1 --port "$port" >"$log" 2>&1 </dev/null &
   GATEWAY_PID=$!
-  for i in $(seq 1 1200); do
+  for i in $(seq 1 3600); do # up to 180 s: the gateway warms up before it binds
     grep -q "mcp-supervisor listening on" "$log" && break
     kill -0 "$GATEWAY_PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
     sleep 0.05

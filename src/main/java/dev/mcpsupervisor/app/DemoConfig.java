@@ -23,8 +23,11 @@ public final class DemoConfig {
   /** How errors and logs name this configuration, in place of a file name. */
   public static final String ORIGIN = "built-in demo config";
 
-  /** The demo server is tiny: start fast and stay small rather than run fast. */
-  private static final List<String> DEMO_JVM_OPTIONS =
+  /**
+   * The demo server is tiny: start fast and stay small rather than run fast. (So is the warm-up's
+   * load generator.)
+   */
+  private static final List<String> SMALL_JVM_OPTIONS =
       List.of(
           "-XX:TieredStopAtLevel=1",
           "-XX:+UseSerialGC",
@@ -58,12 +61,20 @@ public final class DemoConfig {
 
   /** {@code <this java> <options> -cp <this jar or classpath> dev.mcpsupervisor.app.DemoServer}. */
   static List<String> demoServerCommand() {
+    return smallJvmCommand(DemoServer.class.getName());
+  }
+
+  /**
+   * {@code <this java> <small-JVM options> -cp <this jar or classpath> <mainClass>}: a short-lived
+   * helper process run from the application's own code.
+   */
+  static List<String> smallJvmCommand(String mainClass) {
     List<String> command = new ArrayList<>();
     command.add(javaBinary());
-    command.addAll(DEMO_JVM_OPTIONS);
+    command.addAll(SMALL_JVM_OPTIONS);
     command.add("-cp");
     command.add(absoluteClasspath());
-    command.add(DemoServer.class.getName());
+    command.add(mainClass);
     return command;
   }
 

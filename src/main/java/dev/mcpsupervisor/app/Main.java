@@ -26,10 +26,11 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code java -jar mcp-supervisor.jar [--config FILE] [--host H] [--port N]
- * [--allow-unauthenticated]}: starts the gateway and prints one line, {@code mcp-supervisor
- * listening on http://H:N/mcp}, once it is bound. Exit status: 0 after a clean shutdown (SIGTERM,
- * SIGINT), 2 for a bad configuration or bad flags (one line on stderr), 1 when the gateway cannot
- * start. {@code bench URL ...} is the load generator ({@link BenchCommand}).
+ * [--allow-unauthenticated] [--warmup-calls N]}: warms up ({@link Warmup}), starts the gateway and
+ * prints one line, {@code mcp-supervisor listening on http://H:N/mcp}, once it is bound. Exit
+ * status: 0 after a clean shutdown (SIGTERM, SIGINT), 2 for a bad configuration or bad flags (one
+ * line on stderr), 1 when the gateway cannot start. {@code bench URL ...} is the load generator
+ * ({@link BenchCommand}).
  */
 @Command(
     name = "mcp-supervisor",
@@ -87,6 +88,15 @@ public final class Main implements Callable<Integer> {
               + " call every server; gateway.allowedHosts is still required)")
   private boolean allowUnauthenticated;
 
+  @Option(
+      names = "--warmup-calls",
+      paramLabel = "N",
+      description =
+          "before binding, run N calls through a private gateway in front of the built-in demo"
+              + " server so the first real calls run compiled code (overrides"
+              + " mcp-supervisor.application.warmup.calls; 0: no warm-up)")
+  private Integer warmupCalls;
+
   private final PrintWriter out;
   private final PrintWriter err;
 
@@ -129,14 +139,16 @@ public final class Main implements Callable<Integer> {
   @Override
   public Integer call() {
     SupervisorConfig configuration;
+    WarmupSettings warmup;
     try {
       configuration =
           withOverrides(config == null ? DemoConfig.create() : ConfigLoader.load(config));
+      warmup = warmupSettings();
     } catch (ConfigException e) {
       err.println(e.getMessage());
       return EXIT_USAGE;
     }
-    return serve(configuration);
+    return serve(configuration, warmup);
   }
 
   /** Applies {@code --host} and {@code --port} over the file's gateway section. */
@@ -159,12 +171,26 @@ public final class Main implements Callable<Integer> {
     return new SupervisorConfig(loaded.servers(), overridden);
   }
 
-  /** Starts the gateway, prints the listening line, and serves until SIGTERM or SIGINT. */
-  private int serve(SupervisorConfig configuration) {
+  /** The configured warm-up, with {@code --warmup-calls} over its count. */
+  private WarmupSettings warmupSettings() {
+    WarmupSettings configured =
+        WarmupSettings.fromConfig(ConfigFactory.load().getConfig(SETTINGS), SETTINGS);
+    return warmupCalls == null ? configured : configured.withCalls(warmupCalls);
+  }
+
+  /**
+   * Warms up, starts the gateway, prints the listening line, and serves until SIGTERM or SIGINT.
+   */
+  private int serve(SupervisorConfig configuration, WarmupSettings warmup) {
     Config settings = ConfigFactory.load().getConfig(SETTINGS);
     Duration startTimeout = settings.getDuration("startTimeout");
     Duration drainDeadline = settings.getDuration("drainDeadline");
     CompletableFuture<String> signalled = TerminationSignals.install();
+    Warmup.run(warmup, signalled);
+    if (signalled.isDone()) {
+      log.info("SIG{} received during the warm-up; not starting", signalled.join());
+      return EXIT_OK;
+    }
     Application application;
     try {
       application =
@@ -232,7 +258,7 @@ public final class Main implements Callable<Integer> {
    * The innermost cause's message: "[/127.0.0.1:8080] Address already in use", not a wrapper's
    * class name.
    */
-  private static String reason(Throwable failure) {
+  static String reason(Throwable failure) {
     if (failure instanceof TimeoutException) {
       return "timed out";
     }

@@ -53,9 +53,20 @@ final class JarProcess implements AutoCloseable {
     return Path.of(path);
   }
 
+  /** Without the warm-up, which would add seconds of CPU to every test's start. */
   static JarProcess start(String... args) {
+    return startWithJvmOptions(List.of(warmupCalls(0)), args);
+  }
+
+  /** {@code -D} option for a warm-up of that many calls (0: none). */
+  static String warmupCalls(int calls) {
+    return "-Dmcp-supervisor.application.warmup.calls=" + calls;
+  }
+
+  static JarProcess startWithJvmOptions(List<String> jvmOptions, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
     command.add("-jar");
     command.add(jar().toString());
     command.addAll(List.of(args));

@@ -108,6 +108,14 @@ class MainTest {
   }
 
   @Test
+  void aNegativeWarmupCountExitsTwoWithOneLine() {
+    Result result = run("--warmup-calls", "-1");
+    assertEquals(Main.EXIT_USAGE, result.status);
+    assertEquals(List.of("--warmup-calls: must be at least 0, got -1"), result.errLines());
+    assertEquals("", result.out);
+  }
+
+  @Test
   void versionPrintsTheProjectVersion() {
     Result result = run("--version");
     assertEquals(Main.EXIT_OK, result.status);
@@ -119,7 +127,8 @@ class MainTest {
   void helpListsEveryFlag() {
     Result result = run("--help");
     assertEquals(Main.EXIT_OK, result.status);
-    for (String flag : List.of("--config", "--host", "--port", "--help", "--version")) {
+    for (String flag :
+        List.of("--config", "--host", "--port", "--warmup-calls", "--help", "--version")) {
       assertTrue(result.out.contains(flag), flag + " missing from:\n" + result.out);
     }
   }

@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
             + " time and (with --pid) CPU per call.")
 public final class BenchCommand implements Callable<Integer> {
 
-  static final int EXIT_CLEAN = 0;
+  public static final int EXIT_CLEAN = 0;
   static final int EXIT_FAILURES = 1;
 
   @Spec private CommandSpec spec;

@@ -1,0 +1,191 @@
+package dev.mcpsupervisor.app;
+
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs tool calls through a private gateway before the real one binds, so that the JIT has compiled
+ * the call path (HTTP, routing, sessions, stdio) by the first real call: cold, the first few
+ * thousand calls cost several times a warm one (docs/benchmarks.md, "Warm-up").
+ *
+ * <p>The private gateway is an {@link Application} of its own (actor system, supervisor, metrics,
+ * session registry) in front of the built-in {@link DemoServer}, bound on 127.0.0.1 at a free port
+ * and stopped before the real gateway starts: the JIT's compiled code is per class, so it carries
+ * over, while nothing a client can see (sessions, metrics, servers) does. Its load is the {@code
+ * bench} load generator's, in both protocol eras, sessions opened and deleted. A failure, a timeout
+ * or a termination signal cuts it short with a warning; it never stops the real gateway.
+ */
+final class Warmup {
+
+  private static final Logger log = LoggerFactory.getLogger(Warmup.class);
+
+  /** Stopping the private gateway: closing its one demo session and process. */
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
+
+  private Warmup() {}
+
+  /**
+   * Warms up, bounded by {@code settings.maxDuration()} (plus stopping the private gateway);
+   * returns early when {@code abandon} completes (a termination signal). Never throws.
+   */
+  static void run(WarmupSettings settings, CompletableFuture<?> abandon) {
+    run(settings, abandon, privateConfig());
+  }
+
+  /**
+   * {@link #run(WarmupSettings, CompletableFuture)} through a gateway on {@code config}, whose
+   * server {@value DemoConfig#SERVER_NAME} must have an {@code echo} tool (tests break it). True
+   * when every call was answered.
+   */
+  static boolean run(
+      WarmupSettings settings, CompletableFuture<?> abandon, SupervisorConfig config) {
+    if (!settings.enabled()) {
+      return false;
+    }
+    log.info(
+        "warming up: {} calls through a private gateway in front of the built-in demo server",
+        settings.calls());
+    long start = System.nanoTime();
+    WarmupLoad warmupLoad = new WarmupLoad(settings);
+    Optional<String> problem;
+    try (QuietLogs quiet = QuietLogs.belowWarn()) {
+      problem = warmUp(warmupLoad, settings, abandon, config);
+    }
+    return problem.map(each -> report(warmupLoad, each, millisSince(start))).orElse(false);
+  }
+
+  /** The load's problem ("" when none), or empty when it was cut short (logged as a warning). */
+  private static Optional<String> warmUp(
+      WarmupLoad warmupLoad,
+      WarmupSettings settings,
+      CompletableFuture<?> abandon,
+      SupervisorConfig config) {
+    Set<ProcessHandle> childrenBefore =
+        ProcessHandle.current().children().collect(Collectors.toSet());
+    CompletableFuture<Application> started = start(config);
+    CompletableFuture<String> load =
+        started.thenApplyAsync(
+            application -> warmupLoad.run(application.address().getPort()), Warmup::runOnOwnThread);
+    try {
+      CompletableFuture.anyOf(load, abandon)
+          .get(settings.maxDuration().toMillis(), TimeUnit.MILLISECONDS);
+      if (load.isDone()) {
+        return Optional.of(load.join());
+      }
+      log.warn("warm-up cut short by a termination signal");
+    } catch (TimeoutException e) {
+      log.warn(
+          "warm-up cut short after {} ms (mcp-supervisor.application.{}); the gateway starts anyway",
+          settings.maxDuration().toMillis(),
+          WarmupSettings.MAX_DURATION);
+    } catch (ExecutionException | RuntimeException e) {
+      log.warn("warm-up failed, the gateway starts anyway: {}", Main.reason(e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      // a load not begun yet (the start was slow) never begins; one under way makes no more calls
+      load.cancel(false);
+      warmupLoad.stop();
+      stop(started);
+      awaitDemoServersGone(childrenBefore);
+    }
+    return Optional.empty();
+  }
+
+  private static CompletableFuture<Application> start(SupervisorConfig config) {
+    try {
+      return Application.start(config).toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** The built-in demo config, on a free loopback port whatever the real gateway's address. */
+  static SupervisorConfig privateConfig() {
+    SupervisorConfig demo = DemoConfig.create();
+    return new SupervisorConfig(demo.servers(), demo.gateway().withAddress("127.0.0.1", 0));
+  }
+
+  private static boolean report(WarmupLoad warmupLoad, String problem, long elapsedMillis) {
+    if (problem.isEmpty()) {
+      log.info("warm-up: {} calls in {} ms", warmupLoad.calls(), elapsedMillis);
+      return true;
+    }
+    log.warn("warm-up: not every call was answered ({}); the gateway starts anyway", problem);
+    return false;
+  }
+
+  /**
+   * Stops the private gateway, bounded; one still starting (the warm-up timed out first) is stopped
+   * whenever it has started.
+   */
+  private static void stop(CompletableFuture<Application> started) {
+    CompletableFuture<Void> stopped =
+        started
+            .thenCompose(application -> application.stop(Duration.ZERO))
+            .exceptionally(failure -> null);
+    if (!started.isDone()) {
+      return;
+    }
+    try {
+      stopped.get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("the warm-up gateway did not stop within {} ms", STOP_TIMEOUT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * The private gateway closes its demo server at stop; a process that is still there after a
+   * bounded wait is killed, so none outlives the warm-up.
+   */
+  private static void awaitDemoServersGone(Set<ProcessHandle> childrenBefore) {
+    List<ProcessHandle> demoServers =
+        ProcessHandle.current()
+            .children()
+            .filter(child -> !childrenBefore.contains(child))
+            .filter(
+                child ->
+                    child
+                        .info()
+                        .commandLine()
+                        .map(line -> line.contains(DemoServer.class.getName()))
+                        .orElse(false))
+            .toList();
+    for (ProcessHandle demoServer : demoServers) {
+      try {
+        demoServer.onExit().get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        log.warn("the warm-up's demo server (pid {}) did not exit; killing it", demoServer.pid());
+        demoServer.destroyForcibly();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        demoServer.destroyForcibly();
+      }
+    }
+  }
+
+  /**
+   * The load blocks its thread until done; a daemon, so a cut-short warm-up never holds the JVM.
+   */
+  private static void runOnOwnThread(Runnable task) {
+    Thread thread = new Thread(task, "mcp-supervisor-warmup");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private static long millisSince(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1_000_000;
+  }
+}

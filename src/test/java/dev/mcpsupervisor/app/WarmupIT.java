@@ -1,0 +1,106 @@
+package dev.mcpsupervisor.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.modelcontextprotocol.client.McpSyncClient;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The jar with its warm-up on: it warms up before it prints the listening line, and a client sees
+ * nothing of it (no session, no demo server process, no call in the metrics). A warm-up that cannot
+ * finish in its max duration still lets the gateway start.
+ */
+@Timeout(180)
+class WarmupIT {
+
+  private static final int WARMUP_CALLS = 1_000;
+
+  @Test
+  void theWarmUpRunsBeforeTheGatewayListensAndLeavesNothingAClientCanSee() throws Exception {
+    try (JarProcess jar =
+        JarProcess.startWithJvmOptions(
+            List.of(JarProcess.warmupCalls(WARMUP_CALLS)), "--port", "0")) {
+      String url = jar.awaitListening();
+      assertTrue(
+          jar.stderrText().contains("warm-up: " + WARMUP_CALLS + " calls in "),
+          "the warm-up's summary before the listening line; stderr:\n" + jar.stderrText());
+      // none of the warm-up's sessions, demo server processes or calls
+      assertEquals(
+          List.of(),
+          ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName()),
+          "demo server processes before any client");
+      JsonNode admin = McpHttpSession.JSON.readTree(get(url, "/admin/sessions"));
+      assertEquals(0, admin.path("downstreamSessions").size(), admin.toString());
+      admin
+          .path("serverKeys")
+          .forEach(key -> assertEquals(0, key.path("sessions").size(), admin.toString()));
+      String metrics = get(url, "/metrics");
+      assertTrue(
+          metrics.lines().noneMatch(line -> line.startsWith("mcp_supervisor_upstream_request")),
+          "no call counted before any client:\n" + metrics);
+
+      try (McpSyncClient client = GatewayClients.connect(url, "/servers/demo/mcp")) {
+        assertEquals("warm", GatewayClients.callText(client, "echo", Map.of("message", "warm")));
+        assertEquals(
+            1,
+            McpHttpSession.JSON
+                .readTree(get(url, "/admin/sessions"))
+                .path("downstreamSessions")
+                .size(),
+            "only this client's session");
+      }
+      assertEquals(
+          1,
+          ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName())
+              .size(),
+          "only the real gateway's demo server");
+    }
+  }
+
+  @Test
+  void aWarmUpCutShortByItsMaxDurationStillLetsTheGatewayStartAndServe() throws Exception {
+    try (JarProcess jar =
+        JarProcess.startWithJvmOptions(
+            List.of(
+                JarProcess.warmupCalls(1_000_000),
+                "-Dmcp-supervisor.application.warmup.maxDuration=2s"),
+            "--port",
+            "0")) {
+      String url = jar.awaitListening();
+      assertTrue(
+          jar.stderrText().contains("warm-up cut short after 2000 ms"),
+          "a warning; stderr:\n" + jar.stderrText());
+      assertEquals(
+          List.of(),
+          ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName()),
+          "the warm-up's demo server is gone");
+      try (McpSyncClient client = GatewayClients.connect(url, "/servers/demo/mcp")) {
+        assertEquals("5", GatewayClients.callText(client, "add", Map.of("a", 2, "b", 3)));
+      }
+    }
+  }
+
+  private static String get(String mcpUrl, String path) throws IOException, InterruptedException {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(mcpUrl).resolve(path))
+                    .timeout(Duration.ofSeconds(30))
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, response.statusCode(), path + ": " + response.body());
+    return response.body();
+  }
+}

@@ -1,0 +1,47 @@
+package dev.mcpsupervisor.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.protocol.config.ConfigException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class WarmupSettingsTest {
+
+  private static final String ORIGIN = "mcp-supervisor.application";
+
+  @Test
+  void theApplicationDefaultsWarmUpFiveThousandCallsForAtMostThirtySeconds() {
+    WarmupSettings settings =
+        WarmupSettings.fromConfig(ConfigFactory.load().getConfig(ORIGIN), ORIGIN);
+    assertEquals(new WarmupSettings(5_000, Duration.ofSeconds(30)), settings);
+  }
+
+  @Test
+  void theCommandLineCountWinsAndZeroTurnsItOff() {
+    WarmupSettings settings =
+        WarmupSettings.fromConfig(ConfigFactory.load().getConfig(ORIGIN), ORIGIN).withCalls(0);
+    assertEquals(0, settings.calls());
+    assertEquals(false, settings.enabled());
+  }
+
+  @Test
+  void badValuesAreConfigErrorsNamingTheSetting() {
+    assertEquals(
+        ORIGIN + ": warmup.calls: must be at least 0, got -5",
+        assertThrows(ConfigException.class, () -> parse("warmup.calls = -5")).getMessage());
+    assertEquals(
+        ORIGIN + ": warmup.maxDuration: must be positive, got PT0S",
+        assertThrows(ConfigException.class, () -> parse("warmup.maxDuration = 0s")).getMessage());
+    assertThrows(ConfigException.class, () -> parse("warmup.calls = many"));
+  }
+
+  private static WarmupSettings parse(String overrides) {
+    Config config =
+        ConfigFactory.parseString(overrides).withFallback(ConfigFactory.load().getConfig(ORIGIN));
+    return WarmupSettings.fromConfig(config, ORIGIN);
+  }
+}

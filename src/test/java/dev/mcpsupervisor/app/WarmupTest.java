@@ -1,0 +1,103 @@
+package dev.mcpsupervisor.app;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mcpsupervisor.protocol.config.ConfigLoader;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The warm-up in this JVM: it makes its calls through a private gateway and leaves no demo server
+ * or load generator process behind; a demo server that cannot start, a max duration too short, or a
+ * termination signal end it early with a warning, never with an exception (the real gateway then
+ * starts anyway).
+ */
+@Timeout(120)
+class WarmupTest {
+
+  private static final CompletableFuture<Void> NO_SIGNAL = new CompletableFuture<>();
+
+  @Test
+  void makesEveryCallInBothErasAndLeavesNoDemoServerBehind() {
+    List<ProcessHandle> before = demoServers();
+
+    boolean answered =
+        Warmup.run(
+            new WarmupSettings(300, Duration.ofSeconds(60)), NO_SIGNAL, Warmup.privateConfig());
+
+    assertTrue(answered, "every warm-up call answered");
+    assertTrue(
+        demoServers().equals(before), "demo servers or load generators left: " + demoServers());
+  }
+
+  @Test
+  void anUnrunnableDemoServerEndsTheWarmUpWithoutAnException() {
+    SupervisorConfig broken =
+        withAddressOfThePrivateConfig(
+            ConfigLoader.parse(
+                "{\"mcpServers\": {\""
+                    + DemoConfig.SERVER_NAME
+                    + "\": {\"command\": \"/nonexistent/mcp-supervisor-warmup-server\"}}}",
+                "broken warm-up config"));
+
+    assertFalse(Warmup.run(new WarmupSettings(200, Duration.ofSeconds(60)), NO_SIGNAL, broken));
+  }
+
+  @Test
+  void aMaxDurationTooShortCutsTheWarmUpShortAndStopsItsDemoServer() {
+    List<ProcessHandle> before = demoServers();
+    long start = System.nanoTime();
+
+    boolean answered =
+        Warmup.run(
+            new WarmupSettings(1_000_000, Duration.ofSeconds(3)),
+            NO_SIGNAL,
+            Warmup.privateConfig());
+
+    assertFalse(answered);
+    // 3 s of load plus stopping, against the hours a million calls would take
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertTrue(took.compareTo(Duration.ofSeconds(60)) < 0, "took " + took);
+    assertTrue(
+        demoServers().equals(before), "demo servers or load generators left: " + demoServers());
+  }
+
+  @Test
+  void aTerminationSignalEndsTheWarmUp() {
+    CompletableFuture<String> signalled = CompletableFuture.completedFuture("TERM");
+
+    assertFalse(
+        Warmup.run(
+            new WarmupSettings(1_000_000, Duration.ofSeconds(60)),
+            signalled,
+            Warmup.privateConfig()));
+  }
+
+  @Test
+  void noCallsNoWarmUp() {
+    assertFalse(
+        Warmup.run(
+            new WarmupSettings(0, Duration.ofSeconds(60)), NO_SIGNAL, Warmup.privateConfig()));
+  }
+
+  private static SupervisorConfig withAddressOfThePrivateConfig(SupervisorConfig config) {
+    return new SupervisorConfig(config.servers(), Warmup.privateConfig().gateway());
+  }
+
+  /** The demo servers and load generators this JVM runs. */
+  private static List<ProcessHandle> demoServers() {
+    return Stream.concat(
+            ChildProcesses.descendantsRunning(ProcessHandle.current(), DemoServer.class.getName())
+                .stream(),
+            ChildProcesses.descendantsRunning(
+                ProcessHandle.current(), Main.class.getName() + " bench")
+                .stream())
+        .toList();
+  }
+}
