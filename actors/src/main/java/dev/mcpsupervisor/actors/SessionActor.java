@@ -231,7 +231,7 @@ public final class SessionActor {
                             calls.onUpstreamMessage(
                                 received.message(), received.relatedRequestId(), link)))
             .onMessage(
-                SessionCalls.SendFailed.class,
+                CallSender.SendFailed.class,
                 failed -> failed.link().equals(link.ref()),
                 failed -> same(() -> calls.onSendFailed(failed, link)))
             .onMessage(

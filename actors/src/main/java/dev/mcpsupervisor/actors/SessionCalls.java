@@ -2,16 +2,13 @@ package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import dev.mcpsupervisor.upstream.Failures;
 import dev.mcpsupervisor.upstream.UpstreamConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,28 +52,14 @@ final class SessionCalls {
   /** Messages about one call or server request; timers and the caller's cancel. */
   interface CallCommand extends SessionActor.Command {}
 
-  record DeadlineExceeded(long callId) implements CallCommand {}
-
-  record RetryCall(long callId) implements CallCommand {}
-
-  /**
-   * A send on {@code link} failed: only a failure comes back (no message per successful send, the
-   * hot path).
-   */
-  record SendFailed(ActorRef<UpstreamLink.Command> link, long upstreamId, String reason)
-      implements SessionActor.Command {}
-
-  private record DeadlineTimer(long callId) {}
-
-  private record RetryTimer(long callId) {}
-
   private final long sessionId;
   private final KeyEnvironment env;
   private final String server;
   private final SupervisorSettings settings;
   private final ActorRef<ServerKeyActor.Command> parent;
   private final ActorContext<SessionActor.Command> context;
-  private final TimerScheduler<SessionActor.Command> timers;
+  private final CallTimers timers;
+  private final CallSender sender;
 
   /** Every call held, by call id: waiting, in flight, or waiting for a retry. */
   private final Map<Long, TrackedCall> held = new HashMap<>();
@@ -101,7 +84,8 @@ final class SessionCalls {
     this.settings = env.settings();
     this.parent = parent;
     this.context = context;
-    this.timers = timers;
+    this.timers = new CallTimers(timers);
+    this.sender = new CallSender(context.getSelf());
     this.progressTokens = new ProgressTokens(sessionId);
     ServerRequests serverRequests =
         new ServerRequests(
@@ -118,7 +102,7 @@ final class SessionCalls {
             serverRequests,
             progressTokens,
             pending,
-            (link, message) -> transmit(link, message, 0),
+            sender::message,
             this::listChanged);
     this.health = new SessionHealth(settings.evictAfterConsecutiveFailures());
     this.tools =
@@ -162,8 +146,7 @@ final class SessionCalls {
     }
     TrackedCall tracked = progressTokens.track(call);
     held.put(call.callId(), tracked);
-    timers.startSingleTimer(
-        new DeadlineTimer(call.callId()), new DeadlineExceeded(call.callId()), call.deadline());
+    timers.startDeadline(call.callId(), call.deadline());
     dispatch(tracked, ready);
     reportLoad();
   }
@@ -196,34 +179,12 @@ final class SessionCalls {
           null);
       return;
     }
-    long upstreamId = pending.sendCall(call);
-    transmit(
-        link,
-        new JsonRpcRequest(LongNode.valueOf(upstreamId), call.method(), call.params),
-        upstreamId);
+    sender.request(link, pending.sendCall(call), call.method(), call.params);
   }
 
   private long sendInternal(
       Link link, PendingRequests.Internal kind, String method, JsonNode params) {
-    long upstreamId = pending.sendInternal(kind);
-    transmit(link, new JsonRpcRequest(LongNode.valueOf(upstreamId), method, params), upstreamId);
-    return upstreamId;
-  }
-
-  private void transmit(Link link, JsonRpcMessage message, long upstreamId) {
-    ActorRef<SessionActor.Command> self = context.getSelf();
-    try {
-      link.connection()
-          .send(message)
-          .whenComplete(
-              (done, failure) -> {
-                if (failure != null) {
-                  self.tell(new SendFailed(link.ref(), upstreamId, Failures.describe(failure)));
-                }
-              });
-    } catch (RuntimeException e) {
-      self.tell(new SendFailed(link.ref(), upstreamId, Failures.describe(e)));
-    }
+    return sender.request(link, pending.sendInternal(kind), method, params);
   }
 
   // --------------------------------------------------------------------------------- link up, lost
@@ -280,8 +241,7 @@ final class SessionCalls {
     }
   }
 
-  // --------------------------------------------------------------------------------------- timers,
-  // cancel, failures
+  // ---------------------------------------------------------------------- timers, cancel, failures
 
   void onCallCommand(SessionActor.Command command, Link ready) {
     if (command instanceof SessionActor.Cancel cancel) {
@@ -290,7 +250,7 @@ final class SessionCalls {
         withdraw(call, "cancelled by the client", ready);
         answerError(call, SupervisorErrors.cancelled(call.method(), server));
       }
-    } else if (command instanceof DeadlineExceeded exceeded) {
+    } else if (command instanceof CallTimers.DeadlineExceeded exceeded) {
       TrackedCall call = held.get(exceeded.callId());
       if (call != null) {
         if (call.state == TrackedCall.State.IN_FLIGHT) {
@@ -301,7 +261,7 @@ final class SessionCalls {
             call,
             SupervisorErrors.timeout(call.method(), server, call.call().deadline().toMillis()));
       }
-    } else if (command instanceof RetryCall retry) {
+    } else if (command instanceof CallTimers.RetryCall retry) {
       TrackedCall call = held.get(retry.callId());
       if (call != null && call.state == TrackedCall.State.RETRY_SCHEDULED) {
         dispatch(call, ready);
@@ -316,15 +276,12 @@ final class SessionCalls {
     if (call.state == TrackedCall.State.IN_FLIGHT
         && pending.removeCall(call.upstreamId) != null
         && ready != null) {
-      ObjectNode params = JsonRpcCodec.emptyObject();
-      params.put("requestId", call.upstreamId);
-      params.put("reason", reason);
-      transmit(ready, new JsonRpcNotification(McpMethods.NOTIFICATION_CANCELLED, params), 0);
+      sender.cancelled(ready, call.upstreamId, reason);
       drainWaiting(ready);
     }
   }
 
-  void onSendFailed(SendFailed failed, Link link) {
+  void onSendFailed(CallSender.SendFailed failed, Link link) {
     TrackedCall call = pending.removeCall(failed.upstreamId());
     if (call == null) {
       pending.removeInternal(failed.upstreamId());
@@ -384,7 +341,7 @@ final class SessionCalls {
       health.answered();
       if (RetryPolicy.saysStillInitializing(response)) {
         Duration delay = settings.stillInitializingRetry(call.scheduleStillInitializingRetry());
-        timers.startSingleTimer(new RetryTimer(call.callId()), new RetryCall(call.callId()), delay);
+        timers.scheduleRetry(call.callId(), delay);
       } else {
         JsonRpcResponse answer =
             McpMethods.TOOLS_LIST.equals(call.method()) ? tools.callerList(response) : response;
@@ -420,8 +377,7 @@ final class SessionCalls {
       pending.removeCall(call.upstreamId);
     }
     progressTokens.forget(call);
-    timers.cancel(new DeadlineTimer(call.callId()));
-    timers.cancel(new RetryTimer(call.callId()));
+    timers.cancel(call.callId());
     call.call().answer(response, inbox.deliveryFor(call));
     env.observer()
         .requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
