@@ -52,6 +52,9 @@ public final class SessionSupervisor implements AutoCloseable {
   private final SupervisorConfig config;
   private final SupervisorSettings settings;
 
+  /** The asks of the router behind {@link #request}, {@link #acquire}, releases and snapshots. */
+  private final RouterAsks asks;
+
   /** Call ids only name calls (for cancellation and timers); they hold no state. */
   private final AtomicLong callIds = new AtomicLong();
 
@@ -64,6 +67,7 @@ public final class SessionSupervisor implements AutoCloseable {
     this.router = router;
     this.config = config;
     this.settings = settings;
+    this.asks = new RouterAsks(system, router, settings);
   }
 
   /**
@@ -172,46 +176,7 @@ public final class SessionSupervisor implements AutoCloseable {
               LongNode.valueOf(callId), SupervisorErrors.unknownServer(server)));
     }
     Duration effectiveDeadline = deadline != null ? deadline : serverConfig.requestTimeout();
-    CompletableFuture<JsonRpcResponse> answer = new CompletableFuture<>();
-    if (isTerminated()) {
-      answer.complete(
-          JsonRpcResponse.failure(LongNode.valueOf(callId), SupervisorErrors.shuttingDown()));
-      return answer;
-    }
-    // the session answers at the deadline; this ask's own timeout is only a safety net behind it
-    CompletableFuture<JsonRpcResponse> reply =
-        Asks.ask(
-            router,
-            replyTo ->
-                new KeyRouter.Request(
-                    new UpstreamCall(
-                        context,
-                        server,
-                        callId,
-                        method,
-                        params,
-                        effectiveDeadline,
-                        replyTo,
-                        tag,
-                        null,
-                        null)),
-            effectiveDeadline.plus(settings.askMargin()),
-            system.scheduler(),
-            failure ->
-                JsonRpcResponse.failure(
-                    LongNode.valueOf(callId),
-                    isTerminated()
-                        ? SupervisorErrors.shuttingDown()
-                        : SupervisorErrors.timeout(method, server, effectiveDeadline.toMillis())));
-    // the caller gets its own future: cancelling it must not touch the ask
-    reply.whenComplete((response, failure) -> answer.complete(response));
-    answer.whenComplete(
-        (response, failure) -> {
-          if (answer.isCancelled() && !isTerminated()) {
-            router.tell(new KeyRouter.Cancel(context, server, callId));
-          }
-        });
-    return answer;
+    return asks.request(context, server, callId, method, params, effectiveDeadline, tag);
   }
 
   /**
@@ -238,7 +203,7 @@ public final class SessionSupervisor implements AutoCloseable {
     Objects.requireNonNull(options, "options");
     long callId = callIds.incrementAndGet();
     ServerConfig serverConfig = config.servers().get(server);
-    if (serverConfig == null || isTerminated()) {
+    if (serverConfig == null || asks.isTerminated()) {
       JsonRpcResponse refused =
           JsonRpcResponse.failure(
               LongNode.valueOf(callId),
@@ -256,10 +221,6 @@ public final class SessionSupervisor implements AutoCloseable {
         settings,
         new RoundTripCall.Call(context, server, callId, method, sent, deadline),
         options);
-  }
-
-  private boolean isTerminated() {
-    return system.whenTerminated().isCompleted();
   }
 
   /**
@@ -283,29 +244,7 @@ public final class SessionSupervisor implements AutoCloseable {
   public CompletionStage<JsonNode> acquire(String context, String server) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
-    CompletableFuture<AcquireReply> reply =
-        Asks.ask(
-            router,
-            replyTo -> new KeyRouter.Acquire(context, server, replyTo),
-            settings.acquireTimeout(),
-            system.scheduler(),
-            failure ->
-                AcquireReply.failed(
-                    isTerminated()
-                        ? SupervisorErrors.shuttingDown()
-                        : SupervisorErrors.unavailableBecause(
-                            server,
-                            "not ready within " + settings.acquireTimeout().toMillis() + " ms")));
-    CompletableFuture<JsonNode> ready = new CompletableFuture<>();
-    reply.whenComplete(
-        (answer, notUsed) -> {
-          if (answer.error() != null) {
-            ready.completeExceptionally(new SupervisorException(answer.error()));
-          } else {
-            ready.complete(answer.initializeResult());
-          }
-        });
-    return ready;
+    return asks.acquire(context, server);
   }
 
   /**
@@ -316,7 +255,7 @@ public final class SessionSupervisor implements AutoCloseable {
   public CompletionStage<Void> release(String context, String server) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
-    return this.<Done>confirmed(
+    return asks.<Done>confirmed(
             "release of " + server + " for " + context,
             replyTo -> new KeyRouter.Release(context, server, replyTo),
             settings.acquireTimeout())
@@ -329,34 +268,11 @@ public final class SessionSupervisor implements AutoCloseable {
    */
   public CompletionStage<Void> releaseAll(String context) {
     Objects.requireNonNull(context, "context");
-    return this.<Done>confirmed(
+    return asks.<Done>confirmed(
             "release of every lease of " + context,
             replyTo -> new KeyRouter.ReleaseAll(context, replyTo),
             settings.acquireTimeout())
         .thenApply(done -> null);
-  }
-
-  /**
-   * Asks the guardian; completes when it confirms, fails (never completes as if done) when it does
-   * not in time.
-   */
-  private <R> CompletionStage<R> confirmed(
-      String what,
-      java.util.function.Function<ActorRef<R>, KeyRouter.Command> message,
-      Duration timeout) {
-    return Asks.ask(router, message, timeout, system.scheduler())
-        .handle(
-            (reply, failure) -> {
-              if (failure != null) {
-                throw new SupervisorException(
-                    isTerminated()
-                        ? SupervisorErrors.shuttingDown()
-                        : SupervisorErrors.unavailableBecause(
-                            "supervisor",
-                            what + " not confirmed within " + timeout.toMillis() + " ms"));
-              }
-              return reply;
-            });
   }
 
   /**
@@ -376,7 +292,7 @@ public final class SessionSupervisor implements AutoCloseable {
    * vacuously.
    */
   public CompletionStage<SupervisorSnapshot> snapshot() {
-    return confirmed(
+    return asks.confirmed(
         "snapshot", KeyRouter.GetSnapshot::new, settings.snapshotTimeout().multipliedBy(2));
   }
 
