@@ -1,6 +1,9 @@
 package dev.mcpsupervisor.actors;
 
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -22,6 +25,18 @@ final class ContextDeliveries {
   ContextDeliveries(ActorContext<?> spawner, Duration retireGrace) {
     this.spawner = spawner;
     this.retireGrace = retireGrace;
+  }
+
+  /**
+   * The retire grace for these servers: a released context's delivery actor passes answers of calls
+   * in flight for the longest request timeout, plus the ask margin behind it.
+   */
+  static Duration retireGrace(SupervisorConfig config, SupervisorSettings settings) {
+    return config.servers().values().stream()
+        .map(ServerConfig::requestTimeout)
+        .max(Comparator.naturalOrder())
+        .orElse(Duration.ZERO)
+        .plus(settings.askMargin());
   }
 
   /** The context's delivery, or null when it has no listener. */

@@ -8,7 +8,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.upstream.UpstreamConnector;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -128,14 +127,8 @@ public final class KeyRouter {
     this.context = context;
     this.timers = timers;
     config.servers().forEach((name, server) -> keyIds.put(name, server.key().id()));
-    // a released context's delivery actor passes answers of calls in flight for this long
-    Duration retireGrace =
-        config.servers().values().stream()
-            .map(ServerConfig::requestTimeout)
-            .max(Comparator.naturalOrder())
-            .orElse(Duration.ZERO)
-            .plus(settings.askMargin());
-    this.deliveries = new ContextDeliveries(context, retireGrace);
+    this.deliveries =
+        new ContextDeliveries(context, ContextDeliveries.retireGrace(config, settings));
   }
 
   private Behavior<Command> active() {
