@@ -5,9 +5,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.actors.SupervisorErrors;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ParamHeaders;
@@ -20,8 +18,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -103,9 +99,6 @@ final class ClientRequests {
   private Map<String, String> resourceOwners = Map.of(); // these three: sparse (see SparseMaps)
   private Map<String, String> templateOwners = Map.of();
   private Set<String> subscriptions = Set.of();
-
-  /** The id of a request the gateway makes on a client's behalf (it never reaches the client). */
-  private static final JsonNode GATEWAY_REQUEST_ID = TextNode.valueOf("gateway");
 
   /** A stateless request's Mcp-Param-* headers; null for a session-era client (none checked). */
   private Map<String, String> paramHeaders;
@@ -223,76 +216,16 @@ final class ClientRequests {
   }
 
   /**
-   * A listen stream's resources, each subscribed on the server that owns it (on an endpoint of
-   * several servers their resource lists, cached, say which: learnt first). Answers URI → server
-   * for those a server took. Runs off the session's thread, on a copy of what the session knows.
+   * A listen stream's resources, each subscribed on the server that owns it ({@link
+   * ListenedResources}). Answers URI → server for those a server took.
    */
   CompletionStage<Map<String, String>> subscribeListened(List<String> uris, UpstreamCalls calls) {
-    McpEndpoint.View known =
-        new McpEndpoint.View(upstreams, Map.copyOf(resourceOwners), Map.copyOf(templateOwners));
-    CompletionStage<McpEndpoint.View> view =
-        endpoint.servers().size() < 2
-            ? CompletableFuture.completedFuture(known)
-            : learnOwners(known, calls);
-    return view.thenCompose(
-        learnt -> {
-          Map<String, CompletableFuture<Outcome>> outcomes = new LinkedHashMap<>();
-          for (String uri : uris) {
-            ObjectNode params = JsonRpcCodec.emptyObject();
-            params.put("uri", uri);
-            outcomes.put(uri, outcome(McpMethods.RESOURCES_SUBSCRIBE, params, learnt, calls));
-          }
-          return CompletableFuture.allOf(outcomes.values().toArray(CompletableFuture[]::new))
-              .thenApply(
-                  allDone -> {
-                    Map<String, String> subscribed = new LinkedHashMap<>();
-                    outcomes.forEach(
-                        (uri, outcome) -> {
-                          if (outcome.join() instanceof Outcome.Subscribed taken) {
-                            subscribed.put(uri, taken.server());
-                          }
-                        });
-                    return subscribed;
-                  });
-        });
+    return ListenedResources.subscribe(endpoint, snapshot(), uris, calls);
   }
 
-  /** {@code known}, with the owners the servers' resource and template lists name. */
-  private CompletionStage<McpEndpoint.View> learnOwners(
-      McpEndpoint.View known, UpstreamCalls calls) {
-    CompletableFuture<Outcome> resources =
-        outcome(McpMethods.RESOURCES_LIST, JsonRpcCodec.emptyObject(), known, calls);
-    CompletableFuture<Outcome> templates =
-        outcome(McpMethods.RESOURCES_TEMPLATES_LIST, JsonRpcCodec.emptyObject(), known, calls);
-    return resources.thenCombine(
-        templates,
-        (listed, templated) -> {
-          Map<String, String> owners = new HashMap<>(known.resourceOwners());
-          Map<String, String> templateOwners = new HashMap<>(known.templateOwners());
-          if (listed instanceof Outcome.ResourcesLearned learned) {
-            learned.owners().forEach(owners::putIfAbsent);
-          }
-          if (templated instanceof Outcome.ResourcesLearned learned) {
-            learned.templateOwners().forEach(templateOwners::putIfAbsent);
-          }
-          return new McpEndpoint.View(known.upstreams(), owners, templateOwners);
-        });
-  }
-
-  /** The endpoint's outcome for a request the gateway makes itself; a failure as an outcome. */
-  private CompletableFuture<Outcome> outcome(
-      String method, ObjectNode params, McpEndpoint.View view, UpstreamCalls calls) {
-    CompletionStage<Outcome> outcome;
-    try {
-      outcome =
-          endpoint.handle(new JsonRpcRequest(GATEWAY_REQUEST_ID, method, params), view, calls);
-    } catch (RuntimeException e) {
-      outcome = CompletableFuture.failedFuture(e);
-    }
-    return outcome
-        .toCompletableFuture()
-        .exceptionally(
-            failure -> new Outcome.Failure(SupervisorErrors.internal("gateway", failure)));
+  /** A copy of what the session knows, for a call that goes on from a future (not the maps). */
+  private McpEndpoint.View snapshot() {
+    return new McpEndpoint.View(upstreams, Map.copyOf(resourceOwners), Map.copyOf(templateOwners));
   }
 
   /**
@@ -303,9 +236,7 @@ final class ClientRequests {
    * server answers for it.
    */
   private CompletionStage<Outcome> checkedToolCall(JsonRpcRequest request, UpstreamCalls calls) {
-    // the call goes on from a future: it gets a copy of what the session knows, not the maps
-    McpEndpoint.View view =
-        new McpEndpoint.View(upstreams, Map.copyOf(resourceOwners), Map.copyOf(templateOwners));
+    McpEndpoint.View view = snapshot();
     Map<String, String> headers = paramHeaders;
     JsonNode params = request.params() == null ? JsonRpcCodec.emptyObject() : request.params();
     return endpoint

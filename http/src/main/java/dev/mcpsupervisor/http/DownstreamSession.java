@@ -199,7 +199,7 @@ public final class DownstreamSession {
                         subscribing,
                         (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris)),
                 () -> IdentityListener.sessionRef(context.getSystem(), context.getSelf()),
-                context::getLog,
+                () -> SessionLogger.of(context),
                 reason ->
                     context.getSelf().tell(new End(reason, context.getSystem().ignoreRef()))));
   }

@@ -21,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -30,7 +29,6 @@ import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.util.ByteString;
 
 /**
  * The MCP Streamable HTTP endpoints, {@code /mcp} and {@code /servers/<name>/mcp}: HTTP only. A
@@ -50,9 +48,7 @@ final class McpRoutes extends AllDirectives {
 
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final Scheduler scheduler;
-  private final Materializer materializer;
   private final GatewaySettings settings;
-  private final long maxBodyBytes;
   private final Set<String> servers;
   private final GatewayMetrics metrics;
   private final ServerAccess access;
@@ -61,6 +57,7 @@ final class McpRoutes extends AllDirectives {
 
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
+  private final PostBodies bodies;
   private final SessionExchanges exchanges;
   private final StatelessRoutes stateless;
 
@@ -87,15 +84,15 @@ final class McpRoutes extends AllDirectives {
       Readiness readiness) {
     this.sessions = sessions;
     this.scheduler = scheduler;
-    this.materializer = materializer;
     this.settings = settings;
-    this.maxBodyBytes = gateway.maxBodyBytes();
     this.servers = Set.copyOf(servers);
     this.metrics = metrics;
     this.access = access;
     this.readiness = readiness;
     this.refusals = new McpRefusals(metrics);
-    this.checks = new McpRequestChecks(refusals, maxBodyBytes);
+    this.checks = new McpRequestChecks(refusals, gateway.maxBodyBytes());
+    this.bodies =
+        new PostBodies(checks, materializer, gateway.maxBodyBytes(), settings.bodyReadTimeout());
     this.exchanges =
         new SessionExchanges(
             sessions,
@@ -171,39 +168,10 @@ final class McpRoutes extends AllDirectives {
     if (refusal.isPresent()) {
       return done(refusal.get());
     }
-    McpRequestChecks.BodySize size = checks.bodySize(request);
-    if (size == McpRequestChecks.BodySize.REFUSE) {
-      return done(checks.tooLarge());
-    }
-    if (size == McpRequestChecks.BodySize.DRAIN_THEN_REFUSE) {
-      return request
-          .discardEntityBytes(materializer)
-          .completionStage()
-          .handle((drained, failure) -> checks.tooLarge());
-    }
-    return body(request)
-        .thenCompose(
-            body ->
-                dispatch(JsonRpcCodec.parse(body.toArray()), request, path, server, accept, caller))
-        .exceptionally(checks::unreadableBody);
-  }
-
-  /**
-   * The request's body. A strict entity (the whole body came with the headers; its size was checked
-   * against the Content-Length) is taken as it is: Pekko's toStrict would run a stream even for it.
-   */
-  private CompletionStage<ByteString> body(HttpRequest request) {
-    if (request.entity() instanceof HttpEntity.Strict strict) {
-      return CompletableFuture.completedFuture(strict.getData());
-    }
-    // the size limit fails with EntityStreamSizeException; toStrict's own bound is passed in, else
-    // it is looked up in the config on every request
-    return Asks.sameThread(
-            request
-                .entity()
-                .withSizeLimit(maxBodyBytes)
-                .toStrict(settings.bodyReadTimeout().toMillis(), Long.MAX_VALUE, materializer))
-        .thenApply(HttpEntity.Strict::getData);
+    return bodies.read(
+        request,
+        body ->
+            dispatch(JsonRpcCodec.parse(body.toArray()), request, path, server, accept, caller));
   }
 
   private CompletionStage<HttpResponse> dispatch(

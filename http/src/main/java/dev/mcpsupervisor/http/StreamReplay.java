@@ -1,13 +1,9 @@
 package dev.mcpsupervisor.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
-import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -63,32 +59,6 @@ final class StreamReplay {
   /** Why a GET with Last-Event-ID was not resumed: the HTTP status and what to tell the client. */
   record Refusal(int status, String message) {}
 
-  /** A stream kept for resumption. */
-  private static final class Stream {
-    final long number;
-    final boolean isGet;
-    final ExchangeSink key;
-    final ArrayDeque<Kept> events = new ArrayDeque<>();
-
-    /** The connection carrying it now; null while its client is away. */
-    ExchangeSink connection;
-
-    boolean primed;
-    boolean finished;
-    long nextEvent = 1;
-    long evictedThrough;
-    long bytes;
-
-    Stream(long number, boolean isGet, ExchangeSink key) {
-      this.number = number;
-      this.isGet = isGet;
-      this.key = key;
-      this.connection = key;
-    }
-  }
-
-  private record Kept(long event, String id, ObjectNode json, int bytes) {}
-
   /** Passes every event through: for sessions that never resume (shared: it keeps nothing). */
   static final StreamReplay DISABLED = new StreamReplay(null, (delay, ref) -> {});
 
@@ -104,15 +74,15 @@ final class StreamReplay {
    * By the ref the session tells (a POST's first connection, the GET stream's current one). This
    * and the three below are sparse (see {@link SparseMaps}): a session keeping no stream has none.
    */
-  private Map<ExchangeSink, Stream> streams = Map.of();
+  private Map<ExchangeSink, ReplayStream> streams = Map.of();
 
   /** By the connection carrying each stream now. */
-  private Map<ExchangeSink, Stream> connections = Map.of();
+  private Map<ExchangeSink, ReplayStream> connections = Map.of();
 
-  private Map<Long, Stream> byNumber = Map.of();
+  private Map<Long, ReplayStream> byNumber = Map.of();
 
   /** Streams whose client went away, oldest first. */
-  private Set<Stream> detached = Set.of();
+  private Set<ReplayStream> detached = Set.of();
 
   private boolean enabled;
   private long nextStream = 1;
@@ -134,7 +104,7 @@ final class StreamReplay {
     if (!enabled || !acceptsSse) {
       return;
     }
-    register(new Stream(nextStream++, false, post));
+    register(new ReplayStream(nextStream++, false, post));
     if (settings.streamAfter().isZero()) {
       timer(post);
     } else {
@@ -146,7 +116,7 @@ final class StreamReplay {
   void openedGet(ExchangeSink get) {
     get.tell(Exchange.Opened.INSTANCE);
     if (enabled) {
-      Stream stream = new Stream(nextStream++, true, get);
+      ReplayStream stream = new ReplayStream(nextStream++, true, get);
       register(stream);
       primeIfNot(stream);
     }
@@ -158,7 +128,7 @@ final class StreamReplay {
    * connection is closed (the client polls with Last-Event-ID) and what follows is kept for it.
    */
   void timer(ExchangeSink post) {
-    Stream stream = streams.get(post);
+    ReplayStream stream = streams.get(post);
     if (stream == null || stream.finished) {
       return;
     }
@@ -173,7 +143,7 @@ final class StreamReplay {
 
   /** Tells a stream an event: ids, kept for replay and sent on while connected when resumable. */
   void tell(ExchangeSink ref, Exchange.Event event) {
-    Stream stream = streams.get(ref);
+    ReplayStream stream = streams.get(ref);
     if (stream == null) {
       ref.tell(event);
     } else if (event instanceof Exchange.Message message) {
@@ -187,7 +157,7 @@ final class StreamReplay {
       }
       complete.responses().forEach(json -> keepAndSend(stream, json));
       stream.finished = true;
-      send(stream, new Exchange.Complete(List.of()));
+      stream.send(new Exchange.Complete(List.of()));
       if (stream.connection == null && !byNumber.containsKey(stream.number)) {
         forget(stream); // evicted while away: nothing to replay
       }
@@ -202,9 +172,9 @@ final class StreamReplay {
    * (delivered); a GET stream is kept for replay, but the session stops sending on it.
    */
   boolean detached(ExchangeSink connection) {
-    Stream stream = connections.get(connection);
+    ReplayStream stream = connections.get(connection);
     if (stream == null) { // a POST's first connection, after a resume took its stream over
-      Stream moved = streams.get(connection);
+      ReplayStream moved = streams.get(connection);
       return moved != null && !moved.isGet;
     }
     connections = SparseMaps.without(connections, connection);
@@ -232,7 +202,7 @@ final class StreamReplay {
       return refusal;
     }
     String[] parts = lastEventId.split("-");
-    Stream stream = byNumber.get(Long.parseLong(parts[1]));
+    ReplayStream stream = byNumber.get(Long.parseLong(parts[1]));
     long after = Long.parseLong(parts[2]);
     if (stream.connection != null) { // its client left without the gateway noticing yet
       connections = SparseMaps.without(connections, stream.connection);
@@ -248,11 +218,7 @@ final class StreamReplay {
       streams = SparseMaps.with(streams, connection, stream);
     }
     connection.tell(Exchange.Opened.INSTANCE);
-    for (Kept kept : stream.events) {
-      if (kept.event() > after) {
-        connection.tell(new Exchange.Message(kept.json(), kept.id()));
-      }
-    }
+    stream.replayAfter(after, connection);
     if (stream.finished) {
       connection.tell(new Exchange.Complete(List.of()));
     }
@@ -261,7 +227,7 @@ final class StreamReplay {
 
   /** Whether the id names a GET stream (the session's GET stream then moves to its connection). */
   boolean isGetStream(String lastEventId) {
-    Stream stream = streamOf(lastEventId);
+    ReplayStream stream = streamOf(lastEventId);
     return stream != null && stream.isGet;
   }
 
@@ -288,7 +254,7 @@ final class StreamReplay {
     }
     long streamNumber = number(parts[1]);
     long after = number(parts[2]);
-    Stream stream = byNumber.get(streamNumber);
+    ReplayStream stream = byNumber.get(streamNumber);
     if (stream == null && streamNumber < nextStream) {
       return new Refusal(
           410,
@@ -316,7 +282,7 @@ final class StreamReplay {
     return null;
   }
 
-  private Stream streamOf(String lastEventId) {
+  private ReplayStream streamOf(String lastEventId) {
     String[] parts = lastEventId.split("-");
     return parts.length == 3 && parts[0].equals(tag) ? byNumber.get(number(parts[1])) : null;
   }
@@ -329,13 +295,13 @@ final class StreamReplay {
     }
   }
 
-  private void register(Stream stream) {
+  private void register(ReplayStream stream) {
     streams = SparseMaps.with(streams, stream.key, stream);
     connections = SparseMaps.with(connections, stream.key, stream);
     byNumber = SparseMaps.with(byNumber, stream.number, stream);
   }
 
-  private void forget(Stream stream) {
+  private void forget(ReplayStream stream) {
     streams = SparseMaps.withoutValue(SparseMaps.without(streams, stream.key), stream);
     if (stream.connection != null) {
       connections = SparseMaps.without(connections, stream.connection);
@@ -348,60 +314,36 @@ final class StreamReplay {
    * Forgets what a detached stream kept; a POST stream still answering stays known (its later
    * events are dropped) until it finishes.
    */
-  private void evict(Stream stream) {
+  private void evict(ReplayStream stream) {
     detached = SparseMaps.without(detached, stream);
     byNumber = SparseMaps.without(byNumber, stream.number);
-    stream.evictedThrough = stream.nextEvent - 1;
-    stream.events.clear();
-    stream.bytes = 0;
+    stream.evictAll();
     if (stream.isGet) {
       forget(stream);
     }
   }
 
-  private void primeIfNot(Stream stream) {
+  private void primeIfNot(ReplayStream stream) {
     if (!stream.primed) {
       stream.primed = true;
-      send(stream, new Exchange.Primed(id(stream, 0), settings.retry().toMillis()));
+      stream.send(new Exchange.Primed(id(stream, 0), settings.retry().toMillis()));
       if (!stream.isGet && !settings.closeConnectionAfter().isZero()) {
         startTimer.accept(settings.closeConnectionAfter(), stream.key);
       }
     }
   }
 
-  private void keepAndSend(Stream stream, ObjectNode json) {
+  private void keepAndSend(ReplayStream stream, ObjectNode json) {
     long event = stream.nextEvent++;
     String id = id(stream, event);
     if (byNumber.containsKey(stream.number)) { // an evicted stream keeps nothing more
-      int bytes = sizeOf(json);
-      stream.events.addLast(new Kept(event, id, json, bytes));
-      stream.bytes += bytes;
-      while (!stream.events.isEmpty()
-          && (stream.events.size() > settings.maxEvents() || stream.bytes > settings.maxBytes())) {
-        Kept oldest = stream.events.removeFirst();
-        stream.bytes -= oldest.bytes();
-        stream.evictedThrough = oldest.event();
-      }
+      stream.keep(event, id, json, settings.maxEvents(), settings.maxBytes());
     }
-    send(stream, new Exchange.Message(json, id));
+    stream.send(new Exchange.Message(json, id));
   }
 
-  private static void send(Stream stream, Exchange.Event event) {
-    if (stream.connection != null) {
-      stream.connection.tell(event);
-    }
-  }
-
-  private String id(Stream stream, long event) {
+  private String id(ReplayStream stream, long event) {
     tag = tag != null ? tag : Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
     return tag + "-" + stream.number + "-" + event;
-  }
-
-  private static int sizeOf(ObjectNode json) {
-    try {
-      return JsonRpcCodec.mapper().writeValueAsBytes(json).length;
-    } catch (JsonProcessingException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

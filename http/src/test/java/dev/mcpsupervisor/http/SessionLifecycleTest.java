@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
@@ -27,6 +31,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.LoggerFactory;
 
 /** Sessions on both endpoints: ids, versions, 400/404, DELETE, idle expiry, batches, 202s. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -144,6 +149,30 @@ class SessionLifecycleTest {
     assertFalse(leaseHolders().contains(sessionId), "DELETE released the lease before answering");
     assertEquals(404, gateway.post(FIXTURE, sessionId, request(3, "ping", "{}")).statusCode());
     assertEquals(404, gateway.delete(FIXTURE, sessionId).statusCode());
+  }
+
+  @Test
+  void aSessionLogsUnderItsClassNameNotItsBehavioursLambda() {
+    Logger logger = (Logger) LoggerFactory.getLogger("dev.mcpsupervisor.http");
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    lines.start();
+    Level level = logger.getLevel();
+    logger.setLevel(Level.INFO);
+    logger.addAppender(lines);
+    try {
+      String sessionId = gateway.initialize(FIXTURE);
+      assertEquals(200, gateway.delete(FIXTURE, sessionId).statusCode());
+      List<String> loggers =
+          List.copyOf(lines.list).stream()
+              .filter(line -> line.getMessage().startsWith("session {} on {} ended"))
+              .filter(line -> line.getFormattedMessage().contains(SessionIds.redact(sessionId)))
+              .map(ILoggingEvent::getLoggerName)
+              .toList();
+      assertEquals(List.of(DownstreamSession.class.getName()), loggers);
+    } finally {
+      logger.detachAppender(lines);
+      logger.setLevel(level);
+    }
   }
 
   @Test
