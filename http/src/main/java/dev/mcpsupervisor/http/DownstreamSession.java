@@ -178,7 +178,6 @@ public final class DownstreamSession {
     this.id = spec.id();
     this.context = context;
     this.timers = timers;
-    Duration idleTimeout = spec.idleTimeout();
     this.handling =
         new SessionHandling(
             spec,

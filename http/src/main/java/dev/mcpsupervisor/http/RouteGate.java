@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The passivation handshake between the HTTP routes, which tell a {@link DownstreamSession}
@@ -17,8 +18,19 @@ final class RouteGate {
 
   private static final long CLOSED = 1L << 62;
 
+  // a field with a VarHandle, not an AtomicLong: one object less per session (24 bytes)
+  private static final VarHandle PASSED;
+
+  static {
+    try {
+      PASSED = MethodHandles.lookup().findVarHandle(RouteGate.class, "passed", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   /** How many messages passed, with {@link #CLOSED} set once closed. */
-  private final AtomicLong passed = new AtomicLong();
+  private volatile long passed;
 
   /** How many of them the session processed. */
   private long processed;
@@ -26,11 +38,11 @@ final class RouteGate {
   /** Counts a message about to be told to the session; false once the gate is closed. */
   boolean pass() {
     while (true) {
-      long now = passed.get();
+      long now = passed;
       if ((now & CLOSED) != 0) {
         return false;
       }
-      if (passed.compareAndSet(now, now + 1)) {
+      if (PASSED.compareAndSet(this, now, now + 1)) {
         return true;
       }
     }
@@ -43,21 +55,21 @@ final class RouteGate {
 
   /** Closes the gate if every message that passed was processed; whether it closed now. */
   boolean closeIfIdle() {
-    return passed.compareAndSet(processed, processed | CLOSED);
+    return PASSED.compareAndSet(this, processed, processed | CLOSED);
   }
 
   /** Closes the gate: the session ends. */
   void close() {
-    passed.getAndUpdate(now -> now | CLOSED);
+    PASSED.getAndBitwiseOr(this, CLOSED);
   }
 
   boolean closed() {
-    return (passed.get() & CLOSED) != 0;
+    return (passed & CLOSED) != 0;
   }
 
   /** Whether the gate is closed and every message that passed it was processed. */
   boolean drained() {
-    long now = passed.get();
+    long now = passed;
     return (now & CLOSED) != 0 && (now & ~CLOSED) == processed;
   }
 }
