@@ -152,27 +152,13 @@ final class Warmup {
    */
   private static void awaitDemoServersGone(Set<ProcessHandle> childrenBefore) {
     List<ProcessHandle> demoServers =
-        ProcessHandle.current()
-            .children()
-            .filter(child -> !childrenBefore.contains(child))
-            .filter(
-                child ->
-                    child
-                        .info()
-                        .commandLine()
-                        .map(line -> line.contains(DemoServer.class.getName()))
-                        .orElse(false))
+        ChildProcesses.descendantsRunning(ProcessHandle.current(), DemoServer.class.getName())
+            .stream()
+            .filter(process -> !childrenBefore.contains(process))
             .toList();
-    for (ProcessHandle demoServer : demoServers) {
-      try {
-        demoServer.onExit().get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (ExecutionException | TimeoutException e) {
-        log.warn("the warm-up's demo server (pid {}) did not exit; killing it", demoServer.pid());
-        demoServer.destroyForcibly();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        demoServer.destroyForcibly();
-      }
+    if (!ChildProcesses.awaitExit(demoServers, STOP_TIMEOUT)) {
+      log.warn("the warm-up's demo server did not exit; killing it");
+      ChildProcesses.kill(demoServers);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.app.chaos;
 
+import dev.mcpsupervisor.app.ChildProcesses;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -64,33 +65,21 @@ final class ManagedProcess implements AutoCloseable {
   /** SIGKILL, and wait (bounded) until it is gone. */
   void kill() {
     process.destroyForcibly();
-    awaitExit(process.toHandle(), Duration.ofSeconds(10));
+    ChildProcesses.awaitExit(List.of(process.toHandle()), Duration.ofSeconds(10));
   }
 
   @Override
   public void close() {
     List<ProcessHandle> descendants = process.descendants().toList();
     process.destroy();
-    if (!awaitExit(process.toHandle(), Duration.ofSeconds(30))) {
+    if (!ChildProcesses.awaitExit(List.of(process.toHandle()), Duration.ofSeconds(30))) {
       process.destroyForcibly();
-      awaitExit(process.toHandle(), Duration.ofSeconds(10));
+      ChildProcesses.awaitExit(List.of(process.toHandle()), Duration.ofSeconds(10));
     }
     for (ProcessHandle descendant : descendants) {
       if (descendant.isAlive()) {
         descendant.destroyForcibly();
       }
-    }
-  }
-
-  static boolean awaitExit(ProcessHandle handle, Duration timeout) {
-    try {
-      handle.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (TimeoutException | ExecutionException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
     }
   }
 

@@ -9,9 +9,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
- * Finds, awaits and (as a last resort) kills processes a test caused to exist, so none outlives it.
+ * Finds, awaits and (as a last resort) kills processes that the application (the warm-up's demo
+ * server, the chaos runner's gateway) or a test caused to exist, so none outlives its owner.
  */
-final class ChildProcesses {
+public final class ChildProcesses {
 
   private ChildProcesses() {}
 
@@ -19,7 +20,7 @@ final class ChildProcesses {
    * Live descendants of {@code parent} whose command line mentions {@code marker} (e.g. a main
    * class).
    */
-  static List<ProcessHandle> descendantsRunning(ProcessHandle parent, String marker) {
+  public static List<ProcessHandle> descendantsRunning(ProcessHandle parent, String marker) {
     return parent
         .descendants()
         .filter(ProcessHandle::isAlive)
@@ -29,7 +30,7 @@ final class ChildProcesses {
   }
 
   /** True when every process has exited within the timeout. */
-  static boolean awaitExit(List<ProcessHandle> processes, Duration timeout) {
+  public static boolean awaitExit(List<ProcessHandle> processes, Duration timeout) {
     CompletableFuture<?>[] exits =
         processes.stream().map(ProcessHandle::onExit).toArray(CompletableFuture[]::new);
     try {
@@ -47,7 +48,7 @@ final class ChildProcesses {
    * Ends a process and its descendants: TERM, then KILL what is left after the grace period.
    * Idempotent.
    */
-  static void end(Process process, Duration grace) {
+  public static void end(Process process, Duration grace) {
     List<ProcessHandle> tree =
         Stream.concat(Stream.of(process.toHandle()), process.descendants()).toList();
     process.destroy();
@@ -57,7 +58,7 @@ final class ChildProcesses {
   }
 
   /** Kills the processes and their descendants, and waits a bounded time for them to go. */
-  static void kill(List<ProcessHandle> processes) {
+  public static void kill(List<ProcessHandle> processes) {
     for (ProcessHandle process : processes) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
