@@ -10,15 +10,15 @@ import java.util.OptionalLong;
  * more than that, so that no message is ever lost to a stopping child. (Cluster Sharding's
  * passivation, where a shard buffers instead, solves the same race.)
  */
-public final class Passivation {
+final class Passivation {
 
   private Passivation() {}
 
   /** The router's side, one per child: how many messages it sent that child. */
-  public static final class Outbox {
+  static final class Outbox {
     private long sent;
 
-    public void sent() {
+    void sent() {
       sent++;
     }
 
@@ -26,7 +26,7 @@ public final class Passivation {
      * The child reported idle after processing {@code processed} of them: true if none is on its
      * way.
      */
-    public boolean mayStop(long processed) {
+    boolean mayStop(long processed) {
       return processed == sent;
     }
   }
@@ -35,11 +35,11 @@ public final class Passivation {
    * The child's side: how many of its router's messages it processed, and which count it reported
    * idle with.
    */
-  public static final class Inbox {
+  static final class Inbox {
     private long processed;
     private long reportedAt = -1;
 
-    public void processed() {
+    void processed() {
       processed++;
     }
 
@@ -47,7 +47,7 @@ public final class Passivation {
      * The count to report idle with now; empty when this very count was reported already (the
      * answer stands).
      */
-    public OptionalLong idleReport() {
+    OptionalLong idleReport() {
       if (reportedAt == processed) {
         return OptionalLong.empty();
       }
