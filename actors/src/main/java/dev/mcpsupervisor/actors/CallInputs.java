@@ -36,6 +36,12 @@ final class CallInputs<S> {
 
   record Waiting<S>(String key) implements Arrival<S> {}
 
+  /**
+   * Refused for want of a capability the call cannot go on without ({@link
+   * CallOptions#endsWithoutCapability}): the call ends with -32021 naming {@code capability}.
+   */
+  record Missing<S>(Reply<S> refusal, String capability) implements Arrival<S> {}
+
   private record Input<S>(JsonRpcRequest request, S session) {}
 
   private final String server;
@@ -50,7 +56,9 @@ final class CallInputs<S> {
 
   /**
    * A server request attributed to the call ({@code request.id()} is the session's local id): ping
-   * is answered, a request the caller declared no capability for is refused, the rest waits.
+   * is answered, a request the caller declared no capability for is refused (and may end the call),
+   * one the caller answered already ({@link CallOptions#inputResponses}) is answered, the rest
+   * waits.
    */
   Arrival<S> arrived(JsonRpcRequest request, S session) {
     String localId = request.id().asText();
@@ -65,9 +73,17 @@ final class CallInputs<S> {
           needed == null
               ? "the caller answers only sampling, elicitation and roots requests"
               : "the caller did not declare the " + needed.wireName() + " capability";
-      return new Replied<>(new Reply<>(session, localId, refusal(request, why)));
+      Reply<S> refused = new Reply<>(session, localId, refusal(request, why));
+      return needed != null && needed != ClientCapability.ROOTS && options.endsWithoutCapability()
+          ? new Missing<>(refused, needed.wireName())
+          : new Replied<>(refused);
     }
     String key = keys.keyOf(request, waiting::containsKey);
+    JsonNode given = options.inputResponses().get(key);
+    if (InputRequests.isAnswerTo(request.method(), given)) {
+      return new Replied<>(
+          new Reply<>(session, localId, JsonRpcResponse.success(request.id(), given)));
+    }
     waiting.put(key, new Input<>(request, session));
     return new Waiting<>(key);
   }

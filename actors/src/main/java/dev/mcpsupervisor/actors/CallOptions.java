@@ -6,6 +6,8 @@ import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -22,12 +24,27 @@ import java.util.function.Consumer;
  *     requestTimeout}
  * @param notifications gets the call's progress (with the caller's own token) and the logs its
  *     level lets through; called on a supervisor thread, so it must return at once
+ * @param inputResponses answers the caller gives before it is asked, by key (as a 2026-07-28
+ *     request's {@code inputResponses}): a server request whose key they hold is answered from them
+ *     and never goes out in a round
+ * @param endsWithoutCapability what a sampling or elicitation request the caller has no capability
+ *     for does: false (the default) refuses it upstream and the call goes on; true also ends the
+ *     call, cancelled upstream, with -32021 (Missing client capability) and {@code
+ *     data.requiredCapabilities}, as a 2026-07-28 server answers such a client. A {@code
+ *     roots/list} is only refused either way: servers ask for roots unprompted
+ * @param leaseless the call holds no lease: the server's key actor serves it on a pooled session (a
+ *     session of its own under {@code isolation: context}, released with the answer) and the
+ *     context keeps nothing afterwards, so a caller with no lifetime (a 2026-07-28 request) needs
+ *     no release; a context that holds a lease on the server still calls on its session
  */
 public record CallOptions(
     Set<ClientCapability> capabilities,
     String logLevel,
     Duration deadline,
-    Consumer<JsonRpcNotification> notifications) {
+    Consumer<JsonRpcNotification> notifications,
+    Map<String, JsonNode> inputResponses,
+    boolean endsWithoutCapability,
+    boolean leaseless) {
 
   /** The client capabilities of MCP that let a server ask its client something during a call. */
   public enum ClientCapability {
@@ -71,18 +88,20 @@ public record CallOptions(
       throw new IllegalArgumentException("deadline must be positive, was " + deadline);
     }
     notifications = notifications == null ? notification -> {} : notifications;
+    inputResponses = inputResponses == null ? Map.of() : withoutNulls(inputResponses);
   }
 
   /** Answers no server request, wants no logs, waits the server's requestTimeout. */
   public static CallOptions defaults() {
-    return new CallOptions(Set.of(), null, null, null);
+    return new CallOptions(Set.of(), null, null, null, null, false, false);
   }
 
   public CallOptions withCapabilities(ClientCapability... declared) {
     EnumSet<ClientCapability> all = EnumSet.noneOf(ClientCapability.class);
     all.addAll(capabilities);
     all.addAll(Set.of(declared));
-    return new CallOptions(all, logLevel, deadline, notifications);
+    return new CallOptions(
+        all, logLevel, deadline, notifications, inputResponses, endsWithoutCapability, leaseless);
   }
 
   /**
@@ -96,7 +115,14 @@ public record CallOptions(
         declared.add(capability);
       }
     }
-    return new CallOptions(declared, logLevel, deadline, notifications);
+    return new CallOptions(
+        declared,
+        logLevel,
+        deadline,
+        notifications,
+        inputResponses,
+        endsWithoutCapability,
+        leaseless);
   }
 
   /**
@@ -104,19 +130,84 @@ public record CallOptions(
    *     no logs
    */
   public CallOptions withLogLevel(String level) {
-    return new CallOptions(capabilities, level, deadline, notifications);
+    return new CallOptions(
+        capabilities,
+        level,
+        deadline,
+        notifications,
+        inputResponses,
+        endsWithoutCapability,
+        leaseless);
   }
 
   public CallOptions withDeadline(Duration callDeadline) {
-    return new CallOptions(capabilities, logLevel, callDeadline, notifications);
+    return new CallOptions(
+        capabilities,
+        logLevel,
+        callDeadline,
+        notifications,
+        inputResponses,
+        endsWithoutCapability,
+        leaseless);
   }
 
   public CallOptions withNotifications(Consumer<JsonRpcNotification> consumer) {
     return new CallOptions(
-        capabilities, logLevel, deadline, Objects.requireNonNull(consumer, "consumer"));
+        capabilities,
+        logLevel,
+        deadline,
+        Objects.requireNonNull(consumer, "consumer"),
+        inputResponses,
+        endsWithoutCapability,
+        leaseless);
+  }
+
+  /**
+   * Answers given before they are asked for: key → the result (a 2026-07-28 request's {@code
+   * inputResponses}, e.g. from a client that retries without a {@code requestState}).
+   */
+  public CallOptions withInputResponses(Map<String, JsonNode> responses) {
+    return new CallOptions(
+        capabilities,
+        logLevel,
+        deadline,
+        notifications,
+        responses,
+        endsWithoutCapability,
+        leaseless);
+  }
+
+  /** A sampling or elicitation request the caller cannot answer ends the call with -32021. */
+  public CallOptions endingWithoutCapability() {
+    return new CallOptions(
+        capabilities, logLevel, deadline, notifications, inputResponses, true, leaseless);
+  }
+
+  /** The call holds no lease (see {@link #leaseless()}). */
+  public CallOptions withoutLease() {
+    return new CallOptions(
+        capabilities,
+        logLevel,
+        deadline,
+        notifications,
+        inputResponses,
+        endsWithoutCapability,
+        true);
   }
 
   boolean answers(ClientCapability capability) {
     return capabilities.contains(capability);
+  }
+
+  /** A caller's map may hold nulls: a null key or answer is no answer. */
+  private static Map<String, JsonNode> withoutNulls(Map<String, JsonNode> responses) {
+    Map<String, JsonNode> given = new HashMap<>();
+    responses.forEach(
+        (key, value) -> {
+          if (key != null && value != null) {
+            given.put(key, value);
+          }
+        });
+    return Map.copyOf(given);
   }
 }

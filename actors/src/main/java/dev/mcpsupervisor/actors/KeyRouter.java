@@ -2,6 +2,7 @@ package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
@@ -185,6 +186,12 @@ public final class KeyRouter {
       return Behaviors.same();
     }
     KeyEntry key = keyActorFor(server);
+    if (call.leaseless() && server.isolation() == Isolation.SHARED) {
+      // nothing to remember: the context leases nothing by it (under isolation: context it leases
+      // a session of its own until the answer, released like any lease)
+      send(key, new ServerKeyActor.Request(call));
+      return Behaviors.same();
+    }
     index.add(call.context(), key.keyId);
     ActorRef<ContextDelivery.Command> delivery = deliveries.of(call.context());
     send(key, new ServerKeyActor.Request(delivery == null ? call : call.withDelivery(delivery)));
@@ -211,8 +218,13 @@ public final class KeyRouter {
     return Behaviors.same();
   }
 
+  /** A leaseless call's context is not indexed: its cancel goes to the server's key actor. */
   private Behavior<Command> onCancel(Cancel cancel) {
     KeyEntry key = leasedKey(cancel.context(), cancel.server());
+    if (key == null) {
+      String keyId = keyIds.get(cancel.server());
+      key = keyId == null ? null : keys.get(keyId);
+    }
     if (key != null) {
       send(key, new ServerKeyActor.Cancel(cancel.context(), cancel.callId()));
     }

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.actors;
 
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import java.time.Duration;
 import java.util.function.BiConsumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -96,6 +97,37 @@ final class KeySessions {
     env.router().tell(new KeyRouter.SessionIdsReserved(nextSessionId));
     env.observer().sessionCreated(server);
     return table.add(id, ref);
+  }
+
+  /**
+   * The session for a leaseless call: the context's own if it holds a lease, else under shared
+   * isolation a pooled one (opened if need be), leased to nobody; under context isolation a lease
+   * of its own (released with the answer by the caller). Null while the circuit forbids a new
+   * session. A pooled session nobody leases closes once idle for the idle timeout after its last
+   * leaseless call, or after that call's deadline if later (so never under a call in flight).
+   */
+  LeaseTable.Entry<ActorRef<SessionActor.Command>> sessionFor(UpstreamCall call) {
+    String contextId = call.context();
+    var session = table.sessionOf(contextId);
+    if (session != null || env.server().isolation() == Isolation.CONTEXT) {
+      return session != null ? session : leaseFor(contextId, null);
+    }
+    session = table.pooled(env.server().maxSessions());
+    if (session != null) {
+      env.observer().sessionReused(server);
+    } else if (circuit.mayOpenSession(table.noneStarting())) {
+      session = openSession();
+    } else {
+      return null;
+    }
+    if (session.contexts.isEmpty()) {
+      Duration idle = env.server().idleTimeout();
+      timers.startSingleTimer(
+          new IdleTimer(session.id),
+          new ServerKeyActor.IdleTimeout(session.id),
+          call.deadline().compareTo(idle) > 0 ? call.deadline() : idle);
+    }
+    return session;
   }
 
   /** The context got a listener: its session (if it has one) learns it. */

@@ -29,6 +29,7 @@ final class KeySnapshots {
       String keyId,
       LeaseTable<ActorRef<SessionActor.Command>, ?> table,
       String circuit,
+      int listWaiters,
       SupervisorSettings settings,
       ActorRef<KeySnapshot> replyTo) {
     Map<Long, Integer> refCounts = new HashMap<>();
@@ -67,7 +68,8 @@ final class KeySnapshots {
                     .sorted(Comparator.comparingLong(SessionSnapshot::sessionId))
                     .toList(),
                 leases,
-                circuit),
+                circuit,
+                listWaiters),
         replyTo);
   }
 

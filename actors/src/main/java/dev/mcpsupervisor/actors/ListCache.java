@@ -182,8 +182,8 @@ final class ListCache {
   }
 
   /**
-   * The fetch's own call: the caller's context (its lease) and id, params that name only the
-   * cursor, and no tag (it is on behalf of every waiter).
+   * The fetch's own call: the caller's context (its lease, or none for a leaseless caller) and id,
+   * params that name only the cursor, and no tag (it is on behalf of every waiter).
    */
   private UpstreamCall fetchCall(UpstreamCall caller, Page page) {
     ObjectNode params = null;
@@ -203,7 +203,13 @@ final class ListCache {
         fetchReplyTo,
         null,
         caller.delivery(),
-        null);
+        null,
+        caller.leaseless());
+  }
+
+  /** How many callers wait for a fetch now. */
+  int waiting() {
+    return fetchOfWaiter.size();
   }
 
   /** Whether {@code callId} names a fetch under way (cancelling its caller must not cancel it). */

@@ -103,6 +103,11 @@ final class ListRequests {
     cache.clear();
   }
 
+  /** How many callers wait for a fetch now. */
+  int waiting() {
+    return cache.waiting();
+  }
+
   /** The key shuts down: every waiting caller is told so. */
   void shutdown() {
     for (UpstreamCall call : cache.drain()) {

@@ -57,14 +57,20 @@ final class RoundTripCall {
     INSTANCE
   }
 
-  /** What the call asks, as the Java API took it. */
+  /**
+   * What the call asks, as the Java API took it.
+   *
+   * @param releaseAfter the call's lease ends with its answer (a leaseless call to an {@code
+   *     isolation: context} server, which needs a session of its own)
+   */
   record Call(
       String context,
       String server,
       long callId,
       String method,
       JsonNode params,
-      Duration deadline) {}
+      Duration deadline,
+      boolean releaseAfter) {}
 
   /**
    * The caller's side of a running call, free of actor types: answers rounds and cancels. Once the
@@ -150,6 +156,9 @@ final class RoundTripCall {
   private int round;
   private boolean cancelSent;
 
+  /** Answered from within a handler ({@link #finishNow}): the actor stops after it. */
+  private boolean finished;
+
   private RoundTripCall(
       Call call,
       CallOptions options,
@@ -187,9 +196,16 @@ final class RoundTripCall {
                 replyTo,
                 null,
                 null,
-                route)));
+                route,
+                options.leaseless())));
     timers.startSingleTimer(Overdue.INSTANCE, call.deadline().plus(settings.askMargin()));
     return running();
+  }
+
+  /** Ends the call from a handler that cannot return a behaviour: the next message stops it. */
+  private void finishNow(JsonRpcResponse response) {
+    finish(response);
+    finished = true;
   }
 
   private Behavior<Command> running() {
@@ -214,7 +230,7 @@ final class RoundTripCall {
     } else if (message instanceof ContextDelivery.Notification notification) {
       onNotification(notification.notification());
     }
-    return Behaviors.same();
+    return finished ? Behaviors.stopped() : Behaviors.same();
   }
 
   private void onServerRequest(ContextDelivery.ServerRequest asked) {
@@ -222,6 +238,13 @@ final class RoundTripCall {
         inputs.arrived(asked.request(), asked.session());
     if (arrival instanceof CallInputs.Replied<ActorRef<SessionActor.Command>> replied) {
       send(replied.reply());
+    } else if (arrival instanceof CallInputs.Missing<ActorRef<SessionActor.Command>> missing) {
+      send(missing.refusal());
+      onCancel();
+      finishNow(
+          JsonRpcResponse.failure(
+              LongNode.valueOf(call.callId()),
+              SupervisorErrors.missingCapability(missing.capability())));
     } else if (waitingCaller != null && !timers.isTimerActive(GatherElapsed.INSTANCE)) {
       // requests sent together go out in one round
       timers.startSingleTimer(GatherElapsed.INSTANCE, settings.inputGatherWindow());
@@ -303,6 +326,10 @@ final class RoundTripCall {
   /** The call is answered: nothing waits upstream for this caller any more. */
   private Behavior<Command> finish(JsonRpcResponse response) {
     inputs.refuseAll("the call it belongs to is answered already").forEach(this::send);
+    if (call.releaseAfter()) {
+      router.tell(
+          new KeyRouter.Release(call.context(), call.server(), context.getSystem().ignoreRef()));
+    }
     handle.answered.complete(response);
     if (waitingCaller != null) {
       waitingCaller.complete(new CallOutcome.Complete(response));

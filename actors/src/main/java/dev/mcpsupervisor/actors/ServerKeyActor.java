@@ -216,7 +216,10 @@ public final class ServerKeyActor {
   }
 
   private void forward(UpstreamCall call) {
-    var session = sessions.leaseFor(call.context(), call.delivery());
+    var session =
+        call.leaseless()
+            ? sessions.sessionFor(call)
+            : sessions.leaseFor(call.context(), call.delivery());
     if (session == null) {
       call.reject(sessions.unavailable(), env.observer());
     } else {
@@ -235,10 +238,19 @@ public final class ServerKeyActor {
     subscriptions.sessionGone(sessionId, why);
   }
 
+  /**
+   * A leaseless call's session is not recorded: every live session is told (call ids are unique, a
+   * session that does not hold the call ignores it).
+   */
   private Behavior<Command> onCancel(Cancel cancel) {
-    var session = lists.cancel(cancel.callId()) ? null : table.sessionOf(cancel.context());
+    if (lists.cancel(cancel.callId())) {
+      return Behaviors.same();
+    }
+    var session = table.sessionOf(cancel.context());
     if (session != null) {
       session.ref.tell(new SessionActor.Cancel(cancel.callId()));
+    } else {
+      table.live().forEach(live -> live.ref.tell(new SessionActor.Cancel(cancel.callId())));
     }
     return Behaviors.same();
   }
@@ -359,7 +371,13 @@ public final class ServerKeyActor {
   private Behavior<Command> onGetSnapshot(GetSnapshot get) {
     context.spawnAnonymous(
         KeySnapshots.collect(
-            server, env.keyId(), table, circuit.state().word, env.settings(), get.replyTo()));
+            server,
+            env.keyId(),
+            table,
+            circuit.state().word,
+            lists.waiting(),
+            env.settings(),
+            get.replyTo()));
     return Behaviors.same();
   }
 }

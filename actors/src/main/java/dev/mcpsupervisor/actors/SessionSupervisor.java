@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.LongNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -215,11 +216,12 @@ public final class SessionSupervisor implements AutoCloseable {
     Duration deadline =
         options.deadline() != null ? options.deadline() : serverConfig.requestTimeout();
     JsonNode sent = StatelessEnvelope.withLogLevel(params, options.logLevel());
+    boolean releaseAfter = options.leaseless() && serverConfig.isolation() == Isolation.CONTEXT;
     return RoundTripCall.start(
         system,
         router,
         settings,
-        new RoundTripCall.Call(context, server, callId, method, sent, deadline),
+        new RoundTripCall.Call(context, server, callId, method, sent, deadline, releaseAfter),
         options);
   }
 

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.actors;
 
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.MISSING_CLIENT_CAPABILITY;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.OVERLOADED;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
@@ -117,6 +118,20 @@ public final class SupervisorErrors {
 
   public static JsonRpcError shuttingDown() {
     return new JsonRpcError(SHUTTING_DOWN, "mcp-supervisor is shutting down");
+  }
+
+  /**
+   * The caller lacks a capability its call needs (the upstream asked it for sampling or
+   * elicitation): the error a 2026-07-28 server answers such a client, with {@code
+   * data.requiredCapabilities}.
+   */
+  public static JsonRpcError missingCapability(String capability) {
+    ObjectNode data = JsonRpcCodec.emptyObject();
+    data.putObject("requiredCapabilities").putObject(capability);
+    return new JsonRpcError(
+        MISSING_CLIENT_CAPABILITY,
+        "Missing client capability: the server asked for " + capability,
+        data);
   }
 
   public static JsonRpcError noClient(String server, String method, String why) {

@@ -19,13 +19,15 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
    * @param keyId the server key's id (name and short digest)
    * @param leases context → id of the session serving it
    * @param circuit "closed", "open" or "half-open"
+   * @param listWaiters callers waiting for a list page the key fetches once for all of them
    */
   public record KeySnapshot(
       String server,
       String keyId,
       List<SessionSnapshot> sessions,
       Map<String, Long> leases,
-      String circuit) {
+      String circuit,
+      int listWaiters) {
     public KeySnapshot {
       sessions = List.copyOf(sessions);
       leases = Map.copyOf(leases);

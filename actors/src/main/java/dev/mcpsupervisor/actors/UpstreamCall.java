@@ -24,6 +24,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param route the call's own route (a {@link RoundTripCall}), or null: when set, everything the
  *     session has for this call — its progress and logs, the server requests attributed to it, its
  *     answer — goes there instead of to the context's delivery
+ * @param leaseless the call holds no lease ({@link CallOptions#leaseless}): the router does not
+ *     remember the context, the key actor serves the call without leasing a pooled session
  */
 public record UpstreamCall(
     String context,
@@ -35,11 +37,37 @@ public record UpstreamCall(
     ActorRef<JsonRpcResponse> replyTo,
     String tag,
     ActorRef<ContextDelivery.Command> delivery,
-    ActorRef<ContextDelivery.Command> route) {
+    ActorRef<ContextDelivery.Command> route,
+    boolean leaseless) {
+
+  /** A call that takes (or uses) its context's lease. */
+  public UpstreamCall(
+      String context,
+      String server,
+      long callId,
+      String method,
+      JsonNode params,
+      Duration deadline,
+      ActorRef<JsonRpcResponse> replyTo,
+      String tag,
+      ActorRef<ContextDelivery.Command> delivery,
+      ActorRef<ContextDelivery.Command> route) {
+    this(context, server, callId, method, params, deadline, replyTo, tag, delivery, route, false);
+  }
 
   UpstreamCall withDelivery(ActorRef<ContextDelivery.Command> contextDelivery) {
     return new UpstreamCall(
-        context, server, callId, method, params, deadline, replyTo, tag, contextDelivery, route);
+        context,
+        server,
+        callId,
+        method,
+        params,
+        deadline,
+        replyTo,
+        tag,
+        contextDelivery,
+        route,
+        leaseless);
   }
 
   JsonRpcResponse response(JsonRpcResponse upstream) {

@@ -122,6 +122,48 @@ class CallInputsTest {
     return new JsonRpcRequest(TextNode.valueOf(localId), McpMethods.ELICITATION_CREATE, params);
   }
 
+  @Test
+  void anAnswerGivenBeforehandIsTheReplyAndAMalformedOneLetsTheRequestWait() {
+    CallInputs<String> given =
+        new CallInputs<>(
+            "alpha",
+            CallOptions.defaults()
+                .withCapabilities(ClientCapability.ELICITATION)
+                .withInputResponses(
+                    Map.of("user_name", accept("Ada"), "other", TextNode.valueOf("junk"))));
+
+    CallInputs.Arrival<String> answered = given.arrived(elicitation("local-1", "user_name"), "s1");
+    CallInputs.Reply<String> reply = assertInstanceOf(CallInputs.Replied.class, answered).reply();
+    assertEquals("Ada", reply.response().result().path("content").path("name").asText());
+    assertEquals("local-1", reply.localId());
+    assertInstanceOf(
+        CallInputs.Waiting.class, given.arrived(elicitation("local-2", "other"), "s1"));
+    assertEquals(1, given.size());
+  }
+
+  @Test
+  void aCallThatEndsWithoutACapabilityIsToldWhichButRootsAreOnlyRefused() {
+    CallInputs<String> strict =
+        new CallInputs<>("alpha", CallOptions.defaults().endingWithoutCapability());
+    JsonRpcRequest sampling =
+        new JsonRpcRequest(
+            TextNode.valueOf("local-5"),
+            McpMethods.SAMPLING_CREATE_MESSAGE,
+            JsonRpcCodec.emptyObject());
+
+    CallInputs.Missing<String> missing =
+        assertInstanceOf(CallInputs.Missing.class, strict.arrived(sampling, "s1"));
+    assertEquals("sampling", missing.capability());
+    assertEquals(
+        JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST,
+        missing.refusal().response().error().code());
+    assertInstanceOf(
+        CallInputs.Replied.class,
+        strict.arrived(
+            new JsonRpcRequest(TextNode.valueOf("local-6"), McpMethods.ROOTS_LIST, null), "s1"));
+    assertFalse(strict.anyWaiting());
+  }
+
   static JsonNode accept(String name) {
     ObjectNode result = JsonRpcCodec.emptyObject();
     result.put("action", "accept");

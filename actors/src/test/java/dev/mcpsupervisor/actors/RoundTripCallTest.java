@@ -51,7 +51,10 @@ class RoundTripCallTest {
           TestSupervisor.shared("cancel"),
           TestSupervisor.shared("stage"),
           TestSupervisor.shared("route"),
-          TestSupervisor.shared("logs"));
+          TestSupervisor.shared("logs"),
+          TestSupervisor.shared("missing"),
+          TestSupervisor.shared("preset"),
+          TestSupervisor.shared("leaseless"));
 
   @AfterAll
   void close() {
@@ -240,6 +243,79 @@ class RoundTripCallTest {
         List.of("related error", "names no call"),
         warnings.stream().map(n -> n.params().path("data").asText()).toList());
     assertTrue(quiet.isEmpty(), "a call that asked for no level gets no logs: " + quiet);
+  }
+
+  @Test
+  void aCallThatMustEndWithoutACapabilityEndsWith32021AndIsCancelledUpstream() {
+    CompletionStage<CallOutcome> outcome =
+        test.supervisor.call(
+            "run-1",
+            "missing",
+            McpMethods.TOOLS_CALL,
+            toolCall(),
+            ELICITS.endingWithoutCapability());
+    FakeConnection upstream = test.connector.nextConnection();
+    JsonRpcRequest call = upstream.nextRequest();
+    upstream.push(
+        new JsonRpcRequest(
+            TextNode.valueOf("up-3"),
+            McpMethods.SAMPLING_CREATE_MESSAGE,
+            JsonRpcCodec.emptyObject()),
+        call.id());
+
+    JsonRpcResponse refusal = (JsonRpcResponse) upstream.nextSent();
+    assertEquals(TextNode.valueOf("up-3"), refusal.id());
+    assertEquals(JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST, refusal.error().code());
+    JsonRpcNotification cancelled = upstream.nextNotification();
+    assertEquals(McpMethods.NOTIFICATION_CANCELLED, cancelled.method());
+    assertEquals(call.id(), cancelled.params().path("requestId"));
+    JsonRpcResponse answer =
+        assertInstanceOf(CallOutcome.Complete.class, await(outcome)).response();
+    assertEquals(JsonRpcErrorCodes.MISSING_CLIENT_CAPABILITY, answer.error().code());
+    assertTrue(answer.error().data().path("requiredCapabilities").has("sampling"));
+    assertNothingPending("missing");
+  }
+
+  @Test
+  void anAnswerTheCallerGaveBeforeItWasAskedGoesUpstreamWithoutARound() {
+    CompletionStage<CallOutcome> outcome =
+        test.supervisor.call(
+            "run-1",
+            "preset",
+            McpMethods.TOOLS_CALL,
+            toolCall(),
+            ELICITS.withInputResponses(Map.of("user_name", accept("Grace"))));
+    FakeConnection upstream = test.connector.nextConnection();
+    JsonRpcRequest call = upstream.nextRequest();
+    upstream.push(upstreamElicitation("up-4", "user_name"), call.id());
+
+    JsonRpcResponse given = (JsonRpcResponse) upstream.nextSent();
+    assertEquals(TextNode.valueOf("up-4"), given.id());
+    assertEquals("Grace", given.result().path("content").path("name").asText());
+    upstream.respond(call.id(), FakeConnector.text("hello Grace"));
+    assertEquals("hello Grace", textOf(await(outcome)));
+  }
+
+  @Test
+  void aLeaselessCallLeavesNoLeaseAndItsCancelStillReachesItsSession() {
+    CompletionStage<CallOutcome> outcome =
+        test.supervisor.call(
+            "request-1", "leaseless", McpMethods.TOOLS_CALL, toolCall(), ELICITS.withoutLease());
+    FakeConnection upstream = test.connector.nextConnection();
+    JsonRpcRequest call = upstream.nextRequest();
+    SupervisorSnapshot.KeySnapshot key =
+        test.snapshot().keys().stream()
+            .filter(k -> k.server().equals("leaseless"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(Map.of(), key.leases(), "the call holds no lease");
+    assertEquals(1, key.sessions().get(0).inFlight());
+
+    outcome.toCompletableFuture().cancel(false);
+    JsonRpcNotification cancelled = upstream.nextNotification();
+    assertEquals(McpMethods.NOTIFICATION_CANCELLED, cancelled.method());
+    assertEquals(call.id(), cancelled.params().path("requestId"));
+    assertNothingPending("leaseless");
   }
 
   // --------------------------------------------------------------------------------------- helpers

@@ -129,6 +129,11 @@ final class ClientRequests {
     paramHeaders = headers;
   }
 
+  /** What the servers offer, known from elsewhere (a stateless request's {@link ServerOffers}). */
+  void knowUpstreams(Map<String, JsonNode> initializeResults) {
+    upstreams = Map.copyOf(initializeResults);
+  }
+
   CompletionStage<Outcome> initialize(Client client, UpstreamCalls calls) {
     return endpoint.initialize(calls, client.protocolVersion());
   }

@@ -2,7 +2,6 @@ package dev.mcpsupervisor.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.ContextDelivery;
-import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
@@ -70,35 +69,14 @@ public final class DownstreamSession {
   }
 
   /**
-   * A 2026-07-28 request: no session on the wire, so this session serves that one request (its
-   * leases are released when the exchange ends).
+   * A 2026-07-28 {@code subscriptions/listen} request: this session serves that one stream (its
+   * leases hold its subscriptions, and are released when the stream ends).
    *
    * @param cacheScope what its cacheable results say
-   * @param principal who asks (see {@link RequestStates#principalOf}), or null
-   * @param paramHeaders its {@code Mcp-Param-*} headers by name, case-insensitive
    */
-  public record Stateless(
-      JsonRpcRequest request,
-      StatelessEnvelope.Meta meta,
-      String cacheScope,
-      String principal,
-      Map<String, String> paramHeaders,
-      boolean acceptsSse,
-      ExchangeSink exchange)
+  public record Listen(
+      JsonRpcRequest request, StatelessEnvelope.Meta meta, String cacheScope, ExchangeSink exchange)
       implements Routed {}
-
-  /**
-   * A 2026-07-28 client's retry of a request whose call this session keeps pending, with the {@code
-   * requestState} of the round it answers (verified).
-   */
-  public record Resume(
-      JsonRpcRequest retry, RequestStates.State state, boolean acceptsSse, ExchangeSink exchange)
-      implements Routed {
-    @Override
-    public Exchange.Refused whenGone() {
-      return StatelessRequests.noRoundWaiting(retry);
-    }
-  }
 
   /** GET: the server-to-client stream. */
   public record OpenStream(ExchangeSink exchange) implements Routed {}
@@ -137,8 +115,8 @@ public final class DownstreamSession {
   /** A resumable stream's timer (priming, polling): {@link StreamReplay#timer}. */
   private record StreamTimer(ExchangeSink exchange) implements Command {}
 
-  /** The servers a stateless request may reach are known (their initialize results). */
-  private record StatelessReady(ClientRequests.Client client, Outcome outcome, Throwable failure)
+  /** The servers a listen stream may reach are known (their initialize results). */
+  private record ListenReady(ClientRequests.Client client, Outcome outcome, Throwable failure)
       implements Command {}
 
   /** A listen stream's resources are subscribed: URI → the server that took it. */
@@ -149,12 +127,8 @@ public final class DownstreamSession {
 
   static final Command IDLE_CHECK = Signal.IDLE_CHECK; // sent by the registry's idle sweep
 
-  /** What timers, the idle sweep and the lease release say (each its own timer key). */
+  /** What the idle sweep and the lease release say. */
   private enum Signal implements Command {
-    /** The server requests sent together are in: they go to the client as one round. */
-    GATHER_ELAPSED,
-    /** A stateless client did not retry its parked call in time. */
-    RETRY_OVERDUE,
     IDLE_CHECK,
     LEASES_RELEASED
   }
@@ -191,13 +165,10 @@ public final class DownstreamSession {
                     context.pipeToSelf(
                         outcome,
                         (result, failure) -> new Answered(requestId, sequence, result, failure)),
-                Signal.GATHER_ELAPSED,
-                Signal.RETRY_OVERDUE,
                 subscribing ->
                     context.pipeToSelf(
                         subscribing,
                         (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris)),
-                () -> IdentityListener.sessionRef(context.getSystem(), context.getSelf()),
                 () -> SessionLogger.of(context),
                 reason ->
                     context.getSelf().tell(new End(reason, context.getSystem().ignoreRef()))));
@@ -255,18 +226,12 @@ public final class DownstreamSession {
     UpstreamTraffic upstreams = handling.upstreams;
     if (message instanceof Post post) {
       return onPost(post, client, draining);
-    } else if (message instanceof Stateless request) {
-      return onStateless(request, client);
-    } else if (message instanceof StatelessReady ready) {
-      return onStatelessReady(ready);
+    } else if (message instanceof Listen listen) {
+      return onListen(listen, client);
+    } else if (message instanceof ListenReady ready) {
+      return onListenReady(ready);
     } else if (message instanceof ListenSubscribed subscribed) {
-      handling.stateless().subscribed(subscribed.uris());
-    } else if (message instanceof Resume resume) {
-      handling.resume(resume);
-    } else if (message == Signal.GATHER_ELAPSED) {
-      handling.stateless().gatherElapsed();
-    } else if (message == Signal.RETRY_OVERDUE) {
-      handling.retryOverdue();
+      handling.listen().subscribed(subscribed.uris());
     } else if (message instanceof OpenStream open) {
       handling.openStream(open, draining != null);
     } else if (message instanceof ResumeStream resume) {
@@ -320,18 +285,18 @@ public final class DownstreamSession {
   }
 
   /** First what an initialize would have told: which servers are there, and what they offer. */
-  private Behavior<Command> onStateless(Stateless request, ClientRequests.Client client) {
-    ClientRequests.Client asking = handling.beginStateless(request, client);
+  private Behavior<Command> onListen(Listen listen, ClientRequests.Client client) {
+    ClientRequests.Client asking = handling.beginListen(listen, client);
     if (asking != null) {
       context.pipeToSelf(
           handling.discover(asking),
-          (outcome, failure) -> new StatelessReady(asking, outcome, failure));
+          (outcome, failure) -> new ListenReady(asking, outcome, failure));
     }
     return Behaviors.same();
   }
 
-  private Behavior<Command> onStatelessReady(StatelessReady ready) {
-    handling.stateless().ready(ready.client(), ready.outcome(), ready.failure());
+  private Behavior<Command> onListenReady(ListenReady ready) {
+    handling.listen().ready(ready.outcome(), ready.failure());
     return active(ready.client());
   }
 

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -36,11 +35,9 @@ public final class DownstreamSessions {
   /**
    * Starts a session on {@code /mcp} ({@code server} null) or on {@code /servers/<server>/mcp}.
    *
-   * @param identity the caller's context ({@link CallerIdentity}) for a 2026-07-28 request that
-   *     names its caller, else null; used for the endpoint's {@code isolation: context} servers
    * @param owner the authenticated caller: the session serves it alone, over its allowed servers
    */
-  public record Create(String server, String identity, Identity owner, ActorRef<Created> replyTo)
+  public record Create(String server, Identity owner, ActorRef<Created> replyTo)
       implements Command {}
 
   /**
@@ -80,16 +77,10 @@ public final class DownstreamSessions {
 
   private record SessionStopped(String sessionId) implements Command {}
 
-  /** An identity context was not used for the idle timeout (also the timer's key). */
-  private record IdentityIdle(String context) implements Command {}
-
   /** Time for the idle sweep ({@link SessionTable#askIdle}). */
   private enum SweepIdle implements Command {
     INSTANCE
   }
-
-  /** The supervisor released an identity context's leases. */
-  private record IdentityReleased(String context) implements Command {}
 
   /** For readiness and the admin page. */
   public record Listing(boolean accepting, List<SessionInfo> sessions) {
@@ -150,9 +141,6 @@ public final class DownstreamSessions {
   private final SecureRandom random = new SecureRandom();
 
   private final SessionQuota quota;
-  private final Set<String> identityPaths;
-  private final IdentityContexts<Create> identities = new IdentityContexts<>();
-  private final IdentityListener identityListener;
   private final SessionTable sessions;
   private long spawned;
 
@@ -179,10 +167,6 @@ public final class DownstreamSessions {
         new SessionQuota(
             settings.limits().maxDownstreamSessions(),
             settings.limits().maxDownstreamSessionsPerIdentity());
-    this.identityListener =
-        new IdentityListener(context.getSystem(), settings.serverRequestTimeout());
-    this.identityPaths =
-        IdentityContexts.pathsReachingContextIsolation(endpointsByPath, supervisor.config());
     timers.startTimerWithFixedDelay(
         SweepIdle.INSTANCE, SessionTable.idleSweepInterval(idleTimeout));
   }
@@ -198,9 +182,7 @@ public final class DownstreamSessions {
         .onMessage(Drained.class, this::onDrained)
         .onMessage(EndAll.class, this::onEndAll)
         .onMessage(SessionStopped.class, this::onSessionStopped)
-        .onMessage(IdentityIdle.class, this::onIdentityIdle)
         .onMessage(SweepIdle.class, notUsed -> onSweepIdle())
-        .onMessage(IdentityReleased.class, this::onIdentityReleased)
         .build();
   }
 
@@ -214,14 +196,10 @@ public final class DownstreamSessions {
       create.replyTo().tell(new Created(null, null));
       return Behaviors.same();
     }
-    String caller = SessionQuota.callerOf(create.owner(), create.identity());
+    String caller = SessionQuota.callerOf(create.owner(), null);
     String full = quota.refusal(caller);
     if (full != null) {
       create.replyTo().tell(new Created(null, full));
-      return Behaviors.same();
-    }
-    String identity = identityPaths.contains(path) ? create.identity() : null;
-    if (identity != null && !enterIdentity(identity, create)) {
       return Behaviors.same();
     }
     McpEndpoint endpoint = access.endpointFor(served, create.owner());
@@ -238,15 +216,11 @@ public final class DownstreamSessions {
                             supervisor,
                             settings,
                             idleTimeout,
-                            identity,
                             context.getSelf(),
                             gate)))
                 .onFailure(SupervisorStrategy.resume()),
             "session-" + ++spawned);
     context.watchWith(session, new SessionStopped(id));
-    if (identity != null) {
-      identities.started(id, identity);
-    }
     sessions.started(new RoutedSession(id, path, create.owner(), session, gate));
     quota.started(id, caller);
     metrics.downstreamSessions(sessions.routableCount());
@@ -310,8 +284,7 @@ public final class DownstreamSessions {
     sessions
         .routableSessions()
         .forEach(entry -> end(entry, "the gateway is stopping", context.getSystem().ignoreRef()));
-    identities.releaseAll().forEach(this::releaseIdentity);
-    sessions.replyIfAllEnded(identities.isEmpty());
+    sessions.replyIfAllEnded(true);
     return Behaviors.same();
   }
 
@@ -319,10 +292,6 @@ public final class DownstreamSessions {
     RoutedSession routed = sessions.routable(stopped.sessionId());
     sessions.stopped(stopped.sessionId());
     quota.stopped(stopped.sessionId());
-    String unused = identities.stopped(stopped.sessionId());
-    if (unused != null) {
-      timers.startSingleTimer(new IdentityIdle(unused), new IdentityIdle(unused), idleTimeout);
-    }
     if (routed != null) { // it ended itself (a stateless request's), or it failed
       metrics.downstreamSessions(sessions.routableCount());
     }
@@ -334,58 +303,12 @@ public final class DownstreamSessions {
       supervisor.releaseAll(stopped.sessionId());
     }
     sessions.drained(stopped.sessionId());
-    sessions.replyIfAllEnded(identities.isEmpty());
+    sessions.replyIfAllEnded(true);
     return Behaviors.same();
-  }
-
-  // ---------------------------------------------------------------------------- identity contexts
-
-  /**
-   * The session about to start enters its caller's context; false when it waits for the context's
-   * release (its Create is taken again once that is done).
-   */
-  private boolean enterIdentity(String identity, Create create) {
-    switch (identities.enter(identity, create)) {
-      case FIRST -> supervisor.register(identity, identityListener);
-      case AGAIN -> timers.cancel(new IdentityIdle(identity));
-      case WAIT -> {
-        return false;
-      }
-    }
-    return true;
   }
 
   private Behavior<Command> onSweepIdle() {
     sessions.askIdle();
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onIdentityIdle(IdentityIdle idle) {
-    if (identities.idle(idle.context())) {
-      releaseIdentity(idle.context());
-    }
-    return Behaviors.same();
-  }
-
-  private void releaseIdentity(String identity) {
-    timers.cancel(new IdentityIdle(identity));
-    context.pipeToSelf(
-        supervisor.releaseAll(identity),
-        (done, failure) -> {
-          if (failure != null) {
-            context
-                .getLog()
-                .warn(
-                    "the leases of an identity context were not released: {}",
-                    failure.getMessage());
-          }
-          return new IdentityReleased(identity);
-        });
-  }
-
-  private Behavior<Command> onIdentityReleased(IdentityReleased released) {
-    identities.released(released.context()).forEach(this::onCreate);
-    sessions.replyIfAllEnded(identities.isEmpty());
     return Behaviors.same();
   }
 }

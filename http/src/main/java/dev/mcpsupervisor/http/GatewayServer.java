@@ -48,6 +48,7 @@ public final class GatewayServer {
 
   private final ServerBinding binding;
   private final ActorRef<DownstreamSessions.Command> sessions;
+  private final ActorRef<CallerContexts.Command> callerContexts;
   private final ActorSystem<?> system;
   private final McpRoutes mcp;
   private final Readiness readiness;
@@ -56,11 +57,13 @@ public final class GatewayServer {
   private GatewayServer(
       ServerBinding binding,
       ActorRef<DownstreamSessions.Command> sessions,
+      ActorRef<CallerContexts.Command> callerContexts,
       ActorSystem<?> system,
       McpRoutes mcp,
       Readiness readiness) {
     this.binding = binding;
     this.sessions = sessions;
+    this.callerContexts = callerContexts;
     this.system = system;
     this.mcp = mcp;
     this.readiness = readiness;
@@ -91,8 +94,9 @@ public final class GatewayServer {
                     new SingleServerEndpoint(server, settings)));
     ServerAccess access = new ServerAccess(config.identities());
     SessionRoutes routes = new SessionRoutes();
-    return supervisor
-        .spawn(
+    long instance = INSTANCES.incrementAndGet();
+    CompletionStage<ActorRef<DownstreamSessions.Command>> sessions =
+        supervisor.spawn(
             Behaviors.supervise(
                     DownstreamSessions.create(
                         supervisor,
@@ -103,9 +107,37 @@ public final class GatewayServer {
                         access,
                         routes))
                 .onFailure(SupervisorStrategy.resume()),
-            "mcp-gateway-sessions-" + INSTANCES.incrementAndGet())
+            "mcp-gateway-sessions-" + instance);
+    CompletionStage<ActorRef<CallerContexts.Command>> callerContexts =
+        supervisor.spawn(
+            CallerContexts.create(supervisor, config.sessionIdleTimeout()),
+            "mcp-gateway-caller-contexts-" + instance);
+    return sessions
+        .thenCombine(
+            callerContexts,
+            (registry, identities) ->
+                new StatelessRequest.Gateway(
+                    supervisor,
+                    settings,
+                    system.scheduler(),
+                    new ServerOffers(),
+                    new PendingRounds(),
+                    config.requiresAuthentication() ? "private" : "public",
+                    identities))
         .thenCompose(
-            sessions -> bind(supervisor, config, metrics, settings, sessions, routes, access));
+            stateless ->
+                sessions.thenCompose(
+                    registry ->
+                        bind(
+                            supervisor,
+                            config,
+                            metrics,
+                            settings,
+                            registry,
+                            routes,
+                            access,
+                            endpoints,
+                            stateless)));
   }
 
   private static CompletionStage<GatewayServer> bind(
@@ -115,21 +147,22 @@ public final class GatewayServer {
       GatewaySettings settings,
       ActorRef<DownstreamSessions.Command> sessions,
       SessionRoutes sessionRoutes,
-      ServerAccess access) {
+      ServerAccess access,
+      Map<String, McpEndpoint> endpoints,
+      StatelessRequest.Gateway stateless) {
     ActorSystem<?> system = supervisor.actorSystem();
     Readiness readiness = new Readiness();
     McpRoutes mcp =
         new McpRoutes(
             sessions,
             sessionRoutes,
-            system.scheduler(),
             Materializer.matFromSystem(system),
             settings,
             config,
-            supervisor.config().servers().keySet(),
             metrics,
             answerTimeout(system, supervisor),
-            config.requiresAuthentication() ? "private" : "public",
+            stateless,
+            endpoints,
             new CallerIdentity(settings.agentIdHeader()),
             access,
             readiness);
@@ -149,7 +182,8 @@ public final class GatewayServer {
             binding -> {
               log.info("gateway listening on {}", binding.localAddress());
               readiness.ready();
-              return new GatewayServer(binding, sessions, system, mcp, readiness);
+              return new GatewayServer(
+                  binding, sessions, stateless.callerContexts(), system, mcp, readiness);
             });
   }
 
@@ -255,14 +289,24 @@ public final class GatewayServer {
             .thenCompose(written -> binding.unbind())
             .thenCompose(unbound -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
             .thenCompose(
-                closed ->
-                    Asks.<DownstreamSessions.Command, Done>ask(
-                        sessions,
-                        DownstreamSessions.EndAll::new,
+                closed -> {
+                  mcp.abandonRounds();
+                  return Asks.<DownstreamSessions.Command, Done>ask(
+                      sessions,
+                      DownstreamSessions.EndAll::new,
+                      END_SESSIONS_TIMEOUT,
+                      system.scheduler(),
+                      timedOut -> Done.getInstance());
+                })
+            .thenCompose(
+                ended ->
+                    Asks.<CallerContexts.Command, Done>ask(
+                        callerContexts,
+                        CallerContexts.ReleaseAll::new,
                         END_SESSIONS_TIMEOUT,
                         system.scheduler(),
                         timedOut -> Done.getInstance()))
-            .thenApply(ended -> (Void) null);
+            .thenApply(released -> (Void) null);
     return stopping.compareAndSet(null, started) ? started : stopping.get();
   }
 }

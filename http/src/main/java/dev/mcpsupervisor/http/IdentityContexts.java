@@ -10,36 +10,33 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The callers' identity contexts ({@link CallerIdentity}) and how many downstream sessions use each
- * now: every session serving a request of that caller enters it and leaves it when the session
- * ends. A context nobody used for the idle timeout is released in the supervisor (its leases, and
- * with them its {@code isolation: context} upstream sessions); a session for a context whose
- * release is under way waits until it is done, so no lease it takes is released under it. Plain
- * class of {@link DownstreamSessions}, which runs the timers and the releases.
+ * The callers' identity contexts ({@link CallerIdentity}) and how many 2026-07-28 requests use each
+ * now: every request of that caller to an endpoint with an {@code isolation: context} server enters
+ * it and leaves it once answered. A context nobody used for the idle timeout is released in the
+ * supervisor (its leases, and with them its {@code isolation: context} upstream sessions); a
+ * request for a context whose release is under way waits until it is done, so no lease it takes is
+ * released under it. Plain class of {@link CallerContexts}, which runs the timers and the releases.
  *
- * @param <W> what waits for a release: the request to start a session
+ * @param <W> what waits for a release: the request to enter
  */
 final class IdentityContexts<W> {
 
   enum Entered {
-    /** The context is new: its listener is to be registered before the session's calls. */
+    /** The context is new. */
     FIRST,
-    /** The context is in use or idle: the session may start. */
+    /** The context is in use or idle: its idle time (if it runs) stops. */
     AGAIN,
     /** The context is being released: the waiter comes back from {@link #released}. */
     WAIT
   }
 
   private static final class Context<W> {
-    int sessions;
+    int users;
     boolean releasing;
     final List<W> waiting = new ArrayList<>();
   }
 
   private final Map<String, Context<W>> contexts = new HashMap<>();
-
-  /** The context of each session that entered one, by session id, until the session stops. */
-  private final Map<String, String> contextOfSession = new HashMap<>();
 
   /**
    * The endpoints that reach an {@code isolation: context} server: only their sessions use identity
@@ -59,12 +56,12 @@ final class IdentityContexts<W> {
     return Set.copyOf(paths);
   }
 
-  /** A session is to serve a request of this context's caller. */
+  /** A request of this context's caller is to run. */
   Entered enter(String context, W waiter) {
     Context<W> entry = contexts.get(context);
     if (entry == null) {
       entry = new Context<>();
-      entry.sessions = 1;
+      entry.users = 1;
       contexts.put(context, entry);
       return Entered.FIRST;
     }
@@ -72,33 +69,27 @@ final class IdentityContexts<W> {
       entry.waiting.add(waiter);
       return Entered.WAIT;
     }
-    entry.sessions++;
+    entry.users++;
     return Entered.AGAIN;
   }
 
-  /** The session that entered {@code context} started under this id. */
-  void started(String sessionId, String context) {
-    contextOfSession.put(sessionId, context);
-  }
-
   /**
-   * A session stopped; answers its context when it was the last session in it (the context's idle
-   * time starts), else null.
+   * A request that entered is done; true when it was the last one in its context (the context's
+   * idle time starts).
    */
-  String stopped(String sessionId) {
-    String context = contextOfSession.remove(sessionId);
-    Context<W> entry = context == null ? null : contexts.get(context);
-    if (entry == null || entry.sessions == 0) {
-      return null;
+  boolean left(String context) {
+    Context<W> entry = contexts.get(context);
+    if (entry == null || entry.users == 0 || entry.releasing) {
+      return false;
     }
-    entry.sessions--;
-    return entry.sessions == 0 && !entry.releasing ? context : null;
+    entry.users--;
+    return entry.users == 0;
   }
 
   /** The context's idle time is over; true when it is to be released now (still unused). */
   boolean idle(String context) {
     Context<W> entry = contexts.get(context);
-    if (entry == null || entry.sessions > 0 || entry.releasing) {
+    if (entry == null || entry.users > 0 || entry.releasing) {
       return false;
     }
     entry.releasing = true;

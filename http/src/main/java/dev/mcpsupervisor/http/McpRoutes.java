@@ -15,6 +15,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -60,10 +61,12 @@ final class McpRoutes extends AllDirectives {
   private final PostBodies bodies;
   private final SessionExchanges exchanges;
   private final StatelessRoutes stateless;
+  private final PendingRounds pending;
 
   /**
    * @param answerTimeout see {@link SessionExchanges}
-   * @param cacheScope see {@link StatelessRoutes}
+   * @param stateless what every 2026-07-28 request shares
+   * @param endpoints the endpoints by path
    * @param callers see {@link StatelessRoutes}
    * @param access which servers each identity may use
    * @param readiness off while the gateway stops: new requests are then answered 503
@@ -71,24 +74,24 @@ final class McpRoutes extends AllDirectives {
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
       SessionRoutes routes,
-      Scheduler scheduler,
       Materializer materializer,
       GatewaySettings settings,
       GatewayConfig gateway,
-      Set<String> servers,
       GatewayMetrics metrics,
       Duration answerTimeout,
-      String cacheScope,
+      StatelessRequest.Gateway stateless,
+      Map<String, McpEndpoint> endpoints,
       CallerIdentity callers,
       ServerAccess access,
       Readiness readiness) {
     this.sessions = sessions;
-    this.scheduler = scheduler;
+    this.scheduler = stateless.scheduler();
     this.settings = settings;
-    this.servers = Set.copyOf(servers);
+    this.servers = stateless.supervisor().config().servers().keySet();
     this.metrics = metrics;
     this.access = access;
     this.readiness = readiness;
+    this.pending = stateless.pending();
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, gateway.maxBodyBytes());
     this.bodies =
@@ -106,7 +109,8 @@ final class McpRoutes extends AllDirectives {
     this.streamQuota =
         new StreamQuota(gateway.connectionLimits().maxStreamsPerIdentity(), refusals);
     this.stateless =
-        new StatelessRoutes(exchanges, settings, metrics, cacheScope, callers, streamQuota);
+        new StatelessRoutes(
+            exchanges, settings, metrics, stateless, endpoints, access, callers, streamQuota);
   }
 
   /**
@@ -253,7 +257,7 @@ final class McpRoutes extends AllDirectives {
   private CompletionStage<HttpResponse> initialize(
       JsonRpcRequest initialize, String path, String server, AcceptHeader accept, Identity caller) {
     return exchanges
-        .createSession(server, null, caller)
+        .createSession(server, caller)
         .thenCompose(
             created ->
                 created.sessionId() == null
@@ -365,6 +369,11 @@ final class McpRoutes extends AllDirectives {
   /** Completes once every response stream open now is written out, or at {@code deadline}. */
   CompletionStage<Void> responsesWritten(Duration deadline) {
     return exchanges.responsesWritten(deadline);
+  }
+
+  /** The gateway stops: the 2026-07-28 requests parked on a round are given up. */
+  void abandonRounds() {
+    pending.abandonAll("the gateway is stopping");
   }
 
   private static <T> CompletionStage<T> done(T value) {

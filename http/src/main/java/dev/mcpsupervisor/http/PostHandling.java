@@ -4,6 +4,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.http.DownstreamStreams.InFlight;
 import dev.mcpsupervisor.http.DownstreamStreams.OpenExchange;
 import dev.mcpsupervisor.protocol.McpMethods;
@@ -40,7 +41,7 @@ final class PostHandling {
       Set.of(ProtocolVersions.V2025_03_26, ProtocolVersions.V2024_11_05);
 
   private final String sessionId;
-  private final CallContexts contexts;
+  private final SessionSupervisor supervisor;
   private final ActorRef<DownstreamSessions.Command> registry;
   private final ClientRequests requests;
   private final DownstreamStreams streams;
@@ -56,7 +57,7 @@ final class PostHandling {
 
   PostHandling(
       String sessionId,
-      CallContexts contexts,
+      SessionSupervisor supervisor,
       ActorRef<DownstreamSessions.Command> registry,
       ClientRequests requests,
       DownstreamStreams streams,
@@ -65,7 +66,7 @@ final class PostHandling {
       int maxInflight,
       Supplier<Logger> log) {
     this.sessionId = sessionId;
-    this.contexts = contexts;
+    this.supervisor = supervisor;
     this.registry = registry;
     this.requests = requests;
     this.streams = streams;
@@ -136,7 +137,7 @@ final class PostHandling {
     }
     long sequence = nextSequence++;
     // the sequence tags the upstream calls: what the supervisor relates to them comes back with it
-    UpstreamCalls calls = contexts.calls(Long.toString(sequence));
+    UpstreamCalls calls = new UpstreamCalls(supervisor, sessionId, Long.toString(sequence));
     if (McpMethods.INITIALIZE.equals(request.method())) {
       if (client != null) {
         streams.answer(

@@ -66,14 +66,12 @@ final class SessionExchanges {
    * A new downstream session's id, or null when the gateway is shutting down or full ({@link
    * #notCreated}).
    *
-   * @param identity its caller's context, or null
    * @param owner who creates it: only this identity reaches it afterwards
    */
-  CompletionStage<DownstreamSessions.Created> createSession(
-      String server, String identity, Identity owner) {
+  CompletionStage<DownstreamSessions.Created> createSession(String server, Identity owner) {
     return Asks.ask(
         sessions,
-        replyTo -> new DownstreamSessions.Create(server, identity, owner, replyTo),
+        replyTo -> new DownstreamSessions.Create(server, owner, replyTo),
         ASK_TIMEOUT,
         scheduler);
   }

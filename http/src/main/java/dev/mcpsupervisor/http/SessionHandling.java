@@ -20,10 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What one {@link DownstreamSession} does with its messages, apart from its mailbox: its parts
- * (client requests, streams, POSTs, stateless requests, upstream traffic), which GET streams it
- * opens, when it is idle and asks its registry to end it, and what it cancels at its end. Owned by
- * that actor alone, which keeps the states and gets back what completes later through {@link
- * Wiring}.
+ * (client requests, streams, POSTs, a listen stream, upstream traffic), which GET streams it opens,
+ * when it is idle and asks its registry to end it, and what it cancels at its end. Owned by that
+ * actor alone, which keeps the states and gets back what completes later through {@link Wiring}.
  */
 final class SessionHandling {
 
@@ -34,10 +33,7 @@ final class SessionHandling {
    *
    * @param streamTimer starts a resumable stream's timer ({@link StreamReplay#timer})
    * @param serverRequestExpired the message for a server request the client did not answer in time
-   * @param gatherElapsed the message once server requests sent together are in
-   * @param retryOverdue the message when a stateless client did not retry in time
    * @param subscribing hands back a listen stream's subscriptions (URI → server) once made
-   * @param sessionRef the session's actor as tags name it, for identity contexts
    * @param endItself ends the session, for a reason, without a round trip through its registry
    */
   record Wiring(
@@ -45,10 +41,7 @@ final class SessionHandling {
       BiConsumer<Duration, ExchangeSink> streamTimer,
       Function<JsonNode, DownstreamSession.Command> serverRequestExpired,
       PostHandling.Answers answers,
-      DownstreamSession.Command gatherElapsed,
-      DownstreamSession.Command retryOverdue,
       Consumer<CompletionStage<Map<String, String>>> subscribing,
-      Supplier<String> sessionRef,
       Supplier<Logger> log,
       Consumer<String> endItself) {}
 
@@ -57,12 +50,11 @@ final class SessionHandling {
   final PostHandling posts;
   final UpstreamTraffic upstreams;
 
-  /** Made by the session's stateless (2026-07-28) request, if any: null in a session-era one. */
-  private StatelessRequests stateless;
+  /** Made by the session's listen stream (2026-07-28), if any: null in a session-era one. */
+  private ListenStream listen;
 
   private final String id;
   private final SessionSupervisor supervisor;
-  private final CallContexts contexts;
   private final Duration idleTimeout;
   private final ActorRef<DownstreamSessions.Command> registry;
   private final Wiring wiring;
@@ -83,10 +75,6 @@ final class SessionHandling {
     this.id = id;
     this.gate = spec.gate();
     this.supervisor = supervisor;
-    this.contexts =
-        spec.identity() == null
-            ? CallContexts.own(supervisor, id)
-            : new CallContexts(supervisor, id, spec.identity(), wiring.sessionRef().get());
     this.idleTimeout = spec.idleTimeout();
     this.registry = registry;
     this.wiring = wiring;
@@ -105,7 +93,7 @@ final class SessionHandling {
     this.posts =
         new PostHandling(
             id,
-            contexts,
+            supervisor,
             registry,
             requests,
             streams,
@@ -116,26 +104,19 @@ final class SessionHandling {
     this.upstreams = new UpstreamTraffic(relay);
   }
 
-  /** The session's stateless part, made on first use (see {@link #stateless}). */
-  StatelessRequests stateless() {
-    if (stateless == null) {
-      stateless =
-          new StatelessRequests(
-              id,
+  /** The session's listen stream, made on first use (see {@link #listen}). */
+  ListenStream listen() {
+    if (listen == null) {
+      listen =
+          new ListenStream(
               requests,
-              streams,
-              posts,
-              new StatelessRequests.Wiring(
-                  wiring.timers(),
-                  wiring.gatherElapsed(),
-                  wiring.retryOverdue(),
+              new ListenStream.Wiring(
                   wiring.endItself(),
                   tag -> new UpstreamCalls(supervisor, id, tag),
-                  wiring.subscribing()),
-              settings);
-      upstreams.statelessBegun(stateless);
+                  wiring.subscribing()));
+      upstreams.listening(listen);
     }
-    return stateless;
+    return listen;
   }
 
   /** The session starts: it hears what its upstreams send. */
@@ -204,31 +185,22 @@ final class SessionHandling {
   }
 
   /**
-   * The client a stateless request makes, or null when this session serves one already (a fault of
-   * the routes: it is refused).
+   * The client a listen request makes, or null when this session serves one already (a fault of the
+   * routes: it is refused).
    */
-  ClientRequests.Client beginStateless(
-      DownstreamSession.Stateless request, ClientRequests.Client client) {
+  ClientRequests.Client beginListen(
+      DownstreamSession.Listen request, ClientRequests.Client client) {
     routed();
-    if (client != null) { // made for one request: a second one is a fault of the routes
+    if (client != null) { // made for one stream: a second one is a fault of the routes
       request.exchange().tell(Exchange.Refused.of(409, "Conflict: the session is in use"));
       return null;
     }
-    return stateless().begin(request);
+    return listen().begin(request);
   }
 
   /** What an initialize would have told: which servers are there, and what they offer. */
   CompletionStage<Outcome> discover(ClientRequests.Client asking) {
-    return stateless().initialize(asking, contexts.calls("discover"));
-  }
-
-  void resume(DownstreamSession.Resume resume) {
-    routedActivity();
-    stateless().resume(resume);
-  }
-
-  void retryOverdue() {
-    askToEnd("its client did not retry its input_required request");
+    return listen().initialize(asking, new UpstreamCalls(supervisor, id, "discover"));
   }
 
   /** GET: opens the session's one server-to-client stream, unless {@code draining}. */
@@ -257,8 +229,8 @@ final class SessionHandling {
   boolean exchangeClosed(ExchangeSink exchange, ClientRequests.Client client) {
     routed();
     streams.closed(exchange);
-    if (stateless != null && (client == null || client.isStateless())) {
-      stateless.exchangeClosed(exchange);
+    if (listen != null) {
+      listen.exchangeClosed(exchange);
     }
     return true;
   }
@@ -266,8 +238,8 @@ final class SessionHandling {
   /** The gateway stops: no GET stream any more. */
   void drain() {
     streams.closeGetStream();
-    if (stateless != null) {
-      stateless.drain();
+    if (listen != null) {
+      listen.drain();
     }
   }
 
@@ -278,7 +250,7 @@ final class SessionHandling {
   void idleCheck() {
     if (System.nanoTime() - activeAt >= idleTimeout.toNanos()
         && streams.nothingInFlight()
-        && (stateless == null || !stateless.isListening() && !stateless.isDiscovering())) {
+        && (listen == null || !listen.isOpen())) {
       askToEnd("idle for " + idleTimeout);
     }
   }
@@ -296,8 +268,7 @@ final class SessionHandling {
 
   /**
    * The session ends: cancels what is in flight, answers it and fails what upstreams asked. A
-   * stateless request's session ends with every request, so its end is logged at debug only (at
-   * info it cost 6% of the gateway's CPU per stateless call).
+   * listen stream's session ends with its stream, so its end is logged at debug only.
    */
   void end(String reason, ClientRequests.Client client) {
     gate.close();

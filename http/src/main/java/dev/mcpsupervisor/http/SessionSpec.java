@@ -9,7 +9,6 @@ import org.apache.pekko.actor.typed.ActorRef;
  *
  * @param id its {@code Mcp-Session-Id}, also its supervisor context
  * @param endpoint the endpoint that created it, over the servers its owner may use
- * @param identity its caller's context for {@code isolation: context} servers, or null
  * @param gate what the HTTP routes tell it passes ({@link SessionRoutes})
  */
 record SessionSpec(
@@ -18,6 +17,5 @@ record SessionSpec(
     SessionSupervisor supervisor,
     GatewaySettings settings,
     Duration idleTimeout,
-    String identity,
     ActorRef<DownstreamSessions.Command> registry,
     RouteGate gate) {}

@@ -4,34 +4,42 @@ import static dev.mcpsupervisor.http.McpRequestChecks.header;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 
 /**
  * The 2026-07-28 request path of the MCP endpoints: a request without a session, checked against
- * its headers ({@link StatelessEnvelope}), is served by a session of its own that ends with its
- * exchange; a retry answering an input_required round goes to the session keeping its call. {@link
- * McpRoutes} hands such requests here.
+ * its headers ({@link StatelessEnvelope}), runs as a {@link StatelessRequest} (no session, no actor
+ * of its own); a retry answering an {@code input_required} round goes to the request parked in
+ * {@link PendingRounds}; a {@code subscriptions/listen} stream, which lasts, is served by a
+ * downstream session of its own. {@link McpRoutes} hands such requests here.
  */
 final class StatelessRoutes {
 
   private final SessionExchanges exchanges;
   private final GatewaySettings settings;
   private final GatewayMetrics metrics;
+  private final StatelessRequest.Gateway gateway;
+  private final Map<String, McpEndpoint> endpoints;
+  private final ServerAccess access;
 
-  /** What a stateless client's cacheable results say: private when answers depend on a token. */
-  private final String cacheScope;
+  /** The endpoints that reach an {@code isolation: context} server: only they use identities. */
+  private final Set<String> identityPaths;
 
   private final CallerIdentity callers;
   private final StreamQuota streamQuota;
@@ -39,9 +47,13 @@ final class StatelessRoutes {
   /** Stateless requests in flight per caller: {@code gateway.maxInflightPerIdentity}. */
   private final CallerLimit inflight;
 
+  /** Names each request's own supervisor context. */
+  private final AtomicLong requestIds = new AtomicLong();
+
   /**
-   * @param cacheScope what a stateless client's cacheable results say ({@code private} when the
-   *     gateway requires a token, since answers may then depend on who asks)
+   * @param gateway what every stateless request shares
+   * @param endpoints the endpoints by path
+   * @param access which servers each identity may use
    * @param callers who a stateless request comes from, for its {@code isolation: context} servers
    * @param streamQuota how many listen streams a caller may hold open
    */
@@ -49,23 +61,28 @@ final class StatelessRoutes {
       SessionExchanges exchanges,
       GatewaySettings settings,
       GatewayMetrics metrics,
-      String cacheScope,
+      StatelessRequest.Gateway gateway,
+      Map<String, McpEndpoint> endpoints,
+      ServerAccess access,
       CallerIdentity callers,
       StreamQuota streamQuota) {
     this.exchanges = exchanges;
     this.settings = settings;
     this.metrics = metrics;
-    this.cacheScope = cacheScope;
+    this.gateway = gateway;
+    this.endpoints = Map.copyOf(endpoints);
+    this.access = access;
+    this.identityPaths =
+        IdentityContexts.pathsReachingContextIsolation(endpoints, gateway.supervisor().config());
     this.callers = callers;
     this.streamQuota = streamQuota;
     this.inflight = new CallerLimit(settings.limits().maxInflightPerIdentity());
   }
 
   /**
-   * A 2026-07-28 request, checked against its headers, is served by a session of its own that ends
-   * with its exchange: the leases it took are released, and a client that goes away cancels what it
-   * asked upstream. Its calls to {@code isolation: context} servers go out in its caller's context
-   * when the request names one ({@link CallerIdentity}), except a listen stream's.
+   * A 2026-07-28 request, checked against its headers. Its calls to {@code isolation: context}
+   * servers go out in its caller's context when the request names one ({@link CallerIdentity}),
+   * except a listen stream's; a client that goes away cancels what it asked upstream.
    */
   CompletionStage<HttpResponse> request(
       JsonRpcRequest call,
@@ -89,22 +106,13 @@ final class StatelessRoutes {
             caller.isAnonymous() ? header(request, "Authorization") : caller.key());
     JsonNode requestState = call.params() == null ? null : call.params().get("requestState");
     if (requestState != null) {
-      return retry(call, requestState, principal, path, accept, caller);
+      return retry(call, requestState, principal, accept);
     }
-    boolean listen = McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method());
-    String identity = listen ? null : callers.contextOf(caller, name -> header(request, name));
-    Runnable finished;
-    if (listen) {
-      // a listen stream lasts: it counts against its caller's open streams, not its requests in
-      // flight
-      Optional<Runnable> permit = streamQuota.acquire(caller, request);
-      if (permit.isEmpty()) {
-        return done(streamQuota.refusal());
-      }
-      finished = permit.get();
-    } else {
-      finished = admit(caller, identity, principal);
+    if (McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method())) {
+      return listen(call, request, server, accept, caller);
     }
+    String callerContext = callers.contextOf(caller, name -> header(request, name));
+    Runnable finished = admit(caller, callerContext, principal);
     if (finished == null) {
       metrics.rejected("overloaded");
       return done(
@@ -117,29 +125,81 @@ final class StatelessRoutes {
                       settings.limits().maxInflightPerIdentity(),
                       "maxInflightPerIdentity"))));
     }
+    // only an endpoint with an isolation: context server calls in the caller's context
+    String identity = identityPaths.contains(path) ? callerContext : null;
+    StatelessRequest.Arrival arrival =
+        new StatelessRequest.Arrival(
+            call,
+            access.endpointFor(endpoints.get(path), caller),
+            "stateless-" + requestIds.incrementAndGet(),
+            identity,
+            principal,
+            McpRequestChecks.paramHeaders(request));
+    Exchange exchange = exchanges.openExchange();
+    StatelessRequest running = new StatelessRequest(gateway, arrival, exchange, accept.sse());
+    exchange
+        .terminated()
+        .thenRun(
+            () -> {
+              finished.run();
+              running.exchangeEnded(exchange);
+            });
+    if (identity == null) {
+      running.start();
+    } else {
+      // its caller's context may be being released: the request waits for that
+      Asks.<CallerContexts.Command, Done>ask(
+              gateway.callerContexts(),
+              replyTo -> new CallerContexts.Enter(identity, replyTo),
+              settings.serverRequestTimeout(),
+              gateway.scheduler())
+          .whenComplete(
+              (entered, failure) -> {
+                if (failure != null) {
+                  running.abandon("its caller's context could not be entered: " + failure);
+                } else {
+                  running.start();
+                }
+              });
+    }
+    return exchanges.answer(exchange, accept, false, null, () -> {});
+  }
+
+  /**
+   * A listen stream lasts: a session of its own serves it (it holds its subscriptions), and it
+   * counts against its caller's open streams, not its requests in flight.
+   */
+  private CompletionStage<HttpResponse> listen(
+      JsonRpcRequest call,
+      HttpRequest request,
+      String server,
+      AcceptHeader accept,
+      Identity caller) {
+    Optional<Runnable> permit = streamQuota.acquire(caller, request);
+    if (permit.isEmpty()) {
+      return done(streamQuota.refusal());
+    }
+    Runnable finished = permit.get();
     return exchanges
-        .createSession(server, identity, caller)
+        .createSession(server, caller)
         .thenCompose(
             created -> {
               if (created.sessionId() == null) {
                 finished.run();
                 return done(exchanges.notCreated(created));
               }
-              return exchange(
+              String path =
+                  server == null ? AggregatedEndpoint.PATH : SingleServerEndpoint.pathOf(server);
+              Exchange exchange = exchanges.openExchange();
+              exchange.terminated().thenRun(finished);
+              exchanges.tell(
                   created.sessionId(),
                   path,
                   caller,
-                  accept,
-                  exchange ->
-                      new DownstreamSession.Stateless(
-                          call,
-                          StatelessEnvelope.Meta.of(call),
-                          cacheScope,
-                          principal,
-                          McpRequestChecks.paramHeaders(request),
-                          accept.sse(),
-                          exchange),
-                  finished);
+                  new DownstreamSession.Listen(
+                      call, StatelessEnvelope.Meta.of(call), gateway.cacheScope(), exchange));
+              exchanges.closeWhenDone(exchange, created.sessionId(), path, caller);
+              return exchanges.answer(exchange, accept, false, null, () -> {});
             })
         .whenComplete(
             (response, failure) -> {
@@ -165,16 +225,11 @@ final class StatelessRoutes {
   }
 
   /**
-   * A retry that answers an input_required round goes to the session keeping its call, which its
+   * A retry that answers an input_required round goes to the request parked under the id its
    * verified requestState names.
    */
   private CompletionStage<HttpResponse> retry(
-      JsonRpcRequest call,
-      JsonNode requestState,
-      String principal,
-      String path,
-      AcceptHeader accept,
-      Identity caller) {
+      JsonRpcRequest call, JsonNode requestState, String principal, AcceptHeader accept) {
     RequestStates.Opened opened =
         settings
             .requestStates()
@@ -192,30 +247,14 @@ final class StatelessRoutes {
                   JsonRpcResponse.failure(call.id(), INVALID_PARAMS, invalid.why()))));
     }
     RequestStates.State state = ((RequestStates.Opened.Valid) opened).state();
-    return exchange(
-        state.pendingId(),
-        path,
-        caller,
-        accept,
-        exchange -> new DownstreamSession.Resume(call, state, accept.sse(), exchange),
-        () -> {});
-  }
-
-  /**
-   * A stateless request's exchange with its session, which hears when the exchange is over (a
-   * session serving one request ends with it); {@code whenOver} runs then too.
-   */
-  private CompletionStage<HttpResponse> exchange(
-      String sessionId,
-      String path,
-      Identity caller,
-      AcceptHeader accept,
-      Function<ExchangeSink, DownstreamSession.Routed> command,
-      Runnable whenOver) {
     Exchange exchange = exchanges.openExchange();
-    exchange.terminated().thenRun(whenOver);
-    exchanges.tell(sessionId, path, caller, command.apply(exchange));
-    exchanges.closeWhenDone(exchange, sessionId, path, caller);
+    StatelessRequest parked = gateway.pending().get(state.pendingId());
+    if (parked == null) {
+      exchange.tell(StatelessRequest.noRoundWaiting(call));
+    } else {
+      exchange.terminated().thenRun(() -> parked.exchangeEnded(exchange));
+      parked.resume(call, state, exchange, accept.sse());
+    }
     return exchanges.answer(exchange, accept, false, null, () -> {});
   }
 

@@ -65,7 +65,7 @@ class DirectRoutingTest {
 
     String create() {
       TestProbe<DownstreamSessions.Created> created = probe();
-      ref.tell(new DownstreamSessions.Create("fixture", null, Identity.ANONYMOUS, created.ref()));
+      ref.tell(new DownstreamSessions.Create("fixture", Identity.ANONYMOUS, created.ref()));
       return created.receiveMessage().sessionId();
     }
 

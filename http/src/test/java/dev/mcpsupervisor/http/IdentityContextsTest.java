@@ -2,7 +2,6 @@ package dev.mcpsupervisor.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.http.IdentityContexts.Entered;
@@ -14,27 +13,23 @@ class IdentityContextsTest {
   private final IdentityContexts<String> contexts = new IdentityContexts<>();
 
   @Test
-  void theFirstSessionOfAContextRegistersItAndTheLastOneStartsItsIdleTime() {
-    assertEquals(Entered.FIRST, contexts.enter("c", "create-1"));
-    contexts.started("s1", "c");
-    assertEquals(Entered.AGAIN, contexts.enter("c", "create-2"));
-    contexts.started("s2", "c");
-    assertNull(contexts.stopped("s1"), "s2 still uses it");
-    assertEquals("c", contexts.stopped("s2"));
-    assertNull(contexts.stopped("s2"), "a session stops once");
-    assertNull(contexts.stopped("never-started"));
+  void theLastRequestOfAContextToLeaveStartsItsIdleTime() {
+    assertEquals(Entered.FIRST, contexts.enter("c", "request-1"));
+    assertEquals(Entered.AGAIN, contexts.enter("c", "request-2"));
+    assertFalse(contexts.left("c"), "request-2 still uses it");
+    assertTrue(contexts.left("c"));
+    assertFalse(contexts.left("c"), "nobody is left to leave");
+    assertFalse(contexts.left("never-entered"));
   }
 
   @Test
   void anIdleContextIsReleasedOnlyWhileNobodyUsesIt() {
-    contexts.enter("c", "create-1");
-    contexts.started("s1", "c");
+    contexts.enter("c", "request-1");
     assertFalse(contexts.idle("c"), "in use: a stale idle time changes nothing");
-    assertEquals("c", contexts.stopped("s1"));
-    assertEquals(Entered.AGAIN, contexts.enter("c", "create-2"), "back before the idle time");
-    contexts.started("s2", "c");
+    assertTrue(contexts.left("c"));
+    assertEquals(Entered.AGAIN, contexts.enter("c", "request-2"), "back before the idle time");
     assertFalse(contexts.idle("c"));
-    contexts.stopped("s2");
+    contexts.left("c");
     assertTrue(contexts.idle("c"));
     assertFalse(contexts.idle("c"), "released once");
     assertFalse(contexts.isEmpty(), "forgotten only when the release is done");
@@ -43,41 +38,36 @@ class IdentityContextsTest {
   }
 
   @Test
-  void aSessionForAContextBeingReleasedWaitsAndThenStartsANewOne() {
-    contexts.enter("c", "create-1");
-    contexts.started("s1", "c");
-    contexts.stopped("s1");
+  void aRequestForAContextBeingReleasedWaitsAndThenEntersANewOne() {
+    contexts.enter("c", "request-1");
+    contexts.left("c");
     assertTrue(contexts.idle("c"));
-    assertEquals(Entered.WAIT, contexts.enter("c", "create-2"));
-    assertEquals(Entered.WAIT, contexts.enter("c", "create-3"));
-    assertEquals(List.of("create-2", "create-3"), contexts.released("c"));
-    assertEquals(Entered.FIRST, contexts.enter("c", "create-2"), "a new context: registered again");
-    assertEquals(Entered.AGAIN, contexts.enter("c", "create-3"));
+    assertEquals(Entered.WAIT, contexts.enter("c", "request-2"));
+    assertEquals(Entered.WAIT, contexts.enter("c", "request-3"));
+    assertEquals(List.of("request-2", "request-3"), contexts.released("c"));
+    assertEquals(Entered.FIRST, contexts.enter("c", "request-2"), "a new context");
+    assertEquals(Entered.AGAIN, contexts.enter("c", "request-3"));
   }
 
   @Test
   void contextsAreApart() {
-    contexts.enter("a", "create-a");
-    contexts.started("sa", "a");
-    assertEquals(Entered.FIRST, contexts.enter("b", "create-b"));
-    contexts.started("sb", "b");
-    assertEquals("a", contexts.stopped("sa"));
+    contexts.enter("a", "request-a");
+    assertEquals(Entered.FIRST, contexts.enter("b", "request-b"));
+    assertTrue(contexts.left("a"));
     assertTrue(contexts.idle("a"));
     assertFalse(contexts.idle("b"));
-    assertEquals(Entered.AGAIN, contexts.enter("b", "create-b2"));
+    assertEquals(Entered.AGAIN, contexts.enter("b", "request-b2"));
   }
 
   @Test
   void atStopEveryContextIsReleasedOnceEvenInUse() {
-    contexts.enter("a", "create-a");
-    contexts.started("sa", "a");
-    contexts.enter("b", "create-b");
-    contexts.started("sb", "b");
-    contexts.stopped("sb");
+    contexts.enter("a", "request-a");
+    contexts.enter("b", "request-b");
+    contexts.left("b");
     assertTrue(contexts.idle("b"));
     assertEquals(List.of("a"), contexts.releaseAll(), "b is being released already");
     assertEquals(List.of(), contexts.releaseAll());
-    assertNull(contexts.stopped("sa"), "released at stop: no idle time");
+    assertFalse(contexts.left("a"), "released at stop: no idle time");
     contexts.released("a");
     contexts.released("b");
     assertTrue(contexts.isEmpty());

@@ -235,8 +235,8 @@ class InputRequiredBridgeTest {
       StatelessClient client = new StatelessClient(impatient, "{\"elicitation\":{}}");
       JsonNode round = result(client.callTool(FIXTURE, 50, "elicit", "{\"message\":\"gone\"}"));
       String key = onlyKey(round);
-      // the retry window passes: the call is cancelled, its lease released
-      impatient.awaitLeasedContexts(List.of());
+      // the retry window passes: the call is cancelled upstream, its server request refused
+      awaitNothingPending(impatient);
 
       HttpResponse<String> tooLate =
           client.callTool(
@@ -311,6 +311,20 @@ class InputRequiredBridgeTest {
     } catch (java.util.concurrent.CompletionException e) {
       throw new AssertionError(what + " got no answer", e);
     }
+  }
+
+  /** Until no upstream session holds a call or a server request (bounded). */
+  private static void awaitNothingPending(TestGateway gateway) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    int pending;
+    do {
+      pending =
+          gateway.snapshot().keys().stream()
+              .flatMap(key -> key.sessions().stream())
+              .mapToInt(session -> session.inFlight() + session.awaitingAnswers())
+              .sum();
+    } while (pending > 0 && System.nanoTime() < deadline);
+    assertEquals(0, pending, "calls and server requests still pending upstream");
   }
 
   private void awaitNoLeases() {

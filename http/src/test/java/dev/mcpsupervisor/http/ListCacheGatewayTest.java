@@ -67,8 +67,8 @@ class ListCacheGatewayTest {
       }
       List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
       // in batches, so that the gateway's accept backlog never overflows: with the cache, every
-      // caller so far holds its lease (taken just before it lists) and waits for the one list
-      // the upstream holds; without it, a batch is answered before the next one connects
+      // caller so far waits at the key for the one list the upstream holds; without it, a batch
+      // is answered before the next one connects
       for (int batch = 0; batch < CALLERS; batch += BATCH) {
         for (int i = batch; i < batch + BATCH; i++) {
           answers.add(
@@ -82,7 +82,7 @@ class ListCacheGatewayTest {
                   McpMethods.TOOLS_LIST));
         }
         if (cached) {
-          awaitLeases(gateway, batch + BATCH);
+          awaitListWaiters(gateway, batch + BATCH);
         } else {
           for (int i = batch; i < batch + BATCH; i++) {
             answers.get(i).get(60, TimeUnit.SECONDS);
@@ -177,16 +177,17 @@ class ListCacheGatewayTest {
         + "\",\"io.modelcontextprotocol/clientCapabilities\":{}}";
   }
 
-  private static void awaitLeases(TestGateway gateway, int expected) throws InterruptedException {
+  private static void awaitListWaiters(TestGateway gateway, int expected)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline && leases(gateway) < expected) {
+    while (System.nanoTime() < deadline && listWaiters(gateway) < expected) {
       Thread.sleep(20); // polling an observable state with a bound, not synchronizing
     }
-    assertTrue(leases(gateway) >= expected, leases(gateway) + " leases");
+    assertTrue(listWaiters(gateway) >= expected, listWaiters(gateway) + " callers wait");
   }
 
-  private static int leases(TestGateway gateway) {
-    return gateway.snapshot().keys().stream().mapToInt(key -> key.leases().size()).sum();
+  private static int listWaiters(TestGateway gateway) {
+    return gateway.snapshot().keys().stream().mapToInt(key -> key.listWaiters()).sum();
   }
 
   private static boolean awaitLine(BlockingQueue<String> lines, String text)

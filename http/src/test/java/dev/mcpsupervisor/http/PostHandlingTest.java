@@ -60,7 +60,7 @@ class PostHandlingTest {
       posts =
           new PostHandling(
               "s1",
-              CallContexts.own(null, "s1"),
+              null,
               registry.getRef(),
               requests,
               streams,

@@ -12,7 +12,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import java.time.Duration;
-import java.util.Map;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
@@ -53,7 +52,6 @@ class SessionHandlingTest {
                   null,
                   GatewaySettings.fromConfig(ConfigFactory.empty()),
                   idleTimeout,
-                  null,
                   registry.getRef(),
                   gate),
               new SessionHandling.Wiring(
@@ -61,10 +59,7 @@ class SessionHandlingTest {
                   (delay, exchange) -> {},
                   id -> null,
                   (outcome, requestId, sequence) -> {},
-                  null,
-                  null,
                   subscribing -> {},
-                  () -> null,
                   () -> LoggerFactory.getLogger(SessionHandlingTest.class),
                   reason -> {}));
     }
@@ -113,9 +108,9 @@ class SessionHandlingTest {
     session.handling.idleCheck(); // the third is on its way: the session stays
     session.registry.expectNoMessage(Duration.ofMillis(50));
     session.handling.routed();
-    session.handling.retryOverdue();
+    session.handling.idleCheck();
     assertEquals(
-        new DownstreamSessions.EndMe("s1", "its client did not retry its input_required request"),
+        new DownstreamSessions.EndMe("s1", "idle for PT0S"),
         session.registry.expectMessageClass(DownstreamSessions.EndMe.class));
     assertFalse(session.gate.pass()); // closed: the routes answer 404 themselves
     session.handling.idleCheck(); // asked once: the registry ends it
@@ -123,23 +118,21 @@ class SessionHandlingTest {
   }
 
   @Test
-  void aSecondStatelessRequestIsRefused() {
+  void aSecondListenRequestIsRefused() {
     Session session = new Session();
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
     ClientRequests.Client client = new ClientRequests.Client("2026-07-28", null, "c", "1", null);
     assertNull(
-        session.handling.beginStateless(
-            new DownstreamSession.Stateless(
-                null, null, null, null, Map.of(), false, ProbeSink.of(exchange)),
-            client));
+        session.handling.beginListen(
+            new DownstreamSession.Listen(null, null, null, ProbeSink.of(exchange)), client));
     assertEquals(409, refusal(exchange));
   }
 
   @Test
-  void aSessionEraSessionHasNoStatelessPartUntilAStatelessRequestBegins() {
+  void aSessionEraSessionHasNoListenPartUntilAListenRequestBegins() {
     Session session = new Session();
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
-    // none of these needs the stateless part: they work without it, as before
+    // none of these needs the listen part: they work without it, as before
     assertTrue(session.gate.pass()); // the routes tell it that an exchange closed
     session.handling.exchangeClosed(ProbeSink.of(exchange), null);
     session.handling.drain();
@@ -152,22 +145,19 @@ class SessionHandlingTest {
         "idle for PT0S",
         session.registry.expectMessageClass(DownstreamSessions.EndMe.class).reason());
 
-    // a stateless request makes it: while discovering its servers, the session is not idle
+    // a listen request makes it: while discovering its servers, the session is not idle
     Session stateless = new Session();
     assertEquals(
         "2026-07-28",
         stateless
             .handling
-            .beginStateless(
-                new DownstreamSession.Stateless(
+            .beginListen(
+                new DownstreamSession.Listen(
                     new JsonRpcRequest(
-                        IntNode.valueOf(1), "tools/list", JsonRpcCodec.emptyObject()),
+                        IntNode.valueOf(1), "subscriptions/listen", JsonRpcCodec.emptyObject()),
                     new StatelessEnvelope.Meta(
                         "2026-07-28", JsonRpcCodec.emptyObject(), null, null),
                     null,
-                    null,
-                    Map.of(),
-                    false,
                     ProbeSink.of(exchange)),
                 null)
             .protocolVersion());

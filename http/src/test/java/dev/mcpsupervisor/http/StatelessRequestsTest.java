@@ -207,6 +207,48 @@ class StatelessRequestsTest {
     assertTrue(listed <= listedBefore, listed + " sessions listed, " + listedBefore + " before");
   }
 
+  @Test
+  void aStatelessRequestIsARequestNotASession() {
+    // what the servers offer is learned once (under a lease released with that answer)
+    assertEquals(
+        "warm",
+        TestGateway.text(
+            last(callTool("/mcp", 499, "fixture__echo", "{\"message\":\"warm\"}", ""))));
+    int listedBefore = listedSessions();
+    List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      String tool = i % 2 == 0 ? "sleep" : "fixture__sleep";
+      calls.add(
+          gateway.postAsync(
+              i % 2 == 0 ? FIXTURE : "/mcp",
+              null,
+              toolCall(500 + i, tool, "{\"ms\":1500}", ""),
+              headers("tools/call", tool)));
+    }
+    // while every call is in flight upstream: no downstream session, no lease was made for them
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    int held;
+    do {
+      held =
+          gateway.snapshot().keys().stream()
+              .flatMap(key -> key.sessions().stream())
+              .mapToInt(session -> session.inFlight() + session.stashed())
+              .sum();
+    } while (held < 100 && System.nanoTime() < deadline);
+    assertEquals(100, held, "every call is upstream");
+    assertEquals(listedBefore, listedSessions(), "a stateless request has no session");
+    assertEquals(
+        0,
+        gateway.snapshot().keys().stream()
+            .flatMap(key -> key.leases().keySet().stream())
+            .filter(context -> context.startsWith("stateless-"))
+            .count(),
+        "its calls hold no lease");
+    for (CompletableFuture<HttpResponse<String>> call : calls) {
+      assertEquals(200, call.join().statusCode());
+    }
+  }
+
   private int listedSessions() {
     return json(gateway.get("/admin/sessions").body()).path("downstreamSessions").size();
   }
