@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -96,10 +97,12 @@ public final class DownstreamSession {
   // From the supervisor, through SessionListener.
 
   /**
-   * {@code relatedTag}: the sequence number of the request it belongs to (as a string), or null.
+   * A notification from an upstream to this session's context (not a message: {@link
+   * SessionListener} hands it over on the session's thread). {@code relatedTag}: the sequence
+   * number of the request it belongs to (as a string), or null.
    */
   public record UpstreamNotification(
-      String server, JsonRpcNotification notification, String relatedTag) implements Command {}
+      String server, JsonRpcNotification notification, String relatedTag) {}
 
   public record UpstreamRequest(
       String server, JsonRpcRequest request, String relatedTag, ActorRef<JsonRpcResponse> replyTo)
@@ -147,6 +150,16 @@ public final class DownstreamSession {
   private final TimerScheduler<Command> timers;
   private final SessionHandling handling;
 
+  /**
+   * The thread handing this session a call's answer from the supervisor, while it does: an outcome
+   * that completes on it (the endpoint's futures run inline) is taken at once instead of going
+   * through the mailbox a second time. Only that thread ever reads itself here.
+   */
+  private volatile Thread answering;
+
+  /** An outcome that completed while {@link #answering}: taken right after the hand-off. */
+  private Answered answeredInline;
+
   private DownstreamSession(
       SessionSpec spec, ActorContext<Command> context, TimerScheduler<Command> timers) {
     this.id = spec.id();
@@ -161,10 +174,7 @@ public final class DownstreamSession {
                     timers.startSingleTimer(
                         new StreamTimer(exchange), new StreamTimer(exchange), delay),
                 ServerRequestExpired::new,
-                (outcome, requestId, sequence) ->
-                    context.pipeToSelf(
-                        outcome,
-                        (result, failure) -> new Answered(requestId, sequence, result, failure)),
+                this::awaitAnswer,
                 subscribing ->
                     context.pipeToSelf(
                         subscribing,
@@ -177,6 +187,7 @@ public final class DownstreamSession {
   private Behavior<Command> start(Duration serverRequestTimeout) {
     handling.start(
         new SessionListener(
+            handling.upstreams,
             context.getSelf(),
             context.messageAdapter(ContextDelivery.Command.class, FromContext::new),
             context.getSystem().scheduler(),
@@ -243,9 +254,7 @@ public final class DownstreamSession {
     } else if (message instanceof Answered answered) {
       return next(handling.answered(client, answered), client, draining);
     } else if (message instanceof FromContext from) {
-      handling.fromContext(from.message());
-    } else if (message instanceof UpstreamNotification upstream) {
-      upstreams.notification(upstream);
+      return fromContext(from.message(), client, draining);
     } else if (message instanceof UpstreamRequest upstream) {
       upstreams.request(upstream, client);
     } else if (message instanceof ServerRequestExpired expired) {
@@ -261,6 +270,39 @@ public final class DownstreamSession {
       return Behaviors.unhandled();
     }
     return Behaviors.same();
+  }
+
+  /**
+   * A call's outcome: taken at once when it completes on the thread handing over the call's answer
+   * ({@link #fromContext}), else piped to this actor.
+   */
+  private void awaitAnswer(CompletionStage<Outcome> outcome, JsonNode requestId, long sequence) {
+    outcome.whenComplete(
+        (result, failure) -> {
+          Answered answered = new Answered(requestId, sequence, result, failure);
+          if (Thread.currentThread() == answering && answeredInline == null) {
+            answeredInline = answered;
+          } else {
+            context.getSelf().tell(answered);
+          }
+        });
+  }
+
+  /** What the supervisor delivers the context; a call's answer may complete a request at once. */
+  private Behavior<Command> fromContext(
+      ContextDelivery.Command message, ClientRequests.Client client, Draining draining) {
+    answering = Thread.currentThread();
+    try {
+      handling.fromContext(message);
+    } finally {
+      answering = null;
+    }
+    Answered answered = answeredInline;
+    if (answered == null) {
+      return Behaviors.same();
+    }
+    answeredInline = null;
+    return next(handling.answered(client, answered), client, draining);
   }
 
   /** After a message that may have closed the last exchange: a draining session may now reply. */
