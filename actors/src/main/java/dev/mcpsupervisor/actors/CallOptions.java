@@ -199,8 +199,8 @@ public record CallOptions(
     return capabilities.contains(capability);
   }
 
-  /** A caller's map may hold nulls: a null key or answer is no answer. */
-  private static Map<String, JsonNode> withoutNulls(Map<String, JsonNode> responses) {
+  /** A caller's map of answers may hold nulls: a null key or answer is no answer. */
+  static Map<String, JsonNode> withoutNulls(Map<String, JsonNode> responses) {
     Map<String, JsonNode> given = new HashMap<>();
     responses.forEach(
         (key, value) -> {

@@ -7,7 +7,6 @@ import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -89,7 +88,7 @@ final class RoundTripCall {
       // if the call is over (and its actor gone), its answer is what comes next
       answered.thenAccept(response -> next.complete(new CallOutcome.Complete(response)));
       cancelWhenCancelled(next);
-      actor.tell(new AnswerRound(round, withoutNulls(responses), next));
+      actor.tell(new AnswerRound(round, CallOptions.withoutNulls(responses), next));
     }
 
     CompletionStage<CallOutcome> cancel() {
@@ -350,17 +349,5 @@ final class RoundTripCall {
 
   private void send(CallInputs.Reply<ActorRef<SessionActor.Command>> reply) {
     reply.session().tell(new SessionActor.ServerRequestAnswer(reply.localId(), reply.response()));
-  }
-
-  /** Answers without nulls (a caller's map may hold them): a null answer is no answer. */
-  private static Map<String, JsonNode> withoutNulls(Map<String, JsonNode> responses) {
-    Map<String, JsonNode> given = new HashMap<>();
-    responses.forEach(
-        (key, value) -> {
-          if (key != null && value != null) {
-            given.put(key, value);
-          }
-        });
-    return given;
   }
 }
