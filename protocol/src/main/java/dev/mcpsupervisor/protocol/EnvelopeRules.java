@@ -372,9 +372,12 @@ public final class EnvelopeRules {
   }
 
   /**
-   * What is wrong with an input response: it must be one of the results a client gives a server's
-   * request (an elicitation's {@code action}, a sampling {@code role}, {@code content} and {@code
-   * model}, a {@code roots} list); null when it is one.
+   * What is wrong with an input response: it must be an object, and when it is one of the results a
+   * client gives a server's request (told by its {@code action}, {@code role} or {@code roots}),
+   * that result well-formed (an elicitation's action, a sampling {@code role}, {@code content} and
+   * {@code model}, a list of roots with URIs); null when it is fine. An object of no known kind
+   * passes: the spec has servers ignore entries they do not recognize (and ask again for one they
+   * need).
    */
   public static String inputResponseProblem(JsonNode response) {
     if (!response.isObject()) {
@@ -417,8 +420,8 @@ public final class EnvelopeRules {
       }
       return null;
     }
-    return "must be an elicitation result (action), a sampling result (role, content, model) or"
-        + " a roots result (roots)";
+    // an object of no known kind: an entry the server does not recognize, which it ignores
+    return null;
   }
 
   // ------------------------------------------------------------------------------- notifications

@@ -315,11 +315,16 @@ class EnvelopeRulesTest {
         "\"inputResponses\":{\"k\":{\"roots\":[{\"uri\":1}]}}",
         "params.inputResponses[\"k\"]",
         ".roots[0].uri must be a string");
-    assertStateless(
-        "\"inputResponses\":{\"k\":{}}",
-        "params.inputResponses[\"k\"]",
-        "must be an elicitation result (action), a sampling result (role, content, model) or a"
-            + " roots result (roots)");
+  }
+
+  @Test
+  void anInputResponseOfNoKnownKindIsLeftForTheServerToIgnore() {
+    String body =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\","
+            + "\"inputResponses\":{\"unexpected\":{\"x\":1}},"
+            + META_2026
+            + "}}";
+    assertEquals(Optional.empty(), EnvelopeRules.check(message(body), STATELESS));
   }
 
   @Test
