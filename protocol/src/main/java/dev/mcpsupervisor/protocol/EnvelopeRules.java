@@ -48,6 +48,23 @@ public final class EnvelopeRules {
   /** The version that introduced the {@code _meta} key naming rules. */
   private static final String META_KEY_RULES_SINCE = ProtocolVersions.V2025_06_18;
 
+  private static final String VERSION_FIELD = metaField(StatelessEnvelope.META_PROTOCOL_VERSION);
+  private static final String CAPABILITIES_FIELD =
+      metaField(StatelessEnvelope.META_CLIENT_CAPABILITIES);
+  private static final String CLIENT_INFO_FIELD = metaField(StatelessEnvelope.META_CLIENT_INFO);
+  private static final String CLIENT_NAME_FIELD = CLIENT_INFO_FIELD + ".name";
+  private static final String CLIENT_VERSION_FIELD = CLIENT_INFO_FIELD + ".version";
+  private static final String LOG_LEVEL_FIELD = metaField(StatelessEnvelope.META_LOG_LEVEL);
+
+  /** Keys the spec itself names: valid, and on nearly every 2026-07-28 request. */
+  private static final Set<String> SPEC_META_KEYS =
+      Set.of(
+          "progressToken",
+          StatelessEnvelope.META_PROTOCOL_VERSION,
+          StatelessEnvelope.META_CLIENT_CAPABILITIES,
+          StatelessEnvelope.META_CLIENT_INFO,
+          StatelessEnvelope.META_LOG_LEVEL);
+
   private static final Set<String> REF_TYPES = Set.of("ref/prompt", "ref/resource");
   private static final Set<String> ELICIT_ACTIONS = Set.of("accept", "decline", "cancel");
   private static final Set<String> ROLES = Set.of("user", "assistant");
@@ -311,31 +328,18 @@ public final class EnvelopeRules {
     if (meta != null) {
       Violation violation =
           first(
-              string(
-                  meta,
-                  StatelessEnvelope.META_PROTOCOL_VERSION,
-                  false,
-                  metaField(StatelessEnvelope.META_PROTOCOL_VERSION)),
-              object(
-                  meta,
-                  StatelessEnvelope.META_CLIENT_CAPABILITIES,
-                  false,
-                  metaField(StatelessEnvelope.META_CLIENT_CAPABILITIES)),
-              object(
-                  meta,
-                  StatelessEnvelope.META_CLIENT_INFO,
-                  false,
-                  metaField(StatelessEnvelope.META_CLIENT_INFO)));
+              string(meta, StatelessEnvelope.META_PROTOCOL_VERSION, false, VERSION_FIELD),
+              object(meta, StatelessEnvelope.META_CLIENT_CAPABILITIES, false, CAPABILITIES_FIELD),
+              object(meta, StatelessEnvelope.META_CLIENT_INFO, false, CLIENT_INFO_FIELD));
       if (violation != null) {
         return violation;
       }
       JsonNode clientInfo = meta.get(StatelessEnvelope.META_CLIENT_INFO);
       if (clientInfo != null) {
-        String field = metaField(StatelessEnvelope.META_CLIENT_INFO);
         violation =
             first(
-                string(clientInfo, "name", true, field + ".name"),
-                string(clientInfo, "version", true, field + ".version"));
+                string(clientInfo, "name", true, CLIENT_NAME_FIELD),
+                string(clientInfo, "version", true, CLIENT_VERSION_FIELD));
         if (violation != null) {
           return violation;
         }
@@ -344,7 +348,7 @@ public final class EnvelopeRules {
       if (level != null && (!level.isTextual() || !LogLevels.isLevel(level.textValue()))) {
         return new Violation(
             INVALID_PARAMS,
-            metaField(StatelessEnvelope.META_LOG_LEVEL),
+            LOG_LEVEL_FIELD,
             "must be one of " + LogLevels.ORDER + ", got " + describe(level));
       }
     }
@@ -511,7 +515,7 @@ public final class EnvelopeRules {
     if (rules.metaKeyNames()) {
       for (Iterator<String> keys = meta.fieldNames(); keys.hasNext(); ) {
         String key = keys.next();
-        if (!isMetaKey(key)) {
+        if (!SPEC_META_KEYS.contains(key) && !isMetaKey(key)) {
           return new Violation(
               INVALID_PARAMS,
               "params._meta[" + quoted(key) + "]",
