@@ -70,7 +70,11 @@ class EnvelopeFuzzTest {
   void start() {
     // the fixture drops what a TypeScript SDK server's schema rejects, as server-everything does:
     // a malformed request forwarded to it is never answered
-    List<String> command = FixtureProcess.droppingStdioCommand();
+    String upstream = System.getProperty("fuzz.upstream");
+    List<String> command =
+        upstream == null || upstream.isBlank()
+            ? FixtureProcess.droppingStdioCommand()
+            : List.of(upstream.trim().split("\\s+"));
     gateway =
         TestGateway.start(
             TestGateway.server(
@@ -106,8 +110,8 @@ class EnvelopeFuzzTest {
   @ParameterizedTest(name = "seed {0}")
   @MethodSource("seeds")
   void malformedPostsAreAnsweredAtOnceAndLeaveTheUpstreamServing(long seed) throws Exception {
-    String pidBefore = pid();
-    List<Long> sessionsBefore = upstreamSessionIds();
+    assertCorrectCallsAnswer();
+    List<String> upstreamBefore = upstreamSessions();
 
     List<EnvelopeFuzz.Case> cases = EnvelopeFuzz.cases(seed, BODIES);
     long started = System.nanoTime();
@@ -125,16 +129,9 @@ class EnvelopeFuzzTest {
     assertEquals(0, totals.slow(), "answers slower than " + SLOW + ": " + first(totals.failures()));
     assertEquals(0, totals.broken(), "connections broken: " + first(totals.failures()));
 
-    // alive afterwards: correct calls answer on both endpoints, from the same upstream process
-    assertEquals(pidBefore, pid(), "the upstream process changed");
-    String aggregated = sessions.get(EnvelopeFuzz.AGGREGATED).get(EnvelopeFuzz.Session.CURRENT);
-    HttpResponse<String> echo =
-        gateway.post(
-            EnvelopeFuzz.AGGREGATED,
-            aggregated,
-            callTool(1, "fixture__echo", "{\"message\":\"ok\"}"));
-    assertEquals("ok", TestGateway.text(TestGateway.answer(echo)), echo.body());
-    assertEquals(sessionsBefore, upstreamSessionIds(), "the upstream sessions changed");
+    // alive afterwards: correct calls answer on both endpoints, on the same upstream session
+    assertCorrectCallsAnswer();
+    assertEquals(upstreamBefore, upstreamSessions(), "the upstream session changed");
     awaitNothingPending();
   }
 
@@ -289,28 +286,53 @@ class EnvelopeFuzzTest {
 
   // ------------------------------------------------------------------------------ afterwards
 
-  private String pid() {
-    String session = sessions.get(EnvelopeFuzz.SINGLE).get(EnvelopeFuzz.Session.CURRENT);
-    HttpResponse<String> response =
-        gateway.post(EnvelopeFuzz.SINGLE, session, callTool(1, "pid", "{}"));
-    assertEquals(200, response.statusCode(), response.body());
-    return TestGateway.text(TestGateway.answer(response));
+  /** A correct echo answers on both endpoints, in each endpoint's session. */
+  private void assertCorrectCallsAnswer() {
+    for (String path : List.of(EnvelopeFuzz.AGGREGATED, EnvelopeFuzz.SINGLE)) {
+      String tool = path.equals(EnvelopeFuzz.AGGREGATED) ? "fixture__echo" : "echo";
+      HttpResponse<String> echo =
+          gateway.post(
+              path,
+              sessions.get(path).get(EnvelopeFuzz.Session.CURRENT),
+              callTool(1, tool, "{\"message\":\"still here\"}"));
+      assertEquals(200, echo.statusCode(), echo.body());
+      assertTrue(
+          TestGateway.text(TestGateway.answer(echo)).contains("still here"),
+          path + ": " + echo.body());
+    }
   }
 
-  private List<Long> upstreamSessionIds() {
+  /** Each upstream session by its id, process and restarts: what must not change. */
+  private List<String> upstreamSessions() {
     return gateway.snapshot().keys().stream()
         .flatMap(key -> key.sessions().stream())
-        .map(SupervisorSnapshot.SessionSnapshot::sessionId)
+        .map(
+            session ->
+                "session "
+                    + session.sessionId()
+                    + " pid "
+                    + session.pid()
+                    + " restarts "
+                    + session.restarts())
         .sorted()
         .toList();
   }
 
   /**
    * Every upstream session settles with nothing in flight, stashed or awaiting a client's answer,
-   * and none restarted; bounded at 15 s (a hang the deadline ends would still show here).
+   * and none restarted, and {@code /admin/sessions} lists only the sessions this test opened (the
+   * stateless requests' own sessions ended with them); bounded at 15 s (a hang the deadline ends
+   * would still show here).
    */
   private void awaitNothingPending() {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    int opened = sessions.size() * 2;
+    int listed;
+    do {
+      listed =
+          TestGateway.json(gateway.get("/admin/sessions").body()).path("downstreamSessions").size();
+    } while (listed != opened && System.nanoTime() < deadline);
+    assertEquals(opened, listed, "downstream sessions left in /admin/sessions");
     List<SupervisorSnapshot.SessionSnapshot> busy;
     do {
       busy =
