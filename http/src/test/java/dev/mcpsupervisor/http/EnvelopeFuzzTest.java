@@ -48,7 +48,8 @@ class EnvelopeFuzzTest {
   /** Seeds kept because they found a failure (see docs/operations.md, "Validation"). */
   private static final long[] REGRESSION_SEEDS = {24L};
 
-  private static final int BODIES = 2500;
+  /** Bodies per seed; {@code -Dfuzz.bodies=N} for a longer run by hand. */
+  private static final int BODIES = Integer.getInteger("fuzz.bodies", 2500);
   private static final int CONCURRENCY = 8;
 
   /** An answer later than this counts as a hang (the run stays bounded without one). */
