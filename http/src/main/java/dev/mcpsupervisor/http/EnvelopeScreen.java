@@ -3,9 +3,10 @@ package dev.mcpsupervisor.http;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.protocol.EnvelopeRules;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.envelope.EnvelopeRules;
+import dev.mcpsupervisor.protocol.envelope.Violation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
@@ -86,11 +87,11 @@ final class EnvelopeScreen {
 
   private Screened single(ParsedPayload.Single single, EnvelopeRules.Rules rules) {
     JsonRpcMessage message = single.message();
-    Optional<EnvelopeRules.Violation> found = EnvelopeRules.check(message, rules);
+    Optional<Violation> found = EnvelopeRules.check(message, rules);
     if (found.isEmpty()) {
       return Screened.passed(single);
     }
-    EnvelopeRules.Violation violation = found.get();
+    Violation violation = found.get();
     HttpResponse refusal = refusal(violation, violation.answerTo(message), message);
     if (message instanceof JsonRpcResponse answer) {
       JsonRpcResponse upstreamError = EnvelopeRules.upstreamErrorFor(answer, violation);
@@ -108,7 +109,7 @@ final class EnvelopeScreen {
     for (int i = 0; i < given.size(); i++) {
       ParsedPayload.Element element = given.get(i);
       JsonRpcMessage message = element.message();
-      Optional<EnvelopeRules.Violation> found =
+      Optional<Violation> found =
           message == null ? Optional.empty() : EnvelopeRules.check(message, rules);
       if (found.isEmpty()) {
         if (elements != null) {
@@ -119,7 +120,7 @@ final class EnvelopeScreen {
       if (elements == null) {
         elements = new ArrayList<>(given.subList(0, i));
       }
-      EnvelopeRules.Violation violation = found.get();
+      Violation violation = found.get();
       count(violation, message);
       if (message instanceof JsonRpcRequest) {
         elements.add(new ParsedPayload.Element(null, violation.answerTo(message)));
@@ -138,12 +139,12 @@ final class EnvelopeScreen {
   }
 
   private HttpResponse refusal(
-      EnvelopeRules.Violation violation, JsonRpcResponse answer, JsonRpcMessage message) {
+      Violation violation, JsonRpcResponse answer, JsonRpcMessage message) {
     count(violation, message);
     return McpResponses.json(StatusCodes.BAD_REQUEST, JsonRpcCodec.toJson(answer));
   }
 
-  private void count(EnvelopeRules.Violation violation, JsonRpcMessage message) {
+  private void count(Violation violation, JsonRpcMessage message) {
     if (message instanceof JsonRpcResponse) {
       metrics.rejected("invalid_client_answer");
     } else if (message instanceof JsonRpcNotification) {

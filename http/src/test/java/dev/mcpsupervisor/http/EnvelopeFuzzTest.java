@@ -50,6 +50,7 @@ class EnvelopeFuzzTest {
 
   /** Bodies per seed; {@code -Dfuzz.bodies=N} for a longer run by hand. */
   private static final int BODIES = Integer.getInteger("fuzz.bodies", 2500);
+
   private static final int CONCURRENCY = 8;
 
   /** An answer later than this counts as a hang (the run stays bounded without one). */

@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.protocol;
+package dev.mcpsupervisor.protocol.envelope;
 
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
@@ -74,7 +74,7 @@ class EnvelopeRulesTest {
   @ParameterizedTest
   @ValueSource(strings = {"1.5", "9007199254740992", "-9007199254740992", "1e308", "-1e30"})
   void anIdThatIsFractionalOrBeyondTwoToTheFiftyThreeIsAnInvalidRequest(String id) {
-    EnvelopeRules.Violation violation =
+    Violation violation =
         violation("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"ping\"}", SESSION);
     assertEquals(INVALID_REQUEST, violation.code());
     assertEquals("id", violation.field());
@@ -83,7 +83,7 @@ class EnvelopeRulesTest {
   @Test
   void aHugeExponentIdIsRefusedWithoutExpandingIt() {
     long started = System.nanoTime();
-    EnvelopeRules.Violation violation =
+    Violation violation =
         violation("{\"jsonrpc\":\"2.0\",\"id\":1e-999999999,\"method\":\"ping\"}", SESSION);
     assertEquals("id", violation.field());
     assertTrue(System.nanoTime() - started < 1_000_000_000L, "took a second or more");
@@ -105,7 +105,7 @@ class EnvelopeRulesTest {
   @ValueSource(strings = {"[]", "[[[[[]]]]]", "[{\"name\":\"echo\"}]"})
   void paramsThatAreNotAnObjectAreInvalidParams(String params) {
     for (EnvelopeRules.Rules rules : new EnvelopeRules.Rules[] {SESSION, STATELESS}) {
-      EnvelopeRules.Violation violation =
+      Violation violation =
           violation(
               "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":" + params + "}",
               rules);
@@ -121,7 +121,7 @@ class EnvelopeRulesTest {
   @ParameterizedTest
   @ValueSource(strings = {"1e308", "[]", "\"meta\"", "null", "true"})
   void aMetaThatIsNotAnObjectIsInvalidParams(String meta) {
-    EnvelopeRules.Violation violation =
+    Violation violation =
         violation(
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"_meta\":"
                 + meta
@@ -149,8 +149,8 @@ class EnvelopeRulesTest {
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"_meta\":{"
             + JsonRpcCodec.mapper().getNodeFactory().textNode(key)
             + ":1}}}";
-    assertFalse(EnvelopeRules.isMetaKey(key), key);
-    EnvelopeRules.Violation violation = violation(body, SESSION);
+    assertFalse(MetaKeys.isMetaKey(key), key);
+    Violation violation = violation(body, SESSION);
     assertEquals(INVALID_PARAMS, violation.code());
     assertTrue(violation.field().startsWith("params._meta["), violation.field());
     assertEquals(Optional.empty(), EnvelopeRules.check(message(body), OLD_SESSION), key);
@@ -169,13 +169,13 @@ class EnvelopeRulesTest {
         "openai/userAgent"
       })
   void metaKeysFollowingTheNamingRulesPass(String key) {
-    assertTrue(EnvelopeRules.isMetaKey(key), key);
+    assertTrue(MetaKeys.isMetaKey(key), key);
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"{}", "[]", "1.5", "true", "null", "9007199254740993"})
   void aProgressTokenThatIsNeitherAStringNorASafeIntegerIsInvalidParams(String token) {
-    EnvelopeRules.Violation violation =
+    Violation violation =
         violation(
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\","
                 + "\"_meta\":{\"progressToken\":"
@@ -392,7 +392,7 @@ class EnvelopeRulesTest {
 
   @Test
   void aCancelNamesTheRequestByAStringOrSafeInteger() {
-    EnvelopeRules.Violation violation =
+    Violation violation =
         violation(
             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":{}}}",
             SESSION);
@@ -421,7 +421,7 @@ class EnvelopeRulesTest {
   @Test
   void aClientAnswerHasAnObjectResult() {
     JsonRpcMessage answer = message("{\"jsonrpc\":\"2.0\",\"id\":\"gw-1\",\"result\":5}");
-    EnvelopeRules.Violation violation = violation(answer, SESSION);
+    Violation violation = violation(answer, SESSION);
     assertEquals(INVALID_REQUEST, violation.code());
     assertEquals("result", violation.field());
     JsonRpcResponse upstream = EnvelopeRules.upstreamErrorFor((JsonRpcResponse) answer, violation);
@@ -433,7 +433,7 @@ class EnvelopeRulesTest {
 
   @Test
   void aClientAnswersMetaIsAnObject() {
-    EnvelopeRules.Violation violation =
+    Violation violation =
         violation("{\"jsonrpc\":\"2.0\",\"id\":\"gw-1\",\"result\":{\"_meta\":[]}}", SESSION);
     assertEquals(INVALID_REQUEST, violation.code());
     assertEquals("result._meta", violation.field());
@@ -442,7 +442,7 @@ class EnvelopeRulesTest {
   @Test
   void aClientAnswerWithAnUnusableIdHasNoUpstreamError() {
     JsonRpcMessage answer = message("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"result\":{}}");
-    EnvelopeRules.Violation violation = violation(answer, SESSION);
+    Violation violation = violation(answer, SESSION);
     assertEquals("id", violation.field());
     assertNull(EnvelopeRules.upstreamErrorFor((JsonRpcResponse) answer, violation));
     JsonRpcMessage nullId =
@@ -459,7 +459,7 @@ class EnvelopeRulesTest {
             + "\""
             + (params == null ? "" : ",\"params\":" + params)
             + "}";
-    EnvelopeRules.Violation violation = violation(body, SESSION);
+    Violation violation = violation(body, SESSION);
     assertEquals(INVALID_PARAMS, violation.code(), body);
     assertEquals(field, violation.field(), body);
     if (problem != null) {
@@ -474,7 +474,7 @@ class EnvelopeRulesTest {
             + ","
             + META_2026
             + "}}";
-    EnvelopeRules.Violation violation = violation(body, STATELESS);
+    Violation violation = violation(body, STATELESS);
     assertEquals(INVALID_PARAMS, violation.code(), body);
     assertEquals(field, violation.field(), body);
     assertEquals(problem, violation.problem(), body);
@@ -487,18 +487,17 @@ class EnvelopeRulesTest {
             + "\"io.modelcontextprotocol/clientCapabilities\":{},"
             + metaEntry
             + "}}}";
-    EnvelopeRules.Violation violation = violation(body, STATELESS);
+    Violation violation = violation(body, STATELESS);
     assertEquals(INVALID_PARAMS, violation.code(), body);
     assertEquals(field, violation.field(), body);
   }
 
-  private static EnvelopeRules.Violation violation(String body, EnvelopeRules.Rules rules) {
+  private static Violation violation(String body, EnvelopeRules.Rules rules) {
     return violation(message(body), rules);
   }
 
-  private static EnvelopeRules.Violation violation(
-      JsonRpcMessage message, EnvelopeRules.Rules rules) {
-    Optional<EnvelopeRules.Violation> violation = EnvelopeRules.check(message, rules);
+  private static Violation violation(JsonRpcMessage message, EnvelopeRules.Rules rules) {
+    Optional<Violation> violation = EnvelopeRules.check(message, rules);
     assertTrue(violation.isPresent(), "passed: " + message);
     return violation.get();
   }

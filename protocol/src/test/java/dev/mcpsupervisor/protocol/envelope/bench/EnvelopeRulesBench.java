@@ -1,6 +1,6 @@
-package dev.mcpsupervisor.protocol.bench;
+package dev.mcpsupervisor.protocol.envelope.bench;
 
-import dev.mcpsupervisor.protocol.EnvelopeRules;
+import dev.mcpsupervisor.protocol.envelope.EnvelopeRules;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
@@ -21,7 +21,7 @@ import java.util.List;
  * mvn -o -q -B -pl protocol test-compile
  * mvn -o -q -B -pl protocol dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt -Dmdep.includeScope=test
  * java -cp protocol/target/test-classes:protocol/target/classes:$(cat /tmp/cp.txt) \
- *     dev.mcpsupervisor.protocol.bench.EnvelopeRulesBench [iterations=200000] [rounds=7]
+ *     dev.mcpsupervisor.protocol.envelope.bench.EnvelopeRulesBench [iterations=200000] [rounds=7]
  * </pre>
  */
 public final class EnvelopeRulesBench {
