@@ -209,8 +209,7 @@ final class McpRoutes extends AllDirectives {
     }
     CompletionStage<HttpResponse> answer =
         sessionEra(screened, request, path, server, accept, caller, sessionId);
-    // a malformed answer to a server request went on as an error for its upstream; its client is
-    // refused
+    // a malformed answer went on as an error for its upstream; its client is refused
     return screened.refusal() == null ? answer : answer.thenApply(handedOn -> screened.refusal());
   }
 
