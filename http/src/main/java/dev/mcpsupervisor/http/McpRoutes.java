@@ -34,10 +34,11 @@ import org.apache.pekko.stream.Materializer;
 /**
  * The MCP Streamable HTTP endpoints, {@code /mcp} and {@code /servers/<name>/mcp}: HTTP only. A
  * request is checked ({@link McpRequestChecks}: Content-Type, Accept, MCP-Protocol-Version, size),
- * its body parsed, its messages told to the downstream session straight from here (its {@link
- * SessionRoutes}; {@link DownstreamSessions} creates and ends sessions), and the session's {@link
- * Exchange} events written back as JSON, 202 or SSE ({@link ExchangeResponses}). A 2026-07-28
- * request, which names no session, goes to {@link StatelessRoutes}.
+ * its body parsed and each message's envelope checked ({@link EnvelopeScreen}: a malformed one is
+ * answered here and goes no further), its messages told to the downstream session straight from
+ * here (its {@link SessionRoutes}; {@link DownstreamSessions} creates and ends sessions), and the
+ * session's {@link Exchange} events written back as JSON, 202 or SSE ({@link ExchangeResponses}). A
+ * 2026-07-28 request, which names no session, goes to {@link StatelessRoutes}.
  */
 final class McpRoutes extends AllDirectives {
 
@@ -58,6 +59,7 @@ final class McpRoutes extends AllDirectives {
 
   private final McpRefusals refusals;
   private final McpRequestChecks checks;
+  private final EnvelopeScreen screen;
   private final PostBodies bodies;
   private final SessionExchanges exchanges;
   private final StatelessRoutes stateless;
@@ -94,6 +96,7 @@ final class McpRoutes extends AllDirectives {
     this.pending = stateless.pending();
     this.refusals = new McpRefusals(metrics);
     this.checks = new McpRequestChecks(refusals, gateway.maxBodyBytes());
+    this.screen = new EnvelopeScreen(metrics);
     this.bodies =
         new PostBodies(checks, materializer, gateway.maxBodyBytes(), settings.bodyReadTimeout());
     this.exchanges =
@@ -192,13 +195,37 @@ final class McpRoutes extends AllDirectives {
           McpResponses.json(StatusCodes.BAD_REQUEST, JsonRpcCodec.toJson(rejected.error())));
     }
     Optional<String> sessionId = McpRequestChecks.sessionId(request);
-    if (sessionId.isEmpty()
-        && payload instanceof ParsedPayload.Single single
-        && single.message() instanceof JsonRpcRequest call
-        && StatelessEnvelope.isStateless(
-            McpRequestChecks.header(request, McpResponses.PROTOCOL_VERSION_HEADER), call)) {
+    String versionHeader = McpRequestChecks.header(request, McpResponses.PROTOCOL_VERSION_HEADER);
+    boolean statelessCall =
+        sessionId.isEmpty()
+            && payload instanceof ParsedPayload.Single single
+            && single.message() instanceof JsonRpcRequest call
+            && StatelessEnvelope.isStateless(versionHeader, call);
+    // a malformed message is answered here and goes no further
+    EnvelopeScreen.Screened screened =
+        screen.screen(payload, EnvelopeScreen.rulesOf(versionHeader, statelessCall, payload));
+    if (screened.forward() == null) {
+      return done(screened.refusal());
+    }
+    if (statelessCall) {
+      JsonRpcRequest call = (JsonRpcRequest) ((ParsedPayload.Single) payload).message();
       return stateless.request(call, request, path, server, accept, caller);
     }
+    CompletionStage<HttpResponse> answer =
+        sessionEra(screened, request, path, server, accept, caller, sessionId);
+    // a malformed answer went on as an error for its upstream; its client is refused
+    return screened.refusal() == null ? answer : answer.thenApply(handedOn -> screened.refusal());
+  }
+
+  private CompletionStage<HttpResponse> sessionEra(
+      EnvelopeScreen.Screened screened,
+      HttpRequest request,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller,
+      Optional<String> sessionId) {
+    ParsedPayload payload = screened.forward();
     if (sessionId.isEmpty()) {
       Optional<HttpResponse> badVersion = checks.sessionEraVersion(request);
       if (badVersion.isPresent()) {
@@ -214,7 +241,7 @@ final class McpRoutes extends AllDirectives {
       return done(checks.missingSessionId());
     }
     List<JsonRpcMessage> messages = new ArrayList<>();
-    List<JsonRpcResponse> preAnswered = new ArrayList<>();
+    List<JsonRpcResponse> preAnswered = new ArrayList<>(screened.batchErrors());
     boolean batch = payload instanceof ParsedPayload.Batch;
     if (payload instanceof ParsedPayload.Single single) {
       messages.add(single.message());

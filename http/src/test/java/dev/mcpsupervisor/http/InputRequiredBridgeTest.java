@@ -154,29 +154,39 @@ class InputRequiredBridgeTest {
   }
 
   @Test
-  void aMissingOrMalformedAnswerIsAskedForAgain() {
+  void aMalformedAnswerIsRefusedAndAMissingOneIsAskedForAgain() {
     JsonNode round = result(eliciting.callTool(FIXTURE, 20, "elicit", "{\"message\":\"q\"}"));
     String key = onlyKey(round);
+    String state = round.path("requestState").asText();
 
+    // not an input response at all: refused at once, and the round stays open for a proper retry
+    HttpResponse<String> malformed =
+        eliciting.callTool(
+            FIXTURE, 21, "elicit", "{\"message\":\"q\"}", retryParams(key, "12345", state));
+    assertEquals(400, malformed.statusCode(), malformed.body());
+    assertEquals(21, json(malformed.body()).path("id").asInt(), malformed.body());
+    assertEquals(
+        -32602, json(malformed.body()).path("error").path("code").asInt(), malformed.body());
+
+    // no answer for the key asked (another key's is ignored): asked again in a new round
     JsonNode again =
         result(
             eliciting.callTool(
                 FIXTURE,
-                21,
+                22,
                 "elicit",
                 "{\"message\":\"q\"}",
-                retryParams(key, "12345", round.path("requestState").asText())));
+                retryParams("another-key", ACCEPT.formatted("x"), state)));
     assertEquals("input_required", again.path("resultType").asText(), again.toString());
     assertEquals(key, onlyKey(again));
     assertFalse(
-        again.path("requestState").asText().equals(round.path("requestState").asText()),
-        "each round has a state of its own");
+        again.path("requestState").asText().equals(state), "each round has a state of its own");
 
     JsonNode done =
         TestGateway.answer(
             eliciting.callTool(
                 FIXTURE,
-                22,
+                23,
                 "elicit",
                 "{\"message\":\"q\"}",
                 retryParams(key, ACCEPT.formatted("late"), again.path("requestState").asText())));
