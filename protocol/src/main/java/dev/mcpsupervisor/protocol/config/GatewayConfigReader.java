@@ -81,7 +81,7 @@ final class GatewayConfigReader {
         sessionLimits(section));
   }
 
-  private static ConnectionLimits connectionLimits(ConfigSection section) {
+  static ConnectionLimits connectionLimits(ConfigSection section) {
     return new ConnectionLimits(
         section.positiveBytes(MAX_STREAM_BUFFER_BYTES),
         section.positiveDuration(REQUEST_HEADER_TIMEOUT),
@@ -89,7 +89,7 @@ final class GatewayConfigReader {
         section.integer(MAX_STREAMS_PER_IDENTITY, 1, Integer.MAX_VALUE));
   }
 
-  private static SessionLimits sessionLimits(ConfigSection section) {
+  static SessionLimits sessionLimits(ConfigSection section) {
     return new SessionLimits(
         section.integer(MAX_DOWNSTREAM_SESSIONS, 1, Integer.MAX_VALUE),
         section.integer(MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY, 1, Integer.MAX_VALUE),

@@ -19,6 +19,9 @@ public record SessionLimits(
     int maxInflightPerIdentity,
     int maxBatchLength) {
 
-  /** reference.conf's. */
-  public static final SessionLimits DEFAULTS = new SessionLimits(1000, 100, 64, 64, 64);
+  /** The defaults, as reference.conf ({@code mcp-supervisor.gateway}) sets them. */
+  public static SessionLimits defaults() {
+    return GatewayConfigReader.sessionLimits(
+        ConfigLoader.referenceSection(ConfigLoader.GATEWAY_DEFAULTS));
+  }
 }
