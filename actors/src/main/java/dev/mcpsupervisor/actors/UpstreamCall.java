@@ -8,9 +8,9 @@ import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * One caller's request as it travels guardian → key actor → session. Immutable; answered exactly
- * once on {@code replyTo}, always with a response whose id is the {@code callId} (callers put their
- * own id back).
+ * One caller's request as it travels router → key actor → session. Immutable; answered exactly once
+ * on {@code replyTo}, always with a response whose id is the {@code callId} (callers put their own
+ * id back).
  *
  * @param callId unique within the supervisor; names the call in cancellations and deadline timers
  * @param params the caller's tree, never mutated (the session copies it to rewrite a progress
@@ -18,7 +18,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param deadline how long the caller waits, measured from the session's receipt of the call
  * @param tag the caller's own name for the call, handed back with notifications and server requests
  *     related to it; or null
- * @param delivery the context's {@link ContextDelivery} (set by the guardian when the context has a
+ * @param delivery the context's {@link ContextDelivery} (set by the router when the context has a
  *     listener): the answer then goes through it, after the notifications sent before it; null:
  *     straight to {@code replyTo}
  * @param route the call's own route (a {@link RoundTripCall}), or null: when set, everything the
