@@ -21,9 +21,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param delivery the context's {@link ContextDelivery} (set by the router when the context has a
  *     listener): the answer then goes through it, after the notifications sent before it; null:
  *     straight to {@code replyTo}
- * @param route the call's own route (a {@link RoundTripCall}), or null: when set, everything the
- *     session has for this call — its progress and logs, the server requests attributed to it, its
- *     answer — goes there instead of to the context's delivery
+ * @param callDelivery the call's own delivery (a {@link RoundTripCall}), or null: when set,
+ *     everything the session has for this call — its progress and logs, the server requests
+ *     attributed to it, its answer — goes there instead of to the context's delivery
  */
 public record UpstreamCall(
     String context,
@@ -35,11 +35,20 @@ public record UpstreamCall(
     ActorRef<JsonRpcResponse> replyTo,
     String tag,
     ActorRef<ContextDelivery.Command> delivery,
-    ActorRef<ContextDelivery.Command> route) {
+    ActorRef<ContextDelivery.Command> callDelivery) {
 
   UpstreamCall withDelivery(ActorRef<ContextDelivery.Command> contextDelivery) {
     return new UpstreamCall(
-        context, server, callId, method, params, deadline, replyTo, tag, contextDelivery, route);
+        context,
+        server,
+        callId,
+        method,
+        params,
+        deadline,
+        replyTo,
+        tag,
+        contextDelivery,
+        callDelivery);
   }
 
   JsonRpcResponse response(JsonRpcResponse upstream) {
