@@ -90,7 +90,7 @@ public final class GatewayServer {
                     SingleServerEndpoint.pathOf(server),
                     new SingleServerEndpoint(server, settings)));
     ServerAccess access = new ServerAccess(config.identities());
-    SessionRoutes routes = new SessionRoutes();
+    SessionDirectory directory = new SessionDirectory();
     return supervisor
         .spawn(
             Behaviors.supervise(
@@ -101,11 +101,11 @@ public final class GatewayServer {
                         config.sessionIdleTimeout(),
                         metrics,
                         access,
-                        routes))
+                        directory))
                 .onFailure(SupervisorStrategy.resume()),
             "mcp-gateway-sessions-" + INSTANCES.incrementAndGet())
         .thenCompose(
-            sessions -> bind(supervisor, config, metrics, settings, sessions, routes, access));
+            sessions -> bind(supervisor, config, metrics, settings, sessions, directory, access));
   }
 
   private static CompletionStage<GatewayServer> bind(
@@ -114,14 +114,14 @@ public final class GatewayServer {
       GatewayMetrics metrics,
       GatewaySettings settings,
       ActorRef<DownstreamSessions.Command> sessions,
-      SessionRoutes sessionRoutes,
+      SessionDirectory directory,
       ServerAccess access) {
     ActorSystem<?> system = supervisor.actorSystem();
     Readiness readiness = new Readiness();
     McpRoutes mcp =
         new McpRoutes(
             sessions,
-            sessionRoutes,
+            directory,
             system.scheduler(),
             Materializer.matFromSystem(system),
             settings,

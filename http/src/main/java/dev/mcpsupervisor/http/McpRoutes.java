@@ -34,7 +34,7 @@ import org.apache.pekko.stream.Materializer;
  * The MCP Streamable HTTP endpoints, {@code /mcp} and {@code /servers/<name>/mcp}: HTTP only. A
  * request is checked ({@link McpRequestChecks}: Content-Type, Accept, MCP-Protocol-Version, size),
  * its body parsed, its messages told to the downstream session straight from here (its {@link
- * SessionRoutes}; {@link DownstreamSessions} creates and ends sessions), and the session's {@link
+ * SessionDirectory}; {@link DownstreamSessions} creates and ends them), and the session's {@link
  * Exchange} events written back as JSON, 202 or SSE ({@link ExchangeResponses}). A 2026-07-28
  * request, which names no session, goes to {@link StatelessRoutes}.
  */
@@ -70,7 +70,7 @@ final class McpRoutes extends AllDirectives {
    */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
-      SessionRoutes routes,
+      SessionDirectory directory,
       Scheduler scheduler,
       Materializer materializer,
       GatewaySettings settings,
@@ -96,7 +96,7 @@ final class McpRoutes extends AllDirectives {
     this.exchanges =
         new SessionExchanges(
             sessions,
-            routes,
+            directory,
             scheduler,
             materializer,
             settings,
