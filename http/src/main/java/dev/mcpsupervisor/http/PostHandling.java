@@ -131,7 +131,7 @@ final class PostHandling {
       streams.answer(
           exchange,
           CallerLimit.overloaded(
-              request.id(), "this session", maxInflight, "maxInflightPerSession"));
+              request.id(), "this session", maxInflight, "maxInflightPerDownstreamSession"));
       return client;
     }
     long sequence = nextSequence++;

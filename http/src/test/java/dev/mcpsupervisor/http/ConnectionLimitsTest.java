@@ -72,7 +72,7 @@ class ConnectionLimitsTest {
             // one token opens every session of the racing stream openers: only the stream cap may
             // refuse
             sessions.maxDownstreamSessions(),
-            sessions.maxInflightPerSession(),
+            sessions.maxInflightPerDownstreamSession(),
             sessions.maxInflightPerIdentity(),
             sessions.maxBatchLength()));
   }

@@ -83,9 +83,9 @@ class InflightLimitsTest {
           "InflightLimitsTest: A: %d results, %d overloaded%n", results.get(), overloaded.get());
       assertEquals(BATCHES * BATCH, results.get() + overloaded.get());
       assertEquals(
-          SessionLimits.defaults().maxInflightPerSession(),
+          SessionLimits.defaults().maxInflightPerDownstreamSession(),
           results.get(),
-          "A's calls taken: its gateway.maxInflightPerSession");
+          "A's calls taken: its gateway.maxInflightPerDownstreamSession");
     }
   }
 
@@ -188,7 +188,7 @@ class InflightLimitsTest {
     return limits(
         1_000,
         1_000,
-        defaults.maxInflightPerSession(),
+        defaults.maxInflightPerDownstreamSession(),
         defaults.maxInflightPerIdentity(),
         defaults.maxBatchLength());
   }

@@ -85,7 +85,7 @@ public final class SessionMemoryBench {
             new SessionLimits(
                 sessions + 1_000,
                 sessions + 1_000,
-                defaults.maxInflightPerSession(),
+                defaults.maxInflightPerDownstreamSession(),
                 defaults.maxInflightPerIdentity(),
                 defaults.maxBatchLength()));
     GatewayMetrics metrics = new GatewayMetrics();

@@ -208,7 +208,7 @@ class ConfigLoaderTest {
           maxStreamsPerIdentity = 3
           maxDownstreamSessions = 500
           maxDownstreamSessionsPerIdentity = 20
-          maxInflightPerSession = 16
+          maxInflightPerDownstreamSession = 16
           maxInflightPerIdentity = 8
           maxBatchLength = 50
         }
