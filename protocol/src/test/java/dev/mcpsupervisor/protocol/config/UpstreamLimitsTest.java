@@ -65,7 +65,9 @@ class UpstreamLimitsTest {
 
   @Test
   void sseRetryIsClampedIntoTheConfiguredRange() {
-    UpstreamLimits limits = UpstreamLimits.defaults(Duration.ofSeconds(60));
+    UpstreamLimits limits =
+        new UpstreamLimits(
+            1024 * 1024, Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofMinutes(1));
     assertEquals(1_000, limits.clampSseRetryMillis(1));
     assertEquals(1_000, limits.clampSseRetryMillis(0));
     assertEquals(2_500, limits.clampSseRetryMillis(2_500));
