@@ -2,6 +2,7 @@ package dev.mcpsupervisor.app;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.actors.SupervisorSettings;
 import dev.mcpsupervisor.app.bench.BenchCommand;
 import dev.mcpsupervisor.app.chaos.ChaosCommand;
 import dev.mcpsupervisor.protocol.config.BindSafety;
@@ -56,11 +57,8 @@ public final class Main implements Callable<Integer> {
   /** The application's own settings in reference.conf. */
   private static final String SETTINGS = "mcp-supervisor.application";
 
-  /**
-   * Closing every session after the drain: the supervisor's shutdownTimeout (10 s by default) plus
-   * slack.
-   */
-  private static final Duration STOP_MARGIN = Duration.ofSeconds(20);
+  /** Slack beyond the drain and the supervisor's shutdownTimeout (closing every session). */
+  private static final Duration STOP_SLACK = Duration.ofSeconds(10);
 
   @Option(
       names = "--config",
@@ -185,6 +183,10 @@ public final class Main implements Callable<Integer> {
     Config settings = ConfigFactory.load().getConfig(SETTINGS);
     Duration startTimeout = settings.getDuration("startTimeout");
     Duration drainDeadline = settings.getDuration("drainDeadline");
+    Duration stopBound =
+        drainDeadline
+            .plus(SupervisorSettings.fromConfig(ConfigFactory.load()).shutdownTimeout())
+            .plus(STOP_SLACK);
     CompletableFuture<String> signalled = TerminationSignals.install();
     Warmup.run(warmup, signalled);
     if (signalled.isDone()) {
@@ -215,7 +217,9 @@ public final class Main implements Callable<Integer> {
     // process
     Runtime.getRuntime()
         .addShutdownHook(
-            new Thread(() -> awaitStopped(application, drainDeadline), "mcp-supervisor-shutdown"));
+            new Thread(
+                () -> awaitStopped(application, drainDeadline, stopBound),
+                "mcp-supervisor-shutdown"));
     out.println(LISTENING + application.mcpUrl());
     out.flush();
     CompletableFuture<Object> systemEnded =
@@ -231,14 +235,15 @@ public final class Main implements Callable<Integer> {
       return EXIT_FAILED;
     }
     log.info("SIG{} received", signal);
-    return awaitStopped(application, drainDeadline) ? EXIT_OK : EXIT_FAILED;
+    return awaitStopped(application, drainDeadline, stopBound) ? EXIT_OK : EXIT_FAILED;
   }
 
   /**
-   * Stops the application and waits, bounded: the drain, then closing every session, plus a margin.
+   * Stops the application and waits, at most {@code bound}: the drain, then closing every session,
+   * plus slack.
    */
-  private static boolean awaitStopped(Application application, Duration drainDeadline) {
-    Duration bound = drainDeadline.plus(STOP_MARGIN);
+  private static boolean awaitStopped(
+      Application application, Duration drainDeadline, Duration bound) {
     try {
       application
           .stop(drainDeadline)

@@ -2,11 +2,11 @@ package dev.mcpsupervisor.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.protocol.config.ConfigException;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class WarmupSettingsTest {
@@ -14,10 +14,15 @@ class WarmupSettingsTest {
   private static final String ORIGIN = "mcp-supervisor.application";
 
   @Test
-  void theApplicationDefaultsWarmUpFiveThousandCallsForAtMostThirtySeconds() {
-    WarmupSettings settings =
-        WarmupSettings.fromConfig(ConfigFactory.load().getConfig(ORIGIN), ORIGIN);
-    assertEquals(new WarmupSettings(5_000, Duration.ofSeconds(30)), settings);
+  void theDefaultsComeFromTheApplicationsReferenceConfAndWarmUp() {
+    Config reference = ConfigFactory.load().getConfig(ORIGIN);
+    WarmupSettings settings = WarmupSettings.fromConfig(reference, ORIGIN);
+    assertEquals(
+        new WarmupSettings(
+            reference.getInt(WarmupSettings.CALLS),
+            reference.getDuration(WarmupSettings.MAX_DURATION)),
+        settings);
+    assertTrue(settings.enabled(), "the jar warms up unless told not to");
   }
 
   @Test

@@ -14,7 +14,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.Logger;
 
 /**
- * One per context with a listener, on the caller's node (spawned by the guardian on register): the
+ * One per context with a listener, on the caller's node (spawned by the router on register): the
  * only place that calls the context's {@link ContextListener}. A session sends it the context's
  * notifications, server-to-client requests and — for calls of this context — the answers, in
  * upstream order; Pekko keeps messages of one sender to one receiver in order, so a notification
@@ -45,7 +45,7 @@ public final class ContextDelivery {
       implements Command {}
 
   /**
-   * Node-local by nature (it carries the listener object), sent only by the guardian on the same
+   * Node-local by nature (it carries the listener object), sent only by the router on the same
    * node; every message from sessions is serializable.
    */
   record ReplaceListener(ContextListener listener) implements Command {}

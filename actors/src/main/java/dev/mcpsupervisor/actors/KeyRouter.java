@@ -66,7 +66,7 @@ public final class KeyRouter {
 
   // From key actors and sessions.
 
-  /** The key actor holds nothing, having processed {@code processed} messages from the guardian. */
+  /** The key actor holds nothing, having processed {@code processed} messages from the router. */
   record KeyIdle(String keyId, long incarnation, long processed) implements Command {}
 
   /**

@@ -19,7 +19,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * One call of {@link SessionSupervisor#call}, from its start to its answer, on the caller's node
- * (spawned by the guardian): the call's own route. The session sends here — not to the context —
+ * (spawned by the guardian): the call's own delivery. The session sends here — not to the context —
  * what concerns this call: its progress and logs, the server requests attributed to it, its answer.
  * Server requests the caller declared a capability for wait ({@link CallInputs}) and go to the
  * caller in rounds ({@link CallOutcome.InputRequired}), gathered for a moment so that requests sent
@@ -41,7 +41,7 @@ final class RoundTripCall {
     INSTANCE
   }
 
-  /** What a session sends the call's route. */
+  /** What a session sends the call's own delivery. */
   private record Delivered(ContextDelivery.Command message) implements Command {}
 
   /** An answer that came straight to the call's reply address (rejected before any session). */
@@ -179,7 +179,7 @@ final class RoundTripCall {
 
   private Behavior<Command> start() {
     handle.cancelWhenCancelled(waitingCaller);
-    ActorRef<ContextDelivery.Command> route =
+    ActorRef<ContextDelivery.Command> callDelivery =
         context.messageAdapter(ContextDelivery.Command.class, Delivered::new);
     ActorRef<JsonRpcResponse> replyTo =
         context.messageAdapter(JsonRpcResponse.class, Answered::new);
@@ -195,7 +195,7 @@ final class RoundTripCall {
                 replyTo,
                 null,
                 null,
-                route,
+                callDelivery,
                 options.leaseless())));
     timers.startSingleTimer(Overdue.INSTANCE, call.deadline().plus(settings.askMargin()));
     return running();

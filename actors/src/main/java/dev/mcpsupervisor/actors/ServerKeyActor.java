@@ -13,20 +13,20 @@ import org.apache.pekko.japi.function.Function;
 /**
  * One actor per server key: its sessions (children), the leases of contexts on them, their
  * assignment by isolation policy, idle eviction, the key's circuit breaker (all in {@link
- * KeySessions}), and its session ids (monotonic, never recycled: the guardian hands every
- * incarnation a first id beyond every id used before).
+ * KeySessions}), and its session ids (monotonic, never recycled: the router hands every incarnation
+ * a first id beyond every id used before).
  *
- * <p>Every message from the guardian is counted. With no session, no lease and a closed circuit
+ * <p>Every message from the router is counted. With no session, no lease and a closed circuit
  * without failures (recent failures and an open or half-open circuit are remembered until forgotten
- * after a quiet cooldown), the actor tells the guardian it is idle together with that count; the
- * guardian stops it only if it has sent nothing since, so no message is ever lost to a stopping
+ * after a quiet cooldown), the actor tells the router it is idle together with that count; the
+ * router stops it only if it has sent nothing since, so no message is ever lost to a stopping
  * actor.
  */
 public final class ServerKeyActor {
 
   public interface Command {}
 
-  // From the guardian (counted).
+  // From the router (counted).
 
   /**
    * Takes a lease for the context (a session is started if needed); the session answers when ready.
@@ -113,7 +113,7 @@ public final class ServerKeyActor {
   private final SubscriptionRequests subscriptions;
 
   /** The router's messages processed, for the passivation handshake. */
-  private final Passivation.Inbox fromRouter = new Passivation.Inbox();
+  private final Passivation.Inbox routerInbox = new Passivation.Inbox();
 
   private ServerKeyActor(
       KeyEnvironment env,
@@ -137,18 +137,18 @@ public final class ServerKeyActor {
 
   private Behavior<Command> active() {
     return Behaviors.receive(Command.class)
-        .onMessage(Acquire.class, fromGuardian(this::onAcquire))
-        .onMessage(Request.class, fromGuardian(this::onRequest))
-        .onMessage(Cancel.class, fromGuardian(this::onCancel))
-        .onMessage(Notify.class, fromGuardian(this::onNotify))
+        .onMessage(Acquire.class, fromRouter(this::onAcquire))
+        .onMessage(Request.class, fromRouter(this::onRequest))
+        .onMessage(Cancel.class, fromRouter(this::onCancel))
+        .onMessage(Notify.class, fromRouter(this::onNotify))
         .onMessage(
             DeliverTo.class,
-            fromGuardian(
+            fromRouter(
                 deliverTo ->
                     same(() -> sessions.deliverTo(deliverTo.context(), deliverTo.delivery()))))
-        .onMessage(Release.class, fromGuardian(this::onRelease))
-        .onMessage(GetSnapshot.class, fromGuardian(this::onGetSnapshot))
-        .onMessage(Shutdown.class, fromGuardian(notUsed -> onShutdown()))
+        .onMessage(Release.class, fromRouter(this::onRelease))
+        .onMessage(GetSnapshot.class, fromRouter(this::onGetSnapshot))
+        .onMessage(Shutdown.class, fromRouter(notUsed -> onShutdown()))
         .onMessage(SessionReady.class, this::onSessionReady)
         .onMessage(SessionDown.class, this::onSessionDown)
         .onMessage(
@@ -171,10 +171,10 @@ public final class ServerKeyActor {
         .build();
   }
 
-  /** Counts a guardian message, and tells the guardian when it leaves this actor idle. */
-  private <M> Function<M, Behavior<Command>> fromGuardian(Function<M, Behavior<Command>> handler) {
+  /** Counts a router message, and tells the router when it leaves this actor idle. */
+  private <M> Function<M, Behavior<Command>> fromRouter(Function<M, Behavior<Command>> handler) {
     return message -> {
-      fromRouter.processed();
+      routerInbox.processed();
       Behavior<Command> next = handler.apply(message);
       reportIfIdle();
       return next;
@@ -353,12 +353,12 @@ public final class ServerKeyActor {
   }
 
   /**
-   * With nothing held and a quiet circuit, tells the guardian (once per count of its messages) it
-   * may stop this.
+   * With nothing held and a quiet circuit, tells the router (once per count of its messages) it may
+   * stop this.
    */
   private void reportIfIdle() {
     if (table.isEmpty() && circuit.isQuiet()) {
-      fromRouter
+      routerInbox
           .idleReport()
           .ifPresent(
               processed ->

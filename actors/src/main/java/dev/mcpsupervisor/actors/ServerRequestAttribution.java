@@ -44,7 +44,7 @@ final class ServerRequestAttribution {
 
   private final PendingRequests pending;
   private final ProgressTokens progressTokens;
-  private final ContextRoutes<?> routes;
+  private final LeasedContexts<?> contexts;
   private final Predicate<TrackedCall> answering;
 
   /**
@@ -54,11 +54,11 @@ final class ServerRequestAttribution {
   ServerRequestAttribution(
       PendingRequests pending,
       ProgressTokens progressTokens,
-      ContextRoutes<?> routes,
+      LeasedContexts<?> contexts,
       Predicate<TrackedCall> answering) {
     this.pending = pending;
     this.progressTokens = progressTokens;
-    this.routes = routes;
+    this.contexts = contexts;
     this.answering = answering;
   }
 
@@ -97,11 +97,11 @@ final class ServerRequestAttribution {
     if (claimants.size() > 1) {
       return new Owner(null, null, claimants.size());
     }
-    String notifier = routes.lastNotifier();
+    String notifier = contexts.lastNotifier();
     if (McpMethods.ROOTS_LIST.equals(request.method()) && notifier != null) {
       return new Owner(null, notifier, 1); // it announced its roots changed: it asked for this
     }
-    Set<String> leased = routes.leasedContexts();
+    Set<String> leased = contexts.all();
     return leased.size() == 1
         ? new Owner(null, leased.iterator().next(), 1)
         : new Owner(null, null, leased.size());

@@ -68,7 +68,7 @@ final class ServerRequests {
    */
   JsonRpcResponse ask(
       JsonRpcRequest request,
-      ContextRoutes.Target<ActorRef<ContextDelivery.Command>> target,
+      LeasedContexts.Target<ActorRef<ContextDelivery.Command>> target,
       String tag,
       ActorRef<UpstreamLink.Command> link) {
     String whyNot = target.whyNone();

@@ -365,9 +365,9 @@ public final class SessionActor {
             answer -> same(() -> inbox.onServerRequestAnswer(answer, ready)))
         .onMessage(
             Leased.class,
-            leased -> same(() -> inbox.routes().leased(leased.context(), leased.delivery())))
+            leased -> same(() -> inbox.contexts().leased(leased.context(), leased.delivery())))
         .onMessage(
-            Unleased.class, unleased -> same(() -> inbox.routes().unleased(unleased.context())))
+            Unleased.class, unleased -> same(() -> inbox.contexts().unleased(unleased.context())))
         .onMessage(
             UpstreamLink.Received.class,
             received -> same(() -> receivedWhileLinking(received, link)))

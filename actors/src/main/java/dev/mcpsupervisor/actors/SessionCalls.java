@@ -98,7 +98,7 @@ final class SessionCalls {
     this.inbox =
         new UpstreamInbox(
             server,
-            new ContextRoutes<>(),
+            new LeasedContexts<>(),
             serverRequests,
             progressTokens,
             pending,

@@ -47,7 +47,7 @@ public final class SessionSupervisor implements AutoCloseable {
 
   private final ActorSystem<SupervisorGuardian.Command> system;
 
-  /** Every call goes here: the router of server keys, a child of the guardian. */
+  /** Every call goes here: the router of server keys, a child of the {@link SupervisorGuardian}. */
   private final ActorRef<KeyRouter.Command> router;
 
   private final SupervisorConfig config;
@@ -303,9 +303,9 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * Spawns {@code behavior} as a child of the supervisor's guardian (for integrations on the same
-   * actor system, such as the HTTP gateway's session registry): no system actors, one coordinated
-   * shutdown.
+   * Spawns {@code behavior} as a child of the {@link SupervisorGuardian} (for integrations on the
+   * same actor system, such as the HTTP gateway's session registry): no system actors, one
+   * coordinated shutdown.
    */
   public <T> CompletionStage<ActorRef<T>> spawn(Behavior<T> behavior, String name) {
     Objects.requireNonNull(behavior, "behavior");

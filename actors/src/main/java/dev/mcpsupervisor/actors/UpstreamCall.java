@@ -8,9 +8,9 @@ import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * One caller's request as it travels guardian → key actor → session. Immutable; answered exactly
- * once on {@code replyTo}, always with a response whose id is the {@code callId} (callers put their
- * own id back).
+ * One caller's request as it travels router → key actor → session. Immutable; answered exactly once
+ * on {@code replyTo}, always with a response whose id is the {@code callId} (callers put their own
+ * id back).
  *
  * @param callId unique within the supervisor; names the call in cancellations and deadline timers
  * @param params the caller's tree, never mutated (the session copies it to rewrite a progress
@@ -18,12 +18,12 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param deadline how long the caller waits, measured from the session's receipt of the call
  * @param tag the caller's own name for the call, handed back with notifications and server requests
  *     related to it; or null
- * @param delivery the context's {@link ContextDelivery} (set by the guardian when the context has a
+ * @param delivery the context's {@link ContextDelivery} (set by the router when the context has a
  *     listener): the answer then goes through it, after the notifications sent before it; null:
  *     straight to {@code replyTo}
- * @param route the call's own route (a {@link RoundTripCall}), or null: when set, everything the
- *     session has for this call — its progress and logs, the server requests attributed to it, its
- *     answer — goes there instead of to the context's delivery
+ * @param callDelivery the call's own delivery (a {@link RoundTripCall}), or null: when set,
+ *     everything the session has for this call — its progress and logs, the server requests
+ *     attributed to it, its answer — goes there instead of to the context's delivery
  * @param leaseless the call holds no lease ({@link CallOptions#leaseless}): the router does not
  *     remember the context, the key actor serves the call without leasing a pooled session
  */
@@ -37,7 +37,7 @@ public record UpstreamCall(
     ActorRef<JsonRpcResponse> replyTo,
     String tag,
     ActorRef<ContextDelivery.Command> delivery,
-    ActorRef<ContextDelivery.Command> route,
+    ActorRef<ContextDelivery.Command> callDelivery,
     boolean leaseless) {
 
   /** A call that takes (or uses) its context's lease. */
@@ -51,8 +51,19 @@ public record UpstreamCall(
       ActorRef<JsonRpcResponse> replyTo,
       String tag,
       ActorRef<ContextDelivery.Command> delivery,
-      ActorRef<ContextDelivery.Command> route) {
-    this(context, server, callId, method, params, deadline, replyTo, tag, delivery, route, false);
+      ActorRef<ContextDelivery.Command> callDelivery) {
+    this(
+        context,
+        server,
+        callId,
+        method,
+        params,
+        deadline,
+        replyTo,
+        tag,
+        delivery,
+        callDelivery,
+        false);
   }
 
   UpstreamCall withDelivery(ActorRef<ContextDelivery.Command> contextDelivery) {
@@ -66,7 +77,7 @@ public record UpstreamCall(
         replyTo,
         tag,
         contextDelivery,
-        route,
+        callDelivery,
         leaseless);
   }
 

@@ -16,13 +16,13 @@ import org.apache.pekko.actor.typed.ActorRef;
  * What an upstream sends a session besides the answers to its calls — notifications (progress,
  * logging, list_changed, cancelled) and requests of its own (sampling, elicitation, roots) — and
  * what contexts send back (answers to those requests, client notifications). Where each goes is
- * decided by {@link ContextRoutes}. Runs on the session's thread; the calls it relates messages to
- * are {@link SessionCalls}'.
+ * decided by {@link LeasedContexts} (and a call's own delivery). Runs on the session's thread; the
+ * calls it relates messages to are {@link SessionCalls}'.
  */
 final class UpstreamInbox {
 
   private final String server;
-  private final ContextRoutes<ActorRef<ContextDelivery.Command>> routes;
+  private final LeasedContexts<ActorRef<ContextDelivery.Command>> contexts;
   private final ServerRequests serverRequests;
   private final ProgressTokens progressTokens;
   private final PendingRequests pending;
@@ -43,26 +43,26 @@ final class UpstreamInbox {
    */
   UpstreamInbox(
       String server,
-      ContextRoutes<ActorRef<ContextDelivery.Command>> routes,
+      LeasedContexts<ActorRef<ContextDelivery.Command>> contexts,
       ServerRequests serverRequests,
       ProgressTokens progressTokens,
       PendingRequests pending,
       BiConsumer<SessionCalls.Link, JsonRpcMessage> transmit,
       BiConsumer<String, SessionCalls.Link> listChanged) {
     this.server = server;
-    this.routes = routes;
+    this.contexts = contexts;
     this.serverRequests = serverRequests;
     this.progressTokens = progressTokens;
     this.pending = pending;
     this.attribution =
         new ServerRequestAttribution(
-            pending, progressTokens, routes, call -> serverRequests.isAsking(deliveryFor(call)));
+            pending, progressTokens, contexts, call -> serverRequests.isAsking(deliveryFor(call)));
     this.transmit = transmit;
     this.listChanged = listChanged;
   }
 
-  ContextRoutes<ActorRef<ContextDelivery.Command>> routes() {
-    return routes;
+  LeasedContexts<ActorRef<ContextDelivery.Command>> contexts() {
+    return contexts;
   }
 
   /** Server requests waiting for a context's or a call's answer. */
@@ -98,9 +98,10 @@ final class UpstreamInbox {
       if (related != null) {
         deliver(deliveryFor(related), notification, related.call().tag());
       } else {
-        routes.everyListener().forEach(delivery -> deliver(delivery, notification, null));
+        contexts.everyListener().forEach(delivery -> deliver(delivery, notification, null));
         if (McpMethods.NOTIFICATION_MESSAGE.equals(method)) {
-          forEveryRouteAskingForLogs(call -> deliver(call.call().route(), notification, null));
+          forEveryCallDeliveryAskingForLogs(
+              call -> deliver(call.call().callDelivery(), notification, null));
         }
       }
     }
@@ -150,7 +151,7 @@ final class UpstreamInbox {
   }
 
   void onClientNotification(SessionActor.ClientNotification notification, SessionCalls.Link ready) {
-    routes.notifiedBy(notification.context());
+    contexts.notifiedBy(notification.context());
     if (!McpMethods.NOTIFICATION_INITIALIZED.equals(
         notification.method())) { // the link sent its own
       transmit.accept(ready, new JsonRpcNotification(notification.method(), notification.params()));
@@ -158,37 +159,37 @@ final class UpstreamInbox {
   }
 
   /**
-   * Where the call's own messages (progress, related logs, its answer) go: its own route if it has
-   * one, else its context's delivery.
+   * Where the call's own messages (progress, related logs, its answer) go: its own delivery if it
+   * has one, else its context's.
    */
   ActorRef<ContextDelivery.Command> deliveryFor(TrackedCall call) {
-    return call.call().route() != null
-        ? call.call().route()
-        : routes.deliveryFor(call.call().context(), call.call().delivery());
+    return call.call().callDelivery() != null
+        ? call.call().callDelivery()
+        : contexts.deliveryFor(call.call().context(), call.call().delivery());
   }
 
-  private ContextRoutes.Target<ActorRef<ContextDelivery.Command>> targetFor(TrackedCall owner) {
-    return owner.call().route() != null
-        ? new ContextRoutes.Target<>(owner.call().route(), null)
-        : routes.targetOf(owner.call().context(), owner.call().delivery());
+  private LeasedContexts.Target<ActorRef<ContextDelivery.Command>> targetFor(TrackedCall owner) {
+    return owner.call().callDelivery() != null
+        ? new LeasedContexts.Target<>(owner.call().callDelivery(), null)
+        : contexts.targetOf(owner.call().context(), owner.call().delivery());
   }
 
   /** A context's with no call of its own; null: nobody leases the session. */
-  private ContextRoutes.Target<ActorRef<ContextDelivery.Command>> targetOf(String context) {
+  private LeasedContexts.Target<ActorRef<ContextDelivery.Command>> targetOf(String context) {
     return context != null
-        ? routes.targetOf(context, null)
-        : new ContextRoutes.Target<>(null, "no request in flight and no leased context");
+        ? contexts.targetOf(context, null)
+        : new LeasedContexts.Target<>(null, "no request in flight and no leased context");
   }
 
   /**
    * Logging that names no call (stdio, the GET stream) concerns every call in flight as much as
-   * every context: calls with their own route get it when they asked for logs (their params carry a
-   * log level, as a 2026-07-28 request's do).
+   * every context: calls with their own delivery get it when they asked for logs (their params
+   * carry a log level, as a 2026-07-28 request's do).
    */
-  private void forEveryRouteAskingForLogs(Consumer<TrackedCall> deliver) {
+  private void forEveryCallDeliveryAskingForLogs(Consumer<TrackedCall> deliver) {
     for (TrackedCall call : pending.inFlightCalls()) {
       JsonNode params = call.call().params();
-      if (call.call().route() != null
+      if (call.call().callDelivery() != null
           && params != null
           && params.path(StatelessEnvelope.META).has(StatelessEnvelope.META_LOG_LEVEL)) {
         deliver.accept(call);

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
 import dev.mcpsupervisor.actors.SessionActorTest.RecordingListener;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
@@ -79,7 +80,10 @@ class ListCachingTest {
       for (CompletionStage<JsonRpcResponse> answer : answers) {
         JsonNode result = await(answer).result();
         assertEquals("echo", result.path("tools").path(0).path("name").asText());
-        assertEquals(10_000, result.path("ttlMs").asLong(), "listCacheTtl by default");
+        assertEquals(
+            SupervisorSettings.fromConfig(ConfigFactory.load()).listCacheTtl().toMillis(),
+            result.path("ttlMs").asLong(),
+            "listCacheTtl by default");
       }
       assertEquals(1, upstreamLists(connection, "page-1"), "500 callers, one upstream call");
     }

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The round-trip call API against a scripted upstream: what goes over the wire when the caller
- * answers, refuses, abandons or cancels a round, and that the call's route beats its context's.
+ * answers, refuses, abandons or cancels a round, and that the call's delivery beats its context's.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RoundTripCallTest {
@@ -185,7 +185,7 @@ class RoundTripCallTest {
   }
 
   @Test
-  void theCallsRouteBeatsItsContextsListener() {
+  void theCallsOwnDeliveryBeatsItsContextsListener() {
     CompletableFuture<JsonRpcRequest> listenerAsked = new CompletableFuture<>();
     test.supervisor.register("routed", listenerThatRecords(listenerAsked));
     CompletionStage<CallOutcome> first =

@@ -24,11 +24,11 @@ class ServerRequestAttributionTest {
 
   private final PendingRequests pending = new PendingRequests();
   private final ProgressTokens progressTokens = new ProgressTokens(7);
-  private final ContextRoutes<String> routes = new ContextRoutes<>();
+  private final LeasedContexts<String> contexts = new LeasedContexts<>();
   private final Set<String> answering = new HashSet<>();
   private final ServerRequestAttribution attribution =
       new ServerRequestAttribution(
-          pending, progressTokens, routes, call -> answering.contains(call.call().context()));
+          pending, progressTokens, contexts, call -> answering.contains(call.call().context()));
   private long nextCallId = 1;
 
   // ------------------------------------------------------------------------------------------ tied
@@ -75,7 +75,7 @@ class ServerRequestAttributionTest {
 
   @Test
   void untaggedWithOneContextInFlightIsItsNewestCallNotAnsweringAlready() {
-    routes.leased("idle", "d-idle"); // leased, nothing in flight: it did not cause it
+    contexts.leased("idle", "d-idle"); // leased, nothing in flight: it did not cause it
     TrackedCall older = send("a", null);
     TrackedCall newer = send("a", null);
     assertSame(newer, attribution.ownerOf(sampling(null), null).call());
@@ -132,8 +132,8 @@ class ServerRequestAttributionTest {
 
   @Test
   void untaggedRootsListWithTwoContextsInFlightIsNobodysDespiteANotifier() {
-    routes.leased("a", "d-a");
-    routes.notifiedBy("a");
+    contexts.leased("a", "d-a");
+    contexts.notifiedBy("a");
     send("a", null);
     send("b", null);
     assertTrue(attribution.ownerOf(roots(), null).isAmbiguous());
@@ -144,9 +144,9 @@ class ServerRequestAttributionTest {
 
   @Test
   void rootsListWithNoCallInFlightIsTheLastNotifiersAmongSeveralLeases() {
-    routes.leased("a", "d-a");
-    routes.leased("b", "d-b");
-    routes.notifiedBy("b");
+    contexts.leased("a", "d-a");
+    contexts.leased("b", "d-b");
+    contexts.notifiedBy("b");
     Owner owner = attribution.ownerOf(roots(), null);
     assertEquals("b", owner.context());
     assertNull(owner.call());
@@ -157,14 +157,14 @@ class ServerRequestAttributionTest {
 
   @Test
   void withNoCallInFlightTheOnlyLeasedContextOwnsItListenerOrNot() {
-    routes.leased("silent", null);
+    contexts.leased("silent", null);
     assertEquals("silent", attribution.ownerOf(sampling(null), null).context());
   }
 
   @Test
   void withNoCallInFlightTwoLeasesMakeItAmbiguousEvenIfOnlyOneListens() {
-    routes.leased("silent", null);
-    routes.leased("listening", "d-listening");
+    contexts.leased("silent", null);
+    contexts.leased("listening", "d-listening");
     Owner owner = attribution.ownerOf(sampling(null), null);
     assertTrue(owner.isAmbiguous());
     assertEquals(2, owner.claimants());

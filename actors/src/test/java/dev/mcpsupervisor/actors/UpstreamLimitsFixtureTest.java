@@ -52,7 +52,10 @@ class UpstreamLimitsFixtureTest {
         server.toolPrefix(),
         server.toolFilter(),
         new UpstreamLimits(
-            LIMIT, server.requestTimeout(), Duration.ofSeconds(1), Duration.ofMinutes(1)));
+            LIMIT,
+            server.upstreamLimits().httpTimeout(),
+            server.upstreamLimits().sseRetryMin(),
+            server.upstreamLimits().sseRetryMax()));
   }
 
   private JsonRpcResponse echo(String server, String message) {

@@ -16,8 +16,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The registry of downstream sessions: issues their ids (32 bytes of SecureRandom), spawns one
- * {@link DownstreamSession} per id, and is the single writer of the {@link SessionRoutes} by which
- * the HTTP routes tell a session directly. An id is unknown (404) when never issued, deleted,
+ * {@link DownstreamSession} per id, and is the single writer of the {@link SessionDirectory} by
+ * which the HTTP routes tell a session directly. An id is unknown (404) when never issued, deleted,
  * expired, created on another endpoint, or created by another {@link Identity} (a session id is no
  * credential: one caller who learns another's id still cannot use it, end it or read its streams).
  * A session is removed from routing before it is told to end, and its {@link RouteGate} closes, so
@@ -103,7 +103,7 @@ public final class DownstreamSessions {
 
   /**
    * @param access which servers each identity's sessions reach
-   * @param routes the routing table this registry writes and the HTTP routes read
+   * @param directory the directory of sessions this registry writes and the HTTP routes read
    */
   public static Behavior<Command> create(
       SessionSupervisor supervisor,
@@ -112,7 +112,7 @@ public final class DownstreamSessions {
       Duration idleTimeout,
       GatewayMetrics metrics,
       ServerAccess access,
-      SessionRoutes routes) {
+      SessionDirectory directory) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
@@ -124,7 +124,7 @@ public final class DownstreamSessions {
                             idleTimeout,
                             metrics,
                             access,
-                            routes,
+                            directory,
                             context,
                             timers)
                         .active()));
@@ -151,11 +151,11 @@ public final class DownstreamSessions {
       Duration idleTimeout,
       GatewayMetrics metrics,
       ServerAccess access,
-      SessionRoutes routes,
+      SessionDirectory directory,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.supervisor = supervisor;
-    this.sessions = new SessionTable(routes);
+    this.sessions = new SessionTable(directory);
     this.access = access;
     this.endpointsByPath = Map.copyOf(endpointsByPath);
     this.settings = settings;

@@ -93,7 +93,7 @@ public final class GatewayServer {
                     SingleServerEndpoint.pathOf(server),
                     new SingleServerEndpoint(server, settings)));
     ServerAccess access = new ServerAccess(config.identities());
-    SessionRoutes routes = new SessionRoutes();
+    SessionDirectory directory = new SessionDirectory();
     long instance = INSTANCES.incrementAndGet();
     CompletionStage<ActorRef<DownstreamSessions.Command>> sessions =
         supervisor.spawn(
@@ -105,7 +105,7 @@ public final class GatewayServer {
                         config.sessionIdleTimeout(),
                         metrics,
                         access,
-                        routes))
+                        directory))
                 .onFailure(SupervisorStrategy.resume()),
             "mcp-gateway-sessions-" + instance);
     CompletionStage<ActorRef<CallerContexts.Command>> callerContexts =
@@ -134,7 +134,7 @@ public final class GatewayServer {
                             metrics,
                             settings,
                             registry,
-                            routes,
+                            directory,
                             access,
                             endpoints,
                             stateless)));
@@ -146,7 +146,7 @@ public final class GatewayServer {
       GatewayMetrics metrics,
       GatewaySettings settings,
       ActorRef<DownstreamSessions.Command> sessions,
-      SessionRoutes sessionRoutes,
+      SessionDirectory directory,
       ServerAccess access,
       Map<String, McpEndpoint> endpoints,
       StatelessRequest.Gateway stateless) {
@@ -155,7 +155,7 @@ public final class GatewayServer {
     McpRoutes mcp =
         new McpRoutes(
             sessions,
-            sessionRoutes,
+            directory,
             Materializer.matFromSystem(system),
             settings,
             config,

@@ -42,7 +42,7 @@ record GatewaySettings(
         requestStatesOf(c.getString("requestStateKey")),
         StreamReplay.Settings.fromConfig(c.getConfig("sseResume")),
         c.getString("agentIdHeader").trim(),
-        SessionLimits.DEFAULTS);
+        SessionLimits.defaults());
   }
 
   /** These settings under the limits of the config file's {@code gateway} section. */

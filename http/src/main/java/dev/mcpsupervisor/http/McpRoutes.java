@@ -36,9 +36,10 @@ import org.apache.pekko.stream.Materializer;
  * request is checked ({@link McpRequestChecks}: Content-Type, Accept, MCP-Protocol-Version, size),
  * its body parsed and each message's envelope checked ({@link EnvelopeScreen}: a malformed one is
  * answered here and goes no further), its messages told to the downstream session straight from
- * here (its {@link SessionRoutes}; {@link DownstreamSessions} creates and ends sessions), and the
- * session's {@link Exchange} events written back as JSON, 202 or SSE ({@link ExchangeResponses}). A
- * 2026-07-28 request, which names no session, goes to {@link StatelessRoutes}.
+ * here (its {@link SessionDirectory}; {@link DownstreamSessions} creates and ends sessions), and
+ * the session's {@link Exchange} events written back as JSON, 202 or SSE ({@link
+ * ExchangeResponses}). A 2026-07-28 request, which names no session, goes to {@link
+ * StatelessRoutes}.
  */
 final class McpRoutes extends AllDirectives {
 
@@ -75,7 +76,7 @@ final class McpRoutes extends AllDirectives {
    */
   McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
-      SessionRoutes routes,
+      SessionDirectory directory,
       Materializer materializer,
       GatewaySettings settings,
       GatewayConfig gateway,
@@ -102,7 +103,7 @@ final class McpRoutes extends AllDirectives {
     this.exchanges =
         new SessionExchanges(
             sessions,
-            routes,
+            directory,
             scheduler,
             materializer,
             settings,

@@ -132,7 +132,7 @@ final class PostHandling {
       streams.answer(
           exchange,
           CallerLimit.overloaded(
-              request.id(), "this session", maxInflight, "maxInflightPerSession"));
+              request.id(), "this session", maxInflight, "maxInflightPerDownstreamSession"));
       return client;
     }
     long sequence = nextSequence++;

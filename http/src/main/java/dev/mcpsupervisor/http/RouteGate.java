@@ -5,12 +5,12 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The passivation handshake between the HTTP routes, which tell a {@link DownstreamSession}
- * directly from any thread ({@link SessionRoutes}), and that session: the routes count each message
- * through the gate before they tell it; the session counts what it processed. A closed gate lets
- * nothing through (the routes answer 404 themselves), and the session knows the final count, so it
- * stops only once it has answered every message that passed: nothing routed to it is ever lost, and
- * nothing waits on a session that stopped. An idle session closes the gate only if nothing is on
- * its way, so an idle end never races a request.
+ * directly from any thread ({@link SessionDirectory}), and that session: the routes count each
+ * message through the gate before they tell it; the session counts what it processed. A closed gate
+ * lets nothing through (the routes answer 404 themselves), and the session knows the final count,
+ * so it stops only once it has answered every message that passed: nothing routed to it is ever
+ * lost, and nothing waits on a session that stopped. An idle session closes the gate only if
+ * nothing is on its way, so an idle end never races a request.
  *
  * <p>{@link #pass} is the routes' side, thread-safe; the rest is the session actor's alone.
  */

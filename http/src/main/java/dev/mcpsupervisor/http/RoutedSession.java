@@ -6,7 +6,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * What {@link DownstreamSessions} keeps about one routable session: where it lives, who owns it,
  * its {@link RouteGate}, and what the admin page shows. Written by that actor alone, but for {@link
- * #deliver}, which the HTTP routes call from any thread ({@link SessionRoutes}).
+ * #deliver}, which the HTTP routes call from any thread ({@link SessionDirectory}).
  */
 final class RoutedSession {
 

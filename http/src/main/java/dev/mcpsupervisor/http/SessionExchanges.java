@@ -24,7 +24,7 @@ final class SessionExchanges {
   static final long RETRY_AFTER_SECONDS = 5;
 
   private final ActorRef<DownstreamSessions.Command> sessions;
-  private final SessionRoutes routes;
+  private final SessionDirectory directory;
   private final Scheduler scheduler;
   private final Materializer materializer;
   private final Duration answerTimeout;
@@ -41,7 +41,7 @@ final class SessionExchanges {
    */
   SessionExchanges(
       ActorRef<DownstreamSessions.Command> sessions,
-      SessionRoutes routes,
+      SessionDirectory directory,
       Scheduler scheduler,
       Materializer materializer,
       GatewaySettings settings,
@@ -49,7 +49,7 @@ final class SessionExchanges {
       long maxStreamBufferBytes,
       McpRefusals refusals) {
     this.sessions = sessions;
-    this.routes = routes;
+    this.directory = directory;
     this.scheduler = scheduler;
     this.materializer = materializer;
     this.answerTimeout = answerTimeout;
@@ -141,10 +141,10 @@ final class SessionExchanges {
 
   /**
    * Tells the session {@code sessionId} the command straight from the HTTP side, if a request on
-   * {@code path} from {@code caller} reaches it (see {@link SessionRoutes#tell}).
+   * {@code path} from {@code caller} reaches it (see {@link SessionDirectory#tell}).
    */
   void tell(String sessionId, String path, Identity caller, DownstreamSession.Command command) {
-    routes.tell(sessionId, path, caller, command);
+    directory.tell(sessionId, path, caller, command);
   }
 
   /** Once the client is gone from a stream, the session stops sending on it. */
@@ -153,7 +153,7 @@ final class SessionExchanges {
         .terminated()
         .thenRun(
             () ->
-                routes.tell(
+                directory.tell(
                     sessionId, path, caller, new DownstreamSession.ExchangeClosed(exchange)));
   }
 }

@@ -99,7 +99,7 @@ final class SessionHandling {
             streams,
             relay,
             wiring.answers(),
-            settings.limits().maxInflightPerSession(),
+            settings.limits().maxInflightPerDownstreamSession(),
             wiring.log());
     this.upstreams = new UpstreamTraffic(relay);
   }

@@ -9,7 +9,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  *
  * @param id its {@code Mcp-Session-Id}, also its supervisor context
  * @param endpoint the endpoint that created it, over the servers its owner may use
- * @param gate what the HTTP routes tell it passes ({@link SessionRoutes})
+ * @param gate what the HTTP routes tell it passes ({@link SessionDirectory})
  */
 record SessionSpec(
     String id,

@@ -12,12 +12,12 @@ import org.apache.pekko.actor.typed.ActorRef;
  * What {@link DownstreamSessions} knows about its sessions: which take messages, which are still
  * alive (routable or ending), whether new ones are taken, and who waits for a drain or for every
  * session to end. Mutable, owned by that actor alone; the routable sessions are the {@link
- * SessionRoutes} the HTTP routes read.
+ * SessionDirectory} the HTTP routes read.
  */
 final class SessionTable {
 
   /** Sessions that take messages, by id. */
-  private final SessionRoutes routable;
+  private final SessionDirectory routable;
 
   /**
    * Session actors not yet stopped (routable ones and those ending): a count, each stops once (an
@@ -30,7 +30,7 @@ final class SessionTable {
   private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
   private final List<ActorRef<Done>> endAllWaiters = new ArrayList<>();
 
-  SessionTable(SessionRoutes routable) {
+  SessionTable(SessionDirectory routable) {
     this.routable = routable;
   }
 

@@ -49,6 +49,8 @@ class ConnectionLimitsTest {
   /** With {@code tokens}, a caller is its token: loopback callers without one are not counted. */
   private static GatewayConfig config(
       Duration headerTimeout, int maxStreamsPerIdentity, List<String> tokens) {
+    ConnectionLimits connections = ConnectionLimits.defaults();
+    SessionLimits sessions = SessionLimits.defaults();
     return new GatewayConfig(
         "127.0.0.1",
         0,
@@ -61,18 +63,18 @@ class ConnectionLimitsTest {
         null,
         Map.of(),
         new ConnectionLimits(
-            ConnectionLimits.DEFAULTS.maxStreamBufferBytes(),
+            connections.maxStreamBufferBytes(),
             headerTimeout,
-            ConnectionLimits.DEFAULTS.maxConnections(),
+            connections.maxConnections(),
             maxStreamsPerIdentity),
         new SessionLimits(
-            SessionLimits.DEFAULTS.maxDownstreamSessions(),
+            sessions.maxDownstreamSessions(),
             // one token opens every session of the racing stream openers: only the stream cap may
             // refuse
-            SessionLimits.DEFAULTS.maxDownstreamSessions(),
-            SessionLimits.DEFAULTS.maxInflightPerSession(),
-            SessionLimits.DEFAULTS.maxInflightPerIdentity(),
-            SessionLimits.DEFAULTS.maxBatchLength()));
+            sessions.maxDownstreamSessions(),
+            sessions.maxInflightPerDownstreamSession(),
+            sessions.maxInflightPerIdentity(),
+            sessions.maxBatchLength()));
   }
 
   /** Connections that send a request line and a header, then one byte of a header at a time. */

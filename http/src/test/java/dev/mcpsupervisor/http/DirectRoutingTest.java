@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The HTTP routes tell a session directly ({@link SessionRoutes}), not through the registry: a
+ * The HTTP routes tell a session directly ({@link SessionDirectory}), not through the registry: a
  * request that races a session's end is answered by that session or with 404, at once, never lost
  * to a session that stopped and never answered by another.
  */
@@ -41,13 +41,13 @@ class DirectRoutingTest {
   private static final String PING = TestGateway.request(1, "ping", "{}");
   private static final AtomicInteger REGISTRIES = new AtomicInteger();
 
-  /** A registry of its own over the gateway's supervisor, and the routes it writes. */
+  /** A registry of its own over the gateway's supervisor, and the directory it writes. */
   private record Registry(
-      TestGateway gateway, SessionRoutes routes, ActorRef<DownstreamSessions.Command> ref) {
+      TestGateway gateway, SessionDirectory directory, ActorRef<DownstreamSessions.Command> ref) {
 
     static Registry start(TestGateway gateway, Duration idleTimeout) {
       GatewaySettings settings = GatewaySettings.fromConfig(ConfigFactory.load());
-      SessionRoutes routes = new SessionRoutes();
+      SessionDirectory directory = new SessionDirectory();
       ActorRef<DownstreamSessions.Command> ref =
           await(
               gateway.supervisor.spawn(
@@ -58,9 +58,9 @@ class DirectRoutingTest {
                       idleTimeout,
                       gateway.metrics,
                       new ServerAccess(Map.of()),
-                      routes),
+                      directory),
                   "direct-routing-" + REGISTRIES.incrementAndGet()));
-      return new Registry(gateway, routes, ref);
+      return new Registry(gateway, directory, ref);
     }
 
     String create() {
@@ -91,10 +91,10 @@ class DirectRoutingTest {
     try (TestGateway gateway = TestGateway.start(TestGateway.stdioFixture("fixture"))) {
       Registry registry = Registry.start(gateway, Duration.ofMinutes(30));
       String id = registry.create();
-      RoutedSession seen = registry.routes.get(id); // a slow HTTP thread holds this lookup
+      RoutedSession seen = registry.directory.get(id); // a slow HTTP thread holds this lookup
       registry.delete(id);
       TestProbe<Exchange.Event> exchange = registry.probe();
-      SessionRoutes.tell(seen, PATH, Identity.ANONYMOUS, ping(exchange));
+      SessionDirectory.tell(seen, PATH, Identity.ANONYMOUS, ping(exchange));
       assertEquals(404, exchange.expectMessageClass(Exchange.Refused.class).status());
     }
   }
@@ -104,7 +104,7 @@ class DirectRoutingTest {
     try (TestGateway gateway = TestGateway.start(TestGateway.stdioFixture("fixture"))) {
       Registry registry = Registry.start(gateway, Duration.ofMinutes(30));
       String id = registry.create();
-      RoutedSession seen = registry.routes.get(id);
+      RoutedSession seen = registry.directory.get(id);
       assertTrue(seen.gate.pass()); // an HTTP thread passed the gate, its tell not yet made
       registry.delete(id); // leases released, DELETE answered
       TestProbe<DownstreamSessions.Reply> endedAgain = registry.probe();
@@ -122,11 +122,11 @@ class DirectRoutingTest {
     try (TestGateway gateway = TestGateway.start(TestGateway.stdioFixture("fixture"))) {
       Registry registry = Registry.start(gateway, Duration.ofMillis(100));
       String id = registry.create();
-      RoutedSession seen = registry.routes.get(id);
+      RoutedSession seen = registry.directory.get(id);
       assertTrue(seen.gate.pass());
       TestProbe<Exchange.Event> exchange = registry.probe();
       exchange.expectNoMessage(Duration.ofMillis(500)); // five idle checks go by
-      assertNotNull(registry.routes.get(id), "kept: a request is on its way");
+      assertNotNull(registry.directory.get(id), "kept: a request is on its way");
       seen.ref.tell(ping(exchange));
       Exchange.Event answer = exchange.receiveMessage(Duration.ofSeconds(10));
       assertFalse(
@@ -135,7 +135,7 @@ class DirectRoutingTest {
       exchange.awaitAssert(
           Duration.ofSeconds(10),
           () -> {
-            assertNull(registry.routes.get(id), "idle again: ended");
+            assertNull(registry.directory.get(id), "idle again: ended");
             return null;
           });
     }

@@ -54,8 +54,8 @@ class IdentityServersTest {
             List.of(new NamedToken("ci", CI), new NamedToken("admin", ADMIN)),
             null,
             Map.of("ci", new IdentityPolicy(List.of("alpha"))),
-            ConnectionLimits.DEFAULTS,
-            SessionLimits.DEFAULTS);
+            ConnectionLimits.defaults(),
+            SessionLimits.defaults());
     gateway =
         TestGateway.start(
             config, TestGateway.stdioFixture("alpha"), TestGateway.stdioFixture("beta", "b"));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
@@ -31,15 +32,16 @@ import org.junit.jupiter.api.Timeout;
 class InflightLimitsTest {
 
   private static final String PATH = "/servers/local/mcp";
-  private static final int BATCH = SessionLimits.DEFAULTS.maxBatchLength();
+  private static final int BATCH = SessionLimits.defaults().maxBatchLength();
   private static final int BATCHES = (5_000 + BATCH - 1) / BATCH;
   private static final long SLEEP_MS = 5_000;
 
   /** The upstream takes more than one session's cap, so B's call goes out at once. */
   private static final int UPSTREAM_INFLIGHT = 128;
 
-  /** actors' reference.conf: calls one upstream session holds besides those in flight. */
-  private static final int STASH_CAPACITY = 1_000;
+  /** Calls one upstream session holds besides those in flight (actors' reference.conf). */
+  private static final int STASH_CAPACITY =
+      ConfigFactory.load().getInt("mcp-supervisor.supervisor.stashCapacity");
 
   @Test
   void oneSessionsFloodIsRefusedAtItsCapAndAnotherSessionsCallIsAnsweredPromptly()
@@ -80,7 +82,10 @@ class InflightLimitsTest {
       System.out.printf(
           "InflightLimitsTest: A: %d results, %d overloaded%n", results.get(), overloaded.get());
       assertEquals(BATCHES * BATCH, results.get() + overloaded.get());
-      assertEquals(64, results.get(), "A's calls taken: its gateway.maxInflightPerSession");
+      assertEquals(
+          SessionLimits.defaults().maxInflightPerDownstreamSession(),
+          results.get(),
+          "A's calls taken: its gateway.maxInflightPerDownstreamSession");
     }
   }
 
@@ -134,8 +139,9 @@ class InflightLimitsTest {
       }
       System.out.printf(
           "InflightLimitsTest: stateless A: %d results, %d overloaded%n", results, overloaded);
-      assertEquals(64, results, "A's calls taken: gateway.maxInflightPerIdentity");
-      assertEquals(calls - 64, overloaded);
+      int perIdentity = SessionLimits.defaults().maxInflightPerIdentity();
+      assertEquals(perIdentity, results, "A's calls taken: gateway.maxInflightPerIdentity");
+      assertEquals(calls - perIdentity, overloaded);
     }
   }
 
@@ -176,15 +182,16 @@ class InflightLimitsTest {
 
   /**
    * Every stateless call holds a downstream session: the session limits are above the flood, so
-   * that only maxInflightPerIdentity (default 64) stops it.
+   * that only maxInflightPerIdentity (its default) stops it.
    */
   private static GatewayConfig sessionsForEveryCall() {
+    SessionLimits defaults = SessionLimits.defaults();
     return limits(
         1_000,
         1_000,
-        SessionLimits.DEFAULTS.maxInflightPerSession(),
-        SessionLimits.DEFAULTS.maxInflightPerIdentity(),
-        SessionLimits.DEFAULTS.maxBatchLength());
+        defaults.maxInflightPerDownstreamSession(),
+        defaults.maxInflightPerIdentity(),
+        defaults.maxBatchLength());
   }
 
   private static GatewayConfig limits(
@@ -201,7 +208,7 @@ class InflightLimitsTest {
         base.namedTokens(),
         base.oauth(),
         base.identities(),
-        ConnectionLimits.DEFAULTS,
+        ConnectionLimits.defaults(),
         new SessionLimits(sessions, sessionsPerIdentity, perSession, perIdentity, batchLength));
   }
 

@@ -115,8 +115,8 @@ class OAuthAccessTokenTest {
             List.of(new NamedToken("ops", STATIC_TOKEN)),
             oauth,
             Map.of(),
-            ConnectionLimits.DEFAULTS,
-            SessionLimits.DEFAULTS);
+            ConnectionLimits.defaults(),
+            SessionLimits.defaults());
     gateway =
         TestGateway.start(
             config,

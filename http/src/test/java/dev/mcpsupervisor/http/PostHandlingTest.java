@@ -285,7 +285,7 @@ class PostHandlingTest {
     assertEquals(5, refused.path("id").asInt());
     assertEquals(JsonRpcErrorCodes.OVERLOADED, refused.path("error").path("code").asInt());
     assertEquals(
-        "overloaded: this session has 3 requests in flight (gateway.maxInflightPerSession);"
+        "overloaded: this session has 3 requests in flight (gateway.maxInflightPerDownstreamSession);"
             + " retry once one is answered",
         errorMessage(refused));
 

@@ -104,7 +104,7 @@ class SessionLimitsTest {
         base.namedTokens(),
         base.oauth(),
         base.identities(),
-        ConnectionLimits.DEFAULTS,
+        ConnectionLimits.defaults(),
         new SessionLimits(MAX_DOWNSTREAM_SESSIONS, MAX_DOWNSTREAM_SESSIONS, 64, 64, 100));
   }
 

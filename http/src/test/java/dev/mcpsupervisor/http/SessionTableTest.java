@@ -33,7 +33,7 @@ class SessionTableTest {
 
   /** A table with sessions "a" and "b". */
   private SessionTable twoSessions() {
-    SessionTable table = new SessionTable(new SessionRoutes());
+    SessionTable table = new SessionTable(new SessionDirectory());
     table.started(session("a", Identity.ANONYMOUS));
     table.started(session("b", Identity.ANONYMOUS));
     return table;
@@ -41,7 +41,7 @@ class SessionTableTest {
 
   @Test
   void reachesASessionOnlyOnItsPathFromItsOwnerWhileRoutable() {
-    SessionTable table = new SessionTable(new SessionRoutes());
+    SessionTable table = new SessionTable(new SessionDirectory());
     RoutedSession alice = session("a", Identity.ofToken("alice"));
     table.started(alice);
     assertSame(alice, table.reachable("a", "/mcp", Identity.ofToken("alice")));

@@ -30,6 +30,7 @@ class SlowReaderTest {
 
   @Test
   void aClientThatDoesNotReadHasItsStreamBrokenAndCountedNotThinnedOut() throws Exception {
+    ConnectionLimits defaults = ConnectionLimits.defaults();
     GatewayConfig config =
         new GatewayConfig(
             "127.0.0.1",
@@ -44,10 +45,10 @@ class SlowReaderTest {
             Map.of(),
             new ConnectionLimits(
                 16 * 1024,
-                ConnectionLimits.DEFAULTS.requestHeaderTimeout(),
-                ConnectionLimits.DEFAULTS.maxConnections(),
-                ConnectionLimits.DEFAULTS.maxStreamsPerIdentity()),
-            SessionLimits.DEFAULTS);
+                defaults.requestHeaderTimeout(),
+                defaults.maxConnections(),
+                defaults.maxStreamsPerIdentity()),
+            SessionLimits.defaults());
     try (TestGateway gateway =
             TestGateway.start(
                 // small socket buffers: the client's backlog reaches the gateway soon

@@ -30,10 +30,10 @@ import org.slf4j.LoggerFactory;
  * its ping too (a stateless server has none: discover proves it answers), its log level is kept and
  * sent in {@code _meta}; every other request goes upstream with the envelope ({@code _meta}
  * protocol version, the client capabilities and info the session declared at initialize) under an
- * id of ours. An {@code input_required} result starts a round of {@link InputRounds}: the session
- * is asked, then the request is sent again with the answers, as often as the server asks. The final
- * result reaches the session under its own id, without {@code resultType}. Change notifications
- * come from {@link ListenStream}.
+ * id of ours. An {@code input_required} result starts a round of {@link InputRoundRelay}: the
+ * session is asked, then the request is sent again with the answers, as often as the server asks.
+ * The final result reaches the session under its own id, without {@code resultType}. Change
+ * notifications come from {@link ListenStream}.
  *
  * <p>The transport below moves stateless messages (stdio, or {@link StatelessHttpConnection}). All
  * state lives on one strand: the session's sends and the transport's reads queue up on it.
@@ -54,7 +54,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
   // owned by the strand
   private Envelope envelope = new Envelope(JsonRpcCodec.emptyObject(), null, null);
   private final StatelessExchanges exchanges = new StatelessExchanges();
-  private final InputRounds inputs;
+  private final InputRoundRelay inputs;
   private final ListenStream listen;
   private boolean closed;
 
@@ -67,9 +67,9 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
     this.events = new ConnectionEvents(name, listener);
     this.probe = probe;
     this.inputs =
-        new InputRounds(
+        new InputRoundRelay(
             events,
-            new InputRounds.Outcome() {
+            new InputRoundRelay.Outcome() {
               @Override
               public void retry(StatelessExchange exchange, ObjectNode params) {
                 sendRound(exchange, params);

@@ -2,7 +2,6 @@ package dev.mcpsupervisor.upstream;
 
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.UpstreamLimits;
-import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -19,8 +18,8 @@ public interface UpstreamConnector {
    */
   CompletionStage<UpstreamConnection> connect(ServerSpec spec, ConnectionListener listener);
 
-  /** The limits of a server that sets none (and a request timeout of 60 s). */
-  UpstreamLimits DEFAULT_LIMITS = UpstreamLimits.defaults(Duration.ofSeconds(60));
+  /** The limits of a server that sets none (reference.conf's server defaults). */
+  UpstreamLimits DEFAULT_LIMITS = UpstreamLimits.defaults();
 
   /**
    * Opens a connection that holds the server to {@code limits}: what it may send, how long HTTP

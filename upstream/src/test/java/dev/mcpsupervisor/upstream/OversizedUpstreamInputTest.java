@@ -16,7 +16,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +34,11 @@ class OversizedUpstreamInputTest {
   private static final int MIB = 1024 * 1024;
   private static final long TWO_GIB = 2L * 1024 * MIB;
   private static final UpstreamLimits ONE_MIB =
-      new UpstreamLimits(MIB, Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofMinutes(1));
+      new UpstreamLimits(
+          MIB,
+          UpstreamConnector.DEFAULT_LIMITS.httpTimeout(),
+          UpstreamConnector.DEFAULT_LIMITS.sseRetryMin(),
+          UpstreamConnector.DEFAULT_LIMITS.sseRetryMax());
 
   private final RecordingListener listener = new RecordingListener();
   private ScriptedHttpServer server;
@@ -116,7 +119,7 @@ class OversizedUpstreamInputTest {
     System.out.printf(
         "2 GiB JSON answer: failed after %d ms, heap peak growth %d MiB, server wrote %d MiB%n",
         millis, peakGrowth / MIB, served.get() / MIB);
-    assertTooLarge(answer, UpstreamLimits.DEFAULT_MAX_MESSAGE_BYTES);
+    assertTooLarge(answer, UpstreamConnector.DEFAULT_LIMITS.maxMessageBytes());
     assertTrue(peakGrowth < 512L * MIB, "heap grew by " + peakGrowth / MIB + " MiB");
     assertFalse(listener.closed.isDone(), "the session goes on");
   }

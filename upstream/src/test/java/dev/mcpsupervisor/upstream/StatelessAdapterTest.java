@@ -279,7 +279,7 @@ class StatelessAdapterTest {
   void aServerThatKeepsAskingIsStoppedAfterTheLastRound() {
     handshake(DISCOVERED);
     adapter.send(Rpc.callTool(2, "loop", null));
-    for (int round = 0; round <= InputRounds.MAX_ROUNDS; round++) {
+    for (int round = 0; round <= InputRoundRelay.MAX_ROUNDS; round++) {
       reply(
           transport.nextRequest(McpMethods.TOOLS_CALL),
           "{\"resultType\":\"input_required\",\"requestState\":\"r" + round + "\"}");

@@ -68,7 +68,7 @@ public final class SessionMemoryBench {
             TIMEOUT,
             Duration.ofHours(1),
             "fx");
-    SessionLimits defaults = SessionLimits.DEFAULTS;
+    SessionLimits defaults = SessionLimits.defaults();
     GatewayConfig gatewayConfig =
         new GatewayConfig(
             "127.0.0.1",
@@ -81,11 +81,11 @@ public final class SessionMemoryBench {
             List.of(),
             null,
             Map.of(),
-            ConnectionLimits.DEFAULTS,
+            ConnectionLimits.defaults(),
             new SessionLimits(
                 sessions + 1_000,
                 sessions + 1_000,
-                defaults.maxInflightPerSession(),
+                defaults.maxInflightPerDownstreamSession(),
                 defaults.maxInflightPerIdentity(),
                 defaults.maxBatchLength()));
     GatewayMetrics metrics = new GatewayMetrics();

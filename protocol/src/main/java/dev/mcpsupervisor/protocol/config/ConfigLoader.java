@@ -79,9 +79,7 @@ public final class ConfigLoader {
   /** Parses config text; {@code origin} names it in errors (a file name, or "built-in default"). */
   public static SupervisorConfig parse(String text, String origin) {
     ConfigSection top = new ConfigSection(parseAndResolve(text, origin), origin, "");
-    Config defaults =
-        ConfigFactory.defaultReference(ConfigLoader.class.getClassLoader())
-            .getConfig(DEFAULTS_ROOT);
+    Config defaults = reference();
     TOP_LEVEL_RULES.check(top);
     Map<String, ServerConfig> servers = servers(top, defaults.getConfig(SERVER_DEFAULTS));
     ConfigSection gateway = top.section(GATEWAY);
@@ -95,6 +93,24 @@ public final class ConfigLoader {
             defaults.getConfig(GATEWAY_DEFAULTS),
             defaults.getConfig(OAUTH_DEFAULTS),
             servers.keySet()));
+  }
+
+  /**
+   * The defaults: this module's block of reference.conf, under {@link #DEFAULTS_ROOT}, with JVM
+   * system properties over it. The one home of every default of the config file; Java code that
+   * needs one (a config built in code) reads it here.
+   */
+  static Config reference() {
+    return ConfigFactory.defaultReference(ConfigLoader.class.getClassLoader())
+        .getConfig(DEFAULTS_ROOT);
+  }
+
+  /**
+   * A block of {@link #reference()} (e.g. {@link #GATEWAY_DEFAULTS}), read like a file's section.
+   */
+  static ConfigSection referenceSection(String defaults) {
+    return new ConfigSection(
+        reference().getConfig(defaults), "reference.conf", DEFAULTS_ROOT + "." + defaults);
   }
 
   private static String readText(Path file, String origin) {

@@ -19,7 +19,9 @@ public record ConnectionLimits(
     int maxConnections,
     int maxStreamsPerIdentity) {
 
-  /** reference.conf's. */
-  public static final ConnectionLimits DEFAULTS =
-      new ConnectionLimits(2L * 1024 * 1024, Duration.ofSeconds(20), 4096, 64);
+  /** The defaults, as reference.conf ({@code mcp-supervisor.gateway}) sets them. */
+  public static ConnectionLimits defaults() {
+    return GatewayConfigReader.connectionLimits(
+        ConfigLoader.referenceSection(ConfigLoader.GATEWAY_DEFAULTS));
+  }
 }

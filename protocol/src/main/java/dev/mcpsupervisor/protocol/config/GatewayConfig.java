@@ -81,8 +81,8 @@ public record GatewayConfig(
         List.of(),
         null,
         Map.of(),
-        ConnectionLimits.DEFAULTS,
-        SessionLimits.DEFAULTS);
+        ConnectionLimits.defaults(),
+        SessionLimits.defaults());
   }
 
   private static List<NamedToken> defaultNames(List<String> tokens) {

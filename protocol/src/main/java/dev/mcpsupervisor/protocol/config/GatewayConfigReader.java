@@ -1,12 +1,15 @@
 package dev.mcpsupervisor.protocol.config;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Reads and validates the {@code gateway} section over its defaults. */
 final class GatewayConfigReader {
@@ -23,7 +26,14 @@ final class GatewayConfigReader {
   static final String MAX_STREAMS_PER_IDENTITY = "maxStreamsPerIdentity";
   static final String MAX_DOWNSTREAM_SESSIONS = "maxDownstreamSessions";
   static final String MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY = "maxDownstreamSessionsPerIdentity";
-  static final String MAX_INFLIGHT_PER_SESSION = "maxInflightPerSession";
+  static final String MAX_INFLIGHT_PER_DOWNSTREAM_SESSION = "maxInflightPerDownstreamSession";
+
+  /**
+   * The old name of {@link #MAX_INFLIGHT_PER_DOWNSTREAM_SESSION}, still read with a warning: a
+   * server's {@code maxInflightPerSession} is another limit (an upstream session's).
+   */
+  static final String DEPRECATED_MAX_INFLIGHT_PER_SESSION = "maxInflightPerSession";
+
   static final String MAX_INFLIGHT_PER_IDENTITY = "maxInflightPerIdentity";
   static final String MAX_BATCH_LENGTH = "maxBatchLength";
 
@@ -45,13 +55,16 @@ final class GatewayConfigReader {
               MAX_STREAMS_PER_IDENTITY,
               MAX_DOWNSTREAM_SESSIONS,
               MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY,
-              MAX_INFLIGHT_PER_SESSION,
+              MAX_INFLIGHT_PER_DOWNSTREAM_SESSION,
               MAX_INFLIGHT_PER_IDENTITY,
-              MAX_BATCH_LENGTH),
+              MAX_BATCH_LENGTH,
+              DEPRECATED_MAX_INFLIGHT_PER_SESSION),
           Set.of(),
           Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
 
   private static final int MAX_PORT = 65_535;
+
+  private static final Logger log = LoggerFactory.getLogger(GatewayConfigReader.class);
 
   private GatewayConfigReader() {}
 
@@ -78,10 +91,10 @@ final class GatewayConfigReader {
         oauth,
         AuthConfigReader.identities(gateway, serverNames, tokens, oauth != null),
         connectionLimits(section),
-        sessionLimits(section));
+        sessionLimits(section, inflightPerDownstreamSessionField(gateway, section)));
   }
 
-  private static ConnectionLimits connectionLimits(ConfigSection section) {
+  static ConnectionLimits connectionLimits(ConfigSection section) {
     return new ConnectionLimits(
         section.positiveBytes(MAX_STREAM_BUFFER_BYTES),
         section.positiveDuration(REQUEST_HEADER_TIMEOUT),
@@ -89,13 +102,57 @@ final class GatewayConfigReader {
         section.integer(MAX_STREAMS_PER_IDENTITY, 1, Integer.MAX_VALUE));
   }
 
-  private static SessionLimits sessionLimits(ConfigSection section) {
+  /** The limits of a section that holds every field (the defaults). */
+  static SessionLimits sessionLimits(ConfigSection defaults) {
+    ConfigSection none = new ConfigSection(ConfigFactory.empty(), defaults.origin(), "");
+    return sessionLimits(defaults, inflightPerDownstreamSessionField(none, defaults));
+  }
+
+  /**
+   * @param inflightField where the downstream session's in-flight limit is read (its name, or its
+   *     old name)
+   */
+  private static SessionLimits sessionLimits(ConfigSection section, String inflightField) {
     return new SessionLimits(
         section.integer(MAX_DOWNSTREAM_SESSIONS, 1, Integer.MAX_VALUE),
         section.integer(MAX_DOWNSTREAM_SESSIONS_PER_IDENTITY, 1, Integer.MAX_VALUE),
-        section.integer(MAX_INFLIGHT_PER_SESSION, 1, Integer.MAX_VALUE),
+        section.integer(inflightField, 1, Integer.MAX_VALUE),
         section.integer(MAX_INFLIGHT_PER_IDENTITY, 1, Integer.MAX_VALUE),
         section.integer(MAX_BATCH_LENGTH, 1, Integer.MAX_VALUE));
+  }
+
+  /**
+   * {@link #MAX_INFLIGHT_PER_DOWNSTREAM_SESSION}, unless only its old name is set (in the file, or
+   * over the defaults by a system property): that one then, with a warning. Both in the file is an
+   * error.
+   *
+   * @param file the file's section
+   * @param section the file's section over the defaults
+   */
+  private static String inflightPerDownstreamSessionField(
+      ConfigSection file, ConfigSection section) {
+    if (file.has(MAX_INFLIGHT_PER_DOWNSTREAM_SESSION)) {
+      if (file.has(DEPRECATED_MAX_INFLIGHT_PER_SESSION)) {
+        throw file.error(
+            DEPRECATED_MAX_INFLIGHT_PER_SESSION,
+            "use either "
+                + MAX_INFLIGHT_PER_DOWNSTREAM_SESSION
+                + " or its old name "
+                + DEPRECATED_MAX_INFLIGHT_PER_SESSION
+                + ", not both");
+      }
+      return MAX_INFLIGHT_PER_DOWNSTREAM_SESSION;
+    }
+    if (!section.has(DEPRECATED_MAX_INFLIGHT_PER_SESSION)) {
+      return MAX_INFLIGHT_PER_DOWNSTREAM_SESSION;
+    }
+    log.warn(
+        "{}: {} is deprecated; write {} (a server's maxInflightPerSession is another limit, its"
+            + " upstream sessions')",
+        section.origin(),
+        section.path(DEPRECATED_MAX_INFLIGHT_PER_SESSION),
+        MAX_INFLIGHT_PER_DOWNSTREAM_SESSION);
+    return DEPRECATED_MAX_INFLIGHT_PER_SESSION;
   }
 
   /** Lower case; an IPv6 literal in brackets, as it appears in a Host header. */

@@ -156,7 +156,7 @@ final class ServerConfigReader {
             upstreamLimits(section, requestTimeout)));
   }
 
-  private static UpstreamLimits upstreamLimits(ConfigSection server, Duration requestTimeout) {
+  static UpstreamLimits upstreamLimits(ConfigSection server, Duration requestTimeout) {
     long maxMessageBytes = server.positiveBytes(MAX_MESSAGE_BYTES);
     if (maxMessageBytes > JsonRpcCodec.MAX_DOCUMENT_LENGTH) {
       // a larger message could be read, but never parsed

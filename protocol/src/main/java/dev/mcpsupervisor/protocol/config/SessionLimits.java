@@ -6,8 +6,8 @@ package dev.mcpsupervisor.protocol.config;
  *
  * @param maxDownstreamSessions downstream sessions alive at once; past it a new one gets 503
  * @param maxDownstreamSessionsPerIdentity downstream sessions of one caller identity at once
- * @param maxInflightPerSession requests of one downstream session in flight at once; past it a
- *     request is answered "overloaded"
+ * @param maxInflightPerDownstreamSession requests of one downstream session in flight at once; past
+ *     it a request is answered "overloaded"
  * @param maxInflightPerIdentity stateless (2026-07-28) requests of one caller in flight at once
  * @param maxBatchLength messages in one JSON-RPC batch; the requests past it are answered with an
  *     error
@@ -15,10 +15,13 @@ package dev.mcpsupervisor.protocol.config;
 public record SessionLimits(
     int maxDownstreamSessions,
     int maxDownstreamSessionsPerIdentity,
-    int maxInflightPerSession,
+    int maxInflightPerDownstreamSession,
     int maxInflightPerIdentity,
     int maxBatchLength) {
 
-  /** reference.conf's. */
-  public static final SessionLimits DEFAULTS = new SessionLimits(1000, 100, 64, 64, 64);
+  /** The defaults, as reference.conf ({@code mcp-supervisor.gateway}) sets them. */
+  public static SessionLimits defaults() {
+    return GatewayConfigReader.sessionLimits(
+        ConfigLoader.referenceSection(ConfigLoader.GATEWAY_DEFAULTS));
+  }
 }

@@ -15,10 +15,6 @@ import java.time.Duration;
 public record UpstreamLimits(
     int maxMessageBytes, Duration httpTimeout, Duration sseRetryMin, Duration sseRetryMax) {
 
-  public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-  public static final Duration DEFAULT_SSE_RETRY_MIN = Duration.ofSeconds(1);
-  public static final Duration DEFAULT_SSE_RETRY_MAX = Duration.ofMinutes(1);
-
   public UpstreamLimits {
     if (maxMessageBytes <= 0) {
       throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
@@ -32,10 +28,20 @@ public record UpstreamLimits(
     }
   }
 
-  /** The defaults, with POSTs waiting as long as a request may ({@code requestTimeout}). */
+  /**
+   * The defaults, as reference.conf ({@code mcp-supervisor.server-defaults}) sets them, with POSTs
+   * waiting as long as a request may ({@code requestTimeout}).
+   */
   public static UpstreamLimits defaults(Duration requestTimeout) {
-    return new UpstreamLimits(
-        DEFAULT_MAX_MESSAGE_BYTES, requestTimeout, DEFAULT_SSE_RETRY_MIN, DEFAULT_SSE_RETRY_MAX);
+    return ServerConfigReader.upstreamLimits(
+        ConfigLoader.referenceSection(ConfigLoader.SERVER_DEFAULTS), requestTimeout);
+  }
+
+  /** The defaults of a server that sets nothing, its {@code requestTimeout} included. */
+  public static UpstreamLimits defaults() {
+    ConfigSection defaults = ConfigLoader.referenceSection(ConfigLoader.SERVER_DEFAULTS);
+    return ServerConfigReader.upstreamLimits(
+        defaults, defaults.positiveDuration(ServerConfigReader.REQUEST_TIMEOUT));
   }
 
   /**

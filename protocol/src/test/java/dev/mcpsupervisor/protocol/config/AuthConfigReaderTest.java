@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.Config;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -49,10 +50,11 @@ class AuthConfigReaderTest {
     OAuthConfig oauth = gateway.oauth();
     assertEquals("https://gw.example/mcp", oauth.audience(), "the audience defaults to resource");
     assertEquals(URI.create("https://issuer.example/jwks"), oauth.jwksUri());
-    assertEquals("sub", oauth.identityClaim());
-    assertEquals(List.of(), oauth.requiredScopes());
-    assertEquals(Duration.ofSeconds(5), oauth.jwksTimeout());
-    assertEquals(Duration.ofMinutes(5), oauth.jwksCacheTtl());
+    Config defaults = ConfigLoader.reference().getConfig(ConfigLoader.OAUTH_DEFAULTS);
+    assertEquals(defaults.getString("identityClaim"), oauth.identityClaim());
+    assertEquals(defaults.getStringList("requiredScopes"), oauth.requiredScopes());
+    assertEquals(defaults.getDuration("jwksTimeout"), oauth.jwksTimeout());
+    assertEquals(defaults.getDuration("jwksCacheTtl"), oauth.jwksCacheTtl());
     assertTrue(gateway.requiresAuthentication());
     assertTrue(
         BindSafety.refusal(gateway.withAddress("0.0.0.0", 0), false)

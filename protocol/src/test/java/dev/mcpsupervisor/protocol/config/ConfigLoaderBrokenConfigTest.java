@@ -351,8 +351,8 @@ class ConfigLoaderBrokenConfigTest {
             "gateway.maxDownstreamSessions: must be at least 1, got 0"),
         broken(
             "in-flight limit a word",
-            gateway("\"maxInflightPerSession\": \"many\""),
-            "gateway.maxInflightPerSession: must be an integer, got \"many\""),
+            gateway("\"maxInflightPerDownstreamSession\": \"many\""),
+            "gateway.maxInflightPerDownstreamSession: must be an integer, got \"many\""),
         broken(
             "negative batch length",
             gateway("\"maxBatchLength\": -1"),

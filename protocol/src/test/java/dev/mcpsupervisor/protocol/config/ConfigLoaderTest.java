@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -207,7 +208,7 @@ class ConfigLoaderTest {
           maxStreamsPerIdentity = 3
           maxDownstreamSessions = 500
           maxDownstreamSessionsPerIdentity = 20
-          maxInflightPerSession = 16
+          maxInflightPerDownstreamSession = 16
           maxInflightPerIdentity = 8
           maxBatchLength = 50
         }
@@ -256,26 +257,28 @@ class ConfigLoaderTest {
     SupervisorConfig config =
         ConfigLoader.parse(
             "{\"mcpServers\": {\"s\": {\"url\": \"http://127.0.0.1:9000/mcp\"}}}", "t.json");
+    Config server = ConfigLoader.reference().getConfig(ConfigLoader.SERVER_DEFAULTS);
     assertEquals(
         new ServerConfig(
             "s",
             new ServerSpec.StreamableHttp(URI.create("http://127.0.0.1:9000/mcp"), Map.of()),
-            Isolation.SHARED,
-            4,
-            32,
-            Duration.ofSeconds(60),
-            Duration.ofMinutes(10),
+            Isolation.valueOf(server.getString("isolation").toUpperCase(Locale.ROOT)),
+            server.getInt("maxSessions"),
+            server.getInt("maxInflightPerSession"),
+            server.getDuration("requestTimeout"),
+            server.getDuration("idleTimeout"),
             "s"),
         config.servers().get("s"));
+    Config gateway = ConfigLoader.reference().getConfig(ConfigLoader.GATEWAY_DEFAULTS);
     assertEquals(
         new GatewayConfig(
-            "127.0.0.1",
-            8080,
+            gateway.getString("host"),
+            gateway.getInt("port"),
             List.of(),
             List.of(),
             List.of(),
-            4 * 1024 * 1024,
-            Duration.ofMinutes(30)),
+            gateway.getBytes("maxBodyBytes"),
+            gateway.getDuration("sessionIdleTimeout")),
         config.gateway());
   }
 

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.protocol.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.typesafe.config.Config;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -22,11 +23,16 @@ class UpstreamLimitsTest {
   }
 
   @Test
-  void defaultsBoundMessagesAt16MiBAndWaitForPostsAsLongAsARequest() {
-    assertEquals(
+  void defaultsComeFromReferenceConfAndPostsWaitAsLongAsARequest() {
+    Config defaults = ConfigLoader.reference().getConfig(ConfigLoader.SERVER_DEFAULTS);
+    UpstreamLimits expected =
         new UpstreamLimits(
-            16 * 1024 * 1024, Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofMinutes(1)),
-        limitsOf(""));
+            (int) defaults.getBytes("maxMessageBytes").longValue(),
+            defaults.getDuration("requestTimeout"),
+            defaults.getDuration("sseRetryMin"),
+            defaults.getDuration("sseRetryMax"));
+    assertEquals(expected, limitsOf(""));
+    assertEquals(expected, UpstreamLimits.defaults());
     assertEquals(Duration.ofSeconds(5), limitsOf("requestTimeout = 5s").httpTimeout());
   }
 
@@ -59,7 +65,9 @@ class UpstreamLimitsTest {
 
   @Test
   void sseRetryIsClampedIntoTheConfiguredRange() {
-    UpstreamLimits limits = UpstreamLimits.defaults(Duration.ofSeconds(60));
+    UpstreamLimits limits =
+        new UpstreamLimits(
+            1024 * 1024, Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofMinutes(1));
     assertEquals(1_000, limits.clampSseRetryMillis(1));
     assertEquals(1_000, limits.clampSseRetryMillis(0));
     assertEquals(2_500, limits.clampSseRetryMillis(2_500));

@@ -14,7 +14,7 @@ import java.util.Set;
  *
  * @param <D> a context's delivery (the {@link ContextDelivery} actor; anything in tests)
  */
-final class ContextRoutes<D> {
+final class LeasedContexts<D> {
 
   /** A server-to-client request's destination, or why there is none. */
   record Target<D>(D delivery, String whyNone) {}
@@ -54,7 +54,7 @@ final class ContextRoutes<D> {
   }
 
   /** The contexts leased on the session, with a listener or not. */
-  Set<String> leasedContexts() {
+  Set<String> all() {
     return Collections.unmodifiableSet(deliveries.keySet());
   }
 

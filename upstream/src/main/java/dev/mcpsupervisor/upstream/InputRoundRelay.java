@@ -18,14 +18,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The input rounds of a {@link StatelessAdapter}'s exchanges: an {@code input_required} result's
- * input requests become server-to-client requests to the session, under ids of their own and
- * related to the request they serve; once the session answered them all, the exchange is retried
- * with the answers by key and the server's state. Runs on the adapter's strand.
+ * The input rounds of a {@link StatelessAdapter}'s exchanges, relayed to its session: an {@code
+ * input_required} result's input requests become server-to-client requests to the session, under
+ * ids of their own and related to the request they serve; once the session answered them all, the
+ * exchange is retried with the answers by key and the server's state. Runs on the adapter's strand.
  */
-final class InputRounds {
+final class InputRoundRelay {
 
-  private static final Logger log = LoggerFactory.getLogger(InputRounds.class);
+  private static final Logger log = LoggerFactory.getLogger(InputRoundRelay.class);
 
   /** More rounds than this for one request: the server is looping, the request fails. */
   static final int MAX_ROUNDS = 16;
@@ -46,7 +46,7 @@ final class InputRounds {
   private final Map<String, StatelessExchange> byInputId = new HashMap<>();
   private long nextInputId = 1;
 
-  InputRounds(ConnectionEvents events, Outcome outcome) {
+  InputRoundRelay(ConnectionEvents events, Outcome outcome) {
     this.events = events;
     this.outcome = outcome;
   }

@@ -4,13 +4,13 @@ import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The routing table of downstream sessions: session id → {@link RoutedSession}. {@link
+ * The directory of downstream sessions: session id → {@link RoutedSession}. {@link
  * DownstreamSessions} is its single writer; the HTTP routes read it to tell a session directly,
  * without a hop through the registry actor. An id that is not routable (never issued, deleted,
  * expired, ending), belongs to another endpoint or was created by another {@link Identity} is
  * unknown: its routed command is answered {@link DownstreamSession.Routed#whenGone} at once.
  */
-final class SessionRoutes {
+final class SessionDirectory {
 
   private final ConcurrentHashMap<String, RoutedSession> routable = new ConcurrentHashMap<>();
 
