@@ -108,7 +108,18 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
             requestId,
             initialize,
             post.headers().firstValue(HttpTransport.SESSION_ID_HEADER).isPresent());
-    track(client.sendAsync(post, exchange)).whenComplete(exchange::finish);
+    CompletableFuture<HttpResponse<byte[]>> sent = client.sendAsync(post, exchange);
+    if (initialize) {
+      // a new session's first POST may go out on a pooled connection the server has just closed
+      // (the previous session's end): nothing reached the server, so it is sent once more
+      sent =
+          sent.exceptionallyCompose(
+              failure ->
+                  HttpTransport.closedBeforeAnswer(failure) && !closing.get()
+                      ? client.sendAsync(post, exchange)
+                      : CompletableFuture.failedFuture(failure));
+    }
+    track(sent).whenComplete(exchange::finish);
     if (message instanceof JsonRpcNotification notification
         && McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) {
       exchange.accepted.thenRun(standalone::start);
