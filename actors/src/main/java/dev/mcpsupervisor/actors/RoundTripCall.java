@@ -155,9 +155,6 @@ final class RoundTripCall {
   private int round;
   private boolean cancelSent;
 
-  /** Answered from within a handler ({@link #finishNow}): the actor stops after it. */
-  private boolean finished;
-
   private RoundTripCall(
       Call call,
       CallOptions options,
@@ -201,12 +198,6 @@ final class RoundTripCall {
     return running();
   }
 
-  /** Ends the call from a handler that cannot return a behaviour: the next message stops it. */
-  private void finishNow(JsonRpcResponse response) {
-    finish(response);
-    finished = true;
-  }
-
   private Behavior<Command> running() {
     return Behaviors.receive(Command.class)
         .onMessage(Delivered.class, this::onDelivered)
@@ -225,14 +216,15 @@ final class RoundTripCall {
       return finish(answer.response());
     }
     if (message instanceof ContextDelivery.ServerRequest asked) {
-      onServerRequest(asked);
-    } else if (message instanceof ContextDelivery.Notification notification) {
+      return onServerRequest(asked);
+    }
+    if (message instanceof ContextDelivery.Notification notification) {
       onNotification(notification.notification());
     }
-    return finished ? Behaviors.stopped() : Behaviors.same();
+    return Behaviors.same();
   }
 
-  private void onServerRequest(ContextDelivery.ServerRequest asked) {
+  private Behavior<Command> onServerRequest(ContextDelivery.ServerRequest asked) {
     CallInputs.Arrival<ActorRef<SessionActor.Command>> arrival =
         inputs.arrived(asked.request(), asked.session());
     if (arrival instanceof CallInputs.Replied<ActorRef<SessionActor.Command>> replied) {
@@ -240,7 +232,7 @@ final class RoundTripCall {
     } else if (arrival instanceof CallInputs.Missing<ActorRef<SessionActor.Command>> missing) {
       send(missing.refusal());
       onCancel();
-      finishNow(
+      return finish(
           JsonRpcResponse.failure(
               LongNode.valueOf(call.callId()),
               SupervisorErrors.missingCapability(missing.capability())));
@@ -248,6 +240,7 @@ final class RoundTripCall {
       // requests sent together go out in one round
       timers.startSingleTimer(GatherElapsed.INSTANCE, settings.inputGatherWindow());
     }
+    return Behaviors.same();
   }
 
   private void onNotification(JsonRpcNotification notification) {
