@@ -18,7 +18,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -123,7 +122,6 @@ final class StatelessRequest implements UpstreamCalls.RoundTrips {
   private boolean acceptsSse;
   private boolean streaming;
   private final Map<String, Input> inputs = new LinkedHashMap<>();
-  private final List<RoundTrip> trips = new ArrayList<>();
   private int round;
   private String pendingId;
   private Cancellable overdue;
@@ -261,7 +259,6 @@ final class StatelessRequest implements UpstreamCalls.RoundTrips {
           }
         });
     synchronized (this) {
-      trips.add(trip);
       trip.follow(
           gateway
               .supervisor()
@@ -462,13 +459,7 @@ final class StatelessRequest implements UpstreamCalls.RoundTrips {
     if (overdue != null) {
       overdue.cancel();
     }
-    for (RoundTrip trip : trips) {
-      if (trip.asking != null) {
-        trip.asking.cancel();
-        trip.asking = null;
-      }
-    }
-    calls.cancelAll();
+    calls.cancelAll(); // a call still running or waiting in a round is cancelled upstream
     if (arrival.identity() != null) {
       gateway.callerContexts().tell(new CallerContexts.Leave(arrival.identity()));
     }
