@@ -1,8 +1,8 @@
 package dev.mcpsupervisor.app;
 
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.http.GatewayMetrics;
 import dev.mcpsupervisor.http.GatewayServer;
+import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.upstream.DefaultConnectors;
 import java.net.InetSocketAddress;

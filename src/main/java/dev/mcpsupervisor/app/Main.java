@@ -2,7 +2,7 @@ package dev.mcpsupervisor.app;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.mcpsupervisor.actors.SupervisorSettings;
+import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.app.bench.BenchCommand;
 import dev.mcpsupervisor.app.chaos.ChaosCommand;
 import dev.mcpsupervisor.protocol.config.BindSafety;

@@ -2,6 +2,11 @@ package dev.mcpsupervisor.actors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
+import dev.mcpsupervisor.actors.base.SupervisorErrors;
+import dev.mcpsupervisor.actors.base.SupervisorSettings;
+import dev.mcpsupervisor.actors.delivery.UpstreamCall;
+import dev.mcpsupervisor.actors.key.KeyRouter;
+import dev.mcpsupervisor.actors.session.AcquireReply;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

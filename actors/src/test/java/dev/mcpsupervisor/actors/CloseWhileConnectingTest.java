@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
+import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.protocol.config.Isolation;

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
+import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
 import dev.mcpsupervisor.actors.SessionActorTest.RecordingListener;
+import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.Isolation;

@@ -1,8 +1,8 @@
 package dev.mcpsupervisor.actors;
 
-import static dev.mcpsupervisor.actors.CallInputsTest.accept;
-import static dev.mcpsupervisor.actors.CallInputsTest.elicitation;
 import static dev.mcpsupervisor.actors.TestSupervisor.await;
+import static dev.mcpsupervisor.actors.call.CallInputsTest.accept;
+import static dev.mcpsupervisor.actors.call.CallInputsTest.elicitation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,8 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.mcpsupervisor.actors.CallOptions.ClientCapability;
 import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.call.CallOptions;
+import dev.mcpsupervisor.actors.call.CallOptions.ClientCapability;
+import dev.mcpsupervisor.actors.call.CallOutcome;
+import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;

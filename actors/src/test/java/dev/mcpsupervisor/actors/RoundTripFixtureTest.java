@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.mcpsupervisor.actors.CallOptions.ClientCapability;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.call.CallOptions;
+import dev.mcpsupervisor.actors.call.CallOptions.ClientCapability;
+import dev.mcpsupervisor.actors.call.CallOutcome;
 import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.fixture.FixtureTools;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
-import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
-import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;

@@ -14,6 +14,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
+import dev.mcpsupervisor.actors.base.SupervisorErrors;
+import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -472,12 +474,12 @@ class SessionActorTest {
 
       // the request names the call in its _meta: that call's context, without our id
       ObjectNode params = JsonRpcCodec.emptyObject();
-      params.putObject("_meta").set(ServerRequestAttribution.RELATED_REQUEST, fromFirst.id());
+      params.putObject("_meta").set(SupervisorErrors.RELATED_REQUEST, fromFirst.id());
       connection.push(
           new JsonRpcRequest(TextNode.valueOf("up-9"), McpMethods.ELICITATION_CREATE, params));
       JsonRpcRequest elicitation = first.nextServerRequest();
       assertEquals(McpMethods.ELICITATION_CREATE, elicitation.method());
-      assertFalse(elicitation.params().path("_meta").has(ServerRequestAttribution.RELATED_REQUEST));
+      assertFalse(elicitation.params().path("_meta").has(SupervisorErrors.RELATED_REQUEST));
       first.answerFailure(new IllegalStateException("no user here"));
       JsonRpcResponse failed = (JsonRpcResponse) connection.nextSent();
       assertEquals(TextNode.valueOf("up-9"), failed.id());

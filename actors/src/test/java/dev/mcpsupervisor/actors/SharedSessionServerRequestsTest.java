@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.McpMethods;

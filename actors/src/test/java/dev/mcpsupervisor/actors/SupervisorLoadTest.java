@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;

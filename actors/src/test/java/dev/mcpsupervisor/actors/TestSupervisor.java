@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.mcpsupervisor.actors.SupervisorSnapshot.KeySnapshot;
-import dev.mcpsupervisor.actors.SupervisorSnapshot.SessionSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorObserver;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.ServerSpec;

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import static dev.mcpsupervisor.http.TestGateway.callTool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mcpsupervisor.actors.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ServerSpec;

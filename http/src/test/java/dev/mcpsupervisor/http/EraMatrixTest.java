@@ -13,6 +13,7 @@ import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
+import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.UpstreamProtocol;

@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
+import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
+import dev.mcpsupervisor.http.session.Subscription;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
 import java.net.URI;

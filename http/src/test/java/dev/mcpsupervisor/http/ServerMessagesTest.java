@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mcpsupervisor.http.routes.SessionExchanges;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;

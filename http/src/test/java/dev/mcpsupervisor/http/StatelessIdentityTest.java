@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
+import dev.mcpsupervisor.http.access.CallerIdentity;
+import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.http.session.Subscription;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import java.net.http.HttpResponse;
 import java.time.Duration;

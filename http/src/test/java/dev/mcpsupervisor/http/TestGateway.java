@@ -6,8 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.actors.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.fixture.FixtureProcess;
+import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
@@ -39,15 +40,16 @@ import java.util.concurrent.TimeoutException;
  * servers are real: the fixture over stdio (spawned by the supervisor), or whatever spec a test
  * passes.
  */
-final class TestGateway implements AutoCloseable {
+public final class TestGateway implements AutoCloseable {
 
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
   static final String CLIENT_INFO = "{\"name\":\"test-client\",\"version\":\"1.0\"}";
 
-  final GatewayMetrics metrics = new GatewayMetrics();
-  final SessionSupervisor supervisor;
+  public final GatewayMetrics metrics = new GatewayMetrics();
+  public final SessionSupervisor supervisor;
   final GatewayServer server;
-  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  public final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   final String base;
 
   private TestGateway(SupervisorConfig config, String settings) {
@@ -75,11 +77,11 @@ final class TestGateway implements AutoCloseable {
     return new TestGateway(new SupervisorConfig(byName, gateway), settings);
   }
 
-  static TestGateway start(GatewayConfig gateway, ServerConfig... servers) {
+  public static TestGateway start(GatewayConfig gateway, ServerConfig... servers) {
     return start("", gateway, servers);
   }
 
-  static TestGateway start(ServerConfig... servers) {
+  public static TestGateway start(ServerConfig... servers) {
     return start(gateway(List.of(), List.of(), 1024 * 1024), servers);
   }
 
@@ -87,13 +89,13 @@ final class TestGateway implements AutoCloseable {
     return gateway(tokens, origins, maxBodyBytes, Duration.ofMinutes(30));
   }
 
-  static GatewayConfig gateway(
+  public static GatewayConfig gateway(
       List<String> tokens, List<String> origins, long maxBodyBytes, Duration idleTimeout) {
     return new GatewayConfig("127.0.0.1", 0, tokens, origins, List.of(), maxBodyBytes, idleTimeout);
   }
 
   /** The fixture over stdio, spawned by the supervisor. */
-  static ServerConfig stdioFixture(String name) {
+  public static ServerConfig stdioFixture(String name) {
     List<String> command = FixtureProcess.stdioCommand();
     return server(
         name,
@@ -123,7 +125,7 @@ final class TestGateway implements AutoCloseable {
 
   // -------------------------------------------------------------------------------------- raw HTTP
 
-  HttpRequest.Builder request(String path) {
+  public HttpRequest.Builder request(String path) {
     return HttpRequest.newBuilder(URI.create(base + path)).timeout(REQUEST_TIMEOUT);
   }
 
@@ -146,7 +148,7 @@ final class TestGateway implements AutoCloseable {
     return send(postRequest(path, sessionId, body, headers).build());
   }
 
-  CompletableFuture<HttpResponse<String>> postAsync(
+  public CompletableFuture<HttpResponse<String>> postAsync(
       String path, String sessionId, String body, String... headers) {
     return http.sendAsync(
         postRequest(path, sessionId, body, headers).build(), HttpResponse.BodyHandlers.ofString());
@@ -217,7 +219,7 @@ final class TestGateway implements AutoCloseable {
     return sessionId;
   }
 
-  static String initializeBody(String protocolVersion, String capabilities) {
+  public static String initializeBody(String protocolVersion, String capabilities) {
     return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\""
         + protocolVersion
         + "\",\"capabilities\":"
@@ -227,7 +229,7 @@ final class TestGateway implements AutoCloseable {
         + "}}";
   }
 
-  static String request(Object id, String method, String params) {
+  public static String request(Object id, String method, String params) {
     return "{\"jsonrpc\":\"2.0\",\"id\":"
         + id
         + ",\"method\":\""
@@ -269,7 +271,7 @@ final class TestGateway implements AutoCloseable {
   }
 
   /** The last message of the answer: the response itself. */
-  static JsonNode answer(HttpResponse<String> response) {
+  public static JsonNode answer(HttpResponse<String> response) {
     List<JsonNode> messages = messages(response);
     return messages.get(messages.size() - 1);
   }
@@ -303,7 +305,7 @@ final class TestGateway implements AutoCloseable {
     return JsonRpcCodec.emptyObject();
   }
 
-  static <T> T await(CompletionStage<T> stage) {
+  public static <T> T await(CompletionStage<T> stage) {
     try {
       return stage.toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
+import dev.mcpsupervisor.http.session.AdminReport;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ServerSpec;

@@ -1,7 +1,7 @@
 package dev.mcpsupervisor.app.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.SupervisorErrors;
+import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.app.bench.AnswerCheck;
 import dev.mcpsupervisor.app.bench.Outcome;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;

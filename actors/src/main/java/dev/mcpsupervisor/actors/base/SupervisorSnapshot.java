@@ -1,0 +1,57 @@
+package dev.mcpsupervisor.actors.base;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * A point-in-time view of every server key, for admin pages, metrics and tests. Immutable; no
+ * secrets.
+ */
+public record SupervisorSnapshot(List<KeySnapshot> keys) {
+
+  public SupervisorSnapshot {
+    keys = List.copyOf(keys);
+  }
+
+  /**
+   * @param keyId the server key's id (name and short digest)
+   * @param leases context → id of the session serving it
+   * @param circuit "closed", "open" or "half-open"
+   * @param listWaiters callers waiting for a list page the key fetches once for all of them
+   */
+  public record KeySnapshot(
+      String server,
+      String keyId,
+      List<SessionSnapshot> sessions,
+      Map<String, Long> leases,
+      String circuit,
+      int listWaiters) {
+    public KeySnapshot {
+      sessions = List.copyOf(sessions);
+      leases = Map.copyOf(leases);
+    }
+  }
+
+  /**
+   * @param sessionId monotonic per key, never recycled
+   * @param state connecting, initializing, ready, restarting or closed
+   * @param refCount contexts holding a lease on it
+   * @param inFlight requests sent upstream and not yet answered (the pending map's size)
+   * @param stashed requests waiting for the session to be ready
+   * @param awaitingAnswers server-to-client requests (sampling, elicitation, roots) the upstream
+   *     sent that wait for a caller's answer
+   * @param restarts how often the connection was re-established
+   */
+  public record SessionSnapshot(
+      long sessionId,
+      String state,
+      int refCount,
+      int inFlight,
+      int stashed,
+      int awaitingAnswers,
+      int restarts,
+      Instant startedAt,
+      OptionalLong pid) {}
+}

@@ -1,0 +1,114 @@
+package dev.mcpsupervisor.actors.delivery;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import dev.mcpsupervisor.actors.base.SupervisorErrors;
+import dev.mcpsupervisor.actors.base.SupervisorObserver;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.time.Duration;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * One caller's request as it travels router → key actor → session. Immutable; answered exactly once
+ * on {@code replyTo}, always with a response whose id is the {@code callId} (callers put their own
+ * id back).
+ *
+ * @param callId unique within the supervisor; names the call in cancellations and deadline timers
+ * @param params the caller's tree, never mutated (the session copies it to rewrite a progress
+ *     token)
+ * @param deadline how long the caller waits, measured from the session's receipt of the call
+ * @param tag the caller's own name for the call, handed back with notifications and server requests
+ *     related to it; or null
+ * @param delivery the context's {@link ContextDelivery} (set by the router when the context has a
+ *     listener): the answer then goes through it, after the notifications sent before it; null:
+ *     straight to {@code replyTo}
+ * @param callDelivery the call's own delivery (a {@link RoundTripCall}), or null: when set,
+ *     everything the session has for this call — its progress and logs, the server requests
+ *     attributed to it, its answer — goes there instead of to the context's delivery
+ * @param leaseless the call holds no lease ({@link CallOptions#leaseless}): the router does not
+ *     remember the context, the key actor serves the call without leasing a pooled session
+ */
+public record UpstreamCall(
+    String context,
+    String server,
+    long callId,
+    String method,
+    JsonNode params,
+    Duration deadline,
+    ActorRef<JsonRpcResponse> replyTo,
+    String tag,
+    ActorRef<ContextDelivery.Command> delivery,
+    ActorRef<ContextDelivery.Command> callDelivery,
+    boolean leaseless) {
+
+  /** A call that takes (or uses) its context's lease. */
+  public UpstreamCall(
+      String context,
+      String server,
+      long callId,
+      String method,
+      JsonNode params,
+      Duration deadline,
+      ActorRef<JsonRpcResponse> replyTo,
+      String tag,
+      ActorRef<ContextDelivery.Command> delivery,
+      ActorRef<ContextDelivery.Command> callDelivery) {
+    this(
+        context,
+        server,
+        callId,
+        method,
+        params,
+        deadline,
+        replyTo,
+        tag,
+        delivery,
+        callDelivery,
+        false);
+  }
+
+  public UpstreamCall withDelivery(ActorRef<ContextDelivery.Command> contextDelivery) {
+    return new UpstreamCall(
+        context,
+        server,
+        callId,
+        method,
+        params,
+        deadline,
+        replyTo,
+        tag,
+        contextDelivery,
+        callDelivery,
+        leaseless);
+  }
+
+  public JsonRpcResponse response(JsonRpcResponse upstream) {
+    return upstream.withId(LongNode.valueOf(callId));
+  }
+
+  public JsonRpcResponse errorResponse(JsonRpcError error) {
+    return JsonRpcResponse.failure(LongNode.valueOf(callId), error);
+  }
+
+  /**
+   * The one way a call is answered: through the context's delivery actor if it has one (after its
+   * notifications).
+   */
+  public void answer(JsonRpcResponse response, ActorRef<ContextDelivery.Command> through) {
+    if (through == null) {
+      replyTo.tell(response);
+    } else {
+      through.tell(new ContextDelivery.Answer(response, replyTo));
+    }
+  }
+
+  /**
+   * Answers with an error without the call ever reaching a session (unknown server, open circuit,
+   * shutdown).
+   */
+  public void reject(JsonRpcError error, SupervisorObserver observer) {
+    answer(errorResponse(error), delivery);
+    observer.requestCompleted(server, method, 0L, SupervisorErrors.kind(error));
+  }
+}

@@ -1,0 +1,417 @@
+package dev.mcpsupervisor.actors.key;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.base.SupervisorErrors;
+import dev.mcpsupervisor.actors.base.SupervisorObserver;
+import dev.mcpsupervisor.actors.base.SupervisorSettings;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.actors.delivery.ContextDelivery;
+import dev.mcpsupervisor.actors.delivery.ContextListener;
+import dev.mcpsupervisor.actors.delivery.UpstreamCall;
+import dev.mcpsupervisor.actors.session.AcquireReply;
+import dev.mcpsupervisor.actors.session.KeyEnvironment;
+import dev.mcpsupervisor.protocol.config.Isolation;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.upstream.UpstreamConnector;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * The supervisor's router, a child of the {@link SupervisorGuardian}: routes every call to its
+ * server key's actor (starting one on first use, forgetting it when it goes idle), starts a {@link
+ * ContextDelivery} for each context with a listener (and names it in that context's calls and
+ * leases), and knows which keys each context has touched (for releaseAll). No map here grows with
+ * the number of keys ever seen: entries live as long as their key actor.
+ */
+public final class KeyRouter {
+
+  public interface Command {}
+
+  // From the Java API.
+
+  public record Request(UpstreamCall call) implements Command {}
+
+  public record Cancel(String context, String server, long callId) implements Command {}
+
+  public record Notify(String context, String server, String method, JsonNode params)
+      implements Command {}
+
+  public record Acquire(String context, String server, ActorRef<AcquireReply> replyTo)
+      implements Command {}
+
+  public record Release(String context, String server, ActorRef<Done> replyTo) implements Command {}
+
+  public record ReleaseAll(String context, ActorRef<Done> replyTo) implements Command {}
+
+  /**
+   * Node-local by nature: it carries the listener object itself. The listener then lives only in
+   * the context's {@link ContextDelivery} on this node; every other message names contexts by their
+   * string id or that actor's ref.
+   */
+  public record Register(String context, ContextListener listener) implements Command {}
+
+  public record GetSnapshot(ActorRef<SupervisorSnapshot> replyTo) implements Command {}
+
+  /**
+   * Closes every session (answering everything waiting with "shutting down"); replies when all are
+   * gone.
+   */
+  public record Shutdown(ActorRef<Done> replyTo) implements Command {}
+
+  // From key actors and sessions.
+
+  /** The key actor holds nothing, having processed {@code processed} messages from the router. */
+  record KeyIdle(String keyId, long incarnation, long processed) implements Command {}
+
+  /**
+   * A key actor used session ids below {@code nextSessionId}: later incarnations start beyond it.
+   */
+  record SessionIdsReserved(long nextSessionId) implements Command {}
+
+  // Private.
+
+  private record KeyTerminated(String keyId, long incarnation) implements Command {}
+
+  private enum ShutdownTimedOut implements Command {
+    INSTANCE
+  }
+
+  public static Behavior<Command> create(
+      SupervisorConfig config,
+      SupervisorSettings settings,
+      UpstreamConnector connector,
+      SupervisorObserver observer) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers ->
+                    new KeyRouter(config, settings, connector, observer, context, timers)
+                        .active()));
+  }
+
+  private final SupervisorConfig config;
+  private final SupervisorSettings settings;
+  private final UpstreamConnector connector;
+  private final SupervisorObserver observer;
+  private final ActorContext<Command> context;
+  private final TimerScheduler<Command> timers;
+
+  /** Server name → key id, computed once. */
+  private final Map<String, String> keyIds = new HashMap<>();
+
+  private final Map<String, KeyEntry> keys = new HashMap<>();
+  private final ContextIndex index = new ContextIndex();
+
+  private final ContextDeliveries deliveries;
+
+  private long nextIncarnation = 1;
+  private long sessionIdFloor = 1;
+  private final List<ActorRef<Done>> shutdownWaiters = new ArrayList<>();
+
+  private KeyRouter(
+      SupervisorConfig config,
+      SupervisorSettings settings,
+      UpstreamConnector connector,
+      SupervisorObserver observer,
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers) {
+    this.config = config;
+    this.settings = settings;
+    this.connector = connector;
+    this.observer = observer;
+    this.context = context;
+    this.timers = timers;
+    config.servers().forEach((name, server) -> keyIds.put(name, server.key().id()));
+    this.deliveries =
+        new ContextDeliveries(context, ContextDeliveries.retireGrace(config, settings));
+  }
+
+  private Behavior<Command> active() {
+    return withKeysKept(Behaviors.receive(Command.class))
+        .onMessage(Request.class, this::onRequest)
+        .onMessage(Acquire.class, this::onAcquire)
+        .onMessage(Register.class, this::onRegister)
+        .onMessage(Shutdown.class, this::onShutdown)
+        .onMessage(KeyTerminated.class, this::onKeyTerminated)
+        .build();
+  }
+
+  /** Closing every key: nothing new starts; done once the last key actor has stopped. */
+  private Behavior<Command> shuttingDown() {
+    return withKeysKept(Behaviors.receive(Command.class))
+        .onMessage(Request.class, this::rejectRequest)
+        .onMessage(Acquire.class, this::rejectAcquire)
+        .onMessage(Register.class, notUsed -> Behaviors.same())
+        .onMessage(Shutdown.class, this::onShutdownAgain)
+        .onMessage(KeyTerminated.class, this::onKeyTerminatedWhileShuttingDown)
+        .onMessage(ShutdownTimedOut.class, notUsed -> onShutdownTimedOut())
+        .build();
+  }
+
+  /** What both states do alike: calls and leases already made go on until their keys stop. */
+  private BehaviorBuilder<Command> withKeysKept(BehaviorBuilder<Command> builder) {
+    return builder
+        .onMessage(Cancel.class, this::onCancel)
+        .onMessage(Notify.class, this::onNotify)
+        .onMessage(Release.class, this::onRelease)
+        .onMessage(ReleaseAll.class, this::onReleaseAll)
+        .onMessage(GetSnapshot.class, this::onGetSnapshot)
+        .onMessage(KeyIdle.class, this::onKeyIdle)
+        .onMessage(SessionIdsReserved.class, this::onSessionIdsReserved);
+  }
+
+  // --------------------------------------------------------------------------------------- routing
+
+  private Behavior<Command> rejectRequest(Request request) {
+    request.call().reject(SupervisorErrors.shuttingDown(), observer);
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onRequest(Request request) {
+    UpstreamCall call = request.call();
+    ServerConfig server = config.servers().get(call.server());
+    // a hidden tool is refused here: no session is started or leased for it
+    JsonRpcError refused =
+        server == null
+            ? SupervisorErrors.unknownServer(call.server())
+            : server.toolFilter().refusal(call.method(), call.params());
+    if (refused != null) {
+      call.reject(refused, observer);
+      return Behaviors.same();
+    }
+    KeyEntry key = keyActorFor(server);
+    if (call.leaseless() && server.isolation() == Isolation.SHARED) {
+      // nothing to remember: the context leases nothing by it (under isolation: context it leases
+      // a session of its own until the answer, released like any lease)
+      send(key, new ServerKeyActor.Request(call));
+      return Behaviors.same();
+    }
+    index.add(call.context(), key.keyId);
+    ActorRef<ContextDelivery.Command> delivery = deliveries.of(call.context());
+    send(key, new ServerKeyActor.Request(delivery == null ? call : call.withDelivery(delivery)));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> rejectAcquire(Acquire acquire) {
+    acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.shuttingDown()));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onAcquire(Acquire acquire) {
+    ServerConfig server = config.servers().get(acquire.server());
+    if (server == null) {
+      acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.unknownServer(acquire.server())));
+      return Behaviors.same();
+    }
+    KeyEntry key = keyActorFor(server);
+    index.add(acquire.context(), key.keyId);
+    send(
+        key,
+        new ServerKeyActor.Acquire(
+            acquire.context(), deliveries.of(acquire.context()), acquire.replyTo()));
+    return Behaviors.same();
+  }
+
+  /** A leaseless call's context is not indexed: its cancel goes to the server's key actor. */
+  private Behavior<Command> onCancel(Cancel cancel) {
+    KeyEntry key = leasedKey(cancel.context(), cancel.server());
+    if (key == null) {
+      String keyId = keyIds.get(cancel.server());
+      key = keyId == null ? null : keys.get(keyId);
+    }
+    if (key != null) {
+      send(key, new ServerKeyActor.Cancel(cancel.context(), cancel.callId()));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onNotify(Notify notify) {
+    KeyEntry key = leasedKey(notify.context(), notify.server());
+    if (key != null) {
+      send(key, new ServerKeyActor.Notify(notify.context(), notify.method(), notify.params()));
+    }
+    return Behaviors.same();
+  }
+
+  /**
+   * Every lease is taken through this actor, which indexes it first: a context not indexed under a
+   * key holds no lease there, so releasing it needs no message.
+   */
+  private Behavior<Command> onRelease(Release release) {
+    KeyEntry key = leasedKey(release.context(), release.server());
+    if (key != null) {
+      send(key, new ServerKeyActor.Release(release.context()));
+      index.remove(release.context(), key.keyId);
+    }
+    // later messages to the key actor are processed after this release: it is done as far as any
+    // caller can tell
+    release.replyTo().tell(Done.getInstance());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onReleaseAll(ReleaseAll releaseAll) {
+    for (String keyId : index.removeContext(releaseAll.context())) {
+      send(keys.get(keyId), new ServerKeyActor.Release(releaseAll.context()));
+    }
+    deliveries.release(releaseAll.context());
+    releaseAll.replyTo().tell(Done.getInstance());
+    return Behaviors.same();
+  }
+
+  /**
+   * A first listener gets the context its delivery, and the keys the context already holds leases
+   * on learn it (their sessions send there from then on); a later one only replaces the listener
+   * inside that delivery.
+   */
+  private Behavior<Command> onRegister(Register register) {
+    ActorRef<ContextDelivery.Command> created =
+        deliveries.register(register.context(), register.listener());
+    if (created == null) {
+      return Behaviors.same();
+    }
+    for (String keyId : index.keysOf(register.context())) {
+      send(keys.get(keyId), new ServerKeyActor.DeliverTo(register.context(), created));
+    }
+    return Behaviors.same();
+  }
+
+  private KeyEntry keyActorFor(ServerConfig server) {
+    String keyId = keyIds.get(server.name());
+    KeyEntry key = keys.get(keyId);
+    if (key == null) {
+      long incarnation = nextIncarnation++;
+      KeyEnvironment env =
+          new KeyEnvironment(server, keyId, settings, connector, observer, context.getSelf());
+      ActorRef<ServerKeyActor.Command> ref =
+          context.spawn(
+              ServerKeyActor.create(env, incarnation, sessionIdFloor),
+              URLEncoder.encode(keyId, StandardCharsets.UTF_8) + "-" + incarnation);
+      context.watchWith(ref, new KeyTerminated(keyId, incarnation));
+      key = new KeyEntry(keyId, incarnation, ref);
+      keys.put(keyId, key);
+    }
+    return key;
+  }
+
+  private KeyEntry leasedKey(String contextId, String serverName) {
+    String keyId = keyIds.get(serverName);
+    return keyId != null && index.has(contextId, keyId) ? keys.get(keyId) : null;
+  }
+
+  private void send(KeyEntry key, ServerKeyActor.Command message) {
+    key.outbox.sent();
+    key.ref.tell(message);
+  }
+
+  // --------------------------------------------------------------------------- key actor lifecycle
+
+  /**
+   * Stop the key actor only if it has seen everything sent to it: then nothing can be lost to it.
+   */
+  private Behavior<Command> onKeyIdle(KeyIdle idle) {
+    KeyEntry key = keys.get(idle.keyId());
+    if (key != null
+        && key.incarnation == idle.incarnation()
+        && key.outbox.mayStop(idle.processed())) {
+      forget(key);
+      context.stop(key.ref);
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onKeyTerminated(KeyTerminated terminated) {
+    KeyEntry key = keys.get(terminated.keyId());
+    if (key != null && key.incarnation == terminated.incarnation()) {
+      forget(key);
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onKeyTerminatedWhileShuttingDown(KeyTerminated terminated) {
+    onKeyTerminated(terminated);
+    if (keys.isEmpty()) {
+      completeShutdown();
+    }
+    return Behaviors.same();
+  }
+
+  private void forget(KeyEntry key) {
+    keys.remove(key.keyId);
+    index.removeKey(key.keyId);
+  }
+
+  private Behavior<Command> onSessionIdsReserved(SessionIdsReserved reserved) {
+    sessionIdFloor = Math.max(sessionIdFloor, reserved.nextSessionId());
+    return Behaviors.same();
+  }
+
+  // ---------------------------------------------------------------------------- snapshot, shutdown
+
+  private Behavior<Command> onGetSnapshot(GetSnapshot get) {
+    List<KeyEntry> live = new ArrayList<>(keys.values());
+    live.forEach(key -> key.outbox.sent());
+    context.spawnAnonymous(
+        Aggregator.create(
+            KeySnapshot.class,
+            replyTo -> live.forEach(key -> key.ref.tell(new ServerKeyActor.GetSnapshot(replyTo))),
+            live.size(),
+            settings.snapshotTimeout(),
+            parts ->
+                new SupervisorSnapshot(
+                    parts.stream()
+                        .sorted(
+                            Comparator.comparing(KeySnapshot::server)
+                                .thenComparing(KeySnapshot::keyId))
+                        .toList()),
+            get.replyTo()));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onShutdown(Shutdown shutdown) {
+    keys.values().forEach(key -> send(key, ServerKeyActor.Shutdown.INSTANCE));
+    timers.startSingleTimer(ShutdownTimedOut.INSTANCE, settings.shutdownTimeout());
+    onShutdownAgain(shutdown);
+    return shuttingDown();
+  }
+
+  /** Another caller waits for the same shutdown; with no key left it is over already. */
+  private Behavior<Command> onShutdownAgain(Shutdown shutdown) {
+    shutdownWaiters.add(shutdown.replyTo());
+    if (keys.isEmpty()) {
+      completeShutdown();
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onShutdownTimedOut() {
+    context
+        .getLog()
+        .warn(
+            "shutdown: {} server keys still closing after {}",
+            keys.size(),
+            settings.shutdownTimeout());
+    completeShutdown();
+    return Behaviors.same();
+  }
+
+  private void completeShutdown() {
+    timers.cancel(ShutdownTimedOut.INSTANCE);
+    shutdownWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
+    shutdownWaiters.clear();
+  }
+}

@@ -1,0 +1,390 @@
+package dev.mcpsupervisor.actors.key;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.base.SupervisorErrors;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.actors.delivery.ContextDelivery;
+import dev.mcpsupervisor.actors.delivery.UpstreamCall;
+import dev.mcpsupervisor.actors.session.AcquireReply;
+import dev.mcpsupervisor.actors.session.CloseReason;
+import dev.mcpsupervisor.actors.session.KeyEnvironment;
+import dev.mcpsupervisor.actors.session.SessionActor;
+import dev.mcpsupervisor.protocol.McpMethods;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.japi.function.Function;
+
+/**
+ * One actor per server key: its sessions (children), the leases of contexts on them, their
+ * assignment by isolation policy, idle eviction, the key's circuit breaker (all in {@link
+ * KeySessions}), and its session ids (monotonic, never recycled: the router hands every incarnation
+ * a first id beyond every id used before).
+ *
+ * <p>Every message from the router is counted. With no session, no lease and a closed circuit
+ * without failures (recent failures and an open or half-open circuit are remembered until forgotten
+ * after a quiet cooldown), the actor tells the router it is idle together with that count; the
+ * router stops it only if it has sent nothing since, so no message is ever lost to a stopping
+ * actor.
+ */
+public final class ServerKeyActor {
+
+  public interface Command {}
+
+  // From the router (counted).
+
+  /**
+   * Takes a lease for the context (a session is started if needed); the session answers when ready.
+   */
+  public record Acquire(
+      String context, ActorRef<ContextDelivery.Command> delivery, ActorRef<AcquireReply> replyTo)
+      implements Command {}
+
+  /** A request for the context's session (taking a lease first if the context has none). */
+  public record Request(UpstreamCall call) implements Command {}
+
+  public record Cancel(String context, long callId) implements Command {}
+
+  public record Notify(String context, String method, JsonNode params) implements Command {}
+
+  /**
+   * The context got a listener: its session sends the context's messages to this delivery actor
+   * from now on.
+   */
+  public record DeliverTo(String context, ActorRef<ContextDelivery.Command> delivery)
+      implements Command {}
+
+  /** Ends the context's lease. Idempotent. */
+  public record Release(String context) implements Command {}
+
+  public record GetSnapshot(ActorRef<KeySnapshot> replyTo) implements Command {}
+
+  /** Closes every session, then stops. */
+  public enum Shutdown implements Command {
+    INSTANCE
+  }
+
+  // From the sessions.
+
+  public record SessionReady(long sessionId) implements Command {}
+
+  /** A ready session lost its connection and is reconnecting. */
+  public record SessionDown(long sessionId, String reason) implements Command {}
+
+  /**
+   * A connect or initialize failed; {@code fatal}: the session never was ready and gives up (close
+   * it).
+   */
+  public record AttemptFailed(long sessionId, String reason, boolean fatal) implements Command {}
+
+  /** The session is (or stopped being) at maxInflightPerSession. */
+  public record SessionLoad(long sessionId, boolean saturated) implements Command {}
+
+  /** The session's requests keep failing: evict it. */
+  public record SessionFailing(long sessionId, String reason) implements Command {}
+
+  // Its own: a watch and timers (KeySessions sets them).
+
+  record SessionTerminated(long sessionId) implements Command {}
+
+  record IdleTimeout(long sessionId) implements Command {}
+
+  enum CooldownElapsed implements Command {
+    INSTANCE
+  }
+
+  /**
+   * @param incarnation distinguishes this actor from earlier and later ones of the same key
+   * @param firstSessionId beyond every session id any earlier incarnation of any key used
+   */
+  public static Behavior<Command> create(
+      KeyEnvironment env, long incarnation, long firstSessionId) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers ->
+                    new ServerKeyActor(env, incarnation, firstSessionId, context, timers)
+                        .active()));
+  }
+
+  private final KeyEnvironment env;
+  private final String server;
+  private final long incarnation;
+  private final ActorContext<Command> context;
+  private final CircuitBreaker circuit;
+  private final KeySessions sessions;
+  private final LeaseTable<ActorRef<SessionActor.Command>, ActorRef<ContextDelivery.Command>> table;
+  private final ListRequests lists;
+  private final SubscriptionRequests subscriptions;
+
+  /** The router's messages processed, for the passivation handshake. */
+  private final Passivation.Inbox routerInbox = new Passivation.Inbox();
+
+  private ServerKeyActor(
+      KeyEnvironment env,
+      long incarnation,
+      long firstSessionId,
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers) {
+    this.env = env;
+    this.server = env.serverName();
+    this.incarnation = incarnation;
+    this.context = context;
+    this.circuit = new CircuitBreaker(server, env.settings().circuitMaxFailures());
+    this.sessions =
+        new KeySessions(env, firstSessionId, context, timers, circuit, this::sessionGone);
+    this.table = sessions.table();
+    this.lists = new ListRequests(env, context, timers);
+    this.subscriptions = new SubscriptionRequests(env, context, sessions::ref);
+  }
+
+  // ---------------------------------------------------------------------------------------- active
+
+  private Behavior<Command> active() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Acquire.class, fromRouter(this::onAcquire))
+        .onMessage(Request.class, fromRouter(this::onRequest))
+        .onMessage(Cancel.class, fromRouter(this::onCancel))
+        .onMessage(Notify.class, fromRouter(this::onNotify))
+        .onMessage(
+            DeliverTo.class,
+            fromRouter(
+                deliverTo ->
+                    same(() -> sessions.deliverTo(deliverTo.context(), deliverTo.delivery()))))
+        .onMessage(Release.class, fromRouter(this::onRelease))
+        .onMessage(GetSnapshot.class, fromRouter(this::onGetSnapshot))
+        .onMessage(Shutdown.class, fromRouter(notUsed -> onShutdown()))
+        .onMessage(SessionReady.class, this::onSessionReady)
+        .onMessage(SessionDown.class, this::onSessionDown)
+        .onMessage(
+            AttemptFailed.class,
+            failed ->
+                same(
+                    () ->
+                        sessions.attemptFailed(
+                            failed.sessionId(), failed.reason(), failed.fatal())))
+        .onMessage(
+            SessionLoad.class,
+            load -> same(() -> table.saturated(load.sessionId(), load.saturated())))
+        .onMessage(SessionFailing.class, this::onSessionFailing)
+        .onMessage(ListRequests.Event.class, event -> same(() -> lists.on(event)))
+        .onMessage(SubscriptionRequests.Event.class, event -> same(() -> subscriptions.on(event)))
+        .onMessage(
+            IdleTimeout.class, timeout -> same(() -> sessions.idleTimeout(timeout.sessionId())))
+        .onMessage(CooldownElapsed.class, notUsed -> onCooldownElapsed())
+        .onMessage(SessionTerminated.class, this::onSessionTerminated)
+        .build();
+  }
+
+  /** Counts a router message, and tells the router when it leaves this actor idle. */
+  private <M> Function<M, Behavior<Command>> fromRouter(Function<M, Behavior<Command>> handler) {
+    return message -> {
+      routerInbox.processed();
+      Behavior<Command> next = handler.apply(message);
+      reportIfIdle();
+      return next;
+    };
+  }
+
+  private Behavior<Command> onAcquire(Acquire acquire) {
+    var session = sessions.leaseFor(acquire.context(), acquire.delivery());
+    if (session == null) {
+      acquire.replyTo().tell(AcquireReply.failed(sessions.unavailable()));
+    } else {
+      session.ref.tell(new SessionActor.AwaitReady(acquire.replyTo()));
+    }
+    return Behaviors.same();
+  }
+
+  /** A list may be answered from the cache, or wait for one fetch shared with other callers. */
+  private Behavior<Command> onRequest(Request request) {
+    if (ResourceSubscriptions.handles(request.call().method())) {
+      subscription(request.call());
+    } else if (!lists.serve(request.call(), this::forward)) {
+      forward(request.call());
+    }
+    return Behaviors.same();
+  }
+
+  /** Resource subscriptions are refcounted per session: the upstream hears the first and last. */
+  private void subscription(UpstreamCall call) {
+    if (!McpMethods.RESOURCES_SUBSCRIBE.equals(call.method())) {
+      subscriptions.serve(call, -1);
+      return;
+    }
+    var session = sessions.leaseFor(call.context(), call.delivery());
+    if (session == null) {
+      call.reject(sessions.unavailable(), env.observer());
+    } else {
+      subscriptions.serve(call, session.id);
+    }
+  }
+
+  private void forward(UpstreamCall call) {
+    var session =
+        call.leaseless()
+            ? sessions.sessionFor(call)
+            : sessions.leaseFor(call.context(), call.delivery());
+    if (session == null) {
+      call.reject(sessions.unavailable(), env.observer());
+    } else {
+      session.ref.tell(new SessionActor.Forward(call));
+    }
+  }
+
+  private Behavior<Command> onRelease(Release release) {
+    subscriptions.released(release.context()); // while its session is still in the table
+    sessions.release(release.context());
+    return Behaviors.same();
+  }
+
+  /** An evicted session's subscriptions are answered "unavailable". */
+  private void sessionGone(long sessionId, String why) {
+    subscriptions.sessionGone(sessionId, why);
+  }
+
+  /**
+   * A leaseless call's session is not recorded: every live session is told (call ids are unique, a
+   * session that does not hold the call ignores it).
+   */
+  private Behavior<Command> onCancel(Cancel cancel) {
+    if (lists.cancel(cancel.callId())) {
+      return Behaviors.same();
+    }
+    var session = table.sessionOf(cancel.context());
+    if (session != null) {
+      session.ref.tell(new SessionActor.Cancel(cancel.callId()));
+    } else {
+      table.live().forEach(live -> live.ref.tell(new SessionActor.Cancel(cancel.callId())));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onNotify(Notify notify) {
+    var session = table.sessionOf(notify.context());
+    if (session != null) {
+      session.ref.tell(
+          new SessionActor.ClientNotification(notify.context(), notify.method(), notify.params()));
+    }
+    return Behaviors.same();
+  }
+
+  // ------------------------------------------------------------------------------- session reports
+
+  private Behavior<Command> onSessionReady(SessionReady ready) {
+    sessions.sessionReady(ready.sessionId());
+    subscriptions.reconnected(ready.sessionId());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSessionDown(SessionDown down) {
+    lists.connectionLost();
+    subscriptions.connectionLost(down.sessionId());
+    table.ready(down.sessionId(), false);
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onCooldownElapsed() {
+    if (sessions.cooldownElapsed()) {
+      reportIfIdle();
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSessionFailing(SessionFailing failing) {
+    var session = table.get(failing.sessionId());
+    if (session != null) {
+      context
+          .getLog()
+          .warn("{}: evicting session {}: {}", env.keyId(), session.id, failing.reason());
+      sessions.evict(session, CloseReason.FAILURES, failing.reason());
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSessionTerminated(SessionTerminated terminated) {
+    // one that stopped without being told to takes its leases along: the next request opens a new
+    // session
+    table.stopped(terminated.sessionId());
+    subscriptions.sessionGone(terminated.sessionId(), "its session stopped");
+    reportIfIdle();
+    return Behaviors.same();
+  }
+
+  // --------------------------------------------------------------------------------- shutting down
+
+  /**
+   * Every session is told to close; the actor stops once all have stopped. Nothing new is accepted
+   * meanwhile.
+   */
+  private Behavior<Command> onShutdown() {
+    lists.shutdown();
+    table.live().forEach(s -> sessions.evict(s, CloseReason.SHUTDOWN, "shutdown"));
+    table
+        .closing()
+        .forEach(s -> s.ref.tell(new SessionActor.Close(CloseReason.SHUTDOWN, "shutdown")));
+    return table.isEmpty() ? Behaviors.stopped() : shuttingDown();
+  }
+
+  private Behavior<Command> shuttingDown() {
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            Acquire.class,
+            acquire ->
+                same(
+                    () ->
+                        acquire
+                            .replyTo()
+                            .tell(AcquireReply.failed(SupervisorErrors.shuttingDown()))))
+        .onMessage(
+            Request.class,
+            request ->
+                same(() -> request.call().reject(SupervisorErrors.shuttingDown(), env.observer())))
+        .onMessage(GetSnapshot.class, this::onGetSnapshot)
+        .onMessage(SessionTerminated.class, this::onTerminatedWhileShuttingDown)
+        .onAnyMessage(
+            notUsed -> Behaviors.same()) // releases, reports, timers: nothing is left to do
+        .build();
+  }
+
+  private Behavior<Command> onTerminatedWhileShuttingDown(SessionTerminated terminated) {
+    table.stopped(terminated.sessionId());
+    return table.isEmpty() ? Behaviors.stopped() : Behaviors.same();
+  }
+
+  private static Behavior<Command> same(Runnable action) {
+    action.run();
+    return Behaviors.same();
+  }
+
+  /**
+   * With nothing held and a quiet circuit, tells the router (once per count of its messages) it may
+   * stop this.
+   */
+  private void reportIfIdle() {
+    if (table.isEmpty() && circuit.isQuiet()) {
+      routerInbox
+          .idleReport()
+          .ifPresent(
+              processed ->
+                  env.router().tell(new KeyRouter.KeyIdle(env.keyId(), incarnation, processed)));
+    }
+  }
+
+  // -------------------------------------------------------------------------------------- snapshot
+
+  private Behavior<Command> onGetSnapshot(GetSnapshot get) {
+    context.spawnAnonymous(
+        KeySnapshots.collect(
+            server,
+            env.keyId(),
+            table,
+            circuit.state().word,
+            lists.waiting(),
+            env.settings(),
+            get.replyTo()));
+    return Behaviors.same();
+  }
+}

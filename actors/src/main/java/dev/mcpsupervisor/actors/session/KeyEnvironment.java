@@ -1,0 +1,27 @@
+package dev.mcpsupervisor.actors.session;
+
+import dev.mcpsupervisor.actors.base.SupervisorObserver;
+import dev.mcpsupervisor.actors.base.SupervisorSettings;
+import dev.mcpsupervisor.actors.key.KeyRouter;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.upstream.UpstreamConnector;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What a server key's actor and its sessions are built with. Passed when spawning, never sent in a
+ * message.
+ *
+ * @param keyId the server key's id (name and short digest)
+ */
+public record KeyEnvironment(
+    ServerConfig server,
+    String keyId,
+    SupervisorSettings settings,
+    UpstreamConnector connector,
+    SupervisorObserver observer,
+    ActorRef<KeyRouter.Command> router) {
+
+  public String serverName() {
+    return server.name();
+  }
+}

@@ -1,0 +1,157 @@
+package dev.mcpsupervisor.actors.session;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.base.SupervisorErrors;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * Whose a server-to-client request (sampling, elicitation, roots) is: never a client that did not
+ * cause it, since a shared session serves several. A request <em>tied</em> to a call in flight is
+ * that call's: the transport names the call whose response stream carried it (Streamable HTTP), or
+ * its {@code _meta} names the call's upstream request id under {@link #RELATED_REQUEST}, or carries
+ * the progress token the session gave the call. An untagged one is for the only context that could
+ * have caused it: the one context with calls in flight (not counting, while another is free, a
+ * context whose only call is parked on its client's answer to a server request); with none in
+ * flight, for a roots/list the context that last sent roots/list_changed, else the only leased
+ * context. When more than one could have caused it, it is nobody's and the session refuses it
+ * upstream. Runs on the session's thread; decisions only.
+ */
+final class ServerRequestAttribution {
+
+  /** The {@code _meta} key by which an upstream names the request of ours it asks on behalf of. */
+  static final String RELATED_REQUEST = SupervisorErrors.RELATED_REQUEST;
+
+  private static final String META = "_meta";
+
+  /**
+   * Whose the request is: a call's ({@code call} and its context), a context's with no call of its
+   * own ({@code context} only), or nobody's — {@code claimants} says how many contexts could have
+   * caused it (more than one: ambiguous; none: nobody leases the session).
+   */
+  record Owner(TrackedCall call, String context, int claimants) {
+
+    boolean isAmbiguous() {
+      return call == null && context == null && claimants > 1;
+    }
+  }
+
+  private final PendingRequests pending;
+  private final ProgressTokens progressTokens;
+  private final LeasedContexts<?> contexts;
+  private final Predicate<TrackedCall> answering;
+
+  /**
+   * @param answering whether the call's context is answering a server request already (of the calls
+   *     of the one context in flight, a request goes to the newest that is not)
+   */
+  ServerRequestAttribution(
+      PendingRequests pending,
+      ProgressTokens progressTokens,
+      LeasedContexts<?> contexts,
+      Predicate<TrackedCall> answering) {
+    this.pending = pending;
+    this.progressTokens = progressTokens;
+    this.contexts = contexts;
+    this.answering = answering;
+  }
+
+  /**
+   * @param transportRelatedId the id of our request whose response stream carried it, or null
+   */
+  Owner ownerOf(JsonRpcRequest request, JsonNode transportRelatedId) {
+    TrackedCall tied = tiedCall(request, transportRelatedId);
+    if (tied != null) {
+      return new Owner(tied, tied.call().context(), 1);
+    }
+    // a context whose one call in flight is parked on its client's answer to a server request (say,
+    // a 2026-07-28 client that left its round) did not ask again: while another context is free, it
+    // claims nothing; a context with more calls might have, so it stays a claimant
+    Map<String, Integer> callsByContext = new LinkedHashMap<>();
+    Set<String> parked = new HashSet<>();
+    for (TrackedCall call : pending.inFlightCalls()) {
+      callsByContext.merge(call.call().context(), 1, Integer::sum);
+      if (answering.test(call)) {
+        parked.add(call.call().context());
+      }
+    }
+    Set<String> inFlight = callsByContext.keySet();
+    Set<String> free = new LinkedHashSet<>();
+    callsByContext.forEach(
+        (context, calls) -> {
+          if (calls > 1 || !parked.contains(context)) {
+            free.add(context);
+          }
+        });
+    Set<String> claimants = free.isEmpty() ? inFlight : free;
+    if (claimants.size() == 1) {
+      TrackedCall call = newestOf(claimants.iterator().next());
+      return new Owner(call, call.call().context(), 1);
+    }
+    if (claimants.size() > 1) {
+      return new Owner(null, null, claimants.size());
+    }
+    String notifier = contexts.lastNotifier();
+    if (McpMethods.ROOTS_LIST.equals(request.method()) && notifier != null) {
+      return new Owner(null, notifier, 1); // it announced its roots changed: it asked for this
+    }
+    Set<String> leased = contexts.all();
+    return leased.size() == 1
+        ? new Owner(null, leased.iterator().next(), 1)
+        : new Owner(null, null, leased.size());
+  }
+
+  /** The request as its client sees it: without our request id, which means nothing there. */
+  static JsonRpcRequest forClient(JsonRpcRequest request) {
+    JsonNode meta = request.params() == null ? null : request.params().get(META);
+    if (meta == null || !meta.has(RELATED_REQUEST)) {
+      return request;
+    }
+    ObjectNode params = ((ObjectNode) request.params()).deepCopy();
+    ((ObjectNode) params.get(META)).remove(RELATED_REQUEST);
+    return request.withParams(params);
+  }
+
+  /** The call in flight the request names in any of the ways it can, or null. */
+  private TrackedCall tiedCall(JsonRpcRequest request, JsonNode transportRelatedId) {
+    TrackedCall byTransport = pending.relatedCall(transportRelatedId);
+    if (byTransport != null) {
+      return byTransport;
+    }
+    JsonNode meta = request.params() == null ? null : request.params().get(META);
+    if (meta == null || !meta.isObject()) {
+      return null;
+    }
+    TrackedCall byId = pending.relatedCall(meta.get(RELATED_REQUEST));
+    return byId != null ? byId : progressTokens.callOf(meta.get("progressToken"));
+  }
+
+  /**
+   * The context's newest call in flight not answering a server request already (a call waiting for
+   * its client's answer rarely asks again), else its newest.
+   */
+  private TrackedCall newestOf(String context) {
+    TrackedCall newest = null;
+    TrackedCall newestFree = null;
+    for (TrackedCall call : pending.inFlightCalls()) {
+      if (!call.call().context().equals(context)) {
+        continue;
+      }
+      if (newest == null || call.upstreamId > newest.upstreamId) {
+        newest = call;
+      }
+      if ((newestFree == null || call.upstreamId > newestFree.upstreamId)
+          && !answering.test(call)) {
+        newestFree = call;
+      }
+    }
+    return newestFree != null ? newestFree : newest;
+  }
+}

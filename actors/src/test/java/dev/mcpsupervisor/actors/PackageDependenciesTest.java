@@ -1,0 +1,204 @@
+package dev.mcpsupervisor.actors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packages of this module's main code form a DAG: no class refers to a class of a package that
+ * (transitively) refers back to its own. Read from the sources, without compiling: a class of
+ * another package is named in an import or by its full name, a class of the same package by its
+ * simple name (which stays inside the package). Classes are named relative to this module's root
+ * package ({@code SessionSupervisor}, {@code key.KeyRouter}).
+ */
+class PackageDependenciesTest {
+
+  private static final String ROOT = "dev.mcpsupervisor.actors";
+  private static final Path SOURCES = Path.of(System.getProperty("basedir", "."), "src/main/java");
+  private static final Pattern COMMENT_OR_LITERAL =
+      Pattern.compile(
+          "(?s)/\\*.*?\\*/|//[^\\n]*|\"\"\".*?\"\"\"|\"(?:\\\\.|[^\"\\\\])*\"|'(?:\\\\.|[^'\\\\])*'");
+
+  /**
+   * Back references left on purpose: a child actor tells its parent in the parent's own message
+   * type (this code's style: a child's reports implement its parent's {@code Command}), and a
+   * context's delivery answers a session's server request in the session's. Cutting one takes a
+   * logic change (a message adapter, or the parent's {@code Command} declared below it), not a
+   * move.
+   */
+  private static final Set<String> ALLOWED =
+      Set.of(
+          // a session reports to its key actor: ready, down, attempt failed, load, failing
+          "session.SessionActor -> key.ServerKeyActor",
+          "session.SessionLifecycle -> key.ServerKeyActor",
+          "session.SessionCalls -> key.ServerKeyActor",
+          // ... and an upstream's list_changed, for the key's list cache
+          "session.SessionCalls -> key.ListRequests",
+          // the environment a key actor and its sessions share names the router the key reports to
+          "session.KeyEnvironment -> key.KeyRouter",
+          // a server request's answer goes back to the session as SessionActor.ServerRequestAnswer
+          "delivery.ContextDelivery -> session.SessionActor");
+
+  @Test
+  void noClassReferenceRunsBackUpBetweenPackages() {
+    Map<String, Map<String, Set<String>>> graph = packageGraph(references(), ALLOWED);
+    assertTrue(graph.size() > 1, "packages read from " + SOURCES.toAbsolutePath());
+    List<String> cycles = cycles(graph);
+    assertTrue(cycles.isEmpty(), () -> String.join("\n", cycles));
+  }
+
+  @Test
+  void everyAllowedBackReferenceIsStillThere() {
+    Set<String> gone = new TreeSet<>(ALLOWED);
+    gone.removeAll(references());
+    assertEquals(Set.of(), gone, "allowed back references the code no longer has: strike them");
+  }
+
+  /** Every reference from a class to a class of another package, as "a.From -> b.To". */
+  static Set<String> references() {
+    Path root = SOURCES.resolve(ROOT.replace('.', '/'));
+    Map<String, String> classes = new TreeMap<>(); // name relative to ROOT -> its code
+    try (Stream<Path> files = Files.walk(root)) {
+      files
+          .filter(file -> file.toString().endsWith(".java"))
+          .forEach(file -> classes.put(nameOf(root.relativize(file)), code(file)));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    // in an import (of a type, a member, or all of a package's types) or a full name in code
+    Pattern named = Pattern.compile(Pattern.quote(ROOT) + "\\.(\\w+(?:\\.\\w+)*)(\\.\\*)?");
+    Set<String> references = new TreeSet<>();
+    classes.forEach(
+        (from, code) -> {
+          Matcher name = named.matcher(code.substring(code.indexOf(';') + 1)); // past the package
+          while (name.find()) {
+            String dotted = name.group(1);
+            List<String> targets = new ArrayList<>();
+            if (name.group(2) != null && classNamed(dotted, classes) == null) {
+              classes.keySet().stream()
+                  .filter(type -> packageOf(type).equals(dotted))
+                  .filter(
+                      type ->
+                          Pattern.compile("\\b" + simpleName(type) + "\\b").matcher(code).find())
+                  .forEach(targets::add);
+            } else if (classNamed(dotted, classes) != null) {
+              targets.add(classNamed(dotted, classes));
+            }
+            targets.stream()
+                .filter(to -> !packageOf(to).equals(packageOf(from)))
+                .forEach(to -> references.add(from + " -> " + to));
+          }
+        });
+    return references;
+  }
+
+  /** Package -> the packages it refers to -> the class references that make it so. */
+  static Map<String, Map<String, Set<String>>> packageGraph(
+      Set<String> references, Set<String> allowed) {
+    Map<String, Map<String, Set<String>>> graph = new TreeMap<>();
+    for (String reference : references) {
+      String[] ends = reference.split(" -> ");
+      graph.computeIfAbsent(packageOf(ends[1]), notUsed -> new TreeMap<>());
+      Map<String, Set<String>> targets =
+          graph.computeIfAbsent(packageOf(ends[0]), notUsed -> new TreeMap<>());
+      if (!allowed.contains(reference)) {
+        targets.computeIfAbsent(packageOf(ends[1]), notUsed -> new TreeSet<>()).add(reference);
+      }
+    }
+    return graph;
+  }
+
+  /**
+   * Each group of packages that reach one another, with the references between them, fewest first:
+   * the one to cut is commonly among the first.
+   */
+  static List<String> cycles(Map<String, Map<String, Set<String>>> graph) {
+    List<String> cycles = new ArrayList<>();
+    Set<String> seen = new TreeSet<>();
+    for (String start : graph.keySet()) {
+      Set<String> group = reachable(graph, start);
+      group.removeIf(other -> !reachable(graph, other).contains(start));
+      if (group.isEmpty() || !seen.addAll(group)) {
+        continue;
+      }
+      StringBuilder cycle = new StringBuilder("packages that depend on each other: " + group);
+      group.stream()
+          .flatMap(from -> graph.get(from).entrySet().stream())
+          .filter(to -> group.contains(to.getKey()))
+          .map(Map.Entry::getValue)
+          .sorted(Comparator.comparingInt(Set::size))
+          .forEach(references -> cycle.append("\n  ").append(String.join(", ", references)));
+      cycles.add(cycle.toString());
+    }
+    return cycles;
+  }
+
+  /** The packages reachable from {@code from} by one reference or more. */
+  static Set<String> reachable(Map<String, Map<String, Set<String>>> graph, String from) {
+    Set<String> reached = new TreeSet<>();
+    Deque<String> next = new ArrayDeque<>(graph.get(from).keySet());
+    while (!next.isEmpty()) {
+      String at = next.removeFirst();
+      if (reached.add(at)) {
+        next.addAll(graph.get(at).keySet());
+      }
+    }
+    return reached;
+  }
+
+  /** The class a dotted name below ROOT is in (a nested type or a member is in its file's). */
+  private static String classNamed(String dotted, Map<String, String> classes) {
+    for (String name = dotted; !classes.containsKey(name); ) {
+      if (!name.contains(".")) {
+        return null;
+      }
+      name = name.substring(0, name.lastIndexOf('.'));
+      if (classes.containsKey(name)) {
+        return name;
+      }
+    }
+    return dotted;
+  }
+
+  private static String nameOf(Path relative) {
+    String name = relative.toString().replace(relative.getFileSystem().getSeparator(), ".");
+    return name.substring(0, name.length() - ".java".length());
+  }
+
+  /** "" for ROOT itself. */
+  private static String packageOf(String name) {
+    return name.contains(".") ? name.substring(0, name.lastIndexOf('.')) : "";
+  }
+
+  private static String simpleName(String name) {
+    return name.substring(name.lastIndexOf('.') + 1);
+  }
+
+  /** The file without its comments and literals (whose words name nothing). */
+  private static String code(Path file) {
+    try {
+      return COMMENT_OR_LITERAL
+          .matcher(Files.readString(file))
+          .replaceAll(found -> found.group().startsWith("/") ? " " : "\"\"");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package dev.mcpsupervisor.http.ops;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.http.stream.StreamReplay;
+import dev.mcpsupervisor.protocol.RequestStates;
+import dev.mcpsupervisor.protocol.config.SessionLimits;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Base64;
+
+/**
+ * The gateway's tuning, read once from {@code mcp-supervisor.http} (defaults in this module's
+ * reference.conf).
+ */
+public record GatewaySettings(
+    Duration sseKeepAlive,
+    Duration upstreamInitializeTimeout,
+    Duration serverRequestTimeout,
+    Duration aggregatedListTimeout,
+    int maxListPages,
+    Duration bodyReadTimeout,
+    RequestStates requestStates,
+    StreamReplay.Settings sseResume,
+    String agentIdHeader,
+    SessionLimits limits) {
+
+  public static final String PATH = "mcp-supervisor.http";
+
+  /**
+   * Reads the settings from a whole configuration (an actor system's), falling back to this
+   * module's defaults.
+   */
+  public static GatewaySettings fromConfig(Config root) {
+    Config c = root.withFallback(ConfigFactory.defaultReference()).getConfig(PATH);
+    return new GatewaySettings(
+        c.getDuration("sseKeepAlive"),
+        c.getDuration("upstreamInitializeTimeout"),
+        c.getDuration("serverRequestTimeout"),
+        c.getDuration("aggregatedListTimeout"),
+        c.getInt("maxListPages"),
+        c.getDuration("bodyReadTimeout"),
+        requestStatesOf(c.getString("requestStateKey")),
+        StreamReplay.Settings.fromConfig(c.getConfig("sseResume")),
+        c.getString("agentIdHeader").trim(),
+        SessionLimits.defaults());
+  }
+
+  /** These settings under the limits of the config file's {@code gateway} section. */
+  public GatewaySettings withLimits(SessionLimits newLimits) {
+    return new GatewaySettings(
+        sseKeepAlive,
+        upstreamInitializeTimeout,
+        serverRequestTimeout,
+        aggregatedListTimeout,
+        maxListPages,
+        bodyReadTimeout,
+        requestStates,
+        sseResume,
+        agentIdHeader,
+        newLimits);
+  }
+
+  /**
+   * Sealed with the configured key (base64, 32 bytes or more), else with one of this process; a key
+   * that is not that stops the start with a message naming the setting.
+   */
+  static RequestStates requestStatesOf(String base64Key) {
+    if (base64Key.isBlank()) {
+      return RequestStates.withRandomKey();
+    }
+    try {
+      return new RequestStates(Base64.getDecoder().decode(base64Key.trim()), Clock.systemUTC());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          PATH + ".requestStateKey must be base64 of 32 bytes or more: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package dev.mcpsupervisor.http.routes;
+
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
+
+import dev.mcpsupervisor.http.access.AccessControl;
+import dev.mcpsupervisor.http.access.Authentication;
+import dev.mcpsupervisor.http.access.SessionIds;
+import dev.mcpsupervisor.http.stream.McpResponses;
+import java.util.stream.Collectors;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Allow;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.ExceptionHandler;
+import org.apache.pekko.http.javadsl.server.MethodRejection;
+import org.apache.pekko.http.javadsl.server.RejectionHandler;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole route tree: Host/Origin checks on everything, the probes and the protected resource
+ * metadata, then authentication for metrics, admin and MCP (which serves the caller's identity).
+ * Failures never leak: an exception is logged (with the session, shortened) and answered 500 with a
+ * JSON-RPC {@code -32603 internal error} body and no details; a wrong method or path gets a
+ * JSON-RPC error body too.
+ */
+public final class GatewayRoutes extends AllDirectives {
+
+  private static final Logger log = LoggerFactory.getLogger(GatewayRoutes.class);
+
+  private final AccessControl access;
+  private final Authentication authentication;
+  private final OpsRoutes ops;
+  private final McpRoutes mcp;
+
+  public GatewayRoutes(
+      AccessControl access, Authentication authentication, OpsRoutes ops, McpRoutes mcp) {
+    this.access = access;
+    this.authentication = authentication;
+    this.ops = ops;
+    this.mcp = mcp;
+  }
+
+  public Route route() {
+    return handleExceptions(
+        exceptionHandler(),
+        () ->
+            handleRejections(
+                rejectionHandler(),
+                () ->
+                    access.checkHostAndOrigin(
+                        () ->
+                            concat(
+                                ops.probes(),
+                                authentication.metadata(),
+                                authentication.authenticate(
+                                    identity -> concat(ops.guarded(), mcp.route(identity)))))));
+  }
+
+  private ExceptionHandler exceptionHandler() {
+    return ExceptionHandler.newBuilder()
+        .matchAny(
+            failure ->
+                extractRequest(
+                    request -> {
+                      String session =
+                          request
+                              .getHeader(McpResponses.SESSION_ID_HEADER)
+                              .map(header -> SessionIds.redact(header.value()))
+                              .orElse("-");
+                      log.error(
+                          "{} {} (session {}) failed",
+                          request.method().name(),
+                          request.getUri().path(),
+                          session,
+                          failure);
+                      return complete(
+                          McpResponses.error(
+                              StatusCodes.INTERNAL_SERVER_ERROR, INTERNAL_ERROR, "internal error"));
+                    }))
+        .build();
+  }
+
+  private RejectionHandler rejectionHandler() {
+    return RejectionHandler.newBuilder()
+        .handleAll(
+            MethodRejection.class,
+            rejections ->
+                complete(
+                    McpResponses.error(
+                            StatusCodes.METHOD_NOT_ALLOWED,
+                            INVALID_REQUEST,
+                            "Method Not Allowed: use "
+                                + rejections.stream()
+                                    .map(rejection -> rejection.supported().name())
+                                    .collect(Collectors.joining(", ")))
+                        .addHeader(
+                            Allow.create(
+                                rejections.stream()
+                                    .map(MethodRejection::supported)
+                                    .toArray(
+                                        org.apache.pekko.http.javadsl.model.HttpMethod[]::new)))))
+        .handleNotFound(
+            complete(McpResponses.error(StatusCodes.NOT_FOUND, INVALID_REQUEST, "Not Found")))
+        .build()
+        .withFallback(RejectionHandler.defaultHandler());
+  }
+}

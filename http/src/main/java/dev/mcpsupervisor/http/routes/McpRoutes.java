@@ -1,0 +1,428 @@
+package dev.mcpsupervisor.http.routes;
+
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
+
+import dev.mcpsupervisor.actors.Asks;
+import dev.mcpsupervisor.http.access.CallerIdentity;
+import dev.mcpsupervisor.http.access.Identity;
+import dev.mcpsupervisor.http.access.McpRefusals;
+import dev.mcpsupervisor.http.access.StreamQuota;
+import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
+import dev.mcpsupervisor.http.endpoint.McpEndpoint;
+import dev.mcpsupervisor.http.endpoint.ServerAccess;
+import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
+import dev.mcpsupervisor.http.ops.GatewayMetrics;
+import dev.mcpsupervisor.http.ops.GatewaySettings;
+import dev.mcpsupervisor.http.ops.Readiness;
+import dev.mcpsupervisor.http.session.DownstreamSession;
+import dev.mcpsupervisor.http.session.DownstreamSessions;
+import dev.mcpsupervisor.http.session.SessionDirectory;
+import dev.mcpsupervisor.http.stateless.PendingRounds;
+import dev.mcpsupervisor.http.stateless.StatelessRequest;
+import dev.mcpsupervisor.http.stream.Exchange;
+import dev.mcpsupervisor.http.stream.McpResponses;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.config.GatewayConfig;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Connection;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.stream.Materializer;
+
+/**
+ * The MCP Streamable HTTP endpoints, {@code /mcp} and {@code /servers/<name>/mcp}: HTTP only. A
+ * request is checked ({@link McpRequestChecks}: Content-Type, Accept, MCP-Protocol-Version, size),
+ * its body parsed and each message's envelope checked ({@link EnvelopeScreen}: a malformed one is
+ * answered here and goes no further), its messages told to the downstream session straight from
+ * here (its {@link SessionDirectory}; {@link DownstreamSessions} creates and ends sessions), and
+ * the session's {@link Exchange} events written back as JSON, 202 or SSE ({@link
+ * ExchangeResponses}). A 2026-07-28 request, which names no session, goes to {@link
+ * StatelessRoutes}.
+ */
+public final class McpRoutes extends AllDirectives {
+
+  /** A client resuming a stream names the last event it received. */
+  private static final String LAST_EVENT_ID = "Last-Event-ID";
+
+  /** DELETE waits for the session's leases to be released. */
+  private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(60);
+
+  private final ActorRef<DownstreamSessions.Command> sessions;
+  private final Scheduler scheduler;
+  private final GatewaySettings settings;
+  private final Set<String> servers;
+  private final GatewayMetrics metrics;
+  private final ServerAccess access;
+  private final Readiness readiness;
+  private final StreamQuota streamQuota;
+
+  private final McpRefusals refusals;
+  private final McpRequestChecks checks;
+  private final EnvelopeScreen screen;
+  private final PostBodies bodies;
+  private final SessionExchanges exchanges;
+  private final StatelessRoutes stateless;
+  private final PendingRounds pending;
+
+  /**
+   * @param answerTimeout see {@link SessionExchanges}
+   * @param stateless what every 2026-07-28 request shares
+   * @param endpoints the endpoints by path
+   * @param callers see {@link StatelessRoutes}
+   * @param access which servers each identity may use
+   * @param readiness off while the gateway stops: new requests are then answered 503
+   */
+  public McpRoutes(
+      ActorRef<DownstreamSessions.Command> sessions,
+      SessionDirectory directory,
+      Materializer materializer,
+      GatewaySettings settings,
+      GatewayConfig gateway,
+      GatewayMetrics metrics,
+      Duration answerTimeout,
+      StatelessRequest.Gateway stateless,
+      Map<String, McpEndpoint> endpoints,
+      CallerIdentity callers,
+      ServerAccess access,
+      Readiness readiness) {
+    this.sessions = sessions;
+    this.scheduler = stateless.scheduler();
+    this.settings = settings;
+    this.servers = stateless.supervisor().config().servers().keySet();
+    this.metrics = metrics;
+    this.access = access;
+    this.readiness = readiness;
+    this.pending = stateless.pending();
+    this.refusals = new McpRefusals(metrics);
+    this.checks = new McpRequestChecks(refusals, gateway.maxBodyBytes());
+    this.screen = new EnvelopeScreen(metrics);
+    this.bodies =
+        new PostBodies(checks, materializer, gateway.maxBodyBytes(), settings.bodyReadTimeout());
+    this.exchanges =
+        new SessionExchanges(
+            sessions,
+            directory,
+            scheduler,
+            materializer,
+            settings,
+            answerTimeout,
+            gateway.connectionLimits().maxStreamBufferBytes(),
+            refusals);
+    this.streamQuota =
+        new StreamQuota(gateway.connectionLimits().maxStreamsPerIdentity(), refusals);
+    this.stateless =
+        new StatelessRoutes(
+            exchanges, settings, metrics, stateless, endpoints, access, callers, streamQuota);
+  }
+
+  /**
+   * The endpoints as {@code caller} sees them: a server it may not use is refused with 403, and
+   * every session it reaches must be its own (another identity's session id is unknown, 404).
+   */
+  Route route(Identity caller) {
+    return concat(
+        path("mcp", () -> endpoint(AggregatedEndpoint.PATH, null, caller)),
+        pathPrefix(
+            "servers",
+            () -> pathPrefix(server -> path("mcp", () -> serverEndpoint(server, caller)))));
+  }
+
+  private Route serverEndpoint(String server, Identity caller) {
+    if (!servers.contains(server)) {
+      return complete(
+          refusals.refuse(
+              StatusCodes.NOT_FOUND, "unknown_server", "Not Found: no server named " + server));
+    }
+    if (!access.mayUse(caller, server)) {
+      return complete(
+          refusals.refuse(
+              StatusCodes.FORBIDDEN,
+              "server_not_allowed",
+              "Forbidden: this identity may not use server " + server));
+    }
+    return endpoint(SingleServerEndpoint.pathOf(server), server, caller);
+  }
+
+  /** A draining gateway takes no new request: it could not promise to finish it. */
+  private Route endpoint(String path, String server, Identity caller) {
+    return extractRequest(
+        request ->
+            readiness.isReady() ? methods(path, server, caller) : complete(drainingRefusal()));
+  }
+
+  private HttpResponse drainingRefusal() {
+    return exchanges.shuttingDown().addHeader(Connection.create("close"));
+  }
+
+  private Route methods(String path, String server, Identity caller) {
+    return concat(
+        post(
+            () ->
+                extractRequest(
+                    request -> completeWithFuture(onPost(request, path, server, caller)))),
+        get(() -> extractRequest(request -> completeWithFuture(onGet(request, path, caller)))),
+        delete(
+            () -> extractRequest(request -> completeWithFuture(onDelete(request, path, caller)))));
+  }
+
+  // ------------------------------------------------------------------------------------------ POST
+
+  private CompletionStage<HttpResponse> onPost(
+      HttpRequest request, String path, String server, Identity caller) {
+    AcceptHeader accept = AcceptHeader.of(request);
+    Optional<HttpResponse> refusal = checks.post(request, accept);
+    if (refusal.isPresent()) {
+      return done(refusal.get());
+    }
+    return bodies.read(
+        request,
+        body ->
+            dispatch(JsonRpcCodec.parse(body.toArray()), request, path, server, accept, caller));
+  }
+
+  private CompletionStage<HttpResponse> dispatch(
+      ParsedPayload payload,
+      HttpRequest request,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller) {
+    if (payload instanceof ParsedPayload.Rejected rejected) {
+      boolean parseError = rejected.error().error().code() == PARSE_ERROR;
+      metrics.rejected(parseError ? "parse_error" : "invalid_request");
+      return done(
+          McpResponses.json(StatusCodes.BAD_REQUEST, JsonRpcCodec.toJson(rejected.error())));
+    }
+    Optional<String> sessionId = McpRequestChecks.sessionId(request);
+    String versionHeader = McpRequestChecks.header(request, McpResponses.PROTOCOL_VERSION_HEADER);
+    boolean statelessCall =
+        sessionId.isEmpty()
+            && payload instanceof ParsedPayload.Single single
+            && single.message() instanceof JsonRpcRequest call
+            && StatelessEnvelope.isStateless(versionHeader, call);
+    // a malformed message is answered here and goes no further
+    EnvelopeScreen.Screened screened =
+        screen.screen(payload, EnvelopeScreen.rulesOf(versionHeader, statelessCall, payload));
+    if (screened.forward() == null) {
+      return done(screened.refusal());
+    }
+    if (statelessCall) {
+      JsonRpcRequest call = (JsonRpcRequest) ((ParsedPayload.Single) payload).message();
+      return stateless.request(call, request, path, server, accept, caller);
+    }
+    CompletionStage<HttpResponse> answer =
+        sessionEra(screened, request, path, server, accept, caller, sessionId);
+    // a malformed answer went on as an error for its upstream; its client is refused
+    return screened.refusal() == null ? answer : answer.thenApply(handedOn -> screened.refusal());
+  }
+
+  private CompletionStage<HttpResponse> sessionEra(
+      EnvelopeScreen.Screened screened,
+      HttpRequest request,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller,
+      Optional<String> sessionId) {
+    ParsedPayload payload = screened.forward();
+    if (sessionId.isEmpty()) {
+      Optional<HttpResponse> badVersion = checks.sessionEraVersion(request);
+      if (badVersion.isPresent()) {
+        return done(badVersion.get());
+      }
+    }
+    if (payload instanceof ParsedPayload.Single single
+        && single.message() instanceof JsonRpcRequest call
+        && McpMethods.INITIALIZE.equals(call.method())) {
+      return initialize(call, path, server, accept, caller);
+    }
+    if (sessionId.isEmpty()) {
+      return done(checks.missingSessionId());
+    }
+    List<JsonRpcMessage> messages = new ArrayList<>();
+    List<JsonRpcResponse> preAnswered = new ArrayList<>(screened.batchErrors());
+    boolean batch = payload instanceof ParsedPayload.Batch;
+    if (payload instanceof ParsedPayload.Single single) {
+      messages.add(single.message());
+    } else {
+      List<ParsedPayload.Element> elements = ((ParsedPayload.Batch) payload).elements();
+      int maxBatchLength = settings.limits().maxBatchLength();
+      for (int i = 0; i < elements.size(); i++) {
+        ParsedPayload.Element element = elements.get(i);
+        if (element.error() != null) {
+          preAnswered.add(element.error());
+        } else if (i >= maxBatchLength) {
+          // every request gets its answer; a notification or response past it is dropped
+          if (element.message() instanceof JsonRpcRequest call) {
+            preAnswered.add(
+                JsonRpcResponse.failure(
+                    call.id(),
+                    INVALID_REQUEST,
+                    "Invalid Request: the batch has more than "
+                        + maxBatchLength
+                        + " messages (gateway.maxBatchLength); send the rest in another"));
+          }
+        } else if (element.message() instanceof JsonRpcRequest call
+            && McpMethods.INITIALIZE.equals(call.method())) {
+          preAnswered.add(
+              JsonRpcResponse.failure(
+                  call.id(),
+                  INVALID_REQUEST,
+                  "Invalid Request: initialize must not be part of a batch"));
+        } else {
+          messages.add(element.message());
+        }
+      }
+    }
+    return exchange(sessionId.get(), path, caller, messages, preAnswered, batch, accept, null);
+  }
+
+  /**
+   * initialize creates the session; its id goes back in Mcp-Session-Id unless initialize failed.
+   */
+  private CompletionStage<HttpResponse> initialize(
+      JsonRpcRequest initialize, String path, String server, AcceptHeader accept, Identity caller) {
+    return exchanges
+        .createSession(server, caller)
+        .thenCompose(
+            created ->
+                created.sessionId() == null
+                    ? done(exchanges.notCreated(created))
+                    : exchange(
+                        created.sessionId(),
+                        path,
+                        caller,
+                        List.of(initialize),
+                        List.of(),
+                        false,
+                        accept,
+                        created.sessionId()));
+  }
+
+  /**
+   * Hands the messages to the session and answers from its exchange: 202 when nothing needs an
+   * answer, JSON when the answers come alone, SSE when something came before them (or the client
+   * accepts nothing else).
+   *
+   * @param newSessionId the id to return in Mcp-Session-Id (initialize only), else null
+   */
+  private CompletionStage<HttpResponse> exchange(
+      String sessionId,
+      String path,
+      Identity caller,
+      List<JsonRpcMessage> messages,
+      List<JsonRpcResponse> preAnswered,
+      boolean batch,
+      AcceptHeader accept,
+      String newSessionId) {
+    Exchange exchange = exchanges.openExchange();
+    exchanges.tell(
+        sessionId,
+        path,
+        caller,
+        new DownstreamSession.Post(messages, preAnswered, batch, accept.sse(), exchange));
+    return exchanges.answer(
+        exchange,
+        accept,
+        batch,
+        newSessionId,
+        () -> exchanges.closeWhenDone(exchange, sessionId, path, caller));
+  }
+
+  // ------------------------------------------------------------------------------------------- GET
+
+  private CompletionStage<HttpResponse> onGet(HttpRequest request, String path, Identity caller) {
+    Optional<HttpResponse> refusal = checks.get(request);
+    if (refusal.isPresent()) {
+      return done(refusal.get());
+    }
+    Optional<String> sessionId = McpRequestChecks.sessionId(request);
+    if (sessionId.isEmpty()) {
+      return done(checks.missingSessionId());
+    }
+    Optional<Runnable> permit = streamQuota.acquire(caller, request);
+    if (permit.isEmpty()) {
+      return done(streamQuota.refusal());
+    }
+    Exchange exchange = exchanges.openExchange();
+    exchange.terminated().thenRun(permit.get());
+    Optional<String> lastEventId = request.getHeader(LAST_EVENT_ID).map(HttpHeader::value);
+    exchanges.tell(
+        sessionId.get(),
+        path,
+        caller,
+        lastEventId.isPresent()
+            ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange)
+            : new DownstreamSession.OpenStream(exchange));
+    return exchange
+        .head()
+        .thenApply(
+            head ->
+                exchanges
+                    .responses()
+                    .get(
+                        head,
+                        () -> exchanges.closeWhenDone(exchange, sessionId.get(), path, caller)));
+  }
+
+  // ---------------------------------------------------------------------------------------- DELETE
+
+  private CompletionStage<HttpResponse> onDelete(
+      HttpRequest request, String path, Identity caller) {
+    Optional<HttpResponse> badVersion = checks.delete(request);
+    if (badVersion.isPresent()) {
+      return done(badVersion.get());
+    }
+    Optional<String> sessionId = McpRequestChecks.sessionId(request);
+    if (sessionId.isEmpty()) {
+      return done(checks.missingSessionId());
+    }
+    return Asks.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
+            sessions,
+            replyTo -> new DownstreamSessions.Terminate(sessionId.get(), path, caller, replyTo),
+            DELETE_TIMEOUT,
+            scheduler)
+        .thenApply(
+            reply ->
+                reply == DownstreamSessions.Reply.DONE
+                    ? HttpResponse.create().withStatus(StatusCodes.OK)
+                    : refusals.refuse(
+                        StatusCodes.NOT_FOUND, "unknown_session", "Session not found"));
+  }
+
+  // --------------------------------------------------------------------------------------- helpers
+
+  /** Completes once every response stream open now is written out, or at {@code deadline}. */
+  public CompletionStage<Void> responsesWritten(Duration deadline) {
+    return exchanges.responsesWritten(deadline);
+  }
+
+  /** The gateway stops: the 2026-07-28 requests parked on a round are given up. */
+  public void abandonRounds() {
+    pending.abandonAll("the gateway is stopping");
+  }
+
+  private static <T> CompletionStage<T> done(T value) {
+    return CompletableFuture.completedFuture(value);
+  }
+}

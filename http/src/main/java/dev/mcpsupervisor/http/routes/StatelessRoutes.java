@@ -1,0 +1,282 @@
+package dev.mcpsupervisor.http.routes;
+
+import static dev.mcpsupervisor.http.routes.McpRequestChecks.header;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.Asks;
+import dev.mcpsupervisor.http.access.CallerIdentity;
+import dev.mcpsupervisor.http.access.CallerLimit;
+import dev.mcpsupervisor.http.access.Identity;
+import dev.mcpsupervisor.http.access.SessionQuota;
+import dev.mcpsupervisor.http.access.StreamQuota;
+import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
+import dev.mcpsupervisor.http.endpoint.McpEndpoint;
+import dev.mcpsupervisor.http.endpoint.ServerAccess;
+import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
+import dev.mcpsupervisor.http.ops.GatewayMetrics;
+import dev.mcpsupervisor.http.ops.GatewaySettings;
+import dev.mcpsupervisor.http.session.DownstreamSession;
+import dev.mcpsupervisor.http.stateless.CallerContexts;
+import dev.mcpsupervisor.http.stateless.IdentityContexts;
+import dev.mcpsupervisor.http.stateless.PendingRounds;
+import dev.mcpsupervisor.http.stateless.StatelessRequest;
+import dev.mcpsupervisor.http.stream.Exchange;
+import dev.mcpsupervisor.http.stream.McpResponses;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.RequestStates;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+
+/**
+ * The 2026-07-28 request path of the MCP endpoints: a request without a session, checked against
+ * its headers ({@link StatelessEnvelope}), runs as a {@link StatelessRequest} (no session, no actor
+ * of its own); a retry answering an {@code input_required} round goes to the request parked in
+ * {@link PendingRounds}; a {@code subscriptions/listen} stream, which lasts, is served by a
+ * downstream session of its own. {@link McpRoutes} hands such requests here.
+ */
+final class StatelessRoutes {
+
+  private final SessionExchanges exchanges;
+  private final GatewaySettings settings;
+  private final GatewayMetrics metrics;
+  private final StatelessRequest.Gateway gateway;
+  private final Map<String, McpEndpoint> endpoints;
+  private final ServerAccess access;
+
+  /** The endpoints that reach an {@code isolation: context} server: only they use identities. */
+  private final Set<String> identityPaths;
+
+  private final CallerIdentity callers;
+  private final StreamQuota streamQuota;
+
+  /** Stateless requests in flight per caller: {@code gateway.maxInflightPerIdentity}. */
+  private final CallerLimit inflight;
+
+  /** Names each request's own supervisor context. */
+  private final AtomicLong requestIds = new AtomicLong();
+
+  /**
+   * @param gateway what every stateless request shares
+   * @param endpoints the endpoints by path
+   * @param access which servers each identity may use
+   * @param callers who a stateless request comes from, for its {@code isolation: context} servers
+   * @param streamQuota how many listen streams a caller may hold open
+   */
+  StatelessRoutes(
+      SessionExchanges exchanges,
+      GatewaySettings settings,
+      GatewayMetrics metrics,
+      StatelessRequest.Gateway gateway,
+      Map<String, McpEndpoint> endpoints,
+      ServerAccess access,
+      CallerIdentity callers,
+      StreamQuota streamQuota) {
+    this.exchanges = exchanges;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.gateway = gateway;
+    this.endpoints = Map.copyOf(endpoints);
+    this.access = access;
+    this.identityPaths =
+        IdentityContexts.pathsReachingContextIsolation(endpoints, gateway.supervisor().config());
+    this.callers = callers;
+    this.streamQuota = streamQuota;
+    this.inflight = new CallerLimit(settings.limits().maxInflightPerIdentity());
+  }
+
+  /**
+   * A 2026-07-28 request, checked against its headers. Its calls to {@code isolation: context}
+   * servers go out in its caller's context when the request names one ({@link CallerIdentity}),
+   * except a listen stream's; a client that goes away cancels what it asked upstream.
+   */
+  CompletionStage<HttpResponse> request(
+      JsonRpcRequest call,
+      HttpRequest request,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller) {
+    Optional<StatelessEnvelope.Rejection> rejection =
+        StatelessEnvelope.check(call, name -> header(request, name));
+    if (rejection.isPresent()) {
+      StatelessEnvelope.Rejection refused = rejection.get();
+      metrics.rejected("stateless_" + -refused.response().error().code());
+      return done(
+          McpResponses.json(
+              StatusCodes.get(refused.httpStatus()), JsonRpcCodec.toJson(refused.response())));
+    }
+    // an authenticated caller's request states are bound to who it is, not to one token
+    String principal =
+        RequestStates.principalOf(
+            caller.isAnonymous() ? header(request, "Authorization") : caller.key());
+    JsonNode requestState = call.params() == null ? null : call.params().get("requestState");
+    if (requestState != null) {
+      return retry(call, requestState, principal, accept);
+    }
+    if (McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method())) {
+      return listen(call, request, server, accept, caller);
+    }
+    String callerContext = callers.contextOf(caller, name -> header(request, name));
+    Runnable finished = admit(caller, callerContext, principal);
+    if (finished == null) {
+      metrics.rejected("overloaded");
+      return done(
+          McpResponses.json(
+              StatusCodes.OK,
+              JsonRpcCodec.toJson(
+                  CallerLimit.overloaded(
+                      call.id(),
+                      "this caller",
+                      settings.limits().maxInflightPerIdentity(),
+                      "maxInflightPerIdentity"))));
+    }
+    // only an endpoint with an isolation: context server calls in the caller's context
+    String identity = identityPaths.contains(path) ? callerContext : null;
+    StatelessRequest.Arrival arrival =
+        new StatelessRequest.Arrival(
+            call,
+            access.endpointFor(endpoints.get(path), caller),
+            "stateless-" + requestIds.incrementAndGet(),
+            identity,
+            principal,
+            McpRequestChecks.paramHeaders(request));
+    Exchange exchange = exchanges.openExchange();
+    StatelessRequest running = new StatelessRequest(gateway, arrival, exchange, accept.sse());
+    exchange
+        .terminated()
+        .thenRun(
+            () -> {
+              finished.run();
+              running.exchangeEnded(exchange);
+            });
+    if (identity == null) {
+      running.start();
+    } else {
+      // its caller's context may be being released: the request waits for that
+      Asks.<CallerContexts.Command, Done>ask(
+              gateway.callerContexts(),
+              replyTo -> new CallerContexts.Enter(identity, replyTo),
+              settings.serverRequestTimeout(),
+              gateway.scheduler())
+          .whenComplete(
+              (entered, failure) -> {
+                if (failure != null) {
+                  running.abandon("its caller's context could not be entered: " + failure);
+                } else {
+                  running.start();
+                }
+              });
+    }
+    return exchanges.answer(exchange, accept, false, null, () -> {});
+  }
+
+  /**
+   * A listen stream lasts: a session of its own serves it (it holds its subscriptions), and it
+   * counts against its caller's open streams, not its requests in flight.
+   */
+  private CompletionStage<HttpResponse> listen(
+      JsonRpcRequest call,
+      HttpRequest request,
+      String server,
+      AcceptHeader accept,
+      Identity caller) {
+    Optional<Runnable> permit = streamQuota.acquire(caller, request);
+    if (permit.isEmpty()) {
+      return done(streamQuota.refusal());
+    }
+    Runnable finished = permit.get();
+    return exchanges
+        .createSession(server, caller)
+        .thenCompose(
+            created -> {
+              if (created.sessionId() == null) {
+                finished.run();
+                return done(exchanges.notCreated(created));
+              }
+              String path =
+                  server == null ? AggregatedEndpoint.PATH : SingleServerEndpoint.pathOf(server);
+              Exchange exchange = exchanges.openExchange();
+              exchange.terminated().thenRun(finished);
+              exchanges.tell(
+                  created.sessionId(),
+                  path,
+                  caller,
+                  new DownstreamSession.Listen(
+                      call, StatelessEnvelope.Meta.of(call), gateway.cacheScope(), exchange));
+              exchanges.closeWhenDone(exchange, created.sessionId(), path, caller);
+              return exchanges.answer(exchange, accept, false, null, () -> {});
+            })
+        .whenComplete(
+            (response, failure) -> {
+              if (failure != null) {
+                finished.run();
+              }
+            });
+  }
+
+  /**
+   * Counts a request of its caller (its identity context, else its identity, else its credential);
+   * answers what to run once it is over (once; later runs do nothing), or null when the caller has
+   * {@code maxInflightPerIdentity} requests in flight. Callers that name nobody are not told apart,
+   * so not counted: one of them must not lock the others out (the session limits still bound them).
+   */
+  private Runnable admit(Identity caller, String context, String principal) {
+    String key = SessionQuota.callerOf(caller, context);
+    String counted = key != null ? key : principal;
+    if (counted == null) {
+      return () -> {};
+    }
+    return inflight.acquire(counted).orElse(null);
+  }
+
+  /**
+   * A retry that answers an input_required round goes to the request parked under the id its
+   * verified requestState names.
+   */
+  private CompletionStage<HttpResponse> retry(
+      JsonRpcRequest call, JsonNode requestState, String principal, AcceptHeader accept) {
+    RequestStates.Opened opened =
+        settings
+            .requestStates()
+            .open(
+                requestState.asText(null),
+                call.method(),
+                StatelessEnvelope.nameOf(call),
+                principal);
+    if (opened instanceof RequestStates.Opened.Invalid invalid) {
+      metrics.rejected("request_state");
+      return done(
+          McpResponses.json(
+              StatusCodes.BAD_REQUEST,
+              JsonRpcCodec.toJson(
+                  JsonRpcResponse.failure(call.id(), INVALID_PARAMS, invalid.why()))));
+    }
+    RequestStates.State state = ((RequestStates.Opened.Valid) opened).state();
+    Exchange exchange = exchanges.openExchange();
+    StatelessRequest parked = gateway.pending().get(state.pendingId());
+    if (parked == null) {
+      exchange.tell(StatelessRequest.noRoundWaiting(call));
+    } else {
+      exchange.terminated().thenRun(() -> parked.exchangeEnded(exchange));
+      parked.resume(call, state, exchange, accept.sse());
+    }
+    return exchanges.answer(exchange, accept, false, null, () -> {});
+  }
+
+  private static CompletionStage<HttpResponse> done(HttpResponse response) {
+    return CompletableFuture.completedFuture(response);
+  }
+}

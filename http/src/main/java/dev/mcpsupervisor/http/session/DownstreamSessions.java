@@ -1,0 +1,323 @@
+package dev.mcpsupervisor.http.session;
+
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.http.access.Identity;
+import dev.mcpsupervisor.http.access.SessionIds;
+import dev.mcpsupervisor.http.access.SessionQuota;
+import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
+import dev.mcpsupervisor.http.endpoint.McpEndpoint;
+import dev.mcpsupervisor.http.endpoint.ServerAccess;
+import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
+import dev.mcpsupervisor.http.ops.GatewayMetrics;
+import dev.mcpsupervisor.http.ops.GatewaySettings;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * The registry of downstream sessions: issues their ids (32 bytes of SecureRandom), spawns one
+ * {@link DownstreamSession} per id, and is the single writer of the {@link SessionDirectory} by
+ * which the HTTP routes tell a session directly. An id is unknown (404) when never issued, deleted,
+ * expired, created on another endpoint, or created by another {@link Identity} (a session id is no
+ * credential: one caller who learns another's id still cannot use it, end it or read its streams).
+ * A session is removed from routing before it is told to end, and its {@link RouteGate} closes, so
+ * what still reaches an ending session is answered and nothing is routed to one that stopped.
+ */
+public final class DownstreamSessions {
+
+  public interface Command {}
+
+  public enum Reply {
+    DONE,
+    UNKNOWN_SESSION
+  }
+
+  /**
+   * Starts a session on {@code /mcp} ({@code server} null) or on {@code /servers/<server>/mcp}.
+   *
+   * @param owner the authenticated caller: the session serves it alone, over its allowed servers
+   */
+  public record Create(String server, Identity owner, ActorRef<Created> replyTo)
+      implements Command {}
+
+  /**
+   * @param sessionId null when no session was started
+   * @param full why not, when the gateway is at a session limit; null when it is stopping
+   */
+  public record Created(String sessionId, String full) {}
+
+  /** DELETE: ends the session; replies once its leases are released. */
+  public record Terminate(String sessionId, String path, Identity caller, ActorRef<Reply> replyTo)
+      implements Command {}
+
+  public record ListSessions(ActorRef<Listing> replyTo) implements Command {}
+
+  /**
+   * Stop taking sessions, close GET streams and reply once no exchange is open (or the caller gives
+   * up).
+   */
+  public record Drain(ActorRef<Done> replyTo) implements Command {}
+
+  /** End every session (releasing its leases) and reply once all are gone. */
+  public record EndAll(ActorRef<Done> replyTo) implements Command {}
+
+  // From sessions.
+
+  public record Describe(
+      String sessionId, String protocolVersion, String clientName, String clientVersion)
+      implements Command {}
+
+  /**
+   * A session asks to be ended (an idle one only once its {@link RouteGate} closed with nothing on
+   * its way).
+   */
+  public record EndMe(String sessionId, String reason) implements Command {}
+
+  public record Drained(String sessionId) implements Command {}
+
+  private record SessionStopped(String sessionId) implements Command {}
+
+  /** Time for the idle sweep ({@link SessionTable#askIdle}). */
+  private enum SweepIdle implements Command {
+    INSTANCE
+  }
+
+  /** For readiness and the admin page. */
+  public record Listing(boolean accepting, List<SessionInfo> sessions) {
+    public Listing {
+      sessions = List.copyOf(sessions);
+    }
+  }
+
+  /**
+   * @param id the redacted session id
+   */
+  public record SessionInfo(
+      String id,
+      String endpoint,
+      String protocolVersion,
+      String clientName,
+      String clientVersion,
+      Instant createdAt,
+      Instant lastActivity) {}
+
+  /**
+   * @param access which servers each identity's sessions reach
+   * @param directory the directory of sessions this registry writes and the HTTP routes read
+   */
+  public static Behavior<Command> create(
+      SessionSupervisor supervisor,
+      Map<String, McpEndpoint> endpointsByPath,
+      GatewaySettings settings,
+      Duration idleTimeout,
+      GatewayMetrics metrics,
+      ServerAccess access,
+      SessionDirectory directory) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers ->
+                    new DownstreamSessions(
+                            supervisor,
+                            endpointsByPath,
+                            settings,
+                            idleTimeout,
+                            metrics,
+                            access,
+                            directory,
+                            context,
+                            timers)
+                        .active()));
+  }
+
+  private final SessionSupervisor supervisor;
+  private final Map<String, McpEndpoint> endpointsByPath;
+  private final GatewaySettings settings;
+  private final Duration idleTimeout;
+  private final GatewayMetrics metrics;
+  private final ServerAccess access;
+  private final ActorContext<Command> context;
+  private final TimerScheduler<Command> timers;
+  private final SecureRandom random = new SecureRandom();
+
+  private final SessionQuota quota;
+  private final SessionTable sessions;
+  private long spawned;
+
+  private DownstreamSessions(
+      SessionSupervisor supervisor,
+      Map<String, McpEndpoint> endpointsByPath,
+      GatewaySettings settings,
+      Duration idleTimeout,
+      GatewayMetrics metrics,
+      ServerAccess access,
+      SessionDirectory directory,
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers) {
+    this.supervisor = supervisor;
+    this.sessions = new SessionTable(directory);
+    this.access = access;
+    this.endpointsByPath = Map.copyOf(endpointsByPath);
+    this.settings = settings;
+    this.idleTimeout = idleTimeout;
+    this.metrics = metrics;
+    this.context = context;
+    this.timers = timers;
+    this.quota =
+        new SessionQuota(
+            settings.limits().maxDownstreamSessions(),
+            settings.limits().maxDownstreamSessionsPerIdentity());
+    timers.startTimerWithFixedDelay(
+        SweepIdle.INSTANCE, SessionTable.idleSweepInterval(idleTimeout));
+  }
+
+  private Behavior<Command> active() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Create.class, this::onCreate)
+        .onMessage(Terminate.class, this::onTerminate)
+        .onMessage(Describe.class, this::onDescribe)
+        .onMessage(EndMe.class, this::onEndMe)
+        .onMessage(ListSessions.class, this::onListSessions)
+        .onMessage(Drain.class, this::onDrain)
+        .onMessage(Drained.class, this::onDrained)
+        .onMessage(EndAll.class, this::onEndAll)
+        .onMessage(SessionStopped.class, this::onSessionStopped)
+        .onMessage(SweepIdle.class, notUsed -> onSweepIdle())
+        .build();
+  }
+
+  private Behavior<Command> onCreate(Create create) {
+    String path =
+        create.server() == null
+            ? AggregatedEndpoint.PATH
+            : SingleServerEndpoint.pathOf(create.server());
+    McpEndpoint served = endpointsByPath.get(path);
+    if (!sessions.accepting() || served == null) {
+      create.replyTo().tell(new Created(null, null));
+      return Behaviors.same();
+    }
+    String caller = SessionQuota.callerOf(create.owner(), null);
+    String full = quota.refusal(caller);
+    if (full != null) {
+      create.replyTo().tell(new Created(null, full));
+      return Behaviors.same();
+    }
+    McpEndpoint endpoint = access.endpointFor(served, create.owner());
+    String id = SessionIds.generate(random);
+    RouteGate gate = new RouteGate();
+    ActorRef<DownstreamSession.Command> session =
+        context.spawn(
+            // a fault while handling one message must not drop the session's streams and leases
+            Behaviors.supervise(
+                    DownstreamSession.create(
+                        new SessionSpec(
+                            id,
+                            endpoint,
+                            supervisor,
+                            settings,
+                            idleTimeout,
+                            context.getSelf(),
+                            gate)))
+                .onFailure(SupervisorStrategy.resume()),
+            "session-" + ++spawned);
+    context.watchWith(session, new SessionStopped(id));
+    sessions.started(new RoutedSession(id, path, create.owner(), session, gate));
+    quota.started(id, caller);
+    metrics.downstreamSessions(sessions.routableCount());
+    create.replyTo().tell(new Created(id, null));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onTerminate(Terminate terminate) {
+    RoutedSession entry =
+        sessions.reachable(terminate.sessionId(), terminate.path(), terminate.caller());
+    if (entry == null) {
+      terminate.replyTo().tell(Reply.UNKNOWN_SESSION);
+      return Behaviors.same();
+    }
+    end(entry, "deleted by the client", terminate.replyTo());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onEndMe(EndMe endMe) {
+    RoutedSession entry = sessions.routable(endMe.sessionId());
+    if (entry != null) {
+      end(entry, endMe.reason(), context.getSystem().ignoreRef());
+    }
+    return Behaviors.same();
+  }
+
+  private void end(RoutedSession entry, String reason, ActorRef<Reply> replyTo) {
+    sessions.unroute(entry.id);
+    metrics.downstreamSessions(sessions.routableCount());
+    entry.ref.tell(new DownstreamSession.End(reason, replyTo));
+  }
+
+  private Behavior<Command> onDescribe(Describe describe) {
+    RoutedSession entry = sessions.routable(describe.sessionId());
+    if (entry != null) {
+      entry.describe(describe.protocolVersion(), describe.clientName(), describe.clientVersion());
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onListSessions(ListSessions list) {
+    list.replyTo().tell(sessions.listing());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onDrain(Drain drain) {
+    sessions
+        .drain(drain.replyTo())
+        .forEach(entry -> entry.ref.tell(new DownstreamSession.Drain(context.getSelf())));
+    sessions.replyIfDrained();
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onDrained(Drained drained) {
+    sessions.drained(drained.sessionId());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onEndAll(EndAll endAll) {
+    sessions.endAll(endAll.replyTo());
+    sessions
+        .routableSessions()
+        .forEach(entry -> end(entry, "the gateway is stopping", context.getSystem().ignoreRef()));
+    sessions.replyIfAllEnded(true);
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSessionStopped(SessionStopped stopped) {
+    RoutedSession routed = sessions.routable(stopped.sessionId());
+    sessions.stopped(stopped.sessionId());
+    quota.stopped(stopped.sessionId());
+    if (routed != null) { // it ended itself (a stateless request's), or it failed
+      metrics.downstreamSessions(sessions.routableCount());
+    }
+    if (routed != null && !routed.ending()) {
+      // only an unexpected failure stops a session whose gate is open
+      context
+          .getLog()
+          .warn("session {} stopped unexpectedly", SessionIds.redact(stopped.sessionId()));
+      supervisor.releaseAll(stopped.sessionId());
+    }
+    sessions.drained(stopped.sessionId());
+    sessions.replyIfAllEnded(true);
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSweepIdle() {
+    sessions.askIdle();
+    return Behaviors.same();
+  }
+}

@@ -1,0 +1,23 @@
+package dev.mcpsupervisor.http.session;
+
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.http.endpoint.McpEndpoint;
+import dev.mcpsupervisor.http.ops.GatewaySettings;
+import java.time.Duration;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What one {@link DownstreamSession} is made of, as its registry starts it.
+ *
+ * @param id its {@code Mcp-Session-Id}, also its supervisor context
+ * @param endpoint the endpoint that created it, over the servers its owner may use
+ * @param gate what the HTTP routes tell it passes ({@link SessionDirectory})
+ */
+record SessionSpec(
+    String id,
+    McpEndpoint endpoint,
+    SessionSupervisor supervisor,
+    GatewaySettings settings,
+    Duration idleTimeout,
+    ActorRef<DownstreamSessions.Command> registry,
+    RouteGate gate) {}

@@ -1,0 +1,44 @@
+package dev.mcpsupervisor.http.stateless;
+
+import dev.mcpsupervisor.http.access.SessionIds;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The 2026-07-28 requests parked on an {@code input_required} round, by the id their {@code
+ * requestState} names (as unguessable as a session id, though the state is signed too): a client's
+ * retry finds its request here, on whatever thread the route runs. A request is here from its first
+ * round until it is answered, abandoned or overdue. Thread-safe.
+ */
+public final class PendingRounds {
+
+  private final Map<String, StatelessRequest> parked = new ConcurrentHashMap<>();
+  private final SecureRandom random = new SecureRandom();
+
+  /** Parks a request: answers the id its states name. */
+  String park(StatelessRequest request) {
+    String id = SessionIds.generate(random);
+    parked.put(id, request);
+    return id;
+  }
+
+  /** The request a state names, or null when it is answered, abandoned or overdue. */
+  public StatelessRequest get(String id) {
+    return parked.get(id);
+  }
+
+  void remove(String id) {
+    parked.remove(id);
+  }
+
+  int size() {
+    return parked.size();
+  }
+
+  /** The gateway stops: every parked request is given up (its calls cancelled upstream). */
+  public void abandonAll(String why) {
+    List.copyOf(parked.values()).forEach(request -> request.abandon(why));
+  }
+}

@@ -1,0 +1,499 @@
+package dev.mcpsupervisor.http.stateless;
+
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.MISSING_CLIENT_CAPABILITY;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.actors.call.CallOptions;
+import dev.mcpsupervisor.actors.call.CallOutcome;
+import dev.mcpsupervisor.http.endpoint.McpEndpoint;
+import dev.mcpsupervisor.http.endpoint.Outcome;
+import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
+import dev.mcpsupervisor.http.ops.GatewaySettings;
+import dev.mcpsupervisor.http.session.ClientRequests;
+import dev.mcpsupervisor.http.stream.Exchange;
+import dev.mcpsupervisor.http.stream.ExchangeSink;
+import dev.mcpsupervisor.protocol.LogLevels;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.RequestStates;
+import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.Cancellable;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One 2026-07-28 request (anything but {@code subscriptions/listen}) from its arrival to its
+ * answer: no session and no actor of its own. Its upstream calls go through the supervisor's round
+ * bridge ({@link SessionSupervisor#call}, leaseless): progress and logs go on its exchange as they
+ * come, and a call that needs its client's input parks the request — the exchange ends with an
+ * {@code input_required} result whose {@code requestState} names it in {@link PendingRounds} —
+ * until the client's retry brings the answers and a new exchange for what comes next. A round not
+ * retried within {@code serverRequestTimeout} gives the request up (its calls cancelled upstream).
+ *
+ * <p>Thread-safe: its calls, the routes and its timer reach it from their own threads; every change
+ * and every event told to an exchange happens under its lock, so events go out in order.
+ */
+public final class StatelessRequest implements UpstreamCalls.RoundTrips {
+
+  private static final Logger log = LoggerFactory.getLogger(StatelessRequest.class);
+
+  /**
+   * What every stateless request of a gateway shares.
+   *
+   * @param cacheScope what its cacheable results say ({@code private} when answers depend on who
+   *     asks)
+   * @param callerContexts where a request in its caller's identity context says it is done
+   */
+  public record Gateway(
+      SessionSupervisor supervisor,
+      GatewaySettings settings,
+      Scheduler scheduler,
+      ServerOffers offers,
+      PendingRounds pending,
+      String cacheScope,
+      ActorRef<CallerContexts.Command> callerContexts) {}
+
+  /**
+   * The request as it arrived.
+   *
+   * @param context its own supervisor context (leases it takes to learn what servers offer are
+   *     released with its answer)
+   * @param identity its caller's identity context for {@code isolation: context} servers, or null
+   * @param principal who asks ({@link RequestStates#principalOf}), or null
+   * @param paramHeaders its {@code Mcp-Param-*} headers by name, case-insensitive
+   */
+  public record Arrival(
+      JsonRpcRequest request,
+      McpEndpoint endpoint,
+      String context,
+      String identity,
+      String principal,
+      Map<String, String> paramHeaders) {}
+
+  /** One upstream call of the request, across its rounds. */
+  private final class RoundTrip {
+    final CompletableFuture<JsonRpcResponse> answer = new CompletableFuture<>();
+
+    /** The stage of the supervisor's call the trip waits on now (to cancel it). */
+    CompletionStage<CallOutcome> current;
+
+    /** The round the call waits in for the client's answers, or null. */
+    CallOutcome.InputRequired asking;
+
+    void follow(CompletionStage<CallOutcome> stage) {
+      current = stage;
+      stage.whenComplete((outcome, failure) -> onOutcome(this, outcome, failure));
+    }
+
+    void cancel() {
+      if (asking != null) {
+        asking.cancel();
+      } else if (current != null) {
+        current.toCompletableFuture().cancel(false);
+      }
+    }
+  }
+
+  /** An input the client is asked for: the key its round shows, and the call's own key. */
+  private record Input(RoundTrip trip, String callKey, CallOutcome.InputRequest request) {}
+
+  private final Gateway gateway;
+  private final Arrival arrival;
+  private final ClientRequests.Client client;
+  private final ClientRequests requests;
+  private final UpstreamCalls calls;
+  private final CallOptions options;
+
+  /** The request being answered: the first one, then each retry. */
+  private JsonRpcRequest request;
+
+  /** Where its answers go; null while parked and once answered. */
+  private ExchangeSink exchange;
+
+  private boolean acceptsSse;
+  private boolean streaming;
+  private final Map<String, Input> inputs = new LinkedHashMap<>();
+  private int round;
+  private String pendingId;
+  private Cancellable overdue;
+
+  /** The answer that came while the request was parked: it goes to the retry. */
+  private JsonRpcResponse held;
+
+  private boolean finished;
+
+  public StatelessRequest(
+      Gateway gateway, Arrival arrival, ExchangeSink exchange, boolean acceptsSse) {
+    this.gateway = gateway;
+    this.arrival = arrival;
+    this.request = arrival.request();
+    this.exchange = exchange;
+    this.acceptsSse = acceptsSse;
+    StatelessEnvelope.Meta meta = StatelessEnvelope.Meta.of(request);
+    this.client = ClientRequests.Client.stateless(meta, gateway.cacheScope());
+    this.requests = new ClientRequests(arrival.context(), arrival.endpoint(), gateway.supervisor());
+    requests.statelessLogLevel(meta.logLevel());
+    requests.statelessParamHeaders(arrival.paramHeaders());
+    this.calls =
+        UpstreamCalls.stateless(gateway.supervisor(), arrival.context(), arrival.identity(), this);
+    String logLevel = meta.logLevel();
+    this.options =
+        CallOptions.defaults()
+            .withClientCapabilities(meta.clientCapabilities())
+            .withLogLevel(logLevel != null && LogLevels.isLevel(logLevel) ? logLevel : null)
+            .withNotifications(this::notification)
+            .withInputResponses(inputResponsesOf(request))
+            .endingWithoutCapability();
+  }
+
+  // ----------------------------------------------------------------------------------------- start
+
+  /**
+   * Answers {@code server/discover} from what the servers answer now, or runs the request with what
+   * they are known to offer (learning it first when a server is unknown).
+   */
+  public void start() {
+    Map<String, JsonNode> offers = gateway.offers().of(arrival.endpoint().servers());
+    if (McpMethods.SERVER_DISCOVER.equals(request.method()) || offers == null) {
+      requests
+          .initialize(client, calls)
+          .whenComplete((outcome, failure) -> onInitialized(outcome, failure));
+    } else {
+      requests.knowUpstreams(offers);
+      run();
+    }
+  }
+
+  private synchronized void onInitialized(Outcome outcome, Throwable failure) {
+    if (outcome instanceof Outcome.Initialized initialized) {
+      gateway.offers().learn(initialized.upstreams());
+    }
+    if (calls.acquiredAny()) { // the leases only served to ask: the calls need none
+      gateway.supervisor().releaseAll(arrival.context());
+    }
+    if (finished) { // given up meanwhile
+      return;
+    }
+    JsonRpcResponse initialized =
+        failure != null
+            ? JsonRpcResponse.failure(request.id(), INTERNAL_ERROR, "internal error")
+            : requests.apply(request, outcome);
+    if (initialized.isError()) {
+      answer(initialized, 200);
+    } else if (McpMethods.SERVER_DISCOVER.equals(request.method())) {
+      answer(
+          client.answer(
+              request,
+              JsonRpcResponse.success(
+                  request.id(), StatelessEnvelope.discoverResult(initialized.result()))),
+          200);
+    } else {
+      run();
+    }
+  }
+
+  private void run() {
+    ClientRequests.Started started = requests.start(request, calls);
+    if (started.answer() != null) {
+      synchronized (this) {
+        if (!finished) {
+          answer(started.answer(), 200);
+        }
+      }
+    } else {
+      started.outcome().whenComplete(this::onAnswered);
+    }
+  }
+
+  /** The request's outcome: its answer, on the exchange now open (or held for the retry). */
+  private synchronized void onAnswered(Outcome outcome, Throwable failure) {
+    if (finished) {
+      return;
+    }
+    if (failure != null) {
+      log.error("{} of a stateless client failed", request.method(), failure);
+    }
+    JsonRpcResponse response =
+        failure != null
+            ? JsonRpcResponse.failure(request.id(), INTERNAL_ERROR, "internal error")
+            : client.answer(request, requests.apply(request, outcome));
+    if (exchange == null) {
+      held = response;
+      return;
+    }
+    int status =
+        outcome instanceof Outcome.Refused refused
+            ? refused.httpStatus()
+            : response.isError() && response.error().code() == MISSING_CLIENT_CAPABILITY
+                ? 400
+                : 200;
+    answer(response, status);
+  }
+
+  // ---------------------------------------------------------------------------------- round trips
+
+  @Override
+  public CompletableFuture<JsonRpcResponse> call(
+      String context,
+      boolean leaseless,
+      String server,
+      String method,
+      JsonNode params,
+      Duration deadline) {
+    CallOptions callOptions = leaseless ? options.withoutLease() : options;
+    RoundTrip trip = new RoundTrip();
+    trip.answer.whenComplete(
+        (response, failure) -> {
+          if (trip.answer.isCancelled()) {
+            synchronized (this) {
+              trip.cancel();
+            }
+          }
+        });
+    synchronized (this) {
+      trip.follow(
+          gateway
+              .supervisor()
+              .call(
+                  context,
+                  server,
+                  method,
+                  params,
+                  deadline == null ? callOptions : callOptions.withDeadline(deadline)));
+    }
+    return trip.answer;
+  }
+
+  private synchronized void onOutcome(RoundTrip trip, CallOutcome outcome, Throwable failure) {
+    if (failure != null) {
+      trip.asking = null;
+      trip.answer.completeExceptionally(failure);
+    } else if (outcome instanceof CallOutcome.Complete complete) {
+      trip.asking = null;
+      trip.answer.complete(complete.response());
+    } else if (outcome instanceof CallOutcome.InputRequired round) {
+      trip.asking = round;
+      if (finished) {
+        round.cancel();
+        return;
+      }
+      round.inputRequests().forEach((key, input) -> ask(trip, key, input));
+      if (exchange != null) {
+        park();
+      }
+    }
+  }
+
+  /** Another call of the request may use the same key: the client sees a key of its own. */
+  private void ask(RoundTrip trip, String callKey, CallOutcome.InputRequest input) {
+    String key = callKey;
+    for (int n = 2; inputs.containsKey(key); n++) {
+      key = callKey + "-" + n;
+    }
+    inputs.put(key, new Input(trip, callKey, input));
+  }
+
+  /**
+   * The client gets every input still asked for, under a state naming this request and round; the
+   * request waits for its retry.
+   */
+  private void park() {
+    round++;
+    if (pendingId == null) {
+      pendingId = gateway.pending().park(this);
+    }
+    GatewaySettings settings = gateway.settings();
+    long expiresAt =
+        settings.requestStates().nowMillis() + settings.serverRequestTimeout().toMillis();
+    ObjectNode result = JsonRpcCodec.emptyObject();
+    result.put("resultType", "input_required");
+    ObjectNode asked = result.putObject("inputRequests");
+    inputs.forEach(
+        (key, input) -> {
+          ObjectNode entry = asked.putObject(key);
+          entry.put("method", input.request().method());
+          entry.set("params", input.request().params());
+        });
+    result.put(
+        "requestState",
+        settings
+            .requestStates()
+            .seal(
+                new RequestStates.State(
+                    pendingId,
+                    round,
+                    request.method(),
+                    StatelessEnvelope.nameOf(request),
+                    arrival.principal(),
+                    expiresAt)));
+    send(JsonRpcResponse.success(request.id(), result));
+    int parkedRound = round;
+    overdue =
+        gateway
+            .scheduler()
+            .scheduleOnce(
+                settings.serverRequestTimeout(),
+                () -> onOverdue(parkedRound),
+                gateway.supervisor().actorSystem().executionContext());
+  }
+
+  /**
+   * The client retried with the state of a round: its answers go upstream, and the request answers
+   * on the retry's exchange (at once with a new round if something is still unanswered).
+   */
+  public synchronized void resume(
+      JsonRpcRequest retry, RequestStates.State state, ExchangeSink on, boolean sse) {
+    if (finished || exchange != null || state.round() != round) {
+      on.tell(noRoundWaiting(retry));
+      return;
+    }
+    overdue.cancel();
+    request = retry;
+    exchange = on;
+    acceptsSse = sse;
+    streaming = false;
+    if (held != null) {
+      answer(held.withId(retry.id()), 200);
+      return;
+    }
+    Map<String, JsonNode> responses = inputResponsesOf(retry);
+    Map<RoundTrip, Map<String, JsonNode>> answers = new HashMap<>();
+    inputs.forEach(
+        (key, input) -> {
+          JsonNode response = responses.get(key);
+          Map<String, JsonNode> ofTrip =
+              answers.computeIfAbsent(input.trip(), t -> new HashMap<>());
+          if (response != null) {
+            ofTrip.put(input.callKey(), response);
+          }
+        });
+    inputs.clear();
+    // what is left unanswered a call asks for again: its next stage is a new round
+    answers.forEach(
+        (trip, given) -> {
+          CallOutcome.InputRequired waiting = trip.asking;
+          trip.asking = null;
+          trip.follow(waiting.answer(given));
+        });
+  }
+
+  /** The client did not retry in time: the request is given up. */
+  private synchronized void onOverdue(int parkedRound) {
+    if (!finished && exchange == null && round == parkedRound) {
+      abandon("its client did not retry its input_required request in time");
+    }
+  }
+
+  // ----------------------------------------------------------------------------- exchange and end
+
+  /** A call's progress or log: on the exchange, which from now on streams. */
+  private synchronized void notification(JsonRpcNotification notification) {
+    if (exchange != null && acceptsSse) {
+      exchange.tell(new Exchange.Message(JsonRpcCodec.toJson(notification)));
+      streaming = true;
+    }
+  }
+
+  /** An exchange is over: if it is still the one to answer on, its client went away. */
+  public synchronized void exchangeEnded(ExchangeSink ended) {
+    if (ended == exchange && !finished) {
+      abandon("its client went away");
+    }
+  }
+
+  /** Gives the request up: every call is cancelled upstream, what it holds released. */
+  public synchronized void abandon(String why) {
+    if (finished) {
+      return;
+    }
+    log.debug("stateless {} given up: {}", request.method(), why);
+    if (exchange != null) {
+      ExchangeSink last = exchange;
+      exchange = null;
+      last.tell(Exchange.Refused.of(503, "the request was given up: " + why));
+    }
+    finish();
+  }
+
+  /** The answer, with {@code status} if it is all the exchange sends; the request is done. */
+  private void answer(JsonRpcResponse response, int status) {
+    if (status != 200 && !streaming) {
+      ExchangeSink last = exchange;
+      exchange = null; // before the tell: an exchange that ends tells exchangeEnded at once
+      last.tell(new Exchange.Refused(status, JsonRpcCodec.toJson(response)));
+    } else {
+      send(response);
+    }
+    finish();
+  }
+
+  /** The exchange's last event. */
+  private void send(JsonRpcResponse response) {
+    ObjectNode json = JsonRpcCodec.toJson(response);
+    ExchangeSink last = exchange;
+    exchange = null; // before the tell: an exchange that ends tells exchangeEnded at once
+    if (streaming) {
+      last.tell(new Exchange.Message(json));
+      last.tell(new Exchange.Complete(List.of()));
+    } else {
+      last.tell(new Exchange.Complete(List.of(json)));
+    }
+  }
+
+  private void finish() {
+    if (finished) {
+      return;
+    }
+    finished = true;
+    if (pendingId != null) {
+      gateway.pending().remove(pendingId);
+    }
+    if (overdue != null) {
+      overdue.cancel();
+    }
+    calls.cancelAll(); // a call still running or waiting in a round is cancelled upstream
+    if (arrival.identity() != null) {
+      gateway.callerContexts().tell(new CallerContexts.Leave(arrival.identity()));
+    }
+  }
+
+  // --------------------------------------------------------------------------------------- helpers
+
+  private static Map<String, JsonNode> inputResponsesOf(JsonRpcRequest request) {
+    JsonNode responses = request.params() == null ? null : request.params().get("inputResponses");
+    Map<String, JsonNode> given = new HashMap<>();
+    if (responses != null && responses.isObject()) {
+      responses.fields().forEachRemaining(entry -> given.put(entry.getKey(), entry.getValue()));
+    }
+    return given;
+  }
+
+  /** No round of a retry's state is waiting: answered already, overdue, or its call ended. */
+  public static Exchange.Refused noRoundWaiting(JsonRpcRequest retry) {
+    return staleState(
+        retry,
+        "requestState names no input_required round that is waiting: it was answered"
+            + " already, or its call has ended");
+  }
+
+  static Exchange.Refused staleState(JsonRpcRequest retry, String why) {
+    return new Exchange.Refused(
+        400, JsonRpcCodec.toJson(JsonRpcResponse.failure(retry.id(), INVALID_PARAMS, why)));
+  }
+}
