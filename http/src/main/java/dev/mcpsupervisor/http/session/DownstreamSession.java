@@ -179,13 +179,7 @@ public final class DownstreamSession {
                         new StreamTimer(exchange), new StreamTimer(exchange), delay),
                 ServerRequestExpired::new,
                 this::awaitAnswer,
-                subscribing ->
-                    context.pipeToSelf(
-                        subscribing,
-                        (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris)),
-                () -> SessionLogger.of(context),
-                reason ->
-                    context.getSelf().tell(new End(reason, context.getSystem().ignoreRef()))));
+                () -> SessionLogger.of(context)));
   }
 
   private Behavior<Command> start(Duration serverRequestTimeout) {
@@ -254,7 +248,11 @@ public final class DownstreamSession {
     } else if (message instanceof StreamTimer timer) {
       handling.streams.replay.timer(timer.exchange());
     } else if (message instanceof ExchangeClosed closed) {
-      return next(handling.exchangeClosed(closed.exchange(), client), client, draining);
+      if (handling.exchangeClosed(closed.exchange())) {
+        // a listen stream's session ends with it, with no round trip through its registry
+        context.getSelf().tell(new End("its stream ended", context.getSystem().ignoreRef()));
+      }
+      return next(true, client, draining);
     } else if (message instanceof Answered answered) {
       return next(handling.answered(client, answered), client, draining);
     } else if (message instanceof FromContext from) {
@@ -342,7 +340,12 @@ public final class DownstreamSession {
   }
 
   private Behavior<Command> onListenReady(ListenReady ready) {
-    handling.listen().ready(ready.outcome(), ready.failure());
+    CompletionStage<Map<String, String>> subscribing =
+        handling.listenReady(ready.outcome(), ready.failure());
+    if (subscribing != null) {
+      context.pipeToSelf(
+          subscribing, (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris));
+    }
     return active(ready.client());
   }
 

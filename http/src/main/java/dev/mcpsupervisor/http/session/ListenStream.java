@@ -13,8 +13,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
  * A downstream session that serves one 2026-07-28 {@code subscriptions/listen} stream: what an
@@ -25,20 +23,7 @@ import java.util.function.Function;
  */
 final class ListenStream {
 
-  /**
-   * What it needs from the session.
-   *
-   * @param calls upstream calls made under the session, named by a tag
-   * @param subscribing hands the session what a listen stream's resources come to (URI → server):
-   *     {@link #subscribed} gets it on the session's thread
-   */
-  record Wiring(
-      Consumer<String> endItself,
-      Function<String, UpstreamCalls> calls,
-      Consumer<CompletionStage<Map<String, String>>> subscribing) {}
-
   private final ClientRequests requests;
-  private final Wiring wiring;
 
   /** The listen request this session serves (null until it comes). */
   private DownstreamSession.Listen served;
@@ -49,9 +34,8 @@ final class ListenStream {
   /** Between the request's arrival and what its servers offer. */
   private boolean discovering;
 
-  ListenStream(ClientRequests requests, Wiring wiring) {
+  ListenStream(ClientRequests requests) {
     this.requests = requests;
-    this.wiring = wiring;
   }
 
   /** The client as the request describes it; what its servers offer is asked for first. */
@@ -66,8 +50,13 @@ final class ListenStream {
     return requests.initialize(client, calls);
   }
 
-  /** What the servers offer is known: the stream opens, once its resources are subscribed. */
-  void ready(Outcome outcome, Throwable failure) {
+  /**
+   * What the servers offer is known: the stream opens at once, or once its resources are subscribed
+   * through {@code calls} (on the session's behalf, its leases, until it ends): then the answer is
+   * what they come to (URI → the server that took it), for {@link #subscribed}; else null.
+   */
+  CompletionStage<Map<String, String>> ready(
+      Outcome outcome, Throwable failure, UpstreamCalls calls) {
     discovering = false;
     JsonRpcRequest request = served.request();
     JsonRpcResponse initialized =
@@ -76,19 +65,14 @@ final class ListenStream {
             : requests.apply(request, outcome);
     if (initialized.isError()) {
       served.exchange().tell(new Exchange.Complete(List.of(JsonRpcCodec.toJson(initialized))));
-      return;
+      return null;
     }
     subscription = Subscription.of(request, initialized.result().path("capabilities"));
     if (subscription.resourcesAsked().isEmpty()) {
       subscribed(Map.of());
-    } else {
-      // the upstreams subscribe on this session's behalf (its leases), until it ends
-      wiring
-          .subscribing()
-          .accept(
-              requests.subscribeListened(
-                  subscription.resourcesAsked(), wiring.calls().apply("listen")));
+      return null;
     }
+    return requests.subscribeListened(subscription.resourcesAsked(), calls);
   }
 
   /**
@@ -101,12 +85,9 @@ final class ListenStream {
         .forEach(frame -> served.exchange().tell(new Exchange.Message(frame)));
   }
 
-  /** The stream's exchange ended: so does the session. */
-  void exchangeClosed(ExchangeSink exchange) {
-    if (served != null && exchange.equals(served.exchange())) {
-      // no round trip through the registry: it learns of the end when the session stops
-      wiring.endItself().accept("its stream ended");
-    }
+  /** Whether {@code exchange} was the stream's: the session ends with it. */
+  boolean endedWith(ExchangeSink exchange) {
+    return served != null && exchange.equals(served.exchange());
   }
 
   /**

@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -40,17 +39,13 @@ final class SessionHandling {
    *
    * @param streamTimer starts a resumable stream's timer ({@link StreamReplay#timer})
    * @param serverRequestExpired the message for a server request the client did not answer in time
-   * @param subscribing hands back a listen stream's subscriptions (URI → server) once made
-   * @param endItself ends the session, for a reason, without a round trip through its registry
    */
   record Wiring(
       TimerScheduler<DownstreamSession.Command> timers,
       BiConsumer<Duration, ExchangeSink> streamTimer,
       Function<JsonNode, DownstreamSession.Command> serverRequestExpired,
       PostHandling.Answers answers,
-      Consumer<CompletionStage<Map<String, String>>> subscribing,
-      Supplier<Logger> log,
-      Consumer<String> endItself) {}
+      Supplier<Logger> log) {}
 
   final ClientRequests requests;
   final DownstreamStreams streams;
@@ -114,13 +109,7 @@ final class SessionHandling {
   /** The session's listen stream, made on first use (see {@link #listen}). */
   ListenStream listen() {
     if (listen == null) {
-      listen =
-          new ListenStream(
-              requests,
-              new ListenStream.Wiring(
-                  wiring.endItself(),
-                  tag -> new UpstreamCalls(supervisor, id, tag),
-                  wiring.subscribing()));
+      listen = new ListenStream(requests);
       upstreams.listening(listen);
     }
     return listen;
@@ -232,14 +221,22 @@ final class SessionHandling {
     }
   }
 
-  /** Answers whether an exchange may have finished: always. */
-  boolean exchangeClosed(ExchangeSink exchange, ClientRequests.Client client) {
+  /**
+   * An exchange closed (so one may have finished); answers whether it was the listen stream's, with
+   * which the session ends.
+   */
+  boolean exchangeClosed(ExchangeSink exchange) {
     routed();
     streams.closed(exchange);
-    if (listen != null) {
-      listen.exchangeClosed(exchange);
-    }
-    return true;
+    return listen != null && listen.endedWith(exchange);
+  }
+
+  /**
+   * What the servers offer is known: the listen stream opens; answers its subscriptions to wait for
+   * (see {@link ListenStream#ready}), or null.
+   */
+  CompletionStage<Map<String, String>> listenReady(Outcome outcome, Throwable failure) {
+    return listen().ready(outcome, failure, new UpstreamCalls(supervisor, id, "listen"));
   }
 
   /** The gateway stops: no GET stream any more. */

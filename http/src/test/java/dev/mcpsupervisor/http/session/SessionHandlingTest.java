@@ -62,9 +62,7 @@ class SessionHandlingTest {
                   (delay, exchange) -> {},
                   id -> null,
                   (outcome, requestId, sequence) -> {},
-                  subscribing -> {},
-                  () -> LoggerFactory.getLogger(SessionHandlingTest.class),
-                  reason -> {}));
+                  () -> LoggerFactory.getLogger(SessionHandlingTest.class)));
     }
   }
 
@@ -137,7 +135,8 @@ class SessionHandlingTest {
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
     // none of these needs the listen part: they work without it, as before
     assertTrue(session.gate.pass()); // the routes tell it that an exchange closed
-    session.handling.exchangeClosed(ProbeSink.of(exchange), null);
+    assertFalse(
+        session.handling.exchangeClosed(ProbeSink.of(exchange)), "no listen stream ends with it");
     session.handling.drain();
     session.handling.upstreams.notification(
         new DownstreamSession.UpstreamNotification(
