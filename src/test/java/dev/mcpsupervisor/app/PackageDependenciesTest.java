@@ -43,29 +43,9 @@ class PackageDependenciesTest {
       Pattern.compile(
           "(?s)/\\*.*?\\*/|//[^\\n]*|\"\"\".*?\"\"\"|\"(?:\\\\.|[^\"\\\\])*\"|'(?:\\\\.|[^'\\\\])*'");
 
-  /**
-   * Back references left on purpose: a child actor tells its parent in the parent's own message
-   * type (this code's style: a child's reports implement its parent's {@code Command}), and a
-   * context's delivery answers a session's server request in the session's. Cutting one takes a
-   * logic change (a message adapter, or the parent's {@code Command} declared below it), not a
-   * move.
-   */
-  private static final Set<String> ACTORS_ALLOWED =
-      Set.of(
-          // a session reports to its key actor: ready, down, attempt failed, load, failing
-          "session.SessionActor -> key.ServerKeyActor",
-          "session.SessionLifecycle -> key.ServerKeyActor",
-          "session.SessionCalls -> key.ServerKeyActor",
-          // ... and an upstream's list_changed, for the key's list cache
-          "session.SessionCalls -> key.ListRequests",
-          // the environment a key actor and its sessions share names the router the key reports to
-          "session.KeyEnvironment -> key.KeyRouter",
-          // a server request's answer goes back to the session as SessionActor.ServerRequestAnswer
-          "delivery.ContextDelivery -> session.SessionActor");
-
   static Stream<Module> modules() {
     return Stream.of(
-        new Module("actors", "dev.mcpsupervisor.actors", ACTORS_ALLOWED),
+        new Module("actors", "dev.mcpsupervisor.actors", Set.of()),
         new Module("http", "dev.mcpsupervisor.http", Set.of()));
   }
 

@@ -12,7 +12,6 @@ import dev.mcpsupervisor.actors.ContextRoutingTest.CountingListener;
 import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
-import dev.mcpsupervisor.actors.session.SessionActor;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
@@ -115,15 +114,15 @@ class OwnMailboxTest {
   void onceReleasedAnswersStillPassAndServerRequestsAreRefused() {
     ActorTestKit testKit = ActorTestKit.create();
     try {
-      TestProbe<SessionActor.Command> session = testKit.createTestProbe();
+      TestProbe<ContextDelivery.ServerRequestAnswer> session = testKit.createTestProbe();
       TestProbe<JsonRpcResponse> caller = testKit.createTestProbe();
       JsonRpcRequest asked =
           new JsonRpcRequest(
               IntNode.valueOf(7), "sampling/createMessage", JsonRpcCodec.emptyObject());
       ContextDelivery.deliverReleased(
           new ContextDelivery.ServerRequest("alpha", asked, null, session.getRef()), "ctx");
-      SessionActor.ServerRequestAnswer refused =
-          session.expectMessageClass(SessionActor.ServerRequestAnswer.class);
+      ContextDelivery.ServerRequestAnswer refused =
+          session.expectMessageClass(ContextDelivery.ServerRequestAnswer.class);
       assertEquals("7", refused.localId());
       assertTrue(refused.response().error().message().contains("context ctx was released"));
       JsonRpcResponse answer = JsonRpcResponse.success(IntNode.valueOf(1), FakeConnector.text("x"));

@@ -8,7 +8,6 @@ import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.key.KeyRouter;
 import dev.mcpsupervisor.actors.key.SupervisorGuardian;
-import dev.mcpsupervisor.actors.session.SessionActor;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
@@ -153,7 +152,7 @@ public final class RoundTripCall {
   private final SupervisorSettings settings;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
-  private final CallInputs<ActorRef<SessionActor.Command>> inputs;
+  private final CallInputs<ActorRef<ContextDelivery.ServerRequestAnswer>> inputs;
   private final Handle handle;
 
   /** The stage the caller waits on now; null while the caller holds a round. */
@@ -232,11 +231,13 @@ public final class RoundTripCall {
   }
 
   private Behavior<Command> onServerRequest(ContextDelivery.ServerRequest asked) {
-    CallInputs.Arrival<ActorRef<SessionActor.Command>> arrival =
+    CallInputs.Arrival<ActorRef<ContextDelivery.ServerRequestAnswer>> arrival =
         inputs.arrived(asked.request(), asked.session());
-    if (arrival instanceof CallInputs.Replied<ActorRef<SessionActor.Command>> replied) {
+    if (arrival
+        instanceof CallInputs.Replied<ActorRef<ContextDelivery.ServerRequestAnswer>> replied) {
       send(replied.reply());
-    } else if (arrival instanceof CallInputs.Missing<ActorRef<SessionActor.Command>> missing) {
+    } else if (arrival
+        instanceof CallInputs.Missing<ActorRef<ContextDelivery.ServerRequestAnswer>> missing) {
       send(missing.refusal());
       onCancel();
       return finish(
@@ -347,7 +348,9 @@ public final class RoundTripCall {
     return Behaviors.same();
   }
 
-  private void send(CallInputs.Reply<ActorRef<SessionActor.Command>> reply) {
-    reply.session().tell(new SessionActor.ServerRequestAnswer(reply.localId(), reply.response()));
+  private void send(CallInputs.Reply<ActorRef<ContextDelivery.ServerRequestAnswer>> reply) {
+    reply
+        .session()
+        .tell(new ContextDelivery.ServerRequestAnswer(reply.localId(), reply.response()));
   }
 }

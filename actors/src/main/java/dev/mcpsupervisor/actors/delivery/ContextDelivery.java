@@ -1,7 +1,6 @@
 package dev.mcpsupervisor.actors.delivery;
 
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
-import dev.mcpsupervisor.actors.session.SessionActor;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -37,15 +36,21 @@ public final class ContextDelivery {
       implements Command {}
 
   /**
-   * Answered exactly once with {@link SessionActor.ServerRequestAnswer} to {@code session},
-   * whatever the listener does.
+   * Answered exactly once with a {@link ServerRequestAnswer} to {@code session}, whatever the
+   * listener does.
    */
   public record ServerRequest(
       String server,
       JsonRpcRequest request,
       String relatedTag,
-      ActorRef<SessionActor.Command> session)
+      ActorRef<ServerRequestAnswer> session)
       implements Command {}
+
+  /**
+   * A context's answer to a server-to-client request; {@code localId} is the id the context was
+   * shown.
+   */
+  public record ServerRequestAnswer(String localId, JsonRpcResponse response) {}
 
   /**
    * Node-local by nature (it carries the listener object), sent only by the router on the same
@@ -198,9 +203,7 @@ public final class ContextDelivery {
   }
 
   private static void replyToServerRequest(ServerRequest asked, JsonRpcResponse response) {
-    asked
-        .session()
-        .tell(new SessionActor.ServerRequestAnswer(asked.request().id().asText(), response));
+    asked.session().tell(new ServerRequestAnswer(asked.request().id().asText(), response));
   }
 
   static JsonRpcResponse noClient(ServerRequest asked, String why) {

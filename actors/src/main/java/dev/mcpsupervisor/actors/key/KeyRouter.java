@@ -295,11 +295,10 @@ public final class KeyRouter {
     KeyEntry key = keys.get(keyId);
     if (key == null) {
       long incarnation = nextIncarnation++;
-      KeyEnvironment env =
-          new KeyEnvironment(server, keyId, settings, connector, observer, context.getSelf());
+      KeyEnvironment env = new KeyEnvironment(server, keyId, settings, connector, observer);
       ActorRef<ServerKeyActor.Command> ref =
           context.spawn(
-              ServerKeyActor.create(env, incarnation, sessionIdFloor),
+              ServerKeyActor.create(env, context.getSelf(), incarnation, sessionIdFloor),
               URLEncoder.encode(keyId, StandardCharsets.UTF_8) + "-" + incarnation);
       context.watchWith(ref, new KeyTerminated(keyId, incarnation));
       key = new KeyEntry(keyId, incarnation, ref);

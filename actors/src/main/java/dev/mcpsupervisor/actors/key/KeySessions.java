@@ -38,13 +38,23 @@ final class KeySessions {
    * @param firstSessionId beyond every session id any earlier incarnation of any key used
    * @param sessionGone told a session's id and why once it has left the table (evicted)
    */
+  /** Where the ids it reserves for sessions are told. */
+  private final ActorRef<KeyRouter.Command> router;
+
+  /** Where its sessions report, the key actor's adapter. */
+  private final ActorRef<SessionActor.Report> reports;
+
   KeySessions(
       KeyEnvironment env,
+      ActorRef<KeyRouter.Command> router,
       long firstSessionId,
       ActorContext<ServerKeyActor.Command> context,
       TimerScheduler<ServerKeyActor.Command> timers,
       CircuitBreaker circuit,
+      ActorRef<SessionActor.Report> reports,
       BiConsumer<Long, String> sessionGone) {
+    this.reports = reports;
+    this.router = router;
     this.env = env;
     this.server = env.serverName();
     this.nextSessionId = firstSessionId;
@@ -98,9 +108,9 @@ final class KeySessions {
   private LeaseTable.Entry<ActorRef<SessionActor.Command>> openSession() {
     long id = nextSessionId++;
     ActorRef<SessionActor.Command> ref =
-        context.spawn(SessionActor.create(id, env, context.getSelf()), "session-" + id);
+        context.spawn(SessionActor.create(id, env, reports), "session-" + id);
     context.watchWith(ref, new ServerKeyActor.SessionTerminated(id));
-    env.router().tell(new KeyRouter.SessionIdsReserved(nextSessionId));
+    router.tell(new KeyRouter.SessionIdsReserved(nextSessionId));
     env.observer().sessionCreated(server);
     return table.add(id, ref);
   }

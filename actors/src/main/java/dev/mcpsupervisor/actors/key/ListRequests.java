@@ -21,12 +21,6 @@ public final class ListRequests {
   /** What the key actor passes on to {@link #on}. */
   interface Event extends ServerKeyActor.Command {}
 
-  /**
-   * A session's upstream sent {@code notifications/<kind>/list_changed}: cached lists of that kind
-   * go.
-   */
-  public record ListChanged(String notification) implements Event {}
-
   /** The answer to a fetch (through a message adapter). */
   private record Fetched(JsonRpcResponse response) implements Event {}
 
@@ -78,10 +72,13 @@ public final class ListRequests {
     return true;
   }
 
+  /** A session's upstream sent {@code notifications/<kind>/list_changed}: those lists go. */
+  void listChanged(String notification) {
+    cache.listChanged(notification);
+  }
+
   void on(Event event) {
-    if (event instanceof ListChanged changed) {
-      cache.listChanged(changed.notification());
-    } else if (event instanceof Fetched fetched) {
+    if (event instanceof Fetched fetched) {
       timers.cancel(new Expired(fetched.response().id().asLong(), true));
       cache.fetched(fetched.response()).forEach(this::answer);
     } else if (event instanceof Expired expired && expired.fetch()) {

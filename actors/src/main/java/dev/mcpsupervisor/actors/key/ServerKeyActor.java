@@ -68,22 +68,8 @@ public final class ServerKeyActor {
 
   // From the sessions.
 
-  public record SessionReady(long sessionId) implements Command {}
-
-  /** A ready session lost its connection and is reconnecting. */
-  public record SessionDown(long sessionId, String reason) implements Command {}
-
-  /**
-   * A connect or initialize failed; {@code fatal}: the session never was ready and gives up (close
-   * it).
-   */
-  public record AttemptFailed(long sessionId, String reason, boolean fatal) implements Command {}
-
-  /** The session is (or stopped being) at maxInflightPerSession. */
-  public record SessionLoad(long sessionId, boolean saturated) implements Command {}
-
-  /** The session's requests keep failing: evict it. */
-  public record SessionFailing(long sessionId, String reason) implements Command {}
+  /** What a session reports ({@link SessionActor.Report}), through a message adapter. */
+  private record FromSession(SessionActor.Report report) implements Command {}
 
   // Its own: a watch and timers (KeySessions sets them).
 
@@ -99,17 +85,24 @@ public final class ServerKeyActor {
    * @param incarnation distinguishes this actor from earlier and later ones of the same key
    * @param firstSessionId beyond every session id any earlier incarnation of any key used
    */
+  /**
+   * @param router the router it reports to (idle, session ids reserved)
+   */
   public static Behavior<Command> create(
-      KeyEnvironment env, long incarnation, long firstSessionId) {
+      KeyEnvironment env,
+      ActorRef<KeyRouter.Command> router,
+      long incarnation,
+      long firstSessionId) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
                 timers ->
-                    new ServerKeyActor(env, incarnation, firstSessionId, context, timers)
+                    new ServerKeyActor(env, router, incarnation, firstSessionId, context, timers)
                         .active()));
   }
 
   private final KeyEnvironment env;
+  private final ActorRef<KeyRouter.Command> router;
   private final String server;
   private final long incarnation;
   private final ActorContext<Command> context;
@@ -124,17 +117,27 @@ public final class ServerKeyActor {
 
   private ServerKeyActor(
       KeyEnvironment env,
+      ActorRef<KeyRouter.Command> router,
       long incarnation,
       long firstSessionId,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.env = env;
+    this.router = router;
     this.server = env.serverName();
     this.incarnation = incarnation;
     this.context = context;
     this.circuit = new CircuitBreaker(server, env.settings().circuitMaxFailures());
     this.sessions =
-        new KeySessions(env, firstSessionId, context, timers, circuit, this::sessionGone);
+        new KeySessions(
+            env,
+            router,
+            firstSessionId,
+            context,
+            timers,
+            circuit,
+            context.messageAdapter(SessionActor.Report.class, FromSession::new),
+            this::sessionGone);
     this.table = sessions.table();
     this.lists = new ListRequests(env, context, timers);
     this.subscriptions = new SubscriptionRequests(env, context, sessions::ref);
@@ -156,19 +159,7 @@ public final class ServerKeyActor {
         .onMessage(Release.class, fromRouter(this::onRelease))
         .onMessage(GetSnapshot.class, fromRouter(this::onGetSnapshot))
         .onMessage(Shutdown.class, fromRouter(notUsed -> onShutdown()))
-        .onMessage(SessionReady.class, this::onSessionReady)
-        .onMessage(SessionDown.class, this::onSessionDown)
-        .onMessage(
-            AttemptFailed.class,
-            failed ->
-                same(
-                    () ->
-                        sessions.attemptFailed(
-                            failed.sessionId(), failed.reason(), failed.fatal())))
-        .onMessage(
-            SessionLoad.class,
-            load -> same(() -> table.saturated(load.sessionId(), load.saturated())))
-        .onMessage(SessionFailing.class, this::onSessionFailing)
+        .onMessage(FromSession.class, from -> onSessionReport(from.report()))
         .onMessage(ListRequests.Event.class, event -> same(() -> lists.on(event)))
         .onMessage(SubscriptionRequests.Event.class, event -> same(() -> subscriptions.on(event)))
         .onMessage(
@@ -273,13 +264,30 @@ public final class ServerKeyActor {
 
   // ------------------------------------------------------------------------------- session reports
 
-  private Behavior<Command> onSessionReady(SessionReady ready) {
+  private Behavior<Command> onSessionReport(SessionActor.Report report) {
+    if (report instanceof SessionActor.SessionReady ready) {
+      return onSessionReady(ready);
+    } else if (report instanceof SessionActor.SessionDown down) {
+      return onSessionDown(down);
+    } else if (report instanceof SessionActor.AttemptFailed failed) {
+      sessions.attemptFailed(failed.sessionId(), failed.reason(), failed.fatal());
+    } else if (report instanceof SessionActor.SessionLoad load) {
+      table.saturated(load.sessionId(), load.saturated());
+    } else if (report instanceof SessionActor.SessionFailing failing) {
+      return onSessionFailing(failing);
+    } else if (report instanceof SessionActor.ListChanged changed) {
+      lists.listChanged(changed.notification());
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onSessionReady(SessionActor.SessionReady ready) {
     sessions.sessionReady(ready.sessionId());
     subscriptions.reconnected(ready.sessionId());
     return Behaviors.same();
   }
 
-  private Behavior<Command> onSessionDown(SessionDown down) {
+  private Behavior<Command> onSessionDown(SessionActor.SessionDown down) {
     lists.connectionLost();
     subscriptions.connectionLost(down.sessionId());
     table.ready(down.sessionId(), false);
@@ -293,7 +301,7 @@ public final class ServerKeyActor {
     return Behaviors.same();
   }
 
-  private Behavior<Command> onSessionFailing(SessionFailing failing) {
+  private Behavior<Command> onSessionFailing(SessionActor.SessionFailing failing) {
     var session = table.get(failing.sessionId());
     if (session != null) {
       context
@@ -368,8 +376,7 @@ public final class ServerKeyActor {
       routerInbox
           .idleReport()
           .ifPresent(
-              processed ->
-                  env.router().tell(new KeyRouter.KeyIdle(env.keyId(), incarnation, processed)));
+              processed -> router.tell(new KeyRouter.KeyIdle(env.keyId(), incarnation, processed)));
     }
   }
 

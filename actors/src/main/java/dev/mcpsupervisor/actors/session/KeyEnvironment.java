@@ -2,10 +2,8 @@ package dev.mcpsupervisor.actors.session;
 
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
-import dev.mcpsupervisor.actors.key.KeyRouter;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.upstream.UpstreamConnector;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * What a server key's actor and its sessions are built with. Passed when spawning, never sent in a
@@ -18,8 +16,7 @@ public record KeyEnvironment(
     String keyId,
     SupervisorSettings settings,
     UpstreamConnector connector,
-    SupervisorObserver observer,
-    ActorRef<KeyRouter.Command> router) {
+    SupervisorObserver observer) {
 
   public String serverName() {
     return server.name();

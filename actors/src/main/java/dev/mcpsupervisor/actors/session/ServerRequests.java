@@ -42,7 +42,7 @@ final class ServerRequests {
   private final int capacity;
   private final Duration timeout;
   private final TimerScheduler<SessionActor.Command> timers;
-  private final ActorRef<SessionActor.Command> session;
+  private final ActorRef<ContextDelivery.ServerRequestAnswer> session;
   private final Map<String, Pending> byLocalId = new HashMap<>();
   private long nextLocalId = 1;
 
@@ -55,7 +55,7 @@ final class ServerRequests {
       int capacity,
       Duration timeout,
       TimerScheduler<SessionActor.Command> timers,
-      ActorRef<SessionActor.Command> session) {
+      ActorRef<ContextDelivery.ServerRequestAnswer> session) {
     this.server = server;
     this.localIdPrefix = localIdPrefix;
     this.capacity = capacity;

@@ -5,9 +5,7 @@ import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
-import dev.mcpsupervisor.actors.key.ServerKeyActor;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -76,11 +74,37 @@ public final class SessionActor {
 
   public record GetSnapshot(ActorRef<SessionSnapshot> replyTo) implements Command {}
 
+  /** A context's answer to a server request, through the session's message adapter. */
+  record ServerRequestAnswered(ContextDelivery.ServerRequestAnswer answer) implements Command {}
+
   /**
-   * A context's answer to a server-to-client request; {@code localId} is the id the context was
-   * shown.
+   * What a session tells its key actor (through the key's message adapter: the session does not
+   * know its parent's protocol).
    */
-  public record ServerRequestAnswer(String localId, JsonRpcResponse response) implements Command {}
+  public interface Report {}
+
+  public record SessionReady(long sessionId) implements Report {}
+
+  /** A ready session lost its connection and is reconnecting. */
+  public record SessionDown(long sessionId, String reason) implements Report {}
+
+  /**
+   * A connect or initialize failed; {@code fatal}: the session never was ready and gives up (close
+   * it).
+   */
+  public record AttemptFailed(long sessionId, String reason, boolean fatal) implements Report {}
+
+  /** The session is (or stopped being) at maxInflightPerSession. */
+  public record SessionLoad(long sessionId, boolean saturated) implements Report {}
+
+  /** The session's requests keep failing: evict it. */
+  public record SessionFailing(long sessionId, String reason) implements Report {}
+
+  /**
+   * Its upstream sent {@code notifications/<kind>/list_changed}: the key's cached lists of that
+   * kind go.
+   */
+  public record ListChanged(String notification) implements Report {}
 
   // What its link reports (UpstreamLink.Report) comes from a child; never crosses a node.
 
@@ -103,7 +127,7 @@ public final class SessionActor {
   }
 
   public static Behavior<Command> create(
-      long sessionId, KeyEnvironment env, ActorRef<ServerKeyActor.Command> parent) {
+      long sessionId, KeyEnvironment env, ActorRef<Report> parent) {
     SupervisorSettings settings = env.settings();
     return Behaviors.<Command>supervise(
             Behaviors.withStash(
@@ -137,7 +161,7 @@ public final class SessionActor {
   private SessionActor(
       long sessionId,
       KeyEnvironment env,
-      ActorRef<ServerKeyActor.Command> parent,
+      ActorRef<Report> parent,
       ActorContext<Command> context,
       TimerScheduler<Command> timers,
       StashBuffer<Command> early) {
@@ -365,8 +389,8 @@ public final class SessionActor {
             GetSnapshot.class,
             get -> onGetSnapshot(get, stateWord, ready != null ? ready.pid() : pid))
         .onMessage(
-            ServerRequestAnswer.class,
-            answer -> same(() -> inbox.onServerRequestAnswer(answer, ready)))
+            ServerRequestAnswered.class,
+            answered -> same(() -> inbox.onServerRequestAnswer(answered.answer(), ready)))
         .onMessage(
             Leased.class,
             leased -> same(() -> inbox.contexts().leased(leased.context(), leased.delivery())))

@@ -4,9 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
+import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
-import dev.mcpsupervisor.actors.key.ListRequests;
-import dev.mcpsupervisor.actors.key.ServerKeyActor;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
@@ -61,7 +60,7 @@ final class SessionCalls {
   private final KeyEnvironment env;
   private final String server;
   private final SupervisorSettings settings;
-  private final ActorRef<ServerKeyActor.Command> parent;
+  private final ActorRef<SessionActor.Report> parent;
   private final ActorContext<SessionActor.Command> context;
   private final CallTimers timers;
   private final CallSender sender;
@@ -80,7 +79,7 @@ final class SessionCalls {
   SessionCalls(
       long sessionId,
       KeyEnvironment env,
-      ActorRef<ServerKeyActor.Command> parent,
+      ActorRef<SessionActor.Report> parent,
       ActorContext<SessionActor.Command> context,
       TimerScheduler<SessionActor.Command> timers) {
     this.sessionId = sessionId;
@@ -99,7 +98,9 @@ final class SessionCalls {
             settings.stashCapacity(),
             settings.serverRequestTimeout(),
             timers,
-            context.getSelf());
+            context.messageAdapter(
+                ContextDelivery.ServerRequestAnswer.class,
+                SessionActor.ServerRequestAnswered::new));
     this.inbox =
         new UpstreamInbox(
             server,
@@ -240,7 +241,7 @@ final class SessionCalls {
    * the retry policy knew of them is refetched.
    */
   private void listChanged(String notification, Link ready) {
-    parent.tell(new ListRequests.ListChanged(notification));
+    parent.tell(new SessionActor.ListChanged(notification));
     if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(notification)) {
       tools.refetch(ready);
     }
@@ -308,7 +309,7 @@ final class SessionCalls {
   private void countFailure() {
     if (health.failed()) {
       parent.tell(
-          new ServerKeyActor.SessionFailing(
+          new SessionActor.SessionFailing(
               sessionId, health.consecutiveFailures() + " consecutive request failures"));
     }
   }
@@ -320,7 +321,7 @@ final class SessionCalls {
   private void reportLoad() {
     boolean saturated = held.size() >= env.server().maxInflightPerSession();
     if (health.saturationChanged(saturated)) {
-      parent.tell(new ServerKeyActor.SessionLoad(sessionId, saturated));
+      parent.tell(new SessionActor.SessionLoad(sessionId, saturated));
     }
   }
 

@@ -2,7 +2,6 @@ package dev.mcpsupervisor.actors.session;
 
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.SessionSnapshot;
-import dev.mcpsupervisor.actors.key.ServerKeyActor;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import java.time.Instant;
 import java.util.OptionalLong;
@@ -22,7 +21,7 @@ final class SessionLifecycle {
   private final long sessionId;
   private final KeyEnvironment env;
   private final String server;
-  private final ActorRef<ServerKeyActor.Command> parent;
+  private final ActorRef<SessionActor.Report> parent;
   private final ActorContext<SessionActor.Command> context;
   private final SessionCalls calls;
   private final KeepAlive keepAlive;
@@ -40,7 +39,7 @@ final class SessionLifecycle {
   SessionLifecycle(
       long sessionId,
       KeyEnvironment env,
-      ActorRef<ServerKeyActor.Command> parent,
+      ActorRef<SessionActor.Report> parent,
       ActorContext<SessionActor.Command> context,
       SessionCalls calls,
       KeepAlive keepAlive,
@@ -58,11 +57,11 @@ final class SessionLifecycle {
 
   /** After a crash-restart the key actor may still believe the old instance's state: correct it. */
   void started() {
-    parent.tell(new ServerKeyActor.SessionLoad(sessionId, false));
+    parent.tell(new SessionActor.SessionLoad(sessionId, false));
   }
 
   void linkUp(SessionCalls.Link link) {
-    parent.tell(new ServerKeyActor.SessionReady(sessionId));
+    parent.tell(new SessionActor.SessionReady(sessionId));
     readyWaiters.ready(link.initializeResult());
     calls.linkUp(link);
     keepAlive.start();
@@ -102,7 +101,7 @@ final class SessionLifecycle {
     restarts++;
     keepAlive.stop();
     calls.linkLost(reason);
-    parent.tell(new ServerKeyActor.SessionDown(sessionId, reason));
+    parent.tell(new SessionActor.SessionDown(sessionId, reason));
   }
 
   /**
@@ -112,7 +111,7 @@ final class SessionLifecycle {
   JsonRpcError gaveUp(String reason) {
     early.clear(); // what the failed link sent early belongs to no connection now
     context.getLog().info("{} session {}: attempt 1 failed: {}", server, sessionId, reason);
-    parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, true));
+    parent.tell(new SessionActor.AttemptFailed(sessionId, reason, true));
     JsonRpcError error = SupervisorErrors.unavailable(server, reason);
     calls.answerEverything(call -> error);
     readyWaiters.failed(error);
@@ -125,7 +124,7 @@ final class SessionLifecycle {
     context
         .getLog()
         .info("{} session {}: attempt {} failed: {}", server, sessionId, failedAttempts, reason);
-    parent.tell(new ServerKeyActor.AttemptFailed(sessionId, reason, false));
+    parent.tell(new SessionActor.AttemptFailed(sessionId, reason, false));
   }
 
   /**
@@ -175,7 +174,7 @@ final class SessionLifecycle {
         call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"));
     readyWaiters.failed(
         SupervisorErrors.unavailableBecause(server, "session " + sessionId + " failed"));
-    parent.tell(new ServerKeyActor.SessionDown(sessionId, "session actor failed"));
+    parent.tell(new SessionActor.SessionDown(sessionId, "session actor failed"));
   }
 
   /**

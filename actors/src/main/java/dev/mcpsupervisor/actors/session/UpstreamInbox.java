@@ -134,7 +134,7 @@ final class UpstreamInbox {
     }
   }
 
-  void onServerRequestAnswer(SessionActor.ServerRequestAnswer answer, SessionCalls.Link ready) {
+  void onServerRequestAnswer(ContextDelivery.ServerRequestAnswer answer, SessionCalls.Link ready) {
     JsonRpcResponse response =
         serverRequests.answered(
             answer.localId(), answer.response(), ready == null ? null : ready.ref());

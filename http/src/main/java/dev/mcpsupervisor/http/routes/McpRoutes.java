@@ -303,7 +303,7 @@ public final class McpRoutes extends AllDirectives {
   private CompletionStage<HttpResponse> initialize(
       JsonRpcRequest initialize, String path, String server, AcceptHeader accept, Identity caller) {
     return exchanges
-        .createSession(server, caller)
+        .createSession(server, caller, DownstreamSessions.Kind.SESSION)
         .thenCompose(
             created ->
                 created.sessionId() == null

@@ -76,10 +76,11 @@ public final class SessionExchanges {
    *
    * @param owner who creates it: only this identity reaches it afterwards
    */
-  CompletionStage<DownstreamSessions.Created> createSession(String server, Identity owner) {
+  CompletionStage<DownstreamSessions.Created> createSession(
+      String server, Identity owner, DownstreamSessions.Kind kind) {
     return Asks.ask(
         sessions,
-        replyTo -> new DownstreamSessions.Create(server, owner, replyTo),
+        replyTo -> new DownstreamSessions.Create(server, owner, kind, replyTo),
         ASK_TIMEOUT,
         scheduler);
   }

@@ -16,7 +16,8 @@ import dev.mcpsupervisor.http.endpoint.ServerAccess;
 import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
-import dev.mcpsupervisor.http.session.DownstreamSession;
+import dev.mcpsupervisor.http.session.DownstreamSessions;
+import dev.mcpsupervisor.http.session.ListenSession;
 import dev.mcpsupervisor.http.stateless.CallerContexts;
 import dev.mcpsupervisor.http.stateless.IdentityContexts;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
@@ -199,7 +200,7 @@ final class StatelessRoutes {
     }
     Runnable finished = permit.get();
     return exchanges
-        .createSession(server, caller)
+        .createSession(server, caller, DownstreamSessions.Kind.LISTEN_STREAM)
         .thenCompose(
             created -> {
               if (created.sessionId() == null) {
@@ -214,7 +215,7 @@ final class StatelessRoutes {
                   created.sessionId(),
                   path,
                   caller,
-                  new DownstreamSession.Listen(
+                  new ListenSession.Listen(
                       call, StatelessEnvelope.Meta.of(call), gateway.cacheScope(), exchange));
               exchanges.closeWhenDone(exchange, created.sessionId(), path, caller);
               return exchanges.answer(exchange, accept, false, null, () -> {});
@@ -268,7 +269,7 @@ final class StatelessRoutes {
     Exchange exchange = exchanges.openExchange();
     StatelessRequest parked = gateway.pending().get(state.pendingId());
     if (parked == null) {
-      exchange.tell(StatelessRequest.noRoundWaiting(call));
+      exchange.tell(PendingRounds.noRoundWaiting(call));
     } else {
       exchange.terminated().thenRun(() -> parked.exchangeEnded(exchange));
       parked.resume(call, state, exchange, accept.sse());

@@ -1,42 +1,42 @@
 package dev.mcpsupervisor.http.session;
 
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
+import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.http.stream.StreamReplay;
-import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One downstream MCP session (one {@code Mcp-Session-Id}), which is also the supervisor context
- * holding its leases. States, each a method: {@link #uninitialized()} → {@link #active} (the
- * client's protocol known) → {@link #draining} (the gateway stops: no GET stream, reply once every
- * exchange is answered) → {@link #ending} (leases released, then stop). A POST's messages are taken
- * by {@link PostHandling}; what a 2025-era client asks is answered by {@link ClientRequests}; where
- * answers and server messages go is {@link DownstreamStreams}; what the upstreams send goes where
- * {@link UpstreamTraffic} says.
+ * holding its leases. States, each a method (docs/architecture.md draws them): {@link
+ * #uninitialized()} → {@link #active} (the client's protocol known) → {@link #draining} (the
+ * gateway stops: no GET stream, reply once every exchange is answered) → {@link #drained}; ended
+ * from any of them, it is an {@link EndedSession}. A POST's messages are taken by {@link
+ * PostHandling}; what a 2025-era client asks is answered by {@link ClientRequests}; where answers
+ * and server messages go is {@link DownstreamStreams}; what the upstreams send goes where {@link
+ * UpstreamRelay} says.
  *
- * <p>Created by {@link DownstreamSessions}, which ends it or is asked to (idle, failed initialize);
- * only a session serving one stateless request ends itself once answered (its registry learns of it
- * when it stops). The HTTP routes tell it directly through its {@link RouteGate}: it stops only
- * once it has answered everything that passed the gate.
+ * <p>Created by {@link DownstreamSessions}, which ends it or is asked to (idle, failed initialize).
+ * The HTTP routes tell it directly through its {@link RouteGate}: it stops only once it has
+ * answered everything that passed the gate. Its messages are also those of a {@link ListenSession},
+ * which its registry keeps beside it.
  */
 public final class DownstreamSession {
 
@@ -72,16 +72,6 @@ public final class DownstreamSession {
       preAnswered = List.copyOf(preAnswered);
     }
   }
-
-  /**
-   * A 2026-07-28 {@code subscriptions/listen} request: this session serves that one stream (its
-   * leases hold its subscriptions, and are released when the stream ends).
-   *
-   * @param cacheScope what its cacheable results say
-   */
-  public record Listen(
-      JsonRpcRequest request, StatelessEnvelope.Meta meta, String cacheScope, ExchangeSink exchange)
-      implements Routed {}
 
   /** GET: the server-to-client stream. */
   public record OpenStream(ExchangeSink exchange) implements Routed {}
@@ -122,37 +112,31 @@ public final class DownstreamSession {
   /** A resumable stream's timer (priming, polling): {@link StreamReplay#timer}. */
   private record StreamTimer(ExchangeSink exchange) implements Command {}
 
-  /** The servers a listen stream may reach are known (their initialize results). */
-  private record ListenReady(ClientRequests.Client client, Outcome outcome, Throwable failure)
-      implements Command {}
-
-  /** A listen stream's resources are subscribed: URI → the server that took it. */
-  private record ListenSubscribed(Map<String, String> uris) implements Command {}
-
-  /** What the supervisor delivers the session's context ({@link SessionListener#mailbox()}). */
-  private record FromContext(ContextDelivery.Command message) implements Command {}
+  /** What the supervisor delivers the session's context (the actor is its delivery). */
+  record FromContext(ContextDelivery.Command message) implements Command {}
 
   static final Command IDLE_CHECK = Signal.IDLE_CHECK; // sent by the registry's idle sweep
 
-  /** What the idle sweep and the lease release say. */
+  /** What the idle sweep says. */
   private enum Signal implements Command {
-    IDLE_CHECK,
-    LEASES_RELEASED
+    IDLE_CHECK
   }
+
+  private static final Logger quietLog = LoggerFactory.getLogger(DownstreamSession.class);
 
   static Behavior<Command> create(SessionSpec spec) {
     return Behaviors.setup(
         context ->
-            Behaviors.withTimers(
-                timers ->
-                    new DownstreamSession(spec, context, timers)
-                        .start(spec.settings().serverRequestTimeout())));
+            Behaviors.withTimers(timers -> new DownstreamSession(spec, context, timers).start()));
   }
 
-  private final String id;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
-  private final SessionHandling handling;
+  private final SessionSpec spec;
+  private final ClientRequests requests;
+  private final DownstreamStreams streams = new DownstreamStreams();
+  private final UpstreamRelay relay;
+  private final PostHandling posts;
 
   /**
    * The thread handing this session a call's answer from the supervisor, while it does: an outcome
@@ -164,256 +148,255 @@ public final class DownstreamSession {
   /** An outcome that completed while {@link #answering}: taken right after the hand-off. */
   private Answered answeredInline;
 
+  private SessionListener listener;
+
   private DownstreamSession(
       SessionSpec spec, ActorContext<Command> context, TimerScheduler<Command> timers) {
-    this.id = spec.id();
     this.context = context;
     this.timers = timers;
-    this.handling =
-        new SessionHandling(
-            spec,
-            new SessionHandling.Wiring(
-                timers,
-                (delay, exchange) ->
-                    timers.startSingleTimer(
-                        new StreamTimer(exchange), new StreamTimer(exchange), delay),
-                ServerRequestExpired::new,
-                this::awaitAnswer,
-                () -> SessionLogger.of(context)));
+    this.spec = spec;
+    this.requests = new ClientRequests(spec.id(), spec.endpoint(), spec.supervisor());
+    this.relay = new UpstreamRelay(streams, requests);
+    this.posts =
+        new PostHandling(
+            spec.id(),
+            spec.supervisor(),
+            spec.registry(),
+            requests,
+            streams,
+            relay,
+            spec.settings().limits().maxInflightPerDownstreamSession());
   }
 
-  private Behavior<Command> start(Duration serverRequestTimeout) {
-    handling.start(
+  /** The session hears what its upstreams send from now on. */
+  private Behavior<Command> start() {
+    listener =
         new SessionListener(
-            handling.upstreams,
+            relay,
             context.getSelf(),
             context.messageAdapter(ContextDelivery.Command.class, FromContext::new),
             context.getSystem().scheduler(),
-            serverRequestTimeout));
+            spec.settings().serverRequestTimeout());
+    spec.supervisor().register(spec.id(), listener);
     return uninitialized();
   }
 
   // ---------------------------------------------------------------------------------------- states
+  // One handler per state, not a case table: an idle session keeps only its state's one lambda, and
+  // 100,000 idle sessions each holding a table of cases would cost a kilobyte apiece.
 
-  /** Until its initialize request is taken: the one request that may come first. */
+  /** Until its initialize request is taken. */
   private Behavior<Command> uninitialized() {
-    return open(null, null);
+    return Behaviors.receiveMessage(
+        message -> message instanceof Post post ? onPost(post, null) : onOpen(message, null));
   }
 
   /** The client's protocol is known (negotiated at initialize). */
   private Behavior<Command> active(ClientRequests.Client client) {
-    return open(client, null);
+    return Behaviors.receiveMessage(
+        message -> message instanceof Post post ? onPost(post, client) : onOpen(message, client));
   }
 
   /**
    * The gateway stops: the GET stream is closed and no new one opens; {@code waiter} hears once no
-   * exchange is open (then null: drained, the session waits for its end).
+   * exchange is open.
    */
   private Behavior<Command> draining(
       ClientRequests.Client client, ActorRef<DownstreamSessions.Command> waiter) {
-    if (waiter != null && handling.streams.noExchangeOpen()) {
-      waiter.tell(new DownstreamSessions.Drained(id));
-      return draining(client, null);
+    if (streams.noExchangeOpen()) {
+      waiter.tell(new DownstreamSessions.Drained(spec.id()));
+      return drained(client);
     }
-    return open(client, new Draining(waiter));
+    return Behaviors.receiveMessage(
+        message -> {
+          if (message instanceof Post post) {
+            return draining(posts(post, client), waiter);
+          }
+          Behavior<Command> next = whileDraining(message, client);
+          return next == Behaviors.<Command>same() ? draining(client, waiter) : next;
+        });
   }
 
-  private record Draining(ActorRef<DownstreamSessions.Command> waiter) {}
-
-  /**
-   * What every state before the end handles; {@code client} is null before initialize, {@code
-   * draining} if so. One handler per state rather than a case per message: an idle session keeps
-   * only this behaviour, and 100,000 idle sessions each holding a table of cases and their lambdas
-   * would cost a kilobyte apiece.
-   */
-  private Behavior<Command> open(ClientRequests.Client client, Draining draining) {
-    return Behaviors.receiveMessage(message -> onOpen(message, client, draining));
+  /** Drained: nothing is open, the session waits for its end. */
+  private Behavior<Command> drained(ClientRequests.Client client) {
+    return Behaviors.receiveMessage(
+        message ->
+            message instanceof Post post
+                ? drained(posts(post, client))
+                : whileDraining(message, client));
   }
 
-  private Behavior<Command> onOpen(
-      Command message, ClientRequests.Client client, Draining draining) {
-    UpstreamTraffic upstreams = handling.upstreams;
-    if (message instanceof Post post) {
-      return onPost(post, client, draining);
-    } else if (message instanceof Listen listen) {
-      return onListen(listen, client);
-    } else if (message instanceof ListenReady ready) {
-      return onListenReady(ready);
-    } else if (message instanceof ListenSubscribed subscribed) {
-      handling.listen().subscribed(subscribed.uris());
-    } else if (message instanceof OpenStream open) {
-      handling.openStream(open, draining != null);
-    } else if (message instanceof ResumeStream resume) {
-      handling.resumeStream(resume, draining != null);
-    } else if (message instanceof StreamTimer timer) {
-      handling.streams.replay.timer(timer.exchange());
-    } else if (message instanceof ExchangeClosed closed) {
-      if (handling.exchangeClosed(closed.exchange())) {
-        // a listen stream's session ends with it, with no round trip through its registry
-        context.getSelf().tell(new End("its stream ended", context.getSystem().ignoreRef()));
-      }
-      return next(true, client, draining);
-    } else if (message instanceof Answered answered) {
-      return next(handling.answered(client, answered), client, draining);
-    } else if (message instanceof FromContext from) {
-      return fromContext(from.message(), client, draining);
-    } else if (message instanceof UpstreamRequest upstream) {
-      upstreams.request(upstream, client);
-    } else if (message instanceof ServerRequestExpired expired) {
-      upstreams.expired(expired.downstreamId());
-    } else if (message == Signal.IDLE_CHECK) {
-      handling.idleCheck();
-    } else if (message instanceof End end) {
-      return onEnd(end, client, draining);
+  private Behavior<Command> whileDraining(Command message, ClientRequests.Client client) {
+    if (message instanceof OpenStream || message instanceof ResumeStream) {
+      spec.gate().processed();
+      ((Routed) message).exchange().tell(Exchange.Refused.of(503, "the gateway is shutting down"));
     } else if (message instanceof Drain drain) {
-      handling.drain();
+      drain.replyTo().tell(new DownstreamSessions.Drained(spec.id()));
+    } else {
+      return onOpen(message, client);
+    }
+    return Behaviors.same();
+  }
+
+  /** What every state before the end handles alike; {@code client} is null before initialize. */
+  private Behavior<Command> onOpen(Command message, ClientRequests.Client client) {
+    if (message instanceof FromContext from) {
+      fromContext(from.message(), client);
+    } else if (message instanceof Answered answered) {
+      answered(answered, client);
+    } else if (message instanceof ExchangeClosed closed) {
+      spec.gate().processed();
+      streams.closed(closed.exchange());
+    } else if (message instanceof StreamTimer timer) {
+      streams.replay.timer(timer.exchange());
+    } else if (message instanceof UpstreamRequest upstream) {
+      JsonNode asked = relay.request(upstream, client);
+      if (asked != null) {
+        Duration timeout = spec.settings().serverRequestTimeout();
+        timers.startSingleTimer(asked, new ServerRequestExpired(asked), timeout);
+      }
+    } else if (message instanceof ServerRequestExpired expired) {
+      relay.expired(expired.downstreamId());
+    } else if (message instanceof OpenStream open) {
+      spec.gate().processedActivity();
+      if (!streams.openGetStream(open.exchange())) {
+        open.exchange()
+            .tell(
+                Exchange.Refused.of(409, "Conflict: this session already has an open GET stream"));
+      }
+    } else if (message instanceof ResumeStream resume) {
+      spec.gate().processedActivity();
+      streams.resume(resume.lastEventId(), resume.exchange());
+    } else if (message instanceof ListenSession.Listen listen) { // a fault of the routes
+      spec.gate().processed();
+      listen.exchange().tell(Exchange.Refused.of(409, "Conflict: the session is in use"));
+    } else if (message == Signal.IDLE_CHECK) {
+      askToEndIfIdle();
+    } else if (message instanceof Drain drain) {
+      streams.closeGetStream();
       return draining(client, drain.replyTo());
+    } else if (message instanceof End end) {
+      return onEnd(end);
     } else {
       return Behaviors.unhandled();
     }
     return Behaviors.same();
   }
 
+  private Behavior<Command> onPost(Post post, ClientRequests.Client client) {
+    ClientRequests.Client now = posts(post, client);
+    return now == client ? Behaviors.same() : active(now);
+  }
+
+  /** Takes a POST's messages; the client as it is now (a new one once initialize is taken). */
+  private ClientRequests.Client posts(Post post, ClientRequests.Client client) {
+    spec.gate().processedActivity();
+    if (posts.refusedBatch(post, client)) {
+      return client;
+    }
+    PostHandling.Taken taken = posts.take(post, client);
+    taken.answered().forEach(timers::cancel); // the client answered: no deadline any more
+    taken.awaited().forEach(this::await);
+    if (taken.client() != client) {
+      StreamReplay replay =
+          new StreamReplay(
+              spec.settings().sseResume(),
+              (delay, exchange) ->
+                  timers.startSingleTimer(
+                      new StreamTimer(exchange), new StreamTimer(exchange), delay));
+      replay.enableFor(taken.client().protocolVersion());
+      if (replay.enabled()) { // else the shared pass-through one stays
+        streams.replayWith(replay);
+      }
+    }
+    return taken.client();
+  }
+
   /**
    * A call's outcome: taken at once when it completes on the thread handing over the call's answer
    * ({@link #fromContext}), else piped to this actor.
    */
-  private void awaitAnswer(CompletionStage<Outcome> outcome, JsonNode requestId, long sequence) {
-    outcome.whenComplete(
-        (result, failure) -> {
-          Answered answered = new Answered(requestId, sequence, result, failure);
-          if (Thread.currentThread() == answering && answeredInline == null) {
-            answeredInline = answered;
-          } else {
-            context.getSelf().tell(answered);
-          }
-        });
+  private void await(PostHandling.Awaited awaited) {
+    awaited
+        .outcome()
+        .whenComplete(
+            (result, failure) -> {
+              Answered answered =
+                  new Answered(awaited.requestId(), awaited.sequence(), result, failure);
+              if (Thread.currentThread() == answering && answeredInline == null) {
+                answeredInline = answered;
+              } else {
+                context.getSelf().tell(answered);
+              }
+            });
   }
 
   /** What the supervisor delivers the context; a call's answer may complete a request at once. */
-  private Behavior<Command> fromContext(
-      ContextDelivery.Command message, ClientRequests.Client client, Draining draining) {
+  private void fromContext(ContextDelivery.Command message, ClientRequests.Client client) {
     answering = Thread.currentThread();
     try {
-      handling.fromContext(message);
+      ContextDelivery.deliver(message, listener, spec.id(), quietLog);
     } finally {
       answering = null;
     }
     Answered answered = answeredInline;
-    if (answered == null) {
-      return Behaviors.same();
+    if (answered != null) {
+      answeredInline = null;
+      answered(answered, client);
     }
-    answeredInline = null;
-    return next(handling.answered(client, answered), client, draining);
   }
 
-  /** After a message that may have closed the last exchange: a draining session may now reply. */
-  private Behavior<Command> next(
-      boolean exchangeMayHaveClosed, ClientRequests.Client client, Draining draining) {
-    if (draining != null && draining.waiter() != null && exchangeMayHaveClosed) {
-      return draining(client, draining.waiter());
+  private void answered(Answered answered, ClientRequests.Client client) {
+    if (posts.answered(
+        client,
+        answered.requestId(),
+        answered.sequence(),
+        answered.outcome(),
+        answered.failure())) {
+      spec.gate().active();
     }
-    return Behaviors.same();
   }
 
-  private Behavior<Command> onPost(Post post, ClientRequests.Client client, Draining draining) {
-    handling.routedActivity();
-    if (handling.posts.refusedBatch(post, client)) {
-      return Behaviors.same();
+  /**
+   * The registry's idle sweep: idle for its idle timeout, with nothing going on, the session asks
+   * to be ended; it closes its gate only if nothing is on its way, so no request races that end.
+   */
+  private void askToEndIfIdle() {
+    Duration idleTimeout = spec.idleTimeout();
+    if (spec.gate().idleFor(idleTimeout)
+        && streams.nothingInFlight()
+        && spec.gate().closeIfIdle()) {
+      spec.registry().tell(new DownstreamSessions.EndMe(spec.id(), "idle for " + idleTimeout));
     }
-    ClientRequests.Client now = handling.take(post, client);
-    if (now != client) {
-      return draining != null ? draining(now, draining.waiter()) : active(now);
-    }
-    return next(true, client, draining);
-  }
-
-  /** First what an initialize would have told: which servers are there, and what they offer. */
-  private Behavior<Command> onListen(Listen listen, ClientRequests.Client client) {
-    ClientRequests.Client asking = handling.beginListen(listen, client);
-    if (asking != null) {
-      context.pipeToSelf(
-          handling.discover(asking),
-          (outcome, failure) -> new ListenReady(asking, outcome, failure));
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onListenReady(ListenReady ready) {
-    CompletionStage<Map<String, String>> subscribing =
-        handling.listenReady(ready.outcome(), ready.failure());
-    if (subscribing != null) {
-      context.pipeToSelf(
-          subscribing, (uris, failure) -> new ListenSubscribed(uris == null ? Map.of() : uris));
-    }
-    return active(ready.client());
   }
 
   // ------------------------------------------------------------------------------------- lifecycle
 
-  private Behavior<Command> onEnd(End end, ClientRequests.Client client, Draining draining) {
-    if (draining != null && draining.waiter() != null) {
-      draining.waiter().tell(new DownstreamSessions.Drained(id)); // nothing stays open once ended
-    }
-    handling.end(end.reason(), client);
+  /**
+   * Cancels what is in flight, answers it and fails what upstreams asked; then it is an {@link
+   * EndedSession}.
+   */
+  private Behavior<Command> onEnd(End end) {
+    spec.gate().close();
+    SessionLogger.of(context)
+        .info(
+            "session {} on {} ended: {}",
+            SessionIds.redact(spec.id()),
+            requests.path(),
+            end.reason());
+    streams
+        .allInFlight()
+        .forEach(
+            call -> {
+              call.cancelled = true;
+              call.calls.cancelAll();
+            });
+    streams.endAll(
+        call ->
+            JsonRpcResponse.failure(
+                call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
+    relay.failAll("the downstream session ended");
     timers.cancelAll();
-    context.pipeToSelf(handling.releaseLeases(), (done, failure) -> Signal.LEASES_RELEASED);
-    return ending(new ArrayList<>(List.of(end.replyTo())));
-  }
-
-  /**
-   * Waiting for the supervisor to release every lease; then replies to whoever asked for the end.
-   * It stops once it also answered every routed message that passed its gate: none is lost.
-   */
-  private Behavior<Command> ending(List<ActorRef<DownstreamSessions.Reply>> waiters) {
-    return afterEnd(Behaviors::same)
-        .onMessage(End.class, end -> same(() -> waiters.add(end.replyTo())))
-        .onMessageEquals(
-            Signal.LEASES_RELEASED,
-            () -> {
-              waiters.forEach(waiter -> waiter.tell(DownstreamSessions.Reply.DONE));
-              return released();
-            })
-        .onAnyMessage(ignored -> Behaviors.same())
-        .build();
-  }
-
-  private Behavior<Command> released() {
-    return handling.routedDrained()
-        ? Behaviors.stopped()
-        : afterEnd(this::released)
-            .onMessage(
-                End.class, end -> same(() -> end.replyTo().tell(DownstreamSessions.Reply.DONE)))
-            .onAnyMessage(ignored -> Behaviors.same())
-            .build();
-  }
-
-  /**
-   * An ended session answers routed messages (then goes {@code next}), passes what its context
-   * still delivers, refuses server requests.
-   */
-  private BehaviorBuilder<Command> afterEnd(Supplier<Behavior<Command>> next) {
-    return Behaviors.receive(Command.class)
-        .onMessage(FromContext.class, from -> same(() -> handling.fromEnded(from.message())))
-        .onMessage(
-            UpstreamRequest.class,
-            upstream ->
-                same(() -> ServerRequestBridge.refuse(upstream, "the downstream session ended")))
-        .onMessage(Routed.class, routed -> then(() -> handling.refuseEnded(routed), next))
-        .onMessage(ExchangeClosed.class, closed -> then(handling::routed, next))
-        .onMessage(
-            Drain.class,
-            drain -> same(() -> drain.replyTo().tell(new DownstreamSessions.Drained(id))));
-  }
-
-  // --------------------------------------------------------------------------------------- helpers
-
-  private static Behavior<Command> same(Runnable action) {
-    return then(action, Behaviors::same);
-  }
-
-  private static Behavior<Command> then(Runnable action, Supplier<Behavior<Command>> next) {
-    action.run();
-    return next.get();
+    return EndedSession.ending(context, spec.supervisor(), spec.id(), spec.gate(), end.replyTo());
   }
 }

@@ -46,8 +46,14 @@ public final class DownstreamSessions {
    *
    * @param owner the authenticated caller: the session serves it alone, over its allowed servers
    */
-  public record Create(String server, Identity owner, ActorRef<Created> replyTo)
+  public record Create(String server, Identity owner, Kind kind, ActorRef<Created> replyTo)
       implements Command {}
+
+  /** What a session serves: a 2025-era client's session, or one 2026-07-28 listen stream. */
+  public enum Kind {
+    SESSION,
+    LISTEN_STREAM
+  }
 
   /**
    * @param sessionId null when no session was started
@@ -218,7 +224,8 @@ public final class DownstreamSessions {
         context.spawn(
             // a fault while handling one message must not drop the session's streams and leases
             Behaviors.supervise(
-                    DownstreamSession.create(
+                    spawnable(
+                        create.kind(),
                         new SessionSpec(
                             id,
                             endpoint,
@@ -235,6 +242,10 @@ public final class DownstreamSessions {
     metrics.downstreamSessions(sessions.routableCount());
     create.replyTo().tell(new Created(id, null));
     return Behaviors.same();
+  }
+
+  private static Behavior<DownstreamSession.Command> spawnable(Kind kind, SessionSpec spec) {
+    return kind == Kind.LISTEN_STREAM ? ListenSession.create(spec) : DownstreamSession.create(spec);
   }
 
   private Behavior<Command> onTerminate(Terminate terminate) {

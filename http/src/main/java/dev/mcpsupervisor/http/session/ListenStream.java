@@ -3,11 +3,13 @@ package dev.mcpsupervisor.http.session;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.List;
@@ -15,49 +17,49 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
- * A downstream session that serves one 2026-07-28 {@code subscriptions/listen} stream: what an
- * initialize would have told comes first (which servers, which list changes they announce), then
- * the resources the filter names are subscribed on the stream's behalf (the session's leases, until
- * it ends), and the stream carries the notifications its filter takes. The session ends with the
- * stream. Plain class on the session's thread.
+ * One 2026-07-28 {@code subscriptions/listen} stream: what an initialize would have told comes
+ * first (which servers, which list changes they announce), then the resources the filter names are
+ * subscribed on the stream's behalf (its session's leases, until it ends), and the stream carries
+ * the notifications its filter takes. Plain class on its {@link ListenSession}'s thread.
  */
 final class ListenStream {
 
   private final ClientRequests requests;
 
-  /** The listen request this session serves (null until it comes). */
-  private DownstreamSession.Listen served;
+  /** What its servers offer is asked for, and its resources are subscribed, through this. */
+  private final SessionSupervisor supervisor;
+
+  private final String sessionId;
+
+  /** The listen request this stream serves. */
+  private final ListenSession.Listen served;
+
+  /** Its client, as the request describes it. */
+  private final ClientRequests.Client client;
 
   /** The stream's filter, once what its servers offer is known. */
   private Subscription subscription;
 
-  /** Between the request's arrival and what its servers offer. */
-  private boolean discovering;
-
-  ListenStream(ClientRequests requests) {
-    this.requests = requests;
-  }
-
-  /** The client as the request describes it; what its servers offer is asked for first. */
-  ClientRequests.Client begin(DownstreamSession.Listen listen) {
-    served = listen;
-    discovering = true;
+  ListenStream(SessionSpec spec, ListenSession.Listen listen) {
+    this.requests = new ClientRequests(spec.id(), spec.endpoint(), spec.supervisor());
+    this.supervisor = spec.supervisor();
+    this.sessionId = spec.id();
+    this.served = listen;
     requests.statelessLogLevel(listen.meta().logLevel());
-    return ClientRequests.Client.stateless(listen.meta(), listen.cacheScope());
+    this.client = ClientRequests.Client.stateless(listen.meta(), listen.cacheScope());
   }
 
-  CompletionStage<Outcome> initialize(ClientRequests.Client client, UpstreamCalls calls) {
-    return requests.initialize(client, calls);
+  /** What an initialize would have told: which servers are there, and what they offer. */
+  CompletionStage<Outcome> discover() {
+    return requests.initialize(client, new UpstreamCalls(supervisor, sessionId, "discover"));
   }
 
   /**
    * What the servers offer is known: the stream opens at once, or once its resources are subscribed
-   * through {@code calls} (on the session's behalf, its leases, until it ends): then the answer is
-   * what they come to (URI → the server that took it), for {@link #subscribed}; else null.
+   * (on the session's behalf, its leases, until it ends): then the answer is what they come to (URI
+   * → the server that took it), for {@link #subscribed}; else null.
    */
-  CompletionStage<Map<String, String>> ready(
-      Outcome outcome, Throwable failure, UpstreamCalls calls) {
-    discovering = false;
+  CompletionStage<Map<String, String>> ready(Outcome outcome, Throwable failure) {
     JsonRpcRequest request = served.request();
     JsonRpcResponse initialized =
         failure != null
@@ -72,7 +74,8 @@ final class ListenStream {
       subscribed(Map.of());
       return null;
     }
-    return requests.subscribeListened(subscription.resourcesAsked(), calls);
+    return requests.subscribeListened(
+        subscription.resourcesAsked(), new UpstreamCalls(supervisor, sessionId, "listen"));
   }
 
   /**
@@ -90,24 +93,15 @@ final class ListenStream {
     return served != null && exchange.equals(served.exchange());
   }
 
-  /**
-   * A server's notification: on the stream if the filter takes it. False when this session serves
-   * no stream (the notification is not its).
-   */
-  boolean listened(DownstreamSession.UpstreamNotification upstream) {
+  /** A server's notification: on the stream if the filter takes it (none before it opens). */
+  void listened(String server, JsonRpcNotification notification) {
     if (subscription == null) {
-      return false;
+      return;
     }
-    ObjectNode delivered = subscription.deliver(upstream.server(), upstream.notification());
+    ObjectNode delivered = subscription.deliver(server, notification);
     if (delivered != null) {
       served.exchange().tell(new Exchange.Message(delivered));
     }
-    return true;
-  }
-
-  /** Whether the session serves a stream (which may stay quiet for long) or waits to open one. */
-  boolean isOpen() {
-    return subscription != null || discovering;
   }
 
   /** The gateway stops: the stream ends gracefully, with its result. */

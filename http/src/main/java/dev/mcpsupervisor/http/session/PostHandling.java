@@ -19,24 +19,35 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A downstream session's POSTs: each message of one is started (requests), passed on
  * (notifications) or handed back (answers to server requests), and each request's outcome, once it
- * comes, becomes its answer on the exchange. Runs on the session's thread; the session keeps the
- * states and turns outcomes into messages to itself ({@link Answers}).
+ * comes, becomes its answer on the exchange. Runs on the session's thread; what a POST leaves the
+ * session to do (outcomes to await, deadlines that end) it answers as {@link Taken}.
  */
 final class PostHandling {
 
-  /** How an outcome gets back to the session's thread: the session pipes it to itself. */
-  interface Answers {
-    void await(CompletionStage<Outcome> outcome, JsonNode requestId, long sequence);
-  }
+  private static final Logger log = LoggerFactory.getLogger(DownstreamSession.class);
+
+  /** A request's outcome the session awaits, to hand back to {@link #answered}. */
+  record Awaited(JsonNode requestId, long sequence, CompletionStage<Outcome> outcome) {}
+
+  /**
+   * What a POST leaves the session to do.
+   *
+   * @param client the session's client as it is now (a new one once initialize is taken)
+   * @param awaited the outcomes of the requests it started
+   * @param answered the ids of the server requests the client answered: their deadlines end
+   */
+  record Taken(ClientRequests.Client client, List<Awaited> awaited, List<JsonNode> answered) {}
 
   /**
    * JSON-RPC batches came with 2025-03-26 and left with 2025-06-18 (2024-11-05 clients may send
@@ -51,11 +62,7 @@ final class PostHandling {
   private final ClientRequests requests;
   private final DownstreamStreams streams;
   private final UpstreamRelay relay;
-  private final Answers answers;
   private final int maxInflight;
-
-  /** The session's logger, fetched at each use: fetching it sets the actor's logging MDC. */
-  private final Supplier<Logger> log;
 
   /** Tells a request's answer from that of an earlier request under the same id. */
   private long nextSequence;
@@ -67,18 +74,14 @@ final class PostHandling {
       ClientRequests requests,
       DownstreamStreams streams,
       UpstreamRelay relay,
-      Answers answers,
-      int maxInflight,
-      Supplier<Logger> log) {
+      int maxInflight) {
     this.sessionId = sessionId;
     this.supervisor = supervisor;
     this.registry = registry;
     this.requests = requests;
     this.streams = streams;
     this.relay = relay;
-    this.answers = answers;
     this.maxInflight = maxInflight;
-    this.log = log;
   }
 
   /**
@@ -98,30 +101,34 @@ final class PostHandling {
     return false;
   }
 
-  /**
-   * Takes the POST's messages in order; answers the client after them (an initialize among them
-   * makes it known).
-   */
-  ClientRequests.Client take(DownstreamSession.Post post, ClientRequests.Client client) {
+  /** Takes the POST's messages in order (an initialize among them makes the client known). */
+  Taken take(DownstreamSession.Post post, ClientRequests.Client client) {
     OpenExchange exchange = streams.open(post.exchange(), post.acceptsSse());
     post.preAnswered().forEach(error -> exchange.unsent.add(JsonRpcCodec.toJson(error)));
-    ClientRequests.Client now = client;
+    Taken taken = new Taken(client, new ArrayList<>(1), new ArrayList<>(0));
     for (JsonRpcMessage message : post.messages()) {
       if (message instanceof JsonRpcRequest request) {
-        now = start(exchange, request, now);
+        taken = start(exchange, request, taken);
       } else if (message instanceof JsonRpcNotification notification) {
-        requests.onNotification(notification, now, streams);
+        requests.onNotification(notification, taken.client(), streams);
       } else if (message instanceof JsonRpcResponse response) {
-        relay.clientAnswered(response);
+        if (relay.clientAnswered(response)) {
+          taken.answered().add(response.id());
+        } else {
+          log.debug(
+              "session {}: answer for unknown request {}",
+              SessionIds.redact(sessionId),
+              response.id());
+        }
       }
     }
     streams.finishIfAnswered(exchange);
-    return now;
+    return taken;
   }
 
-  /** Starts one request; answers the client's protocol after it (an initialize makes it known). */
-  private ClientRequests.Client start(
-      OpenExchange exchange, JsonRpcRequest request, ClientRequests.Client client) {
+  /** Starts one request; an initialize makes the client known. */
+  private Taken start(OpenExchange exchange, JsonRpcRequest request, Taken taken) {
+    ClientRequests.Client client = taken.client();
     if (streams.isInFlight(request.id())) {
       streams.answer(
           exchange,
@@ -129,7 +136,7 @@ final class PostHandling {
               request.id(),
               INVALID_REQUEST,
               "Invalid Request: id " + request.id() + " is already in flight"));
-      return client;
+      return taken;
     }
     // what is in flight leaves the streams on every end (answer, error, timeout, cancel, session
     // end)
@@ -138,7 +145,7 @@ final class PostHandling {
           exchange,
           CallerLimit.overloaded(
               request.id(), "this session", maxInflight, "maxInflightPerDownstreamSession"));
-      return client;
+      return taken;
     }
     long sequence = nextSequence++;
     // the sequence tags the upstream calls: what the supervisor relates to them comes back with it
@@ -151,7 +158,7 @@ final class PostHandling {
                 request.id(),
                 INVALID_REQUEST,
                 "Invalid Request: the session is already initialized"));
-        return client;
+        return taken;
       }
       ClientRequests.Client initialized = ClientRequests.Client.of(request);
       registry.tell(
@@ -160,16 +167,30 @@ final class PostHandling {
               initialized.protocolVersion(),
               AdminReport.clientText(initialized.name()),
               AdminReport.clientText(initialized.version())));
-      track(exchange, request, sequence, calls, false, requests.initialize(initialized, calls));
-      return initialized;
+      track(
+          exchange,
+          request,
+          sequence,
+          calls,
+          false,
+          requests.initialize(initialized, calls),
+          taken);
+      return new Taken(initialized, taken.awaited(), taken.answered());
     }
     ClientRequests.Started started = requests.start(request, calls);
     if (started.answer() != null) {
       streams.answer(exchange, started.answer());
     } else {
-      track(exchange, request, sequence, calls, started.carriesServerMessages(), started.outcome());
+      track(
+          exchange,
+          request,
+          sequence,
+          calls,
+          started.carriesServerMessages(),
+          started.outcome(),
+          taken);
     }
-    return client;
+    return taken;
   }
 
   private void track(
@@ -178,9 +199,10 @@ final class PostHandling {
       long sequence,
       UpstreamCalls calls,
       boolean carriesServerMessages,
-      CompletionStage<Outcome> outcome) {
+      CompletionStage<Outcome> outcome,
+      Taken taken) {
     InFlight call = streams.track(exchange, request, sequence, calls, carriesServerMessages);
-    answers.await(outcome, request.id(), call.sequence);
+    taken.awaited().add(new Awaited(request.id(), call.sequence, outcome));
   }
 
   /**
@@ -220,8 +242,7 @@ final class PostHandling {
   private JsonRpcResponse answerOf(
       ClientRequests.Client client, JsonRpcRequest request, Outcome outcome, Throwable failure) {
     if (failure != null) {
-      log.get()
-          .error("session {}: {} failed", SessionIds.redact(sessionId), request.method(), failure);
+      log.error("session {}: {} failed", SessionIds.redact(sessionId), request.method(), failure);
       return JsonRpcResponse.failure(request.id(), INTERNAL_ERROR, "internal error");
     }
     JsonRpcResponse response = requests.apply(request, outcome);

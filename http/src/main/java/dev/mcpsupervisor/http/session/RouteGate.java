@@ -9,8 +9,8 @@ import java.lang.invoke.VarHandle;
  * message through the gate before they tell it; the session counts what it processed. A closed gate
  * lets nothing through (the routes answer 404 themselves), and the session knows the final count,
  * so it stops only once it has answered every message that passed: nothing routed to it is ever
- * lost, and nothing waits on a session that stopped. An idle session closes the gate only if
- * nothing is on its way, so an idle end never races a request.
+ * lost, and nothing waits on a session that stopped. An idle session (no activity for its idle
+ * timeout) closes the gate only if nothing is on its way, so an idle end never races a request.
  *
  * <p>{@link #pass} is the routes' side, thread-safe; the rest is the session actor's alone.
  */
@@ -35,6 +35,9 @@ final class RouteGate {
   /** How many of them the session processed. */
   private long processed;
 
+  /** When the session was last active ({@link System#nanoTime}). */
+  private long activeAt = System.nanoTime();
+
   /** Counts a message about to be told to the session; false once the gate is closed. */
   boolean pass() {
     while (true) {
@@ -51,6 +54,22 @@ final class RouteGate {
   /** The session processed a message that passed. */
   void processed() {
     processed++;
+  }
+
+  /** The session processed a message that passed, and it is activity: the idle time restarts. */
+  void processedActivity() {
+    processed++;
+    active();
+  }
+
+  /** The session was active (answered a request): the idle time restarts. */
+  void active() {
+    activeAt = System.nanoTime();
+  }
+
+  /** Whether the session was last active at least {@code idleTimeout} ago. */
+  boolean idleFor(java.time.Duration idleTimeout) {
+    return System.nanoTime() - activeAt >= idleTimeout.toNanos();
   }
 
   /** Closes the gate if every message that passed was processed; whether it closed now. */

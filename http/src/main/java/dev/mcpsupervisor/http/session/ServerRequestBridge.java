@@ -78,14 +78,10 @@ final class ServerRequestBridge {
 
   /**
    * The upstream withdrew one of its requests: the notification to send the client, under the id
-   * the client knows (null if none waited); {@code forget} is told the downstream id, for its
-   * timer.
+   * the client knows (null if none waited). Its deadline is left to pass: ids are never reused, and
+   * {@link #expired} forgets nothing then.
    */
-  JsonRpcNotification withdrawn(
-      String server,
-      JsonRpcNotification notification,
-      JsonNode params,
-      java.util.function.Consumer<JsonNode> forget) {
+  JsonRpcNotification withdrawn(String server, JsonRpcNotification notification, JsonNode params) {
     JsonNode upstreamId = params.get("requestId");
     Iterator<Map.Entry<JsonNode, Pending>> entries = pending.entrySet().iterator();
     while (entries.hasNext()) {
@@ -94,7 +90,6 @@ final class ServerRequestBridge {
           && entry.getValue().server().equals(server)) {
         entries.remove();
         pending = SparseMaps.compacted(pending);
-        forget.accept(entry.getKey());
         ObjectNode withdrawn = ((ObjectNode) params).deepCopy();
         withdrawn.set("requestId", entry.getKey());
         return notification.withParams(withdrawn);

@@ -15,14 +15,14 @@ import org.apache.pekko.actor.typed.Scheduler;
 /**
  * What the supervisor sends a downstream session's context. The session's actor is its context's
  * delivery ({@link ContextListener.OwnMailbox}): no delivery actor per idle session, and since the
- * actor hands each delivery to this listener on its own thread, a notification goes straight to
- * where the session's upstream traffic goes ({@link UpstreamTraffic}), in the order it came — ahead
- * of the answer it precedes, with no second pass through the mailbox. A server request waits for
- * the client's answer, so it goes to the actor as a message of its own.
+ * actor hands each delivery to this listener on its own thread, a notification goes straight to the
+ * session's {@link UpstreamRelay}, in the order it came — ahead of the answer it precedes, with no
+ * second pass through the mailbox. A server request waits for the client's answer, so it goes to
+ * the actor as a message of its own.
  */
 final class SessionListener implements ContextListener.OwnMailbox {
 
-  private final UpstreamTraffic upstreams;
+  private final UpstreamRelay upstreams;
   private final ActorRef<DownstreamSession.Command> session;
   private final ActorRef<ContextDelivery.Command> mailbox;
   private final Scheduler scheduler;
@@ -34,7 +34,7 @@ final class SessionListener implements ContextListener.OwnMailbox {
    *     answer
    */
   SessionListener(
-      UpstreamTraffic upstreams,
+      UpstreamRelay upstreams,
       ActorRef<DownstreamSession.Command> session,
       ActorRef<ContextDelivery.Command> mailbox,
       Scheduler scheduler,

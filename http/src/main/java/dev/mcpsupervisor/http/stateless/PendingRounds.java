@@ -1,6 +1,12 @@
 package dev.mcpsupervisor.http.stateless;
 
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
+
 import dev.mcpsupervisor.http.access.SessionIds;
+import dev.mcpsupervisor.http.stream.Exchange;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
@@ -40,5 +46,14 @@ public final class PendingRounds {
   /** The gateway stops: every parked request is given up (its calls cancelled upstream). */
   public void abandonAll(String why) {
     List.copyOf(parked.values()).forEach(request -> request.abandon(why));
+  }
+
+  /** No round of a retry's state is waiting: answered already, overdue, or its call ended. */
+  public static Exchange.Refused noRoundWaiting(JsonRpcRequest retry) {
+    String why =
+        "requestState names no input_required round that is waiting: it was answered"
+            + " already, or its call has ended";
+    return new Exchange.Refused(
+        400, JsonRpcCodec.toJson(JsonRpcResponse.failure(retry.id(), INVALID_PARAMS, why)));
   }
 }

@@ -1,7 +1,6 @@
 package dev.mcpsupervisor.http.stateless;
 
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.MISSING_CLIENT_CAPABILITY;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,7 +13,6 @@ import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.session.ClientRequests;
-import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
@@ -25,9 +23,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -110,9 +105,6 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     }
   }
 
-  /** An input the client is asked for: the key its round shows, and the call's own key. */
-  private record Input(RoundTrip trip, String callKey, CallOutcome.InputRequest request) {}
-
   private final Gateway gateway;
   private final Arrival arrival;
   private final ClientRequests.Client client;
@@ -124,11 +116,9 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
   private JsonRpcRequest request;
 
   /** Where its answers go; null while parked and once answered. */
-  private ExchangeSink exchange;
+  private RoundExchange exchange;
 
-  private boolean acceptsSse;
-  private boolean streaming;
-  private final Map<String, Input> inputs = new LinkedHashMap<>();
+  private final RoundInputs<RoundTrip> inputs = new RoundInputs<>();
   private int round;
   private String pendingId;
   private Cancellable overdue;
@@ -143,8 +133,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     this.gateway = gateway;
     this.arrival = arrival;
     this.request = arrival.request();
-    this.exchange = exchange;
-    this.acceptsSse = acceptsSse;
+    this.exchange = new RoundExchange(exchange, acceptsSse);
     StatelessEnvelope.Meta meta = StatelessEnvelope.Meta.of(request);
     this.client = ClientRequests.Client.stateless(meta, gateway.cacheScope());
     this.requests = new ClientRequests(arrival.context(), arrival.endpoint(), gateway.supervisor());
@@ -158,7 +147,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
             .withClientCapabilities(meta.clientCapabilities())
             .withLogLevel(logLevel != null && LogLevels.isLevel(logLevel) ? logLevel : null)
             .withNotifications(this::notification)
-            .withInputResponses(inputResponsesOf(request))
+            .withInputResponses(RoundInputs.responsesOf(request))
             .endingWithoutCapability();
   }
 
@@ -293,20 +282,11 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
         round.cancel();
         return;
       }
-      round.inputRequests().forEach((key, input) -> ask(trip, key, input));
+      inputs.ask(trip, round.inputRequests());
       if (exchange != null) {
         park();
       }
     }
-  }
-
-  /** Another call of the request may use the same key: the client sees a key of its own. */
-  private void ask(RoundTrip trip, String callKey, CallOutcome.InputRequest input) {
-    String key = callKey;
-    for (int n = 2; inputs.containsKey(key); n++) {
-      key = callKey + "-" + n;
-    }
-    inputs.put(key, new Input(trip, callKey, input));
   }
 
   /**
@@ -323,13 +303,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
         settings.requestStates().nowMillis() + settings.serverRequestTimeout().toMillis();
     ObjectNode result = JsonRpcCodec.emptyObject();
     result.put("resultType", "input_required");
-    ObjectNode asked = result.putObject("inputRequests");
-    inputs.forEach(
-        (key, input) -> {
-          ObjectNode entry = asked.putObject(key);
-          entry.put("method", input.request().method());
-          entry.set("params", input.request().params());
-        });
+    result.set("inputRequests", inputs.inputRequests());
     result.put(
         "requestState",
         settings
@@ -342,7 +316,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
                     StatelessEnvelope.nameOf(request),
                     arrival.principal(),
                     expiresAt)));
-    send(JsonRpcResponse.success(request.id(), result));
+    lastExchange().send(JsonRpcResponse.success(request.id(), result));
     int parkedRound = round;
     overdue =
         gateway
@@ -360,37 +334,25 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
   public synchronized void resume(
       JsonRpcRequest retry, RequestStates.State state, ExchangeSink on, boolean sse) {
     if (finished || exchange != null || state.round() != round) {
-      on.tell(noRoundWaiting(retry));
+      on.tell(PendingRounds.noRoundWaiting(retry));
       return;
     }
     overdue.cancel();
     request = retry;
-    exchange = on;
-    acceptsSse = sse;
-    streaming = false;
+    exchange = new RoundExchange(on, sse);
     if (held != null) {
       answer(held.withId(retry.id()), 200);
       return;
     }
-    Map<String, JsonNode> responses = inputResponsesOf(retry);
-    Map<RoundTrip, Map<String, JsonNode>> answers = new HashMap<>();
-    inputs.forEach(
-        (key, input) -> {
-          JsonNode response = responses.get(key);
-          Map<String, JsonNode> ofTrip =
-              answers.computeIfAbsent(input.trip(), t -> new HashMap<>());
-          if (response != null) {
-            ofTrip.put(input.callKey(), response);
-          }
-        });
-    inputs.clear();
     // what is left unanswered a call asks for again: its next stage is a new round
-    answers.forEach(
-        (trip, given) -> {
-          CallOutcome.InputRequired waiting = trip.asking;
-          trip.asking = null;
-          trip.follow(waiting.answer(given));
-        });
+    inputs
+        .answeredBy(retry)
+        .forEach(
+            (trip, given) -> {
+              CallOutcome.InputRequired waiting = trip.asking;
+              trip.asking = null;
+              trip.follow(waiting.answer(given));
+            });
   }
 
   /** The client did not retry in time: the request is given up. */
@@ -402,17 +364,16 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
 
   // ----------------------------------------------------------------------------- exchange and end
 
-  /** A call's progress or log: on the exchange, which from now on streams. */
+  /** A call's progress or log: on the exchange, if one is open. */
   private synchronized void notification(JsonRpcNotification notification) {
-    if (exchange != null && acceptsSse) {
-      exchange.tell(new Exchange.Message(JsonRpcCodec.toJson(notification)));
-      streaming = true;
+    if (exchange != null) {
+      exchange.notification(notification);
     }
   }
 
   /** An exchange is over: if it is still the one to answer on, its client went away. */
   public synchronized void exchangeEnded(ExchangeSink ended) {
-    if (ended == exchange && !finished) {
+    if (exchange != null && exchange.is(ended) && !finished) {
       abandon("its client went away");
     }
   }
@@ -424,36 +385,22 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     }
     log.debug("stateless {} given up: {}", request.method(), why);
     if (exchange != null) {
-      ExchangeSink last = exchange;
-      exchange = null;
-      last.tell(Exchange.Refused.of(503, "the request was given up: " + why));
+      lastExchange().refuse(why);
     }
     finish();
   }
 
   /** The answer, with {@code status} if it is all the exchange sends; the request is done. */
   private void answer(JsonRpcResponse response, int status) {
-    if (status != 200 && !streaming) {
-      ExchangeSink last = exchange;
-      exchange = null; // before the tell: an exchange that ends tells exchangeEnded at once
-      last.tell(new Exchange.Refused(status, JsonRpcCodec.toJson(response)));
-    } else {
-      send(response);
-    }
+    lastExchange().answer(response, status);
     finish();
   }
 
-  /** The exchange's last event. */
-  private void send(JsonRpcResponse response) {
-    ObjectNode json = JsonRpcCodec.toJson(response);
-    ExchangeSink last = exchange;
-    exchange = null; // before the tell: an exchange that ends tells exchangeEnded at once
-    if (streaming) {
-      last.tell(new Exchange.Message(json));
-      last.tell(new Exchange.Complete(List.of()));
-    } else {
-      last.tell(new Exchange.Complete(List.of(json)));
-    }
+  /** The exchange, let go before its last event: one that ends tells {@link #exchangeEnded}. */
+  private RoundExchange lastExchange() {
+    RoundExchange last = exchange;
+    exchange = null;
+    return last;
   }
 
   private void finish() {
@@ -471,29 +418,5 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     if (arrival.identity() != null) {
       gateway.callerContexts().tell(new CallerContexts.Leave(arrival.identity()));
     }
-  }
-
-  // --------------------------------------------------------------------------------------- helpers
-
-  private static Map<String, JsonNode> inputResponsesOf(JsonRpcRequest request) {
-    JsonNode responses = request.params() == null ? null : request.params().get("inputResponses");
-    Map<String, JsonNode> given = new HashMap<>();
-    if (responses != null && responses.isObject()) {
-      responses.fields().forEachRemaining(entry -> given.put(entry.getKey(), entry.getValue()));
-    }
-    return given;
-  }
-
-  /** No round of a retry's state is waiting: answered already, overdue, or its call ended. */
-  public static Exchange.Refused noRoundWaiting(JsonRpcRequest retry) {
-    return staleState(
-        retry,
-        "requestState names no input_required round that is waiting: it was answered"
-            + " already, or its call has ended");
-  }
-
-  static Exchange.Refused staleState(JsonRpcRequest retry, String why) {
-    return new Exchange.Refused(
-        400, JsonRpcCodec.toJson(JsonRpcResponse.failure(retry.id(), INVALID_PARAMS, why)));
   }
 }

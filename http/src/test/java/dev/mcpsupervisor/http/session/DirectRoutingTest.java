@@ -72,7 +72,9 @@ class DirectRoutingTest {
 
     String create() {
       TestProbe<DownstreamSessions.Created> created = probe();
-      ref.tell(new DownstreamSessions.Create("fixture", Identity.ANONYMOUS, created.ref()));
+      ref.tell(
+          new DownstreamSessions.Create(
+              "fixture", Identity.ANONYMOUS, DownstreamSessions.Kind.SESSION, created.ref()));
       return created.receiveMessage().sessionId();
     }
 

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http.session;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,13 +25,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.slf4j.LoggerFactory;
 
 /**
  * How a session takes a POST's messages and turns outcomes into answers; probes stand in for the
@@ -48,37 +47,26 @@ class PostHandlingTest {
     testKit.shutdownTestKit();
   }
 
-  /** An outcome the session would wait for. */
-  private record Awaited(CompletionStage<Outcome> outcome, JsonNode requestId, long sequence) {}
-
   /** One session's POST handling, its registry and the outcomes it awaits. */
   private final class Session {
     final TestProbe<DownstreamSessions.Command> registry = testKit.createTestProbe();
-    final List<Awaited> awaited = new ArrayList<>();
+    final List<PostHandling.Awaited> awaited = new ArrayList<>();
     final PostHandling posts;
     final DownstreamStreams streams = new DownstreamStreams();
+    final UpstreamRelay relay;
 
     Session() {
       ClientRequests requests = new ClientRequests("s1", new NeverAnswers(), null);
+      relay = new UpstreamRelay(streams, requests);
       posts =
-          new PostHandling(
-              "s1",
-              null,
-              registry.getRef(),
-              requests,
-              streams,
-              new UpstreamRelay(
-                  "s1",
-                  streams,
-                  requests,
-                  null,
-                  id -> null,
-                  Duration.ofSeconds(1),
-                  () -> LoggerFactory.getLogger(PostHandlingTest.class)),
-              (outcome, requestId, sequence) ->
-                  awaited.add(new Awaited(outcome, requestId, sequence)),
-              MAX_INFLIGHT,
-              () -> LoggerFactory.getLogger(PostHandlingTest.class));
+          new PostHandling("s1", null, registry.getRef(), requests, streams, relay, MAX_INFLIGHT);
+    }
+
+    /** Takes a POST as the session does, keeping the outcomes it would await. */
+    ClientRequests.Client take(DownstreamSession.Post post, ClientRequests.Client client) {
+      PostHandling.Taken taken = posts.take(post, client);
+      awaited.addAll(taken.awaited());
+      return taken.client();
     }
   }
 
@@ -138,8 +126,7 @@ class PostHandlingTest {
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
 
     ClientRequests.Client client =
-        session.posts.take(
-            post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+        session.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
 
     assertEquals(ProtocolVersions.V2025_06_18, client.protocolVersion());
     DownstreamSessions.Describe described =
@@ -156,11 +143,11 @@ class PostHandlingTest {
     Session session = new Session();
     TestProbe<Exchange.Event> first = testKit.createTestProbe();
     ClientRequests.Client client =
-        session.posts.take(post(first, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+        session.take(post(first, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
 
     TestProbe<Exchange.Event> second = testKit.createTestProbe();
     ClientRequests.Client after =
-        session.posts.take(
+        session.take(
             post(
                 second,
                 false,
@@ -182,8 +169,8 @@ class PostHandlingTest {
   void anOutcomeBecomesTheAnswerOnlyForTheRequestInFlightUnderThatSequence() {
     Session session = new Session();
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
-    session.posts.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
-    Awaited awaited = session.awaited.get(0);
+    session.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+    PostHandling.Awaited awaited = session.awaited.get(0);
     Outcome initialized = new Outcome.Initialized(JsonRpcCodec.emptyObject(), Map.of());
 
     assertFalse(
@@ -208,9 +195,9 @@ class PostHandlingTest {
   void aFailedInitializeIsAnsweredAndTheSessionAsksToBeEnded() {
     Session session = new Session();
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
-    session.posts.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+    session.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
     session.registry.expectMessageClass(DownstreamSessions.Describe.class);
-    Awaited awaited = session.awaited.get(0);
+    PostHandling.Awaited awaited = session.awaited.get(0);
 
     session.posts.answered(
         null,
@@ -230,8 +217,8 @@ class PostHandlingTest {
   void anOutcomeThatFailedIsAnsweredWithAnInternalError() {
     Session session = new Session();
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
-    session.posts.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
-    Awaited awaited = session.awaited.get(0);
+    session.take(post(exchange, false, initialize(1, ProtocolVersions.V2025_06_18)), null);
+    PostHandling.Awaited awaited = session.awaited.get(0);
 
     session.posts.answered(
         null,
@@ -260,7 +247,7 @@ class PostHandlingTest {
     for (int i = 0; i < count; i++) {
       calls[i] = call(firstId + i);
     }
-    session.posts.take(post(exchange, false, calls), client(ProtocolVersions.V2025_06_18));
+    session.take(post(exchange, false, calls), client(ProtocolVersions.V2025_06_18));
     List<Integer> refused = new ArrayList<>();
     for (int id = firstId; id < firstId + count; id++) {
       if (!session.streams.isInFlight(IntNode.valueOf(id))) {
@@ -270,7 +257,7 @@ class PostHandlingTest {
     return refused;
   }
 
-  private static Awaited awaitedFor(Session session, int id) {
+  private static PostHandling.Awaited awaitedFor(Session session, int id) {
     return session.awaited.stream()
         .filter(awaited -> awaited.requestId().asInt() == id)
         .reduce((first, last) -> last)
@@ -283,7 +270,7 @@ class PostHandlingTest {
     ClientRequests.Client client = client(ProtocolVersions.V2025_06_18);
     assertEquals(List.of(4), postCalls(session, 1, 4));
     TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
-    session.posts.take(post(exchange, false, call(5)), client);
+    session.take(post(exchange, false, call(5)), client);
     ObjectNode refused = exchange.expectMessageClass(Exchange.Complete.class).responses().get(0);
     assertEquals(5, refused.path("id").asInt());
     assertEquals(JsonRpcErrorCodes.OVERLOADED, refused.path("error").path("code").asInt());
@@ -293,7 +280,7 @@ class PostHandlingTest {
         errorMessage(refused));
 
     // a result frees a slot
-    Awaited first = awaitedFor(session, 1);
+    PostHandling.Awaited first = awaitedFor(session, 1);
     session.posts.answered(
         client,
         first.requestId(),
@@ -303,20 +290,20 @@ class PostHandlingTest {
     assertEquals(List.of(11), postCalls(session, 10, 2));
 
     // so do an error (a timeout is one) and a failure
-    Awaited second = awaitedFor(session, 2);
+    PostHandling.Awaited second = awaitedFor(session, 2);
     session.posts.answered(
         client,
         second.requestId(),
         second.sequence(),
         new Outcome.Failure(new JsonRpcError(JsonRpcErrorCodes.REQUEST_TIMEOUT, "timed out")),
         null);
-    Awaited third = awaitedFor(session, 3);
+    PostHandling.Awaited third = awaitedFor(session, 3);
     session.posts.answered(
         client, third.requestId(), third.sequence(), null, new IllegalStateException("expected"));
     assertEquals(List.of(22), postCalls(session, 20, 3));
 
     // a cancelled call frees its slot when its (unsent) answer comes
-    Awaited cancelled = awaitedFor(session, 10);
+    PostHandling.Awaited cancelled = awaitedFor(session, 10);
     session.streams.inFlight(cancelled.requestId()).cancelled = true;
     session.posts.answered(
         client,
@@ -331,5 +318,42 @@ class PostHandlingTest {
         call ->
             JsonRpcResponse.failure(call.request.id(), JsonRpcErrorCodes.REQUEST_CANCELLED, "end"));
     assertEquals(List.of(), postCalls(session, 40, 3));
+  }
+
+  @Test
+  void theClientsAnswerToARelayedServerRequestEndsItsDeadline() {
+    Session session = new Session();
+    TestProbe<Exchange.Event> getStream = testKit.createTestProbe();
+    assertTrue(session.streams.openGetStream(ProbeSink.of(getStream)));
+    TestProbe<JsonRpcResponse> upstream = testKit.createTestProbe();
+    ClientRequests.Client client =
+        new ClientRequests.Client(
+            ProtocolVersions.V2025_06_18,
+            JsonRpcCodec.emptyObject().set("sampling", JsonRpcCodec.emptyObject()),
+            "c",
+            "1",
+            null);
+    JsonNode asked =
+        session.relay.request(
+            new DownstreamSession.UpstreamRequest(
+                "fx",
+                new JsonRpcRequest(
+                    IntNode.valueOf(7), "sampling/createMessage", JsonRpcCodec.emptyObject()),
+                null,
+                upstream.getRef()),
+            client);
+    assertNotNull(asked, "relayed on the GET stream, under an id of the session's own");
+
+    TestProbe<Exchange.Event> exchange = testKit.createTestProbe();
+    PostHandling.Taken taken =
+        session.posts.take(
+            post(
+                exchange,
+                false,
+                JsonRpcResponse.success(asked, JsonRpcCodec.emptyObject()),
+                JsonRpcResponse.success(IntNode.valueOf(99), JsonRpcCodec.emptyObject())),
+            client);
+    assertEquals(List.of(asked), taken.answered(), "only the awaited answer ends a deadline");
+    assertEquals(7, upstream.receiveMessage().id().asInt(), "back under the upstream's id");
   }
 }

@@ -25,6 +25,22 @@ class RouteGateTest {
   }
 
   @Test
+  void activityRestartsTheIdleTime() throws Exception {
+    RouteGate gate = new RouteGate();
+    assertTrue(gate.idleFor(java.time.Duration.ZERO));
+    assertFalse(gate.idleFor(java.time.Duration.ofMinutes(5)), "just made: active now");
+    long before = System.nanoTime();
+    while (System.nanoTime() - before < 2_000_000) {
+      Thread.onSpinWait(); // two milliseconds pass
+    }
+    assertTrue(gate.idleFor(java.time.Duration.ofMillis(1)));
+    gate.pass();
+    gate.processedActivity();
+    assertFalse(gate.idleFor(java.time.Duration.ofMinutes(1)));
+    assertTrue(gate.closeIfIdle(), "what passed was processed");
+  }
+
+  @Test
   void anEndedSessionIsDrainedOnceItProcessedWhatPassed() {
     RouteGate gate = new RouteGate();
     assertFalse(gate.drained()); // open
