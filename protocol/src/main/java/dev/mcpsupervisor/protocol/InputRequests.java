@@ -61,6 +61,25 @@ public final class InputRequests {
     return inputRequest;
   }
 
+  /** {@code params} naming {@code key} as the key its request goes under (a copy). */
+  public static ObjectNode withKey(JsonNode params, String key) {
+    ObjectNode copy =
+        params instanceof ObjectNode given ? given.deepCopy() : JsonRpcCodec.emptyObject();
+    ObjectNode meta =
+        copy.get("_meta") instanceof ObjectNode given ? given : copy.putObject("_meta");
+    meta.put(INPUT_KEY_META, key);
+    return copy;
+  }
+
+  /** {@code asked} as a client sees it: without the key an upstream named for its round. */
+  public static JsonRpcRequest withoutKey(JsonRpcRequest asked) {
+    if (!(asked.params() instanceof ObjectNode)) {
+      return asked;
+    }
+    JsonNode params = paramsWithoutKey(asked);
+    return params == asked.params() ? asked : asked.withParams(params);
+  }
+
   private static JsonNode paramsWithoutKey(JsonRpcRequest asked) {
     if (!(asked.params() instanceof ObjectNode params)) {
       return JsonRpcCodec.emptyObject();

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.upstream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.mcpsupervisor.protocol.InputRequests;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -20,8 +21,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The input rounds of a {@link StatelessAdapter}'s exchanges, relayed to its session: an {@code
  * input_required} result's input requests become server-to-client requests to the session, under
- * ids of their own and related to the request they serve; once the session answered them all, the
- * exchange is retried with the answers by key and the server's state. Runs on the adapter's strand.
+ * ids of their own and related to the request they serve, each naming the server's key in {@code
+ * _meta} ({@link InputRequests#INPUT_KEY_META}) so that a 2026-07-28 caller's round shows the
+ * server's keys; once the session answered them all, the exchange is retried with the answers by
+ * key and the server's state. Runs on the adapter's strand.
  */
 final class InputRoundRelay {
 
@@ -83,7 +86,9 @@ final class InputRoundRelay {
       byInputId.put(localId, exchange);
       asks.add(
           new JsonRpcRequest(
-              TextNode.valueOf(localId), method.textValue(), input.getValue().get("params")));
+              TextNode.valueOf(localId),
+              method.textValue(),
+              InputRequests.withKey(input.getValue().get("params"), input.getKey())));
     }
     if (asks.isEmpty()) {
       retry(exchange); // nothing to ask: the server only wants its state back

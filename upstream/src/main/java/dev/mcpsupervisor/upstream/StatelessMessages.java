@@ -62,8 +62,13 @@ final class StatelessMessages {
             ? given
             : copy.putObject(StatelessEnvelope.META);
     meta.put(StatelessEnvelope.META_PROTOCOL_VERSION, ProtocolVersions.V2026_07_28);
-    meta.set(StatelessEnvelope.META_CLIENT_CAPABILITIES, envelope.clientCapabilities());
-    if (envelope.clientInfo() != null) {
+    // a 2026-07-28 caller's own capabilities and info pass through: the server decides by them
+    // (refusing with -32021, or answering a client without elicitation by itself)
+    if (!meta.path(StatelessEnvelope.META_CLIENT_CAPABILITIES).isObject()) {
+      meta.set(StatelessEnvelope.META_CLIENT_CAPABILITIES, envelope.clientCapabilities());
+    }
+    if (envelope.clientInfo() != null
+        && !meta.path(StatelessEnvelope.META_CLIENT_INFO).isObject()) {
       meta.set(StatelessEnvelope.META_CLIENT_INFO, envelope.clientInfo());
     }
     if (envelope.logLevel() != null) {

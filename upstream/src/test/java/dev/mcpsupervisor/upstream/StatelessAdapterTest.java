@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.protocol.InputRequests;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -140,6 +141,35 @@ class StatelessAdapterTest {
   }
 
   @Test
+  void aCallersOwnCapabilitiesAndInfoPassThroughElseTheSupervisorsGo() {
+    handshake(DISCOVERED);
+    ObjectNode params = Rpc.callTool(7, "echo", null).params().deepCopy();
+    ObjectNode meta = params.putObject(META);
+    meta.putObject("io.modelcontextprotocol/clientCapabilities").putObject("roots");
+    meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "the-caller");
+    adapter.send(new JsonRpcRequest(Rpc.id(7), McpMethods.TOOLS_CALL, params));
+    JsonRpcRequest upstream = transport.nextRequest(McpMethods.TOOLS_CALL);
+    assertEquals(
+        json("{\"roots\":{}}"),
+        upstream.params().path(META).get("io.modelcontextprotocol/clientCapabilities"),
+        "the caller declared no sampling: the server must see that");
+    assertEquals(
+        "the-caller",
+        upstream
+            .params()
+            .path(META)
+            .path("io.modelcontextprotocol/clientInfo")
+            .path("name")
+            .asText());
+
+    adapter.send(Rpc.callTool(8, "echo", null));
+    JsonRpcRequest plain = transport.nextRequest(McpMethods.TOOLS_CALL);
+    assertTrue(
+        plain.params().path(META).path("io.modelcontextprotocol/clientCapabilities").isObject(),
+        "a caller that names none: the supervisor's own");
+  }
+
+  @Test
   void theLogLevelIsKeptAndSentOnLaterRequests() {
     handshake(DISCOVERED);
     ObjectNode level = JsonRpcCodec.emptyObject().put("level", "warning");
@@ -174,6 +204,11 @@ class StatelessAdapterTest {
     JsonRpcRequest sample = listener.awaitRequest(McpMethods.SAMPLING_CREATE_MESSAGE);
     assertEquals("name?", elicit.params().path("message").asText());
     assertTrue(elicit.id().isTextual(), "ids of the adapter's own");
+    assertEquals(
+        "who",
+        elicit.params().path(META).path(InputRequests.INPUT_KEY_META).asText(),
+        "the server's key goes with its request, for the caller's round");
+    assertEquals("llm", sample.params().path(META).path(InputRequests.INPUT_KEY_META).asText());
     adapter.send(JsonRpcResponse.success(sample.id(), json("{\"model\":\"m\"}")));
     adapter.send(JsonRpcResponse.success(elicit.id(), json("{\"action\":\"accept\"}")));
 

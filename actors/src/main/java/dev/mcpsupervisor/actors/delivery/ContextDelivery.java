@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.actors.delivery;
 
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
+import dev.mcpsupervisor.protocol.InputRequests;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -152,12 +153,15 @@ public final class ContextDelivery {
 
   /**
    * The listener answers; whatever happens (a throw, a null, a failed stage) the session gets
-   * exactly one answer.
+   * exactly one answer. It sees the request as a client does: without the key an upstream named for
+   * a 2026-07-28 round (only a round-trip call shows keys).
    */
   private static void askListener(ContextListener listener, ServerRequest asked) {
     CompletionStage<JsonRpcResponse> answer;
     try {
-      answer = listener.onServerRequest(asked.server(), asked.request(), asked.relatedTag());
+      answer =
+          listener.onServerRequest(
+              asked.server(), InputRequests.withoutKey(asked.request()), asked.relatedTag());
     } catch (RuntimeException e) {
       answer = CompletableFuture.failedFuture(e);
     }
