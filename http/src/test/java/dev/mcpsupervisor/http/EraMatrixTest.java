@@ -62,7 +62,9 @@ class EraMatrixTest {
     STDIO_2025("s25"),
     HTTP_2025("h25"),
     HTTP_2026("h26"),
-    STDIO_2026("s26");
+    STDIO_2026("s26"),
+    /** The HTTP fixture serves both eras on one endpoint: {@code protocol: auto} finds out. */
+    HTTP_BOTH("hboth");
 
     final String server;
 
@@ -84,12 +86,14 @@ class EraMatrixTest {
   private final AtomicInteger ids = new AtomicInteger(100);
   private FixtureHttpServer http2025;
   private FixtureHttpServer http2026;
+  private FixtureHttpServer httpBoth;
   private TestGateway gateway;
 
   @BeforeAll
   void start() {
     http2025 = FixtureServer.startHttp(0);
     http2026 = FixtureServer.startHttp(0);
+    httpBoth = FixtureServer.startHttp(0);
     List<String> stdio2026 = FixtureProcess.command("--stdio-2026");
     gateway =
         TestGateway.start(
@@ -110,7 +114,11 @@ class EraMatrixTest {
                     stdio2026.subList(1, stdio2026.size()),
                     Map.of(),
                     null,
-                    UpstreamProtocol.AUTO)));
+                    UpstreamProtocol.AUTO)),
+            TestGateway.server(
+                Upstream.HTTP_BOTH.server,
+                new ServerSpec.StreamableHttp(
+                    URI.create(httpBoth.url()), Map.of(), UpstreamProtocol.AUTO)));
   }
 
   @AfterAll
@@ -118,6 +126,7 @@ class EraMatrixTest {
     gateway.close();
     http2025.close();
     http2026.close();
+    httpBoth.close();
   }
 
   static Stream<Arguments> cells() {
@@ -132,6 +141,29 @@ class EraMatrixTest {
 
   private static boolean isStateless(String version) {
     return ProtocolVersions.V2026_07_28.equals(version);
+  }
+
+  /**
+   * A server of both eras serves each client in its own: a session-era client over an upstream
+   * session (its key speaks the session era first), a 2026-07-28 client statelessly (the server's
+   * own rounds, see {@link #inputRound}).
+   */
+  @org.junit.jupiter.api.Test
+  void aServerOfBothErasServesEachClientInItsOwnEra() {
+    try (SdkClient session = session(ProtocolVersions.V2025_11_25, Upstream.HTTP_BOTH)) {
+      assertEquals("hi", call(session, "echo", Map.of("message", "hi")));
+      HttpResponse<String> response =
+          stateless("{}").callTool(Upstream.HTTP_BOTH.path(), id(), "echo", "{\"message\":\"hi\"}");
+      assertEquals("hi", text(answer(response)), response.body());
+      Map<String, Integer> sessionsByProtocol = new java.util.TreeMap<>();
+      gateway.supervisor.snapshot().toCompletableFuture().join().keys().stream()
+          .filter(key -> key.server().equals(Upstream.HTTP_BOTH.server))
+          .forEach(key -> sessionsByProtocol.put(key.protocol(), key.sessions().size()));
+      assertEquals(
+          Map.of("auto", 1, "auto, session era first", 1),
+          sessionsByProtocol,
+          "one upstream session in each era");
+    }
   }
 
   // ------------------------------------------------------------------------------------ the cells
@@ -361,7 +393,9 @@ class EraMatrixTest {
     String key = keys.next();
     assertFalse(keys.hasNext(), "one request: " + first.body());
     assertEquals(method, round.path("inputRequests").path(key).path("method").asText());
-    if (upstream == Upstream.HTTP_2026 || upstream == Upstream.STDIO_2026) {
+    if (upstream == Upstream.HTTP_2026
+        || upstream == Upstream.STDIO_2026
+        || upstream == Upstream.HTTP_BOTH) {
       // the fixture's own key for an input it names none for: it reaches the client unchanged
       assertEquals(
           method + "#1", key, "the server's key, not one of the gateway's: " + first.body());

@@ -22,10 +22,13 @@ import org.slf4j.LoggerFactory;
  *   <li>stdio: the initialize goes to the process. An error answer makes the adapter probe the same
  *       process with server/discover; when that names 2026-07-28 the session gets the adapter's
  *       initialize result, else the original error.
- *   <li>HTTP: the adapter probes with server/discover first (a session-era server answers an HTTP
- *       4xx or a JSON-RPC error); when that names no 2026-07-28, or a session-era version too (a
- *       server of both eras stays in the one it served before), the initialize goes to the
- *       session-era connection.
+ *   <li>HTTP, for 2026-07-28 callers: the adapter probes with server/discover first (a session-era
+ *       server answers an HTTP 4xx or a JSON-RPC error); when that names no 2026-07-28, the
+ *       initialize goes to the session-era connection.
+ *   <li>HTTP, for session-era callers ({@code UpstreamProtocol.AUTO_SESSION_ERA_FIRST}): the
+ *       initialize goes to the session-era connection; refused (an error answer, or an HTTP error
+ *       without one), the adapter probes a stateless connection opened then, as over stdio. A
+ *       server of both eras so serves each caller in its own era.
  * </ul>
  */
 final class AutoEraConnection implements UpstreamConnection, ConnectionListener {
@@ -44,6 +47,10 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
   private final String name;
   private final ConnectionListener listener;
   private final boolean probeFirst;
+
+  /** Opens the stateless connection when the initialize is refused; null over one transport. */
+  private Function<ConnectionListener, UpstreamConnection> statelessEra;
+
   private volatile Era era = Era.UNDECIDED;
   private volatile UpstreamConnection session;
   private volatile StatelessAdapter stateless;
@@ -67,6 +74,21 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
     AutoEraConnection connection = new AutoEraConnection(name, listener, false);
     connection.session = start.apply(connection);
     connection.statelessTransport = connection.session;
+    return connection;
+  }
+
+  /**
+   * Over HTTP for a session-era caller: the initialize goes to the session-era connection, and the
+   * stateless one is opened only if it is refused.
+   */
+  static AutoEraConnection initializingFirst(
+      String name,
+      ConnectionListener listener,
+      Function<ConnectionListener, UpstreamConnection> sessionEra,
+      Function<ConnectionListener, UpstreamConnection> statelessEra) {
+    AutoEraConnection connection = new AutoEraConnection(name, listener, false);
+    connection.session = sessionEra.apply(connection);
+    connection.statelessEra = statelessEra;
     return connection;
   }
 
@@ -100,15 +122,31 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
       if (probeFirst) {
         return stateless.send(request);
       }
+      if (statelessEra != null) { // an HTTP error with no answer refuses it too
+        return session
+            .send(request)
+            .handle(
+                (sent, failure) -> {
+                  // unreachable: the connection reports its own end, there is nothing to probe
+                  if (failure != null
+                      && era == Era.UNDECIDED
+                      && !HttpTransport.isUnreachable(failure)) {
+                    probeAfterRefusal(StatelessMessages.refusedByHttp(request, failure));
+                  }
+                  return (Void) null;
+                });
+      }
     }
     return session.send(message);
   }
 
-  /** What the one transport of stdio reads. */
+  /** What the one transport of stdio reads, or the session-era connection over HTTP. */
   @Override
   public void onMessage(JsonRpcMessage message, JsonNode relatedRequestId) {
     if (era == Era.STATELESS) {
-      stateless.onMessage(message, relatedRequestId);
+      if (statelessEra == null) { // the one transport now carries the adapter's exchanges
+        stateless.onMessage(message, relatedRequestId);
+      } // else a late message of the session-era connection we left
     } else if (era == Era.UNDECIDED
         && message instanceof JsonRpcResponse answer
         && initialize != null
@@ -117,6 +155,9 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
         probeAfterRefusal(answer);
       } else {
         era = Era.SESSION;
+        if (statelessEra != null) { // over stdio the session era goes without saying
+          log.info("{}: speaking the session era (initialize accepted)", name);
+        }
         listener.onMessage(message, relatedRequestId);
       }
     } else {
@@ -126,26 +167,36 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
 
   @Override
   public void onClosed(ConnectionClosed cause) {
-    if (era == Era.STATELESS) {
-      stateless.onClosed(cause);
-    } else {
+    if (era != Era.STATELESS) {
       listener.onClosed(cause);
-    }
+    } else if (statelessEra == null) { // the one transport: the adapter's end
+      stateless.onClosed(cause);
+    } // else the session-era connection we closed: the adapter's own reports its end
   }
 
   /**
-   * The stdio server refused initialize: perhaps it speaks 2026-07-28 only (it then says -32022
-   * with the versions it supports, or some other error). Its discover answer decides.
+   * The server refused initialize: perhaps it speaks 2026-07-28 only (it then says -32022 with the
+   * versions it supports, or some other error). Its discover answer decides: over stdio on the same
+   * process, over HTTP on a stateless connection opened now (the session-era one is closed).
    */
-  private void probeAfterRefusal(JsonRpcResponse refusal) {
+  private synchronized void probeAfterRefusal(JsonRpcResponse refusal) {
+    if (era != Era.UNDECIDED) {
+      return;
+    }
     log.debug("{}: initialize refused ({}); probing with server/discover", name, refusal.error());
     StatelessAdapter adapter =
         new StatelessAdapter(
             name,
             listener,
-            new StdioProbe(refusal, StatelessMessages.refusedForStateless(refusal)));
+            new RefusalProbe(refusal, StatelessMessages.refusedForStateless(refusal)));
+    if (statelessEra != null) {
+      statelessTransport = statelessEra.apply(adapter);
+    }
     stateless = adapter.attach(statelessTransport);
     era = Era.STATELESS; // the probe's answer goes to the adapter
+    if (statelessEra != null) {
+      session.close(); // it holds no session: its initialize was refused
+    }
     adapter.send(initialize);
   }
 
@@ -197,31 +248,27 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
     }
 
     @Override
-    public boolean sessionEraFirst() {
-      return true;
-    }
-
-    @Override
     public void stateless() {
       era = Era.STATELESS;
       session.close(); // never used: it sent nothing and holds no session
-      log.debug("{}: the server speaks 2026-07-28", name);
+      log.info("{}: speaking MCP 2026-07-28 (server/discover names it)", name);
     }
 
     @Override
     public CompletionStage<Void> notStateless(JsonRpcRequest initialize) {
+      log.info("{}: speaking the session era (server/discover names no 2026-07-28)", name);
       era = Era.SESSION;
       statelessTransport.close(); // its end reaches nobody: the gate is shut
       return session.send(initialize);
     }
   }
 
-  /** stdio: the refused initialize is answered by discover, or keeps its refusal. */
-  private final class StdioProbe implements EraProbe {
+  /** A refused initialize is answered by discover, or keeps its refusal. */
+  private final class RefusalProbe implements EraProbe {
     private final JsonRpcResponse refusal;
     private final boolean certain;
 
-    StdioProbe(JsonRpcResponse refusal, boolean certain) {
+    RefusalProbe(JsonRpcResponse refusal, boolean certain) {
       this.refusal = refusal;
       this.certain = certain;
     }
@@ -233,7 +280,7 @@ final class AutoEraConnection implements UpstreamConnection, ConnectionListener 
 
     @Override
     public void stateless() {
-      log.debug("{}: the server speaks 2026-07-28", name);
+      log.info("{}: speaking MCP 2026-07-28 (initialize refused, server/discover names it)", name);
     }
 
     @Override

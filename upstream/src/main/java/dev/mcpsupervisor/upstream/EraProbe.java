@@ -13,14 +13,6 @@ interface EraProbe {
   /** How long discover may take before the server counts as one of the session era. */
   Duration timeout();
 
-  /**
-   * Whether a server that speaks both eras is kept in the session era (so that auto-detection
-   * changes nothing for the servers that worked before 2026-07-28).
-   */
-  default boolean sessionEraFirst() {
-    return false;
-  }
-
   /** Discover named 2026-07-28: the adapter serves the session from now on. */
   void stateless();
 

@@ -295,10 +295,7 @@ final class StatelessAdapter implements UpstreamConnection, ConnectionListener {
   }
 
   private void onDiscovered(StatelessExchange exchange, JsonRpcResponse answer) {
-    if (StatelessMessages.speaksStateless(answer)
-        && !(probe != null
-            && probe.sessionEraFirst()
-            && StatelessMessages.speaksSessionEra(answer))) {
+    if (StatelessMessages.speaksStateless(answer)) {
       if (probe != null) {
         probe.stateless();
       }

@@ -90,17 +90,12 @@ final class StatelessMessages {
     return false;
   }
 
-  /** Whether a discover answer names a session-era version the supervisor speaks too. */
-  static boolean speaksSessionEra(JsonRpcResponse discoverAnswer) {
-    if (discoverAnswer.isError()) {
-      return false;
-    }
-    for (JsonNode version : discoverAnswer.result().path("supportedVersions")) {
-      if (ProtocolVersions.isSupported(version.asText())) {
-        return true;
-      }
-    }
-    return false;
+  /** An HTTP server's refusal of {@code initialize} that came with no JSON-RPC answer. */
+  static JsonRpcResponse refusedByHttp(JsonRpcRequest initialize, Throwable failure) {
+    return JsonRpcResponse.failure(
+        initialize.id(),
+        JsonRpcErrorCodes.INTERNAL_ERROR,
+        "initialize failed: " + HttpTransport.describe(failure));
   }
 
   /**

@@ -102,7 +102,7 @@ public final class StdioConnector implements UpstreamConnector {
         StatelessAdapter adapter = new StatelessAdapter("stdio server " + name, listener, null);
         yield adapter.attach(StdioConnection.start(process, name, grace, maxMessageBytes, adapter));
       }
-      case AUTO ->
+      case AUTO, AUTO_SESSION_ERA_FIRST -> // one process: the session era first either way
           AutoEraConnection.overOneTransport(
               "stdio server " + name,
               listener,

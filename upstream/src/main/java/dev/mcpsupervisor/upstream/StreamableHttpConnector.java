@@ -66,6 +66,16 @@ public final class StreamableHttpConnector implements UpstreamConnector {
                   statelessEra ->
                       new StatelessHttpConnection(
                           client, http.url(), headers, name, limits, statelessEra));
+          case AUTO_SESSION_ERA_FIRST ->
+              AutoEraConnection.initializingFirst(
+                  name,
+                  listener,
+                  sessionEra ->
+                      new StreamableHttpConnection(
+                          client, http.url(), headers, name, limits, sessionEra),
+                  statelessEra ->
+                      new StatelessHttpConnection(
+                          client, http.url(), headers, name, limits, statelessEra));
         });
   }
 }

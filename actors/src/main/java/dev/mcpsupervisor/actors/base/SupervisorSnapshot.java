@@ -17,6 +17,9 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
 
   /**
    * @param keyId the server key's id (name and short digest)
+   * @param protocol the era the key speaks to its server: {@code auto} (2026-07-28 first over
+   *     HTTP), {@code auto, session era first} (an {@code auto} HTTP server's key for session-era
+   *     callers; its 2026-07-28 callers have the other), {@code 2025} or {@code 2026-07-28}
    * @param leases context → id of the session serving it
    * @param circuit "closed", "open" or "half-open"
    * @param listWaiters callers waiting for a list page the key fetches once for all of them
@@ -24,6 +27,7 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
   public record KeySnapshot(
       String server,
       String keyId,
+      String protocol,
       List<SessionSnapshot> sessions,
       Map<String, Long> leases,
       String circuit,

@@ -36,6 +36,9 @@ import java.util.function.Consumer;
  *     session of its own under {@code isolation: context}, released with the answer) and the
  *     context keeps nothing afterwards, so a caller with no lifetime (a 2026-07-28 request) needs
  *     no release; a context that holds a lease on the server still calls on its session
+ * @param statelessCaller the caller speaks MCP 2026-07-28: a server that speaks both eras serves
+ *     the call in that era (over HTTP with {@code protocol: auto}), so the caller gets the server's
+ *     own rounds and refusals rather than the bridge's
  */
 public record CallOptions(
     Set<ClientCapability> capabilities,
@@ -44,7 +47,8 @@ public record CallOptions(
     Consumer<JsonRpcNotification> notifications,
     Map<String, JsonNode> inputResponses,
     boolean endsWithoutCapability,
-    boolean leaseless) {
+    boolean leaseless,
+    boolean statelessCaller) {
 
   /** The client capabilities of MCP that let a server ask its client something during a call. */
   public enum ClientCapability {
@@ -93,7 +97,7 @@ public record CallOptions(
 
   /** Answers no server request, wants no logs, waits the server's requestTimeout. */
   public static CallOptions defaults() {
-    return new CallOptions(Set.of(), null, null, null, null, false, false);
+    return new CallOptions(Set.of(), null, null, null, null, false, false, false);
   }
 
   public CallOptions withCapabilities(ClientCapability... declared) {
@@ -101,7 +105,14 @@ public record CallOptions(
     all.addAll(capabilities);
     all.addAll(Set.of(declared));
     return new CallOptions(
-        all, logLevel, deadline, notifications, inputResponses, endsWithoutCapability, leaseless);
+        all,
+        logLevel,
+        deadline,
+        notifications,
+        inputResponses,
+        endsWithoutCapability,
+        leaseless,
+        statelessCaller);
   }
 
   /**
@@ -122,7 +133,8 @@ public record CallOptions(
         notifications,
         inputResponses,
         endsWithoutCapability,
-        leaseless);
+        leaseless,
+        statelessCaller);
   }
 
   /**
@@ -137,7 +149,8 @@ public record CallOptions(
         notifications,
         inputResponses,
         endsWithoutCapability,
-        leaseless);
+        leaseless,
+        statelessCaller);
   }
 
   public CallOptions withDeadline(Duration callDeadline) {
@@ -148,7 +161,8 @@ public record CallOptions(
         notifications,
         inputResponses,
         endsWithoutCapability,
-        leaseless);
+        leaseless,
+        statelessCaller);
   }
 
   public CallOptions withNotifications(Consumer<JsonRpcNotification> consumer) {
@@ -159,7 +173,8 @@ public record CallOptions(
         Objects.requireNonNull(consumer, "consumer"),
         inputResponses,
         endsWithoutCapability,
-        leaseless);
+        leaseless,
+        statelessCaller);
   }
 
   /**
@@ -174,13 +189,21 @@ public record CallOptions(
         notifications,
         responses,
         endsWithoutCapability,
-        leaseless);
+        leaseless,
+        statelessCaller);
   }
 
   /** A sampling or elicitation request the caller cannot answer ends the call with -32021. */
   public CallOptions endingWithoutCapability() {
     return new CallOptions(
-        capabilities, logLevel, deadline, notifications, inputResponses, true, leaseless);
+        capabilities,
+        logLevel,
+        deadline,
+        notifications,
+        inputResponses,
+        true,
+        leaseless,
+        statelessCaller);
   }
 
   /** The call holds no lease (see {@link #leaseless()}). */
@@ -192,6 +215,20 @@ public record CallOptions(
         notifications,
         inputResponses,
         endsWithoutCapability,
+        true,
+        statelessCaller);
+  }
+
+  /** The caller speaks MCP 2026-07-28 (see {@link #statelessCaller()}). */
+  public CallOptions fromStatelessCaller() {
+    return new CallOptions(
+        capabilities,
+        logLevel,
+        deadline,
+        notifications,
+        inputResponses,
+        endsWithoutCapability,
+        leaseless,
         true);
   }
 

@@ -199,7 +199,8 @@ public final class RoundTripCall {
                 null,
                 null,
                 callDelivery,
-                options.leaseless())));
+                options.leaseless()),
+            options.statelessCaller()));
     timers.startSingleTimer(Overdue.INSTANCE, call.deadline().plus(settings.askMargin()));
     return running();
   }

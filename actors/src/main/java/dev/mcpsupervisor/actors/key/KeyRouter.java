@@ -44,7 +44,16 @@ public final class KeyRouter {
 
   // From the Java API.
 
-  public record Request(UpstreamCall call) implements Command {}
+  /**
+   * A call. {@code statelessCaller}: it comes from a 2026-07-28 caller, served in that era by a
+   * server that speaks it (an {@code auto} HTTP server has a key for each era's callers).
+   */
+  public record Request(UpstreamCall call, boolean statelessCaller) implements Command {
+    /** A session-era caller's call. */
+    public Request(UpstreamCall call) {
+      this(call, false);
+    }
+  }
 
   public record Cancel(String context, String server, long callId) implements Command {}
 
@@ -112,7 +121,15 @@ public final class KeyRouter {
   private final TimerScheduler<Command> timers;
 
   /** Server name → key id, computed once. */
+  /** Server name → the key its session-era callers use (every caller's, of most servers). */
   private final Map<String, String> keyIds = new HashMap<>();
+
+  /**
+   * Server name → the key its 2026-07-28 callers use, for a server whose era is found out over HTTP
+   * ({@link ServerConfig#forSessionEraCallers}): each era's callers are served natively where the
+   * server speaks both.
+   */
+  private final Map<String, String> statelessKeyIds = new HashMap<>();
 
   private final Map<String, KeyEntry> keys = new HashMap<>();
   private final ContextIndex index = new ContextIndex();
@@ -136,7 +153,16 @@ public final class KeyRouter {
     this.observer = observer;
     this.context = context;
     this.timers = timers;
-    config.servers().forEach((name, server) -> keyIds.put(name, server.key().id()));
+    config
+        .servers()
+        .forEach(
+            (name, server) -> {
+              ServerConfig sessionEra = server.forSessionEraCallers();
+              keyIds.put(name, sessionEra.key().id());
+              if (sessionEra != server) {
+                statelessKeyIds.put(name, server.key().id());
+              }
+            });
     this.deliveries =
         new ContextDeliveries(context, ContextDeliveries.retireGrace(config, settings));
   }
@@ -194,7 +220,7 @@ public final class KeyRouter {
       call.reject(refused, observer);
       return Behaviors.same();
     }
-    KeyEntry key = keyActorFor(server);
+    KeyEntry key = keyActorFor(server, request.statelessCaller());
     if (call.leaseless() && server.isolation() == Isolation.SHARED) {
       // nothing to remember: the context leases nothing by it (under isolation: context it leases
       // a session of its own until the answer, released like any lease)
@@ -218,7 +244,7 @@ public final class KeyRouter {
       acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.unknownServer(acquire.server())));
       return Behaviors.same();
     }
-    KeyEntry key = keyActorFor(server);
+    KeyEntry key = keyActorFor(server, false);
     index.add(acquire.context(), key.keyId);
     send(
         key,
@@ -227,15 +253,19 @@ public final class KeyRouter {
     return Behaviors.same();
   }
 
-  /** A leaseless call's context is not indexed: its cancel goes to the server's key actor. */
+  /** A leaseless call's context is not indexed: its cancel goes to the server's key actors. */
   private Behavior<Command> onCancel(Cancel cancel) {
-    KeyEntry key = leasedKey(cancel.context(), cancel.server());
-    if (key == null) {
-      String keyId = keyIds.get(cancel.server());
-      key = keyId == null ? null : keys.get(keyId);
+    KeyEntry leased = leasedKey(cancel.context(), cancel.server());
+    ServerKeyActor.Cancel message = new ServerKeyActor.Cancel(cancel.context(), cancel.callId());
+    if (leased != null) {
+      send(leased, message);
+      return Behaviors.same();
     }
-    if (key != null) {
-      send(key, new ServerKeyActor.Cancel(cancel.context(), cancel.callId()));
+    for (Map<String, String> ids : List.of(keyIds, statelessKeyIds)) {
+      KeyEntry key = keys.get(ids.get(cancel.server()));
+      if (key != null) {
+        send(key, message);
+      }
     }
     return Behaviors.same();
   }
@@ -290,12 +320,15 @@ public final class KeyRouter {
     return Behaviors.same();
   }
 
-  private KeyEntry keyActorFor(ServerConfig server) {
-    String keyId = keyIds.get(server.name());
+  /** The key actor serving {@code server} to a caller of its era, started on first use. */
+  private KeyEntry keyActorFor(ServerConfig server, boolean statelessCaller) {
+    String statelessKeyId = statelessCaller ? statelessKeyIds.get(server.name()) : null;
+    String keyId = statelessKeyId != null ? statelessKeyId : keyIds.get(server.name());
     KeyEntry key = keys.get(keyId);
     if (key == null) {
       long incarnation = nextIncarnation++;
-      KeyEnvironment env = new KeyEnvironment(server, keyId, settings, connector, observer);
+      ServerConfig spoken = statelessKeyId != null ? server : server.forSessionEraCallers();
+      KeyEnvironment env = new KeyEnvironment(spoken, keyId, settings, connector, observer);
       ActorRef<ServerKeyActor.Command> ref =
           context.spawn(
               ServerKeyActor.create(env, context.getSelf(), incarnation, sessionIdFloor),
@@ -307,9 +340,16 @@ public final class KeyRouter {
     return key;
   }
 
+  /** The key of {@code serverName} on which the context holds a lease (either era's), or null. */
   private KeyEntry leasedKey(String contextId, String serverName) {
     String keyId = keyIds.get(serverName);
-    return keyId != null && index.has(contextId, keyId) ? keys.get(keyId) : null;
+    if (keyId != null && index.has(contextId, keyId)) {
+      return keys.get(keyId);
+    }
+    String statelessKeyId = statelessKeyIds.get(serverName);
+    return statelessKeyId != null && index.has(contextId, statelessKeyId)
+        ? keys.get(statelessKeyId)
+        : null;
   }
 
   private void send(KeyEntry key, ServerKeyActor.Command message) {

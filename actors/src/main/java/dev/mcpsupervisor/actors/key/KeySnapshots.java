@@ -29,6 +29,7 @@ final class KeySnapshots {
   static Behavior<?> collect(
       String server,
       String keyId,
+      String protocol,
       LeaseTable<ActorRef<SessionActor.Command>, ?> table,
       String circuit,
       int listWaiters,
@@ -60,6 +61,7 @@ final class KeySnapshots {
             new KeySnapshot(
                 server,
                 keyId,
+                protocol,
                 Stream.concat(
                         parts.stream()
                             .map(

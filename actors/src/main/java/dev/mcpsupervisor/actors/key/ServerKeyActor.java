@@ -387,6 +387,7 @@ public final class ServerKeyActor {
         KeySnapshots.collect(
             server,
             env.keyId(),
+            env.server().spec().protocol().configName(),
             table,
             circuit.state().word,
             lists.waiting(),

@@ -148,7 +148,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
             .withLogLevel(logLevel != null && LogLevels.isLevel(logLevel) ? logLevel : null)
             .withNotifications(this::notification)
             .withInputResponses(RoundInputs.responsesOf(request))
-            .endingWithoutCapability();
+            .endingWithoutCapability()
+            .fromStatelessCaller();
   }
 
   // ----------------------------------------------------------------------------------------- start

@@ -57,4 +57,28 @@ public record ServerConfig(
   public ServerKey key() {
     return ServerKey.of(name, spec);
   }
+
+  /**
+   * What this server is for session-era callers: an {@code auto} Streamable HTTP server is spoken
+   * to in the session era first (a server of both eras serves such a caller natively); any other
+   * the same.
+   */
+  public ServerConfig forSessionEraCallers() {
+    if (!(spec instanceof ServerSpec.StreamableHttp http)
+        || http.protocol() != UpstreamProtocol.AUTO) {
+      return this;
+    }
+    return new ServerConfig(
+        name,
+        new ServerSpec.StreamableHttp(
+            http.url(), http.headers(), UpstreamProtocol.AUTO_SESSION_ERA_FIRST),
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        toolFilter,
+        upstreamLimits);
+  }
 }
