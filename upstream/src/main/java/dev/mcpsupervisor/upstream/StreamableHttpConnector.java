@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * Client side of MCP Streamable HTTP (protocol 2025-03-26 and later), on {@code java.net.http}: one
@@ -47,35 +48,20 @@ public final class StreamableHttpConnector implements UpstreamConnector {
           new IllegalArgumentException(spec + ": " + e.getMessage(), e));
     }
     String name = spec.toString();
+    Function<ConnectionListener, UpstreamConnection> sessionEra =
+        heard -> new StreamableHttpConnection(client, http.url(), headers, name, limits, heard);
+    Function<ConnectionListener, UpstreamConnection> statelessEra =
+        heard -> new StatelessHttpConnection(client, http.url(), headers, name, limits, heard);
     return CompletableFuture.completedFuture(
         switch (spec.protocol()) {
-          case SESSION ->
-              new StreamableHttpConnection(client, http.url(), headers, name, limits, listener);
+          case SESSION -> sessionEra.apply(listener);
           case STATELESS -> {
             StatelessAdapter adapter = new StatelessAdapter(name, listener, null);
-            yield adapter.attach(
-                new StatelessHttpConnection(client, http.url(), headers, name, limits, adapter));
+            yield adapter.attach(statelessEra.apply(adapter));
           }
-          case AUTO ->
-              AutoEraConnection.probingFirst(
-                  name,
-                  listener,
-                  sessionEra ->
-                      new StreamableHttpConnection(
-                          client, http.url(), headers, name, limits, sessionEra),
-                  statelessEra ->
-                      new StatelessHttpConnection(
-                          client, http.url(), headers, name, limits, statelessEra));
+          case AUTO -> AutoEraConnection.probingFirst(name, listener, sessionEra, statelessEra);
           case AUTO_SESSION_ERA_FIRST ->
-              AutoEraConnection.initializingFirst(
-                  name,
-                  listener,
-                  sessionEra ->
-                      new StreamableHttpConnection(
-                          client, http.url(), headers, name, limits, sessionEra),
-                  statelessEra ->
-                      new StatelessHttpConnection(
-                          client, http.url(), headers, name, limits, statelessEra));
+              AutoEraConnection.initializingFirst(name, listener, sessionEra, statelessEra);
         });
   }
 }
