@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,6 +72,8 @@ class SecondSignalIT {
             CompletableFuture.supplyAsync(
                 () ->
                     client.callTool(new McpSchema.CallToolRequest("sleep", Map.of("ms", 30_000))));
+        // the first TERM only once the gateway shows the call sent upstream and not answered
+        awaitInFlightUpstream(url, "demo");
         terminate(jar.process().pid());
         // two signals sent at once can merge into one pending signal: the second follows the
         // first's handling
@@ -130,6 +138,34 @@ class SecondSignalIT {
           20); // polling a file the server writes: there is no event to wait on
     }
     throw new AssertionError("the stdio server never started (no " + file + ")");
+  }
+
+  /**
+   * Waits (bounded) until the gateway's {@code /metrics} counts a request of {@code server} sent
+   * upstream and not yet answered ({@code mcp_supervisor_upstream_inflight_requests}, a snapshot of
+   * the supervisor taken at each scrape).
+   */
+  private static void awaitInFlightUpstream(String mcpUrl, String server)
+      throws IOException, InterruptedException {
+    URI metrics = URI.create(mcpUrl.replaceFirst("/mcp$", "/metrics"));
+    Pattern gauge =
+        Pattern.compile(
+            "(?m)^mcp_supervisor_upstream_inflight_requests\\{[^}]*server=\""
+                + Pattern.quote(server)
+                + "\"[^}]*} ([0-9.]+)$");
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      last =
+          http.send(HttpRequest.newBuilder(metrics).GET().build(), BodyHandlers.ofString()).body();
+      Matcher matcher = gauge.matcher(last);
+      if (matcher.find() && Double.parseDouble(matcher.group(1)) >= 1) {
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(10); // polling a gauge: the gateway has no event to wait on
+    }
+    throw new AssertionError("no request of " + server + " in flight within 10 s:\n" + last);
   }
 
   /** Waits (bounded) until the jar's stderr shows {@code text}. */
