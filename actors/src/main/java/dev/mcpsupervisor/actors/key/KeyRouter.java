@@ -120,16 +120,7 @@ public final class KeyRouter {
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
 
-  /** Server name → key id, computed once. */
-  /** Server name → the key its session-era callers use (every caller's, of most servers). */
-  private final Map<String, String> keyIds = new HashMap<>();
-
-  /**
-   * Server name → the key its 2026-07-28 callers use, for a server whose era is found out over HTTP
-   * ({@link ServerConfig#forSessionEraCallers}): each era's callers are served natively where the
-   * server speaks both.
-   */
-  private final Map<String, String> statelessKeyIds = new HashMap<>();
+  private final ServerKeys serverKeys;
 
   private final Map<String, KeyEntry> keys = new HashMap<>();
   private final ContextIndex index = new ContextIndex();
@@ -153,16 +144,7 @@ public final class KeyRouter {
     this.observer = observer;
     this.context = context;
     this.timers = timers;
-    config
-        .servers()
-        .forEach(
-            (name, server) -> {
-              ServerConfig sessionEra = server.forSessionEraCallers();
-              keyIds.put(name, sessionEra.key().id());
-              if (sessionEra != server) {
-                statelessKeyIds.put(name, server.key().id());
-              }
-            });
+    this.serverKeys = new ServerKeys(config);
     this.deliveries =
         new ContextDeliveries(context, ContextDeliveries.retireGrace(config, settings));
   }
@@ -261,8 +243,8 @@ public final class KeyRouter {
       send(leased, message);
       return Behaviors.same();
     }
-    for (Map<String, String> ids : List.of(keyIds, statelessKeyIds)) {
-      KeyEntry key = keys.get(ids.get(cancel.server()));
+    for (String keyId : serverKeys.keysOf(cancel.server())) {
+      KeyEntry key = keys.get(keyId);
       if (key != null) {
         send(key, message);
       }
@@ -322,13 +304,13 @@ public final class KeyRouter {
 
   /** The key actor serving {@code server} to a caller of its era, started on first use. */
   private KeyEntry keyActorFor(ServerConfig server, boolean statelessCaller) {
-    String statelessKeyId = statelessCaller ? statelessKeyIds.get(server.name()) : null;
-    String keyId = statelessKeyId != null ? statelessKeyId : keyIds.get(server.name());
+    String keyId = serverKeys.keyFor(server.name(), statelessCaller);
     KeyEntry key = keys.get(keyId);
     if (key == null) {
       long incarnation = nextIncarnation++;
-      ServerConfig spoken = statelessKeyId != null ? server : server.forSessionEraCallers();
-      KeyEnvironment env = new KeyEnvironment(spoken, keyId, settings, connector, observer);
+      KeyEnvironment env =
+          new KeyEnvironment(
+              serverKeys.spokenBy(server.name(), keyId), keyId, settings, connector, observer);
       ActorRef<ServerKeyActor.Command> ref =
           context.spawn(
               ServerKeyActor.create(env, context.getSelf(), incarnation, sessionIdFloor),
@@ -342,14 +324,12 @@ public final class KeyRouter {
 
   /** The key of {@code serverName} on which the context holds a lease (either era's), or null. */
   private KeyEntry leasedKey(String contextId, String serverName) {
-    String keyId = keyIds.get(serverName);
-    if (keyId != null && index.has(contextId, keyId)) {
-      return keys.get(keyId);
+    for (String keyId : serverKeys.keysOf(serverName)) {
+      if (index.has(contextId, keyId)) {
+        return keys.get(keyId);
+      }
     }
-    String statelessKeyId = statelessKeyIds.get(serverName);
-    return statelessKeyId != null && index.has(contextId, statelessKeyId)
-        ? keys.get(statelessKeyId)
-        : null;
+    return null;
   }
 
   private void send(KeyEntry key, ServerKeyActor.Command message) {
