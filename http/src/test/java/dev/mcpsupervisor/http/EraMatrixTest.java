@@ -166,6 +166,26 @@ class EraMatrixTest {
     }
   }
 
+  /**
+   * A 2026-07-28 client that declared no elicitation, calling a tool that elicits on a 2026-07-28
+   * upstream: the server sees the client's own capabilities and refuses by itself, and that
+   * refusal, not one of the gateway's, reaches the client.
+   */
+  @ParameterizedTest(name = "{0} upstream")
+  @org.junit.jupiter.params.provider.EnumSource(
+      value = Upstream.class,
+      names = {"HTTP_2026", "STDIO_2026", "HTTP_BOTH"})
+  void theUpstreamsOwnRefusalOfAClientWithoutTheCapabilityReachesIt(Upstream upstream) {
+    HttpResponse<String> refused =
+        stateless("{}").callTool(upstream.path(), id(), FixtureTools.ELICIT, "{\"message\":\"q\"}");
+    JsonNode error = answer(refused).path("error");
+    assertEquals(-32021, error.path("code").asInt(), refused.body());
+    assertEquals(
+        "Missing required client capability: elicitation",
+        error.path("message").asText(),
+        "the fixture's own words: " + refused.body());
+  }
+
   // ------------------------------------------------------------------------------------ the cells
 
   @ParameterizedTest(name = "{0} client, {1} upstream")
