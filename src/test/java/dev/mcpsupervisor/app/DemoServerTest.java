@@ -86,11 +86,20 @@ class DemoServerTest {
                                   : text(call("echo", Map.of("message", "m" + i))).equals("m" + i),
                           threads))
               .toList();
-      long answered =
+      List<String> unanswered =
           answers.stream()
-              .filter(answer -> answer.handle((ok, failure) -> ok).join() == Boolean.TRUE)
-              .count();
-      assertEquals(callers, answered);
+              .map(
+                  answer ->
+                      answer
+                          .handle(
+                              (ok, failure) ->
+                                  ok == Boolean.TRUE
+                                      ? null
+                                      : failure != null ? failure.toString() : "a wrong answer")
+                          .join())
+              .filter(java.util.Objects::nonNull)
+              .toList();
+      assertEquals(List.of(), unanswered, "every list and call is answered, rightly");
     } finally {
       threads.shutdownNow();
     }
