@@ -34,16 +34,16 @@ final class KeySessions {
       table = new LeaseTable<>();
   private long nextSessionId;
 
-  /**
-   * @param firstSessionId beyond every session id any earlier incarnation of any key used
-   * @param sessionGone told a session's id and why once it has left the table (evicted)
-   */
   /** Where the ids it reserves for sessions are told. */
   private final ActorRef<KeyRouter.Command> router;
 
   /** Where its sessions report, the key actor's adapter. */
   private final ActorRef<SessionActor.Report> reports;
 
+  /**
+   * @param firstSessionId beyond every session id any earlier incarnation of any key used
+   * @param sessionGone told a session's id and why once it has left the table (evicted)
+   */
   KeySessions(
       KeyEnvironment env,
       ActorRef<KeyRouter.Command> router,

@@ -82,11 +82,9 @@ public final class ServerKeyActor {
   }
 
   /**
+   * @param router the router it reports to (idle, session ids reserved)
    * @param incarnation distinguishes this actor from earlier and later ones of the same key
    * @param firstSessionId beyond every session id any earlier incarnation of any key used
-   */
-  /**
-   * @param router the router it reports to (idle, session ids reserved)
    */
   public static Behavior<Command> create(
       KeyEnvironment env,
