@@ -12,12 +12,13 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import dev.mcpsupervisor.protocol.tools.McpTool;
 import dev.mcpsupervisor.protocol.tools.ToolResult;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Typed MCP calls over a {@link SessionSupervisor}: {@link #listTools}, {@link #callTool} and, for
@@ -30,10 +31,13 @@ import java.util.concurrent.CompletionStage;
 public final class SupervisorClient {
 
   /**
-   * The context of calls that hold no lease ({@link #listTools}, calls with {@link
-   * CallOptions#withoutLease()}): it names the caller in logs only.
+   * A context for calls that hold no lease ({@link #listTools}, calls with {@link
+   * CallOptions#withoutLease()}); any other name does as well.
    */
   public static final String LEASELESS_CONTEXT = "supervisor-client";
+
+  /** Numbers the contexts of leaseless calls, see {@link #send}. */
+  private static final AtomicLong leaselessCalls = new AtomicLong();
 
   private final SessionSupervisor supervisor;
   private final ServerRequestHandler serverRequests;
@@ -98,15 +102,22 @@ public final class SupervisorClient {
   /**
    * Sends any request and completes with its result. Server requests during the call go to this
    * client's {@link ServerRequestHandler} (its capabilities are added to the options).
+   *
+   * <p>A leaseless call runs under a context of its own, {@code <context>#<n>}: calls sharing one
+   * context would share its lease on an {@code isolation: context} server, where the first answer
+   * ends the session the others still wait on, and its untagged stdio server requests could be
+   * attributed to the wrong call.
    */
   public CompletionStage<JsonNode> send(
       String context, String server, String method, JsonNode params, CallOptions options) {
+    String callContext =
+        options.leaseless() ? context + "#" + leaselessCalls.incrementAndGet() : context;
     CallOptions declared =
         serverRequests == null
             ? options
             : options.withCapabilities(
                 serverRequests.capabilities().toArray(CallOptions.ClientCapability[]::new));
-    return untilComplete(server, supervisor.call(context, server, method, params, declared))
+    return untilComplete(server, supervisor.call(callContext, server, method, params, declared))
         .thenApply(SupervisorClient::resultOrThrow);
   }
 
@@ -162,7 +173,7 @@ public final class SupervisorClient {
                               String.join(", ", methods(round)),
                               "the SupervisorClient has no ServerRequestHandler"))));
     }
-    Map<String, JsonNode> answers = new HashMap<>();
+    Map<String, JsonNode> answers = new ConcurrentHashMap<>();
     List<CompletableFuture<Void>> pending = new ArrayList<>();
     round
         .inputRequests()
@@ -172,20 +183,13 @@ public final class SupervisorClient {
                     serverRequests
                         .answer(server, request)
                         .toCompletableFuture()
-                        .thenAccept(
-                            result -> {
-                              synchronized (answers) {
-                                answers.put(key, result);
-                              }
-                            })));
+                        .thenAccept(result -> answers.put(key, result))));
     return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
         .handle((done, failure) -> failure)
         .thenCompose(
             failure -> {
               if (failure == null) {
-                synchronized (answers) {
-                  return round.answer(Map.copyOf(answers));
-                }
+                return round.answer(Map.copyOf(answers));
               }
               return round
                   .cancel()

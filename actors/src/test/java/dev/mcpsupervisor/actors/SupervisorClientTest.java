@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.call.CallOptions;
 import dev.mcpsupervisor.actors.call.CallOptions.ClientCapability;
 import dev.mcpsupervisor.actors.call.CallOutcome;
 import dev.mcpsupervisor.actors.call.ServerRequestHandler;
@@ -15,10 +16,13 @@ import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.config.Isolation;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.tools.McpTool;
 import dev.mcpsupervisor.protocol.tools.ToolResult;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,8 +42,13 @@ class SupervisorClientTest {
   private static final String FIXTURE = "fixture";
   private static final Duration WAIT = Duration.ofSeconds(30);
 
+  private static final String PER_CONTEXT = "per-context";
+
   private final SessionSupervisor supervisor =
-      SessionSupervisor.start(RealFixture.config(RealFixture.stdio(FIXTURE, 23)));
+      SessionSupervisor.start(
+          RealFixture.config(
+              RealFixture.stdio(FIXTURE, 23),
+              withContextIsolation(RealFixture.stdio(PER_CONTEXT, 24))));
   private final SupervisorClient client = SupervisorClient.of(supervisor);
 
   @AfterAll
@@ -139,6 +148,38 @@ class SupervisorClientTest {
     assertTrue(
         failure.getCause().getMessage().contains("did not declare the sampling capability"),
         failure.getCause().getMessage());
+  }
+
+  @Test
+  void concurrentLeaselessCallsOnAContextIsolatedServerNeverEndEachOthersSession() {
+    List<CompletableFuture<ToolResult>> calls = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      calls.add(
+          client
+              .callTool(
+                  SupervisorClient.LEASELESS_CONTEXT,
+                  PER_CONTEXT,
+                  FixtureTools.SLEEP,
+                  JsonRpcCodec.mapper().valueToTree(Map.of("ms", 300 + 200 * i)),
+                  CallOptions.defaults().withoutLease())
+              .toCompletableFuture());
+    }
+
+    for (CompletableFuture<ToolResult> call : calls) {
+      assertTrue(await(call).text().startsWith("slept"), "every call answered, none lost");
+    }
+  }
+
+  private static ServerConfig withContextIsolation(ServerConfig server) {
+    return new ServerConfig(
+        server.name(),
+        server.spec(),
+        Isolation.CONTEXT,
+        4,
+        server.maxInflightPerSession(),
+        server.requestTimeout(),
+        server.idleTimeout(),
+        server.toolPrefix());
   }
 
   private static <T> T await(CompletionStage<T> stage) {
