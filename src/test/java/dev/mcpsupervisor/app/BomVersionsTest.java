@@ -37,6 +37,13 @@ class BomVersionsTest {
       assertEquals(property(parent, property), property(bom, property), property);
     }
     assertEquals(projectVersion(parent), projectVersion(bom), "the BOM's own version");
+    assertEquals(
+        property(parent, "spotless.version"),
+        bom.getElementsByTagName("version")
+            .item(bom.getElementsByTagName("version").getLength() - 1)
+            .getTextContent()
+            .trim(),
+        "the BOM's spotless plugin (its last version element)");
   }
 
   @Test
