@@ -13,9 +13,10 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * What one call of {@link SessionSupervisor#call} says about its caller, as a MCP 2026-07-28
- * request's {@code _meta} does: which server requests it can answer, which logs it wants, how long
- * it waits, and where its notifications go. Immutable; start from {@link #defaults()}.
+ * What one call of {@link dev.mcpsupervisor.actors.SessionSupervisor#call} says about its caller,
+ * as a MCP 2026-07-28 request's {@code _meta} does: which server requests it can answer, which logs
+ * it wants, how long it waits, and where its notifications go. Immutable; start from {@link
+ * #defaults()}.
  *
  * @param capabilities the server requests the caller answers in input rounds; any other is refused
  *     upstream

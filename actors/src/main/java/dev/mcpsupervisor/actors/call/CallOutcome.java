@@ -11,11 +11,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Where a call of {@link SessionSupervisor#call} stands: {@link Complete} with its answer, or
- * {@link InputRequired} — the upstream asked the caller something during the call (as an MCP
- * 2026-07-28 server answers {@code input_required}), and the call waits upstream, under its
- * deadline, for the caller to {@link InputRequired#answer answer} or {@link InputRequired#cancel
- * cancel}.
+ * Where a call of {@link dev.mcpsupervisor.actors.SessionSupervisor#call} stands: {@link Complete}
+ * with its answer, or {@link InputRequired} — the upstream asked the caller something during the
+ * call (as an MCP 2026-07-28 server answers {@code input_required}), and the call waits upstream,
+ * under its deadline, for the caller to {@link InputRequired#answer answer} or {@link
+ * InputRequired#cancel cancel}.
  */
 public sealed interface CallOutcome permits CallOutcome.Complete, CallOutcome.InputRequired {
 

@@ -24,14 +24,15 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * One call of {@link SessionSupervisor#call}, from its start to its answer, on the caller's node
- * (spawned by the guardian): the call's own delivery. The session sends here — not to the context —
- * what concerns this call: its progress and logs, the server requests attributed to it, its answer.
- * Server requests the caller declared a capability for wait ({@link CallInputs}) and go to the
- * caller in rounds ({@link CallOutcome.InputRequired}), gathered for a moment so that requests sent
- * together go out together; the caller's answers go back to the session; the rest are refused at
- * once. The call stays in flight upstream meanwhile, under its deadline: an abandoned round ends
- * with it (timed out or cancelled upstream, every waiting request refused). Stops with the answer.
+ * One call of {@link dev.mcpsupervisor.actors.SessionSupervisor#call}, from its start to its
+ * answer, on the caller's node (spawned by the guardian): the call's own delivery. The session
+ * sends here — not to the context — what concerns this call: its progress and logs, the server
+ * requests attributed to it, its answer. Server requests the caller declared a capability for wait
+ * ({@link CallInputs}) and go to the caller in rounds ({@link CallOutcome.InputRequired}), gathered
+ * for a moment so that requests sent together go out together; the caller's answers go back to the
+ * session; the rest are refused at once. The call stays in flight upstream meanwhile, under its
+ * deadline: an abandoned round ends with it (timed out or cancelled upstream, every waiting request
+ * refused). Stops with the answer.
  */
 public final class RoundTripCall {
 

@@ -23,11 +23,13 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param delivery the context's {@link ContextDelivery} (set by the router when the context has a
  *     listener): the answer then goes through it, after the notifications sent before it; null:
  *     straight to {@code replyTo}
- * @param callDelivery the call's own delivery (a {@link RoundTripCall}), or null: when set,
- *     everything the session has for this call — its progress and logs, the server requests
- *     attributed to it, its answer — goes there instead of to the context's delivery
- * @param leaseless the call holds no lease ({@link CallOptions#leaseless}): the router does not
- *     remember the context, the key actor serves the call without leasing a pooled session
+ * @param callDelivery the call's own delivery (a {@link
+ *     dev.mcpsupervisor.actors.call.RoundTripCall}), or null: when set, everything the session has
+ *     for this call — its progress and logs, the server requests attributed to it, its answer —
+ *     goes there instead of to the context's delivery
+ * @param leaseless the call holds no lease ({@link
+ *     dev.mcpsupervisor.actors.call.CallOptions#leaseless}): the router does not remember the
+ *     context, the key actor serves the call without leasing a pooled session
  */
 public record UpstreamCall(
     String context,

@@ -54,6 +54,14 @@ public record ServerConfig(
         null);
   }
 
+  /**
+   * {@code <toolPrefix>__<name>}: the name of one of its tools or prompts where several servers'
+   * are offered together (the gateway's {@code /mcp}, the Spring AI and LangChain4j adapters).
+   */
+  public String qualifiedName(String name) {
+    return toolPrefix + ServerConfigReader.TOOL_NAME_SEPARATOR + name;
+  }
+
   public ServerKey key() {
     return ServerKey.of(name, spec);
   }

@@ -10,6 +10,11 @@ public record SupervisorConfig(Map<String, ServerConfig> servers, GatewayConfig 
     servers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(servers));
   }
 
+  /** A configuration written in code, with the same defaults and checks as a file's. */
+  public static SupervisorConfigBuilder builder() {
+    return new SupervisorConfigBuilder();
+  }
+
   public Optional<ServerConfig> server(String name) {
     return Optional.ofNullable(servers.get(name));
   }
