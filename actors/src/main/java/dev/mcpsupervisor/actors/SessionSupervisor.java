@@ -115,7 +115,8 @@ public final class SessionSupervisor implements AutoCloseable {
                     + (settings.shutdownTimeout().toMillis() + 2_000)
                     + "ms")
             .withFallback(actorSystemConfig);
-    ClusterConfig cluster = config.gateway().cluster();
+    // an embedding without a gateway section is a single node
+    ClusterConfig cluster = config.gateway() == null ? null : config.gateway().cluster();
     ActorSystem<SupervisorGuardian.Command> system =
         ActorSystem.create(
             SupervisorGuardian.create(config, settings, connector, observer),
