@@ -200,7 +200,7 @@ class DefaultsHaveOneHomeTest {
 
   /**
    * The settings a table row names: {@code `a.min` / `.max`} names a.min and a.max; the gateway
-   * table's {@code oauth.x} is oauth-defaults.x.
+   * table's {@code oauth.x} is oauth-defaults.x, its {@code cluster.x} cluster-defaults.x.
    */
   private static List<String> settingNames(String block, String cell) {
     List<String> names = new ArrayList<>();
@@ -214,7 +214,9 @@ class DefaultsHaveOneHomeTest {
       String path =
           block.endsWith(".gateway") && name.startsWith("oauth.")
               ? ROOT + ".oauth-defaults." + name.substring("oauth.".length())
-              : block + "." + name;
+              : block.endsWith(".gateway") && name.startsWith("cluster.")
+                  ? ROOT + ".cluster-defaults." + name.substring("cluster.".length())
+                  : block + "." + name;
       names.add(path);
     }
     return names;

@@ -11,10 +11,13 @@ import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.call.CallOptions;
 import dev.mcpsupervisor.actors.call.CallOutcome;
 import dev.mcpsupervisor.actors.call.RoundTripCall;
+import dev.mcpsupervisor.actors.cluster.ClusterSettings;
+import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.key.KeyRouter;
 import dev.mcpsupervisor.actors.key.SupervisorGuardian;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
@@ -112,11 +115,15 @@ public final class SessionSupervisor implements AutoCloseable {
                     + (settings.shutdownTimeout().toMillis() + 2_000)
                     + "ms")
             .withFallback(actorSystemConfig);
+    // an embedding without a gateway section is a single node
+    ClusterConfig cluster = config.gateway() == null ? null : config.gateway().cluster();
     ActorSystem<SupervisorGuardian.Command> system =
         ActorSystem.create(
             SupervisorGuardian.create(config, settings, connector, observer),
-            "mcp-supervisor",
-            withPhaseTimeout);
+            cluster == null ? ClusterSettings.SYSTEM_NAME : ClusterSettings.systemName(cluster),
+            cluster == null
+                ? withPhaseTimeout
+                : ClusterSettings.actorSystemConfig(cluster, withPhaseTimeout));
     ActorRef<KeyRouter.Command> router;
     try {
       router =
@@ -330,6 +337,14 @@ public final class SessionSupervisor implements AutoCloseable {
   /** The actor system this supervisor runs on. */
   public org.apache.pekko.actor.typed.ActorSystem<?> actorSystem() {
     return system;
+  }
+
+  /**
+   * This node's view of its cluster ({@code gateway.cluster}), or {@link Membership#SINGLE_NODE}
+   * without one.
+   */
+  public Membership membership() {
+    return Membership.of(system);
   }
 
   /**

@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
+import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.http.access.AccessControl;
 import dev.mcpsupervisor.http.access.Authentication;
 import dev.mcpsupervisor.http.access.CallerIdentity;
@@ -173,7 +174,8 @@ public final class GatewayServer {
       Map<String, McpEndpoint> endpoints,
       StatelessRequest.Gateway stateless) {
     ActorSystem<?> system = supervisor.actorSystem();
-    Readiness readiness = new Readiness();
+    Membership membership = supervisor.membership();
+    Readiness readiness = new Readiness(membership::isUp);
     McpRoutes mcp =
         new McpRoutes(
             sessions,

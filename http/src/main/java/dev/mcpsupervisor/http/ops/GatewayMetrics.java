@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http.ops;
 
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.protocol.McpMethods;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
@@ -108,6 +109,11 @@ public final class GatewayMetrics implements SupervisorObserver {
   private final Gauge downstreamSessions =
       gauge("downstream_sessions", "Open downstream MCP sessions");
 
+  /** Registered at the first scrape of a node of a cluster: a single node has no cluster gauges. */
+  private Gauge clusterMembers;
+
+  private Gauge unreachableMembers;
+
   public GatewayMetrics() {}
 
   /**
@@ -171,8 +177,19 @@ public final class GatewayMetrics implements SupervisorObserver {
    * they were).
    */
   public synchronized String scrape(SupervisorSnapshot snapshot) {
+    return scrape(snapshot, Membership.SINGLE_NODE);
+  }
+
+  /**
+   * {@link #scrape(SupervisorSnapshot)} with the cluster's gauges (members by status, unreachable
+   * members) when this node is one of a cluster; a single node has none.
+   */
+  public synchronized String scrape(SupervisorSnapshot snapshot, Membership membership) {
     if (snapshot != null) {
       updateGauges(snapshot);
+    }
+    if (membership.clustered()) {
+      updateClusterGauges(membership);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
@@ -216,6 +233,19 @@ public final class GatewayMetrics implements SupervisorObserver {
           stashed.labelValues(server).set(values[1]);
           leases.labelValues(server).set(values[2]);
         });
+  }
+
+  private void updateClusterGauges(Membership membership) {
+    if (clusterMembers == null) {
+      clusterMembers = gauge("cluster_members", "Cluster members as this node sees them", "status");
+      unreachableMembers =
+          gauge("cluster_unreachable_members", "Cluster members this node cannot reach");
+    }
+    clusterMembers.clear();
+    membership
+        .membersByStatus()
+        .forEach((status, count) -> clusterMembers.labelValues(status).set(count));
+    unreachableMembers.set(membership.unreachableCount());
   }
 
   private Counter counter(String name, String help, String... labels) {

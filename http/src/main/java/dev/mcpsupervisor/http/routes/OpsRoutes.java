@@ -24,9 +24,9 @@ import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * Operations endpoints: {@code /healthz} (the process serves HTTP), {@code /readyz} (listening and
- * taking requests, from the {@link Readiness} flag; 503 while stopping), {@code /metrics}
- * (Prometheus text) and {@code /admin/sessions} (JSON). HTTP only.
+ * Operations endpoints: {@code /healthz} (the process serves HTTP), {@code /readyz} (listening,
+ * taking requests and {@code Up} in its cluster, from {@link Readiness}; 503 while joining or
+ * stopping), {@code /metrics} (Prometheus text) and {@code /admin/sessions} (JSON). HTTP only.
  */
 public final class OpsRoutes extends AllDirectives {
 
@@ -61,9 +61,11 @@ public final class OpsRoutes extends AllDirectives {
                 get(
                     () ->
                         complete(
-                            readiness.isReady()
-                                ? status(StatusCodes.OK, "ready")
-                                : status(StatusCodes.SERVICE_UNAVAILABLE, "stopping")))));
+                            switch (readiness.probe()) {
+                              case READY -> status(StatusCodes.OK, "ready");
+                              case JOINING -> status(StatusCodes.SERVICE_UNAVAILABLE, "joining");
+                              case STOPPING -> status(StatusCodes.SERVICE_UNAVAILABLE, "stopping");
+                            }))));
   }
 
   /** Metrics and admin: behind the bearer token when tokens are configured. */
@@ -84,7 +86,7 @@ public final class OpsRoutes extends AllDirectives {
                                                     ContentTypes.parse(
                                                         GatewayMetrics.contentType()),
                                                     metrics
-                                                        .scrape(snapshot)
+                                                        .scrape(snapshot, supervisor.membership())
                                                         .getBytes(StandardCharsets.UTF_8))))))),
         pathPrefix(
             "admin",
@@ -102,7 +104,10 @@ public final class OpsRoutes extends AllDirectives {
                                                 McpResponses.json(
                                                     StatusCodes.OK,
                                                     AdminReport.of(
-                                                        listing, snapshot, Instant.now())))
+                                                        listing,
+                                                        snapshot,
+                                                        supervisor.membership(),
+                                                        Instant.now())))
                                         // a report without the supervisor's part would say "no
                                         // sessions": say why not
                                         .exceptionally(

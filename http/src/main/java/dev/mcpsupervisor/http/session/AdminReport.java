@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http.session;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,7 +30,32 @@ public final class AdminReport {
 
   public static ObjectNode of(
       DownstreamSessions.Listing listing, SupervisorSnapshot snapshot, Instant now) {
+    return of(listing, snapshot, Membership.SINGLE_NODE, now);
+  }
+
+  /**
+   * With the cluster's members (address, status, reachable) as this node sees them, when it is one
+   * node of a cluster; no {@code cluster} member for a single node. The cluster's secret is never
+   * part of it.
+   */
+  public static ObjectNode of(
+      DownstreamSessions.Listing listing,
+      SupervisorSnapshot snapshot,
+      Membership membership,
+      Instant now) {
     ObjectNode report = JsonRpcCodec.emptyObject();
+    if (membership.clustered()) {
+      ObjectNode cluster = report.putObject("cluster");
+      cluster.put("self", membership.selfAddress());
+      ArrayNode members = cluster.putArray("members");
+      for (Membership.MemberView member : membership.members()) {
+        members
+            .addObject()
+            .put("address", member.address())
+            .put("status", member.status())
+            .put("reachable", member.reachable());
+      }
+    }
     ArrayNode downstream = report.putArray("downstreamSessions");
     for (DownstreamSessions.SessionInfo session : listing.sessions()) {
       ObjectNode entry = downstream.addObject();

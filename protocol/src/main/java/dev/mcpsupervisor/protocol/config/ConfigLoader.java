@@ -63,6 +63,9 @@ public final class ConfigLoader {
   /** Defaults of the gateway's optional {@code oauth} fields, under {@link #DEFAULTS_ROOT}. */
   public static final String OAUTH_DEFAULTS = "oauth-defaults";
 
+  /** Defaults of the gateway's optional {@code cluster} fields, under {@link #DEFAULTS_ROOT}. */
+  public static final String CLUSTER_DEFAULTS = "cluster-defaults";
+
   private static final char BYTE_ORDER_MARK = '\uFEFF';
   private static final Pattern SUBSTITUTION = Pattern.compile("\\$\\{\\??([^}]*)}");
 
@@ -92,6 +95,7 @@ public final class ConfigLoader {
             gateway,
             defaults.getConfig(GATEWAY_DEFAULTS),
             defaults.getConfig(OAUTH_DEFAULTS),
+            defaults.getConfig(CLUSTER_DEFAULTS),
             servers.keySet()));
   }
 

@@ -24,6 +24,7 @@ import java.util.stream.IntStream;
  *     server
  * @param connectionLimits what one connection and one caller's streams may hold
  * @param sessionLimits how many downstream sessions and requests may be held at once
+ * @param cluster this gateway as one node of a cluster; null: a single node
  */
 public record GatewayConfig(
     String host,
@@ -37,7 +38,8 @@ public record GatewayConfig(
     OAuthConfig oauth,
     Map<String, IdentityPolicy> identities,
     ConnectionLimits connectionLimits,
-    SessionLimits sessionLimits) {
+    SessionLimits sessionLimits,
+    ClusterConfig cluster) {
 
   /** Shorter bearer tokens are refused at start: they can be guessed. */
   public static final int MIN_TOKEN_LENGTH = 32;
@@ -56,6 +58,36 @@ public record GatewayConfig(
     identities = Map.copyOf(identities);
     Objects.requireNonNull(connectionLimits, "connectionLimits");
     Objects.requireNonNull(sessionLimits, "sessionLimits");
+  }
+
+  /** A single node (no {@code cluster} section). */
+  public GatewayConfig(
+      String host,
+      int port,
+      List<String> authTokens,
+      List<String> allowedOrigins,
+      List<String> allowedHosts,
+      long maxBodyBytes,
+      Duration sessionIdleTimeout,
+      List<NamedToken> namedTokens,
+      OAuthConfig oauth,
+      Map<String, IdentityPolicy> identities,
+      ConnectionLimits connectionLimits,
+      SessionLimits sessionLimits) {
+    this(
+        host,
+        port,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities,
+        connectionLimits,
+        sessionLimits,
+        null);
   }
 
   /**
@@ -110,7 +142,26 @@ public record GatewayConfig(
         oauth,
         identities,
         connectionLimits,
-        sessionLimits);
+        sessionLimits,
+        cluster);
+  }
+
+  /** This section as one node of a cluster; everything else kept. */
+  public GatewayConfig withCluster(ClusterConfig newCluster) {
+    return new GatewayConfig(
+        host,
+        port,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities,
+        connectionLimits,
+        sessionLimits,
+        newCluster);
   }
 
   /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */
@@ -147,6 +198,8 @@ public record GatewayConfig(
         + connectionLimits
         + ", sessionLimits="
         + sessionLimits
+        + ", cluster="
+        + cluster
         + "]";
   }
 }

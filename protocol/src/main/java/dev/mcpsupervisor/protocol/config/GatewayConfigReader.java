@@ -58,6 +58,7 @@ final class GatewayConfigReader {
               MAX_INFLIGHT_PER_DOWNSTREAM_SESSION,
               MAX_INFLIGHT_PER_IDENTITY,
               MAX_BATCH_LENGTH,
+              ClusterConfigReader.CLUSTER,
               DEPRECATED_MAX_INFLIGHT_PER_SESSION),
           Set.of(),
           Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
@@ -71,16 +72,22 @@ final class GatewayConfigReader {
   /**
    * @param gateway the file's section (empty when the file has none)
    * @param oauthDefaults the defaults of the optional {@code oauth} fields
+   * @param clusterDefaults the defaults of the optional {@code cluster} fields
    * @param serverNames the configured servers, which {@code identities} may name
    */
   static GatewayConfig read(
-      ConfigSection gateway, Config defaults, Config oauthDefaults, Set<String> serverNames) {
+      ConfigSection gateway,
+      Config defaults,
+      Config oauthDefaults,
+      Config clusterDefaults,
+      Set<String> serverNames) {
     RULES.check(gateway);
     ConfigSection section = gateway.withDefaults(defaults);
+    String host = section.nonEmptyString(HOST);
     List<NamedToken> tokens = AuthConfigReader.tokens(section);
     OAuthConfig oauth = AuthConfigReader.oauth(gateway, oauthDefaults);
     return new GatewayConfig(
-        section.nonEmptyString(HOST),
+        host,
         section.integer(PORT, 0, MAX_PORT),
         tokens.stream().map(NamedToken::token).toList(),
         allowedOrigins(section),
@@ -91,7 +98,8 @@ final class GatewayConfigReader {
         oauth,
         AuthConfigReader.identities(gateway, serverNames, tokens, oauth != null),
         connectionLimits(section),
-        sessionLimits(section, inflightPerDownstreamSessionField(gateway, section)));
+        sessionLimits(section, inflightPerDownstreamSessionField(gateway, section)),
+        ClusterConfigReader.read(gateway, clusterDefaults, host));
   }
 
   static ConnectionLimits connectionLimits(ConfigSection section) {

@@ -295,7 +295,8 @@ class ConfigLoaderTest {
         Set.of(
             ConfigLoader.SERVER_DEFAULTS,
             ConfigLoader.GATEWAY_DEFAULTS,
-            ConfigLoader.OAUTH_DEFAULTS),
+            ConfigLoader.OAUTH_DEFAULTS,
+            ConfigLoader.CLUSTER_DEFAULTS),
         reference.getObject(ConfigLoader.DEFAULTS_ROOT).keySet());
   }
 
