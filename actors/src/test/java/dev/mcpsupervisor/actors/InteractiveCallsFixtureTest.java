@@ -1,0 +1,268 @@
+package dev.mcpsupervisor.actors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.call.CallOptions;
+import dev.mcpsupervisor.actors.call.CallOptions.ClientCapability;
+import dev.mcpsupervisor.actors.call.CallOutcome;
+import dev.mcpsupervisor.actors.delivery.ContextListener;
+import dev.mcpsupervisor.fixture.ChildProcesses;
+import dev.mcpsupervisor.fixture.FixtureProcess;
+import dev.mcpsupervisor.fixture.FixtureTools;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.config.Isolation;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Server requests under concurrency (issue 21, item 1): 20 callers of each era call the fixture's
+ * {@code sample} tool at once, each with a prompt of its own, on one {@code shared} server of four
+ * sessions at most. Over stdio the fixture's sampling request names no call: only the key actor's
+ * scheduling (one interactive call per session) makes its owner certain, once the tool is known to
+ * be interactive. Over Streamable HTTP the request arrives on the call's own response stream. Every
+ * caller must get its own prompt, and only its own.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class InteractiveCallsFixtureTest {
+
+  private static final int CALLERS = 20;
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final String STDIO = "fixture";
+  private static final String HTTP = "fixture-http";
+
+  private final FixtureProcess httpFixture = FixtureProcess.startHttp();
+  private final SessionSupervisor supervisor =
+      SessionSupervisor.start(
+          RealFixture.config(
+              shared(RealFixture.stdio(STDIO, 21)),
+              shared(RealFixture.streamableHttp(HTTP, httpFixture.url()))));
+
+  @AfterAll
+  void stopEverything() {
+    supervisor.close();
+    httpFixture.close();
+    ChildProcesses.assertNoneAlive();
+  }
+
+  /** Four sessions at most, as a server with the shipped defaults has. */
+  static ServerConfig shared(ServerConfig server) {
+    return new ServerConfig(
+        server.name(),
+        server.spec(),
+        Isolation.SHARED,
+        4,
+        32,
+        WAIT,
+        Duration.ofMinutes(5),
+        server.name());
+  }
+
+  @Test
+  void twentyStatelessCallersOverStdioEachGetTheirOwnRoundAfterTheToolsFirstInteractiveCall() {
+    firstInteractiveCall(STDIO);
+    assertEquals(Tally.allOwn(CALLERS), race(i -> statelessCaller(STDIO, i)));
+  }
+
+  @Test
+  void twentySessionEraContextsOverStdioEachGetTheirOwnRequestAfterTheToolsFirstInteractiveCall() {
+    firstInteractiveCall(STDIO);
+    assertEquals(Tally.allOwn(CALLERS), race(i -> sessionEraCaller(STDIO, "stdio", i)));
+  }
+
+  @Test
+  void twentyStatelessCallersOverStreamableHttpEachGetTheirOwnRoundFromTheFirstCall() {
+    assertEquals(Tally.allOwn(CALLERS), race(i -> statelessCaller(HTTP, i)));
+  }
+
+  @Test
+  void twentySessionEraContextsOverStreamableHttpEachGetTheirOwnRequestFromTheFirstCall() {
+    assertEquals(Tally.allOwn(CALLERS), race(i -> sessionEraCaller(HTTP, "http", i)));
+  }
+
+  // ------------------------------------------------------------------------------------- callers
+
+  /** What one caller saw: its own prompt (and its own answer back), a wrong prompt, or no round. */
+  enum Seen {
+    OWN,
+    WRONG_PROMPT,
+    NO_ROUND
+  }
+
+  /** How many callers saw what. */
+  record Tally(int own, int wrongPrompts, int noRound) {
+    static Tally allOwn(int callers) {
+      return new Tally(callers, 0, 0);
+    }
+
+    static Tally of(List<Seen> seen) {
+      return new Tally(
+          (int) seen.stream().filter(Seen.OWN::equals).count(),
+          (int) seen.stream().filter(Seen.WRONG_PROMPT::equals).count(),
+          (int) seen.stream().filter(Seen.NO_ROUND::equals).count());
+    }
+  }
+
+  /** The tool is learnt to be interactive: one call, alone, whose request has one owner. */
+  private void firstInteractiveCall(String server) {
+    assertEquals(Seen.OWN, await(statelessCaller(server, -1)));
+  }
+
+  /** A 2026-07-28 caller: a leaseless round-trip call that answers the round it gets. */
+  private CompletionStage<Seen> statelessCaller(String server, int i) {
+    String prompt = "prompt of stateless caller " + i + " on " + server;
+    return supervisor
+        .call(
+            "stateless-" + server + "-" + i + "-" + System.nanoTime(),
+            server,
+            McpMethods.TOOLS_CALL,
+            RealFixture.toolCall(FixtureTools.SAMPLE, "prompt", prompt),
+            CallOptions.defaults().withCapabilities(ClientCapability.SAMPLING).withoutLease())
+        .thenCompose(
+            outcome -> {
+              if (!(outcome instanceof CallOutcome.InputRequired round)) {
+                return CompletableFuture.completedFuture(Seen.NO_ROUND);
+              }
+              var asked = round.inputRequests().entrySet().iterator().next();
+              if (!prompt.equals(promptOf(asked.getValue().params()))) {
+                round.cancel();
+                return CompletableFuture.completedFuture(Seen.WRONG_PROMPT);
+              }
+              return round
+                  .answer(Map.of(asked.getKey(), sampled("answer to " + prompt)))
+                  .thenApply(
+                      done ->
+                          done instanceof CallOutcome.Complete complete
+                                  && ("answer to " + prompt)
+                                      .equals(RealFixture.text(complete.response()))
+                              ? Seen.OWN
+                              : Seen.WRONG_PROMPT);
+            });
+  }
+
+  /** A session-era client: a context with a lease and a listener that answers its own prompt. */
+  private CompletionStage<Seen> sessionEraCaller(String server, String run, int i) {
+    String context = "session-" + run + "-" + i;
+    String prompt = "prompt of session " + i + " on " + server;
+    PromptListener listener = new PromptListener(prompt);
+    supervisor.register(context, listener);
+    return supervisor
+        .request(
+            context,
+            server,
+            McpMethods.TOOLS_CALL,
+            RealFixture.toolCall(FixtureTools.SAMPLE, "prompt", prompt),
+            null,
+            context + "-call")
+        .thenApply(
+            response -> {
+              supervisor.releaseAll(context);
+              if (!listener.wrong.isEmpty()) {
+                return Seen.WRONG_PROMPT;
+              }
+              return !response.isError()
+                      && ("answer to " + prompt).equals(RealFixture.text(response))
+                  ? Seen.OWN
+                  : Seen.NO_ROUND;
+            });
+  }
+
+  /** Answers a sampling request for its own prompt; keeps any other prompt it was shown. */
+  static final class PromptListener implements ContextListener {
+    final String prompt;
+    final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+
+    PromptListener(String prompt) {
+      this.prompt = prompt;
+    }
+
+    @Override
+    public void onNotification(String server, JsonRpcNotification notification) {}
+
+    @Override
+    public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request) {
+      String shown = promptOf(request.params());
+      if (!prompt.equals(shown)) {
+        wrong.add(shown);
+      }
+      return CompletableFuture.completedFuture(
+          JsonRpcResponse.success(request.id(), sampled("answer to " + shown)));
+    }
+  }
+
+  // --------------------------------------------------------------------------------------- helpers
+
+  /** Starts {@code CALLERS} callers at once from racing threads; answers what they saw. */
+  private Tally race(IntFunction<CompletionStage<Seen>> caller) {
+    ExecutorService racers = Executors.newFixedThreadPool(CALLERS);
+    CountDownLatch start = new CountDownLatch(1);
+    List<CompletableFuture<Seen>> seen = new ArrayList<>();
+    try {
+      for (int i = 0; i < CALLERS; i++) {
+        int index = i;
+        CompletableFuture<Seen> result = new CompletableFuture<>();
+        seen.add(result);
+        racers.execute(
+            () -> {
+              try {
+                start.await();
+                caller
+                    .apply(index)
+                    .whenComplete(
+                        (outcome, failure) -> {
+                          if (failure != null) {
+                            result.completeExceptionally(failure);
+                          } else {
+                            result.complete(outcome);
+                          }
+                        });
+              } catch (InterruptedException e) {
+                result.completeExceptionally(e);
+              }
+            });
+      }
+      start.countDown();
+      return Tally.of(seen.stream().map(InteractiveCallsFixtureTest::await).toList());
+    } finally {
+      racers.shutdownNow();
+    }
+  }
+
+  private static Seen await(CompletionStage<Seen> seen) {
+    try {
+      return seen.toCompletableFuture().get(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("no outcome within " + WAIT.multipliedBy(2) + ": " + e, e);
+    }
+  }
+
+  static String promptOf(JsonNode samplingParams) {
+    return samplingParams.path("messages").path(0).path("content").path("text").asText(null);
+  }
+
+  static ObjectNode sampled(String text) {
+    ObjectNode result = JsonRpcCodec.emptyObject();
+    result.put("role", "assistant").put("model", "test").put("stopReason", "endTurn");
+    result.putObject("content").put("type", "text").put("text", text);
+    return result;
+  }
+}
