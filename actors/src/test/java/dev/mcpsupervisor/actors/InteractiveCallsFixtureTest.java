@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.actors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,12 +23,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
@@ -49,13 +52,17 @@ class InteractiveCallsFixtureTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String STDIO = "fixture";
   private static final String HTTP = "fixture-http";
+  private static final String DECLARED = "fixture-declared";
+  private static final String ONE = "fixture-one";
 
   private final FixtureProcess httpFixture = FixtureProcess.startHttp();
   private final SessionSupervisor supervisor =
       SessionSupervisor.start(
           RealFixture.config(
               shared(RealFixture.stdio(STDIO, 21)),
-              shared(RealFixture.streamableHttp(HTTP, httpFixture.url()))));
+              shared(RealFixture.streamableHttp(HTTP, httpFixture.url())),
+              declaring(shared(RealFixture.stdio(DECLARED, 22)), 4),
+              declaring(shared(RealFixture.stdio(ONE, 23)), 1)));
 
   @AfterAll
   void stopEverything() {
@@ -75,6 +82,98 @@ class InteractiveCallsFixtureTest {
         WAIT,
         Duration.ofMinutes(5),
         server.name());
+  }
+
+  /** The server with {@code interactiveTools: [sample]} and at most {@code maxSessions}. */
+  static ServerConfig declaring(ServerConfig server, int maxSessions) {
+    return new ServerConfig(
+        server.name(),
+        server.spec(),
+        Isolation.SHARED,
+        maxSessions,
+        32,
+        WAIT,
+        Duration.ofMinutes(5),
+        server.name(),
+        null,
+        null,
+        Set.of(FixtureTools.SAMPLE));
+  }
+
+  @Test
+  void aToolDeclaredInteractiveIsScheduledSoFromItsFirstCall() {
+    assertEquals(Tally.allOwn(CALLERS), race(i -> statelessCaller(DECLARED, i)));
+  }
+
+  @Test
+  void pastMaxSessionsAnInteractiveCallWaitsInOrderWithinItsDeadlineAndNeverFailsBeforeIt()
+      throws Exception {
+    HoldingListener holder = new HoldingListener();
+    supervisor.register("holder", holder);
+    CompletionStage<JsonRpcResponse> held =
+        supervisor.request(
+            "holder",
+            ONE,
+            McpMethods.TOOLS_CALL,
+            RealFixture.toolCall(FixtureTools.SAMPLE, "prompt", "held"),
+            null);
+    Held asked = holder.asked.poll(30, TimeUnit.SECONDS);
+    assertEquals("held", promptOf(asked.request().params()), "the holder runs on the one session");
+
+    // another caller's interactive call waits for the session: until its deadline, then times out
+    long started = System.nanoTime();
+    CallOutcome timedOut =
+        supervisor
+            .call(
+                "waiter-1",
+                ONE,
+                McpMethods.TOOLS_CALL,
+                RealFixture.toolCall(FixtureTools.SAMPLE, "prompt", "too late"),
+                CallOptions.defaults()
+                    .withCapabilities(ClientCapability.SAMPLING)
+                    .withoutLease()
+                    .withDeadline(Duration.ofMillis(500)))
+            .toCompletableFuture()
+            .get(30, TimeUnit.SECONDS);
+    JsonRpcResponse timeout = ((CallOutcome.Complete) timedOut).response();
+    assertTrue(timeout.isError(), "a timeout, not a round: " + timeout);
+    assertTrue(timeout.error().message().contains("timed out after 500 ms"), timeout.toString());
+    assertTrue(System.nanoTime() - started >= Duration.ofMillis(500).toNanos(), "not before");
+
+    // a waiter given up by its caller leaves the queue: the one behind it is next
+    CompletableFuture<CallOutcome> cancelled =
+        supervisor
+            .call(
+                "waiter-2",
+                ONE,
+                McpMethods.TOOLS_CALL,
+                RealFixture.toolCall(FixtureTools.SAMPLE, "prompt", "given up"),
+                CallOptions.defaults().withCapabilities(ClientCapability.SAMPLING).withoutLease())
+            .toCompletableFuture();
+    CompletionStage<Seen> next = statelessCaller(ONE, 3);
+    cancelled.cancel(false);
+
+    asked.answer().complete(JsonRpcResponse.success(asked.request().id(), sampled("for held")));
+    assertEquals(
+        "for held", RealFixture.text(held.toCompletableFuture().get(30, TimeUnit.SECONDS)));
+    assertEquals(Seen.OWN, await(next), "the next waiter got the session, and its own round");
+  }
+
+  record Held(JsonRpcRequest request, CompletableFuture<JsonRpcResponse> answer) {}
+
+  /** Keeps the server requests it is asked, to answer later. */
+  static final class HoldingListener implements ContextListener {
+    final LinkedBlockingQueue<Held> asked = new LinkedBlockingQueue<>();
+
+    @Override
+    public void onNotification(String server, JsonRpcNotification notification) {}
+
+    @Override
+    public CompletionStage<JsonRpcResponse> onServerRequest(String server, JsonRpcRequest request) {
+      CompletableFuture<JsonRpcResponse> answer = new CompletableFuture<>();
+      asked.add(new Held(request, answer));
+      return answer;
+    }
   }
 
   @Test
