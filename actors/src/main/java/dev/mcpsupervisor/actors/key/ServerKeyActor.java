@@ -261,7 +261,8 @@ public final class ServerKeyActor {
       return;
     }
     if (interactive.waiting() >= env.settings().stashCapacity()) {
-      call.reject(SupervisorErrors.overloaded(-1, server, interactive.waiting()), env.observer());
+      call.reject(
+          SupervisorErrors.interactiveOverloaded(server, interactive.waiting()), env.observer());
       return;
     }
     interactive.arrived(
@@ -288,18 +289,18 @@ public final class ServerKeyActor {
         != null) {
       timers.cancel(new InteractiveWaitTimer(placement.callId()));
       UpstreamCall call = placement.call();
-      var session =
-          placement.opensSession() ? sessions.openUnleased() : table.get(placement.sessionId());
-      if (placement.opensSession()) {
-        interactive.running(placement.callId(), placement.owner(), session.id);
-      }
       Duration left = call.deadline().minusNanos(placement.waitedNanos());
-      if (left.isNegative() || left.isZero()) {
+      if (left.isNegative() || left.isZero()) { // its timer is on its way
         interactive.ended(placement.callId());
         call.reject(
             SupervisorErrors.timeout(call.method(), server, call.deadline().toMillis()),
             env.observer());
         continue;
+      }
+      var session =
+          placement.opensSession() ? sessions.openUnleased() : table.get(placement.sessionId());
+      if (placement.opensSession()) {
+        interactive.running(placement.callId(), placement.owner(), session.id);
       }
       sessions.keepFor(session, left);
       session.ref.tell(new SessionActor.Forward(call.withDeadline(left), true));
