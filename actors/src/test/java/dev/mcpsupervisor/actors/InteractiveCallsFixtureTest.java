@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.call.CallOptions;
 import dev.mcpsupervisor.actors.call.CallOptions.ClientCapability;
 import dev.mcpsupervisor.actors.call.CallOutcome;
@@ -33,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -54,6 +56,7 @@ class InteractiveCallsFixtureTest {
   private static final String HTTP = "fixture-http";
   private static final String DECLARED = "fixture-declared";
   private static final String ONE = "fixture-one";
+  private static final String TWO = "fixture-two";
 
   private final FixtureProcess httpFixture = FixtureProcess.startHttp();
   private final SessionSupervisor supervisor =
@@ -62,7 +65,8 @@ class InteractiveCallsFixtureTest {
               shared(RealFixture.stdio(STDIO, 21)),
               shared(RealFixture.streamableHttp(HTTP, httpFixture.url())),
               declaring(shared(RealFixture.stdio(DECLARED, 22)), 4),
-              declaring(shared(RealFixture.stdio(ONE, 23)), 1)));
+              declaring(shared(RealFixture.stdio(ONE, 23)), 1),
+              declaring(shared(RealFixture.stdio(TWO, 24)), 2)));
 
   @AfterAll
   void stopEverything() {
@@ -157,6 +161,70 @@ class InteractiveCallsFixtureTest {
     assertEquals(
         "for held", RealFixture.text(held.toCompletableFuture().get(30, TimeUnit.SECONDS)));
     assertEquals(Seen.OWN, await(next), "the next waiter got the session, and its own round");
+  }
+
+  /**
+   * Two session-era contexts lease the one pooled session; the second one's interactive call runs
+   * on a second session, outside its lease: its request reaches it there, and its cancel reaches
+   * the session it runs on (nothing stays in flight for it).
+   */
+  @Test
+  void aLeasedContextsInteractiveCallOutsideItsLeaseGetsItsRequestAndItsCancelThere()
+      throws Exception {
+    HoldingListener first = new HoldingListener();
+    HoldingListener second = new HoldingListener();
+    supervisor.register("first", first);
+    supervisor.register("second", second);
+    CompletionStage<JsonRpcResponse> firstCall =
+        supervisor.request(
+            "first",
+            TWO,
+            McpMethods.TOOLS_CALL,
+            RealFixture.toolCall(FixtureTools.SAMPLE, "prompt", "first's"),
+            null);
+    Held firstAsked = first.asked.poll(30, TimeUnit.SECONDS);
+    assertEquals("first's", promptOf(firstAsked.request().params()));
+    CompletableFuture<JsonRpcResponse> secondCall =
+        supervisor
+            .request(
+                "second",
+                TWO,
+                McpMethods.TOOLS_CALL,
+                RealFixture.toolCall(FixtureTools.SAMPLE, "prompt", "second's"),
+                null)
+            .toCompletableFuture();
+    Held secondAsked = second.asked.poll(30, TimeUnit.SECONDS);
+    assertEquals("second's", promptOf(secondAsked.request().params()), "its own, not first's");
+
+    var key = keyOf(TWO);
+    assertEquals(1, key.leases().values().stream().distinct().count(), "one leased session");
+    assertEquals(2, key.sessions().size(), "the second call runs on a second session");
+
+    secondCall.cancel(false);
+    TestProbe.create(supervisor.actorSystem())
+        .awaitAssert(
+            Duration.ofSeconds(10),
+            () -> {
+              assertEquals(
+                  1,
+                  keyOf(TWO).sessions().stream().mapToInt(s -> s.inFlight()).sum(),
+                  "only first's call is in flight: second's was withdrawn where it ran");
+              return null;
+            });
+    firstAsked
+        .answer()
+        .complete(JsonRpcResponse.success(firstAsked.request().id(), sampled("for first")));
+    assertEquals(
+        "for first", RealFixture.text(firstCall.toCompletableFuture().get(30, TimeUnit.SECONDS)));
+    supervisor.releaseAll("first");
+    supervisor.releaseAll("second");
+  }
+
+  private SupervisorSnapshot.KeySnapshot keyOf(String server) {
+    return TestSupervisor.await(supervisor.snapshot()).keys().stream()
+        .filter(key -> key.server().equals(server))
+        .findFirst()
+        .orElseThrow();
   }
 
   record Held(JsonRpcRequest request, CompletableFuture<JsonRpcResponse> answer) {}
