@@ -9,6 +9,7 @@ import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
+import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
@@ -154,12 +155,17 @@ class InteractiveCallsGatewayTest {
   /** A session-era client's call; its client answers "sampled: <the prompt it was shown>". */
   private static String sessionCaller(SdkClient client, String who) {
     String prompt = "prompt of " + who;
-    CallToolResult result =
-        client.client.callTool(
-            CallToolRequest.builder()
-                .name(FixtureTools.SAMPLE)
-                .arguments(Map.of("prompt", prompt))
-                .build());
+    CallToolResult result;
+    try {
+      result =
+          client.client.callTool(
+              CallToolRequest.builder()
+                  .name(FixtureTools.SAMPLE)
+                  .arguments(Map.of("prompt", prompt))
+                  .build());
+    } catch (McpError refused) { // the upstream's sampling was refused: the tool failed
+      return "no round: " + refused.getMessage();
+    }
     String text = ((TextContent) result.content().get(0)).text();
     if (Boolean.TRUE.equals(result.isError())) {
       return "no round: " + text;
