@@ -57,6 +57,7 @@ class InteractiveCallsFixtureTest {
   private static final String DECLARED = "fixture-declared";
   private static final String ONE = "fixture-one";
   private static final String TWO = "fixture-two";
+  private static final String TIED = "fixture-tied";
 
   private final FixtureProcess httpFixture = FixtureProcess.startHttp();
   private final SessionSupervisor supervisor =
@@ -66,7 +67,8 @@ class InteractiveCallsFixtureTest {
               shared(RealFixture.streamableHttp(HTTP, httpFixture.url())),
               declaring(shared(RealFixture.stdio(DECLARED, 22)), 4),
               declaring(shared(RealFixture.stdio(ONE, 23)), 1),
-              declaring(shared(RealFixture.stdio(TWO, 24)), 2)));
+              declaring(shared(RealFixture.stdio(TWO, 24)), 2),
+              shared(RealFixture.stdio(TIED, 25))));
 
   @AfterAll
   void stopEverything() {
@@ -218,6 +220,47 @@ class InteractiveCallsFixtureTest {
         "for first", RealFixture.text(firstCall.toCompletableFuture().get(30, TimeUnit.SECONDS)));
     supervisor.releaseAll("first");
     supervisor.releaseAll("second");
+  }
+
+  /**
+   * A request that names its call (here by the call's progress token) needs no scheduling: its tool
+   * is not learnt interactive, and its calls stay pooled on one session.
+   */
+  @Test
+  void aRequestThatNamesItsCallMarksNothingAndItsCallsStayPooled() throws Exception {
+    HoldingListener one = new HoldingListener();
+    HoldingListener other = new HoldingListener();
+    supervisor.register("tied-one", one);
+    supervisor.register("tied-other", other);
+    answerOwn(one, tiedSample("tied-one", "learns nothing"));
+
+    CompletionStage<JsonRpcResponse> first = tiedSample("tied-one", "one's");
+    CompletionStage<JsonRpcResponse> second = tiedSample("tied-other", "other's");
+    Held oneAsked = one.asked.poll(30, TimeUnit.SECONDS);
+    Held otherAsked = other.asked.poll(30, TimeUnit.SECONDS);
+    assertEquals("one's", promptOf(oneAsked.request().params()));
+    assertEquals("other's", promptOf(otherAsked.request().params()));
+    assertEquals(1, keyOf(TIED).sessions().size(), "both in flight on one pooled session");
+    oneAsked.answer().complete(JsonRpcResponse.success(oneAsked.request().id(), sampled("1")));
+    otherAsked.answer().complete(JsonRpcResponse.success(otherAsked.request().id(), sampled("2")));
+    assertEquals("1", RealFixture.text(first.toCompletableFuture().get(30, TimeUnit.SECONDS)));
+    assertEquals("2", RealFixture.text(second.toCompletableFuture().get(30, TimeUnit.SECONDS)));
+    supervisor.releaseAll("tied-one");
+    supervisor.releaseAll("tied-other");
+  }
+
+  private CompletionStage<JsonRpcResponse> tiedSample(String context, String prompt) {
+    ObjectNode params = RealFixture.toolCall(FixtureTools.SAMPLE, "prompt", prompt);
+    ((ObjectNode) params.get("arguments")).put("tied", true);
+    params.putObject("_meta").put("progressToken", context + "-" + prompt);
+    return supervisor.request(context, TIED, McpMethods.TOOLS_CALL, params, null);
+  }
+
+  private static void answerOwn(HoldingListener listener, CompletionStage<JsonRpcResponse> call)
+      throws Exception {
+    Held asked = listener.asked.poll(30, TimeUnit.SECONDS);
+    asked.answer().complete(JsonRpcResponse.success(asked.request().id(), sampled("done")));
+    assertEquals("done", RealFixture.text(call.toCompletableFuture().get(30, TimeUnit.SECONDS)));
   }
 
   private SupervisorSnapshot.KeySnapshot keyOf(String server) {

@@ -145,10 +145,15 @@ final class UpstreamInbox {
   }
 
   /**
-   * The tool whose call sent a server request is interactive: the call it was attributed to, or,
-   * when it is ambiguous, the one tool every call in flight is a call of (one of them sent it).
+   * The tool whose call sent a server request that named no call is interactive: the call it was
+   * attributed to by elimination, or, when it is ambiguous, the one tool every call in flight is a
+   * call of (one of them sent it). A request that names its call (Streamable HTTP, {@code _meta})
+   * needs no scheduling, so it marks nothing.
    */
   private void reportInteractiveTool(ServerRequestAttribution.Owner owner) {
+    if (owner.tied()) {
+      return;
+    }
     String tool = null;
     if (owner.call() != null) {
       tool = toolOf(owner.call());
