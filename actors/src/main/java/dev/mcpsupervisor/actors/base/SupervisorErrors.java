@@ -68,6 +68,16 @@ public final class SupervisorErrors {
             + " requests waiting");
   }
 
+  /** Too many calls of interactive tools wait for a session of their own already. */
+  public static JsonRpcError interactiveOverloaded(String server, int waiting) {
+    return new JsonRpcError(
+        OVERLOADED,
+        server
+            + " is overloaded: "
+            + waiting
+            + " calls of interactive tools are waiting for a session already");
+  }
+
   /** A context-isolated server has {@code maxSessions} sessions: a new context gets none. */
   public static JsonRpcError tooManySessions(String server, int maxSessions) {
     return new JsonRpcError(

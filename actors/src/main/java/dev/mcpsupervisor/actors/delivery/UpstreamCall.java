@@ -85,6 +85,22 @@ public record UpstreamCall(
         leaseless);
   }
 
+  /** The same call with less time left (it waited before it reached a session). */
+  public UpstreamCall withDeadline(Duration left) {
+    return new UpstreamCall(
+        context,
+        server,
+        callId,
+        method,
+        params,
+        left,
+        replyTo,
+        tag,
+        delivery,
+        callDelivery,
+        leaseless);
+  }
+
   public JsonRpcResponse response(JsonRpcResponse upstream) {
     return upstream.withId(LongNode.valueOf(callId));
   }

@@ -136,14 +136,47 @@ final class KeySessions {
     } else {
       return null;
     }
+    keepFor(session, call.deadline());
+    return session;
+  }
+
+  /**
+   * The live sessions, least leased first (as {@link LeaseTable#pooled} prefers them): where an
+   * interactive call may go.
+   */
+  java.util.List<Long> liveByLoad() {
+    return table.live().stream()
+        .sorted(
+            java.util.Comparator.comparingInt(
+                    (LeaseTable.Entry<ActorRef<SessionActor.Command>> s) -> s.contexts.size())
+                .thenComparingLong(s -> s.id))
+        .map(s -> s.id)
+        .toList();
+  }
+
+  /** Under shared isolation, whether one more session may open now (maxSessions, the circuit). */
+  boolean mayOpenAnother() {
+    return table.live().size() < env.server().maxSessions()
+        && circuit.mayOpenSession(table.noneStarting());
+  }
+
+  /** A new pooled session, leased to nobody (for an interactive call that found none free). */
+  LeaseTable.Entry<ActorRef<SessionActor.Command>> openUnleased() {
+    return openSession();
+  }
+
+  /**
+   * A call runs on the session outside any lease: a session nobody leases closes once idle for the
+   * idle timeout after it, or after the call's deadline if later (so never under a call in flight).
+   */
+  void keepFor(LeaseTable.Entry<ActorRef<SessionActor.Command>> session, Duration deadline) {
     if (session.contexts.isEmpty()) {
       Duration idle = env.server().idleTimeout();
       timers.startSingleTimer(
           new IdleTimer(session.id),
           new ServerKeyActor.IdleTimeout(session.id),
-          call.deadline().compareTo(idle) > 0 ? call.deadline() : idle);
+          deadline.compareTo(idle) > 0 ? deadline : idle);
     }
-    return session;
   }
 
   /** The context got a listener: its session (if it has one) learns it. */

@@ -10,6 +10,8 @@ import dev.mcpsupervisor.actors.session.CloseReason;
 import dev.mcpsupervisor.actors.session.KeyEnvironment;
 import dev.mcpsupervisor.actors.session.SessionActor;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.config.Isolation;
+import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -81,6 +83,11 @@ public final class ServerKeyActor {
     INSTANCE
   }
 
+  /** An interactive call waited for a session until its deadline. */
+  private record InteractiveWaitElapsed(long callId) implements Command {}
+
+  private record InteractiveWaitTimer(long callId) {}
+
   /**
    * @param router the router it reports to (idle, session ids reserved)
    * @param incarnation distinguishes this actor from earlier and later ones of the same key
@@ -109,6 +116,10 @@ public final class ServerKeyActor {
   private final LeaseTable<ActorRef<SessionActor.Command>, ActorRef<ContextDelivery.Command>> table;
   private final ListRequests lists;
   private final SubscriptionRequests subscriptions;
+  private final TimerScheduler<Command> timers;
+
+  /** Where the calls of interactive tools run, and those waiting for a session. */
+  private final InteractiveCalls<UpstreamCall> interactive;
 
   /** The router's messages processed, for the passivation handshake. */
   private final Passivation.Inbox routerInbox = new Passivation.Inbox();
@@ -125,6 +136,8 @@ public final class ServerKeyActor {
     this.server = env.serverName();
     this.incarnation = incarnation;
     this.context = context;
+    this.timers = timers;
+    this.interactive = new InteractiveCalls<>(env.server().interactiveTools());
     this.circuit = new CircuitBreaker(server, env.settings().circuitMaxFailures());
     this.sessions =
         new KeySessions(
@@ -163,6 +176,7 @@ public final class ServerKeyActor {
         .onMessage(
             IdleTimeout.class, timeout -> same(() -> sessions.idleTimeout(timeout.sessionId())))
         .onMessage(CooldownElapsed.class, notUsed -> onCooldownElapsed())
+        .onMessage(InteractiveWaitElapsed.class, this::onInteractiveWaitElapsed)
         .onMessage(SessionTerminated.class, this::onSessionTerminated)
         .build();
   }
@@ -212,6 +226,11 @@ public final class ServerKeyActor {
   }
 
   private void forward(UpstreamCall call) {
+    if (env.server().isolation() == Isolation.SHARED
+        && interactive.isInteractive(call.method(), call.params())) {
+      forwardInteractive(call);
+      return;
+    }
     var session =
         call.leaseless()
             ? sessions.sessionFor(call)
@@ -223,15 +242,118 @@ public final class ServerKeyActor {
     }
   }
 
+  // ----------------------------------------------------------------------------- interactive calls
+
+  /**
+   * A call of an interactive tool: a leased context keeps its lease (taken first if need be), but
+   * the call runs where no other owner's interactive call is in flight ({@link InteractiveCalls}),
+   * waiting in order for such a session within its deadline.
+   */
+  private void forwardInteractive(UpstreamCall call) {
+    boolean refused =
+        call.leaseless()
+            ? table.live().isEmpty() && !sessions.mayOpenAnother()
+            : sessions.leaseFor(call.context(), call.delivery()) == null;
+    if (refused) {
+      call.reject(sessions.unavailable(), env.observer());
+      return;
+    }
+    if (interactive.waiting() >= env.settings().stashCapacity()) {
+      call.reject(
+          SupervisorErrors.interactiveOverloaded(server, interactive.waiting()), env.observer());
+      return;
+    }
+    interactive.arrived(
+        call.callId(),
+        call,
+        InteractiveCalls.owner(call.callId(), call.context(), call.callDelivery() != null),
+        System.nanoTime());
+    timers.startSingleTimer(
+        new InteractiveWaitTimer(call.callId()),
+        new InteractiveWaitElapsed(call.callId()),
+        call.deadline());
+    placeInteractive();
+  }
+
+  /** Every waiting interactive call that may run now goes to its session, in order. */
+  private void placeInteractive() {
+    InteractiveCalls.Placement<UpstreamCall> placement;
+    while ((placement =
+            interactive.next(
+                this::leasedSessionOf,
+                sessions.liveByLoad(),
+                sessions.mayOpenAnother(),
+                System.nanoTime()))
+        != null) {
+      timers.cancel(new InteractiveWaitTimer(placement.callId()));
+      UpstreamCall call = placement.call();
+      Duration left = call.deadline().minusNanos(placement.waitedNanos());
+      if (left.isNegative() || left.isZero()) { // its timer is on its way
+        interactive.ended(placement.callId());
+        call.reject(
+            SupervisorErrors.timeout(call.method(), server, call.deadline().toMillis()),
+            env.observer());
+        continue;
+      }
+      var session =
+          placement.opensSession() ? sessions.openUnleased() : table.get(placement.sessionId());
+      if (placement.opensSession()) {
+        interactive.running(placement.callId(), placement.owner(), session.id);
+      }
+      sessions.keepFor(session, left);
+      session.ref.tell(new SessionActor.Forward(call.withDeadline(left), true));
+    }
+  }
+
+  private Long leasedSessionOf(UpstreamCall call) {
+    var session = table.sessionOf(call.context());
+    return session == null ? null : session.id;
+  }
+
+  private Behavior<Command> onInteractiveWaitElapsed(InteractiveWaitElapsed elapsed) {
+    UpstreamCall call = interactive.withdraw(elapsed.callId());
+    if (call != null) {
+      call.reject(
+          SupervisorErrors.timeout(call.method(), server, call.deadline().toMillis()),
+          env.observer());
+    }
+    return Behaviors.same();
+  }
+
+  private void interactiveCallEnded(SessionActor.InteractiveCallEnded ended) {
+    Long session = interactive.sessionOf(ended.callId());
+    if (session != null && session == ended.sessionId()) {
+      interactive.ended(ended.callId());
+      placeInteractive();
+    }
+  }
+
+  private void toolIsInteractive(SessionActor.ToolIsInteractive tool) {
+    if (interactive.mark(tool.tool())) {
+      context
+          .getLog()
+          .info(
+              "{}: tool {} sends server requests: its calls get a session where no other"
+                  + " caller's such call is in flight",
+              env.keyId(),
+              tool.tool());
+    }
+  }
+
   private Behavior<Command> onRelease(Release release) {
     subscriptions.released(release.context()); // while its session is still in the table
     sessions.release(release.context());
     return Behaviors.same();
   }
 
-  /** An evicted session's subscriptions are answered "unavailable". */
+  /**
+   * An evicted session's subscriptions are answered "unavailable"; its interactive calls (which it
+   * answers itself) no longer hold it, so waiting ones may go elsewhere.
+   */
   private void sessionGone(long sessionId, String why) {
     subscriptions.sessionGone(sessionId, why);
+    interactive.sessionGone(sessionId);
+    placeInteractive();
   }
 
   /**
@@ -242,7 +364,14 @@ public final class ServerKeyActor {
     if (lists.cancel(cancel.callId())) {
       return Behaviors.same();
     }
-    var session = table.sessionOf(cancel.context());
+    UpstreamCall waiting = interactive.withdraw(cancel.callId());
+    if (waiting != null) {
+      timers.cancel(new InteractiveWaitTimer(cancel.callId()));
+      waiting.reject(SupervisorErrors.cancelled(waiting.method(), server), env.observer());
+      return Behaviors.same();
+    }
+    Long running = interactive.sessionOf(cancel.callId());
+    var session = running != null ? table.get(running) : table.sessionOf(cancel.context());
     if (session != null) {
       session.ref.tell(new SessionActor.Cancel(cancel.callId()));
     } else {
@@ -275,6 +404,10 @@ public final class ServerKeyActor {
       return onSessionFailing(failing);
     } else if (report instanceof SessionActor.ListChanged changed) {
       lists.listChanged(changed.notification());
+    } else if (report instanceof SessionActor.InteractiveCallEnded ended) {
+      interactiveCallEnded(ended);
+    } else if (report instanceof SessionActor.ToolIsInteractive tool) {
+      toolIsInteractive(tool);
     }
     return Behaviors.same();
   }
@@ -315,6 +448,8 @@ public final class ServerKeyActor {
     // session
     table.stopped(terminated.sessionId());
     subscriptions.sessionGone(terminated.sessionId(), "its session stopped");
+    interactive.sessionGone(terminated.sessionId());
+    placeInteractive();
     reportIfIdle();
     return Behaviors.same();
   }
@@ -327,6 +462,9 @@ public final class ServerKeyActor {
    */
   private Behavior<Command> onShutdown() {
     lists.shutdown();
+    interactive
+        .drain()
+        .forEach(call -> call.reject(SupervisorErrors.shuttingDown(), env.observer()));
     table.live().forEach(s -> sessions.evict(s, CloseReason.SHUTDOWN, "shutdown"));
     table
         .closing()

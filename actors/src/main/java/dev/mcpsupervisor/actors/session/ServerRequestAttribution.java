@@ -34,9 +34,15 @@ final class ServerRequestAttribution {
   /**
    * Whose the request is: a call's ({@code call} and its context), a context's with no call of its
    * own ({@code context} only), or nobody's — {@code claimants} says how many contexts could have
-   * caused it (more than one: ambiguous; none: nobody leases the session).
+   * caused it (more than one: ambiguous; none: nobody leases the session). {@code tied}: the
+   * request named its call (by transport, {@code _meta} id or progress token), so its owner was
+   * never in doubt; else it was found by elimination.
    */
-  record Owner(TrackedCall call, String context, int claimants) {
+  record Owner(TrackedCall call, String context, int claimants, boolean tied) {
+
+    Owner(TrackedCall call, String context, int claimants) {
+      this(call, context, claimants, false);
+    }
 
     boolean isAmbiguous() {
       return call == null && context == null && claimants > 1;
@@ -69,7 +75,7 @@ final class ServerRequestAttribution {
   Owner ownerOf(JsonRpcRequest request, JsonNode transportRelatedId) {
     TrackedCall tied = tiedCall(request, transportRelatedId);
     if (tied != null) {
-      return new Owner(tied, tied.call().context(), 1);
+      return new Owner(tied, tied.call().context(), 1, true);
     }
     // a context whose one call in flight is parked on its client's answer to a server request (say,
     // a 2026-07-28 client that left its round) did not ask again: while another context is free, it

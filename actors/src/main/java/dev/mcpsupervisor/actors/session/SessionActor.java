@@ -39,8 +39,16 @@ public final class SessionActor {
 
   public interface Command {}
 
-  /** A caller's request, to be sent when the session is ready (in arrival order). */
-  public record Forward(UpstreamCall call) implements Command {}
+  /**
+   * A caller's request, to be sent when the session is ready (in arrival order). {@code
+   * interactive}: the key actor placed it here as a call of an interactive tool, and hears when it
+   * ends ({@link InteractiveCallEnded}).
+   */
+  public record Forward(UpstreamCall call, boolean interactive) implements Command {
+    public Forward(UpstreamCall call) {
+      this(call, false);
+    }
+  }
 
   /**
    * The caller gave up: the call is answered as cancelled and {@code notifications/cancelled} goes
@@ -97,6 +105,18 @@ public final class SessionActor {
   /** The session is (or stopped being) at maxInflightPerSession. */
   public record SessionLoad(long sessionId, boolean saturated) implements Report {}
 
+  /**
+   * A call the key actor placed here as interactive is answered (or was refused): the session is
+   * free of it.
+   */
+  public record InteractiveCallEnded(long sessionId, long callId) implements Report {}
+
+  /**
+   * A call of {@code tool} sent its client a request (sampling, elicitation, roots): the tool is
+   * interactive.
+   */
+  public record ToolIsInteractive(String tool) implements Report {}
+
   /** The session's requests keep failing: evict it. */
   public record SessionFailing(long sessionId, String reason) implements Report {}
 
@@ -148,6 +168,7 @@ public final class SessionActor {
   }
 
   private final long sessionId;
+  private final ActorRef<Report> parent;
   private final KeyEnvironment env;
   private final String server;
   private final SupervisorSettings settings;
@@ -166,6 +187,7 @@ public final class SessionActor {
       TimerScheduler<Command> timers,
       StashBuffer<Command> early) {
     this.sessionId = sessionId;
+    this.parent = parent;
     this.env = env;
     this.server = env.serverName();
     this.settings = env.settings();
@@ -354,8 +376,7 @@ public final class SessionActor {
   private Behavior<Command> refusingEverything(
       JsonRpcError error, BehaviorBuilder<Command> stateHandlers) {
     return stateHandlers
-        .onMessage(
-            Forward.class, forward -> same(() -> forward.call().reject(error, env.observer())))
+        .onMessage(Forward.class, forward -> same(() -> refuse(forward, error)))
         .onMessage(
             AwaitReady.class, await -> same(() -> await.replyTo().tell(AcquireReply.failed(error))))
         .onMessage(GetSnapshot.class, get -> onGetSnapshot(get, "closed", OptionalLong.empty()))
@@ -379,7 +400,9 @@ public final class SessionActor {
       ActorRef<UpstreamLink.Command> link,
       BehaviorBuilder<Command> stateHandlers) {
     return stateHandlers
-        .onMessage(Forward.class, forward -> same(() -> calls.admit(forward.call(), ready)))
+        .onMessage(
+            Forward.class,
+            forward -> same(() -> calls.admit(forward.call(), forward.interactive(), ready)))
         .onMessage(
             SessionCalls.CallCommand.class,
             command -> same(() -> calls.onCallCommand(command, ready)))
@@ -405,6 +428,13 @@ public final class SessionActor {
         .onSignal(PreRestart.class, signal -> same(lifecycle::crashed))
         .onSignal(PostStop.class, signal -> same(lifecycle::stopped))
         .build();
+  }
+
+  private void refuse(Forward forward, JsonRpcError error) {
+    forward.call().reject(error, env.observer());
+    if (forward.interactive()) {
+      parent.tell(new InteractiveCallEnded(sessionId, forward.call().callId()));
+    }
   }
 
   /** The current link's UpstreamLink.Up may still be on its way: what it sent waits for it. */

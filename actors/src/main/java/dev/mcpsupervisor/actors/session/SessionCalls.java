@@ -108,6 +108,7 @@ final class SessionCalls {
             serverRequests,
             progressTokens,
             pending,
+            parent,
             sender::message,
             this::listChanged);
     this.health = new SessionHealth(settings.evictAfterConsecutiveFailures());
@@ -141,16 +142,20 @@ final class SessionCalls {
    * stashCapacity}: while that many are held, a new call is answered "overloaded". So a session
    * holds at most {@code stashCapacity + maxInflightPerSession} calls.
    */
-  void admit(UpstreamCall call, Link ready) {
+  void admit(UpstreamCall call, boolean interactive, Link ready) {
     if (held.containsKey(call.callId())) {
       return;
     }
     int notInFlight = held.size() - pending.callCount();
     if (notInFlight >= settings.stashCapacity()) {
       call.reject(SupervisorErrors.overloaded(sessionId, server, notInFlight), env.observer());
+      if (interactive) {
+        parent.tell(new SessionActor.InteractiveCallEnded(sessionId, call.callId()));
+      }
       return;
     }
     TrackedCall tracked = progressTokens.track(call);
+    tracked.interactive = interactive;
     held.put(call.callId(), tracked);
     timers.startDeadline(call.callId(), call.deadline());
     dispatch(tracked, ready);
@@ -385,6 +390,9 @@ final class SessionCalls {
     progressTokens.forget(call);
     timers.cancel(call.callId());
     call.call().answer(response, inbox.deliveryFor(call));
+    if (call.interactive) {
+      parent.tell(new SessionActor.InteractiveCallEnded(sessionId, call.callId()));
+    }
     env.observer()
         .requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
   }

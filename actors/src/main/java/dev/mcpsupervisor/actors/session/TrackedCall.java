@@ -24,6 +24,10 @@ final class TrackedCall {
   final String upstreamProgressToken;
 
   final long startNanos = System.nanoTime();
+
+  /** Placed here by the key actor as a call of an interactive tool: its end is reported. */
+  boolean interactive;
+
   State state = State.WAITING;
   long upstreamId = -1;
   private boolean retriedAfterLoss;

@@ -9,6 +9,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -29,6 +30,11 @@ final class UpstreamInbox {
   private final ProgressTokens progressTokens;
   private final PendingRequests pending;
   private final ServerRequestAttribution attribution;
+  private final ActorRef<SessionActor.Report> parent;
+
+  /** The tools this session told its key actor are interactive. */
+  private final Set<String> reportedTools = new HashSet<>();
+
   private final BiConsumer<SessionCalls.Link, JsonRpcMessage> transmit;
   private final BiConsumer<String, SessionCalls.Link> listChanged;
 
@@ -40,6 +46,7 @@ final class UpstreamInbox {
 
   /**
    * @param transmit sends a message on a link (a failure needs no handling: nothing waits for it)
+   * @param parent the key actor, told which tools turn out interactive
    * @param listChanged told which list_changed notification the upstream sent (before any context
    *     sees it), with the link if there is one
    */
@@ -49,6 +56,7 @@ final class UpstreamInbox {
       ServerRequests serverRequests,
       ProgressTokens progressTokens,
       PendingRequests pending,
+      ActorRef<SessionActor.Report> parent,
       BiConsumer<SessionCalls.Link, JsonRpcMessage> transmit,
       BiConsumer<String, SessionCalls.Link> listChanged) {
     this.server = server;
@@ -59,6 +67,7 @@ final class UpstreamInbox {
     this.attribution =
         new ServerRequestAttribution(
             pending, progressTokens, contexts, call -> serverRequests.isAsking(deliveryFor(call)));
+    this.parent = parent;
     this.transmit = transmit;
     this.listChanged = listChanged;
   }
@@ -115,6 +124,7 @@ final class UpstreamInbox {
    */
   void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, SessionCalls.Link ready) {
     ServerRequestAttribution.Owner owner = attribution.ownerOf(request, relatedRequestId);
+    reportInteractiveTool(owner);
     JsonRpcResponse refusal;
     if (owner.isAmbiguous()) {
       refusal =
@@ -132,6 +142,42 @@ final class UpstreamInbox {
     if (refusal != null) {
       transmit.accept(ready, refusal);
     }
+  }
+
+  /**
+   * The tool whose call sent a server request that named no call is interactive: the call it was
+   * attributed to by elimination, or, when it is ambiguous, the one tool every call in flight is a
+   * call of (one of them sent it). A request that names its call (Streamable HTTP, {@code _meta})
+   * needs no scheduling, so it marks nothing.
+   */
+  private void reportInteractiveTool(ServerRequestAttribution.Owner owner) {
+    if (owner.tied()) {
+      return;
+    }
+    String tool = null;
+    if (owner.call() != null) {
+      tool = toolOf(owner.call());
+    } else if (owner.isAmbiguous()) {
+      for (TrackedCall call : pending.inFlightCalls()) {
+        String called = toolOf(call);
+        if (called == null || (tool != null && !tool.equals(called))) {
+          return;
+        }
+        tool = called;
+      }
+    }
+    if (tool != null && reportedTools.add(tool)) {
+      parent.tell(new SessionActor.ToolIsInteractive(tool));
+    }
+  }
+
+  /** The tool a tools/call calls, else null. */
+  private static String toolOf(TrackedCall call) {
+    if (!McpMethods.TOOLS_CALL.equals(call.method()) || call.call().params() == null) {
+      return null;
+    }
+    JsonNode name = call.call().params().get("name");
+    return name != null && name.isTextual() ? name.textValue() : null;
   }
 
   void onServerRequestAnswer(ContextDelivery.ServerRequestAnswer answer, SessionCalls.Link ready) {

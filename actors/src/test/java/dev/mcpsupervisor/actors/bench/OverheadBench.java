@@ -118,7 +118,11 @@ public final class OverheadBench {
             10_000,
             TIMEOUT,
             Duration.ofMinutes(5),
-            "fixture");
+            "fixture",
+            null,
+            null,
+            // a key with an interactive tool: the plain echo calls pass the interactive check
+            java.util.Set.of(FixtureTools.SAMPLE));
     try (SessionSupervisor supervisor =
         SessionSupervisor.start(new SupervisorConfig(Map.of("fixture", server), null))) {
       EchoCaller echo =

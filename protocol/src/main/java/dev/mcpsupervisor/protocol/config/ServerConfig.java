@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * One configured server: its name (the key under {@code mcpServers}), how to reach it, and its
@@ -12,6 +13,10 @@ import java.time.Duration;
  *     {@link ToolFilter#ALL})
  * @param upstreamLimits what the server may send, and how long HTTP waits for it (default: {@link
  *     UpstreamLimits#defaults})
+ * @param interactiveTools tools declared to send server requests (sampling, elicitation, roots)
+ *     during their calls ({@code interactiveTools}; reference.conf's default is none: each is
+ *     learnt from its first call that sends one); a call of one gets an upstream session where it
+ *     is the only interactive call of its caller in flight
  */
 public record ServerConfig(
     String name,
@@ -23,12 +28,40 @@ public record ServerConfig(
     Duration idleTimeout,
     String toolPrefix,
     ToolFilter toolFilter,
-    UpstreamLimits upstreamLimits) {
+    UpstreamLimits upstreamLimits,
+    Set<String> interactiveTools) {
 
   public ServerConfig {
     toolFilter = toolFilter == null ? ToolFilter.ALL : toolFilter;
     upstreamLimits =
         upstreamLimits == null ? UpstreamLimits.defaults(requestTimeout) : upstreamLimits;
+    interactiveTools = interactiveTools == null ? Set.of() : Set.copyOf(interactiveTools);
+  }
+
+  /** No tool declared interactive (each is learnt from its calls). */
+  public ServerConfig(
+      String name,
+      ServerSpec spec,
+      Isolation isolation,
+      int maxSessions,
+      int maxInflightPerSession,
+      Duration requestTimeout,
+      Duration idleTimeout,
+      String toolPrefix,
+      ToolFilter toolFilter,
+      UpstreamLimits upstreamLimits) {
+    this(
+        name,
+        spec,
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        toolFilter,
+        upstreamLimits,
+        null);
   }
 
   /** Every tool exposed, the default {@link UpstreamLimits}. */
@@ -51,6 +84,7 @@ public record ServerConfig(
         idleTimeout,
         toolPrefix,
         ToolFilter.ALL,
+        null,
         null);
   }
 

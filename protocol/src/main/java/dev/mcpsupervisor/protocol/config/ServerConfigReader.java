@@ -38,6 +38,7 @@ final class ServerConfigReader {
   static final String HTTP_TIMEOUT = "httpTimeout";
   static final String SSE_RETRY_MIN = "sseRetryMin";
   static final String SSE_RETRY_MAX = "sseRetryMax";
+  static final String INTERACTIVE_TOOLS = "interactiveTools";
 
   /** Fields other MCP clients write that concern only their own UI: accepted and ignored. */
   static final Set<String> IGNORED_CLIENT_FIELDS =
@@ -83,7 +84,8 @@ final class ServerConfigReader {
               MAX_MESSAGE_BYTES,
               HTTP_TIMEOUT,
               SSE_RETRY_MIN,
-              SSE_RETRY_MAX),
+              SSE_RETRY_MAX,
+              INTERACTIVE_TOOLS),
           IGNORED_CLIENT_FIELDS,
           UNSUPPORTED_CLIENT_FIELDS);
 
@@ -153,7 +155,20 @@ final class ServerConfigReader {
             idleTimeout,
             toolPrefix,
             toolFilter,
-            upstreamLimits(section, requestTimeout)));
+            upstreamLimits(section, requestTimeout),
+            interactiveTools(section)));
+  }
+
+  /** Tool names the server's calls of which may send server requests; an empty name is an error. */
+  private static Set<String> interactiveTools(ConfigSection server) {
+    Set<String> tools = new java.util.LinkedHashSet<>();
+    for (String tool : server.stringList(INTERACTIVE_TOOLS)) {
+      if (tool.isBlank()) {
+        throw server.error(INTERACTIVE_TOOLS, "tool names must not be empty");
+      }
+      tools.add(tool);
+    }
+    return tools;
   }
 
   static UpstreamLimits upstreamLimits(ConfigSection server, Duration requestTimeout) {

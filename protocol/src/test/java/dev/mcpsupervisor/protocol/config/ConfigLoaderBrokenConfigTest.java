@@ -212,6 +212,14 @@ class ConfigLoaderBrokenConfigTest {
             server("\"command\": \"x\", \"tools\": [\"read\", \" \"]"),
             "mcpServers.a.tools: tool names must not be empty"),
         broken(
+            "empty interactive tool name",
+            server("\"command\": \"x\", \"interactiveTools\": [\"sample\", \"\"]"),
+            "mcpServers.a.interactiveTools: tool names must not be empty"),
+        broken(
+            "interactiveTools a string",
+            server("\"command\": \"x\", \"interactiveTools\": \"sample\""),
+            "mcpServers.a.interactiveTools: must be a list of strings, got string"),
+        broken(
             "tools a string",
             server("\"command\": \"x\", \"disabledTools\": \"write\""),
             "mcpServers.a.disabledTools: must be a list of strings, got string"),
@@ -235,7 +243,7 @@ class ConfigLoaderBrokenConfigTest {
             "mcpServers.a.restartPolicy: unknown field (expected one of command, args, env, cwd, inheritEnv, url, headers,"
                 + " transport, type, protocol, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout,"
                 + " toolPrefix, tools, includeTools, disabledTools, excludeTools, disabled, maxMessageBytes, httpTimeout,"
-                + " sseRetryMin, sseRetryMax)"),
+                + " sseRetryMin, sseRetryMax, interactiveTools)"),
         broken(
             "envFile",
             server("\"command\": \"npx\", \"envFile\": \"${workspaceFolder}/.env\""),

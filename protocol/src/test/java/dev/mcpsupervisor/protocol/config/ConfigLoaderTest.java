@@ -412,6 +412,26 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void interactiveToolsAreNoneUnlessDeclared() {
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            """
+        {"mcpServers": {
+          "plain": {"command": "x"},
+          "asks": {"command": "x", "interactiveTools": ["sample", "elicit", "sample"]}
+        }}
+        """,
+            "t.json");
+    assertEquals(
+        ConfigLoader.reference()
+            .getConfig(ConfigLoader.SERVER_DEFAULTS)
+            .getStringList("interactiveTools"),
+        List.copyOf(config.servers().get("plain").interactiveTools()));
+    assertEquals(Set.of(), config.servers().get("plain").interactiveTools());
+    assertEquals(Set.of("sample", "elicit"), config.servers().get("asks").interactiveTools());
+  }
+
+  @Test
   void explicitToolPrefixAndCwdAreKept() {
     ServerConfig server =
         ConfigLoader.parse(
