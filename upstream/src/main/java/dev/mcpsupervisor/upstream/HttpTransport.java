@@ -123,18 +123,6 @@ final class HttpTransport {
   }
 
   /** One line for logs and close details. */
-  /**
-   * Whether a request failed because its connection was closed before any byte of an answer came:
-   * the JDK client had taken a pooled keep-alive connection the server had closed meanwhile.
-   */
-  static boolean closedBeforeAnswer(Throwable failure) {
-    Throwable cause = Failures.unwrap(failure);
-    return cause instanceof java.io.IOException
-        && !(cause instanceof java.net.http.HttpTimeoutException)
-        && cause.getMessage() != null
-        && cause.getMessage().contains("received no bytes");
-  }
-
   static String describe(Throwable failure) {
     Throwable cause = Failures.unwrap(failure);
     String message = cause.getMessage();

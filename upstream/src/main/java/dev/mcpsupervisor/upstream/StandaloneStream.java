@@ -9,6 +9,7 @@ import java.net.http.HttpResponse.ResponseInfo;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +35,11 @@ final class StandaloneStream {
 
     boolean hasSession();
 
-    /** Aborts {@code exchange} if the connection closes before it completes. */
-    <T> CompletableFuture<T> track(CompletableFuture<T> exchange);
+    /**
+     * Aborts {@code exchange} if the connection closes before its answer's headers came (after
+     * that, its body is read to the end or its stream cancelled).
+     */
+    <T> CompletableFuture<T> track(CompletableFuture<T> exchange, BooleanSupplier headersCame);
 
     /** {@code stream} is open: the connection cancels it on close. */
     void opened(SseStream stream);
@@ -80,7 +84,9 @@ final class StandaloneStream {
       get.header(HttpTransport.LAST_EVENT_ID_HEADER, lastEventId);
     }
     Attempt handler = new Attempt(attempt);
-    owner.track(client.sendAsync(get.build(), handler)).whenComplete(handler::finish);
+    owner
+        .track(client.sendAsync(get.build(), handler), handler::headersCame)
+        .whenComplete(handler::finish);
   }
 
   private void reopen(int attempt, long serverRetryMillis) {
@@ -100,14 +106,20 @@ final class StandaloneStream {
 
     private final int attempt;
     private volatile SseStream stream;
+    private volatile boolean headersCame;
     private volatile boolean receivedEvents;
 
     Attempt(int attempt) {
       this.attempt = attempt;
     }
 
+    boolean headersCame() {
+      return headersCame;
+    }
+
     @Override
     public BodySubscriber<Void> apply(ResponseInfo info) {
+      headersCame = true;
       if (info.statusCode() == 200 && HttpTransport.isEventStream(info.headers())) {
         SseStream opened = new SseStream(this, limits.maxMessageBytes());
         stream = opened;

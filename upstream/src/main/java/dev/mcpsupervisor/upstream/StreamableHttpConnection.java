@@ -27,6 +27,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,8 +61,11 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
   /** Open response and standalone streams, cancelled on close. */
   private final Set<SseStream> streams = ConcurrentHashMap.newKeySet();
 
-  /** Exchanges still waiting for their response, aborted on close. */
-  private final Set<CompletableFuture<?>> exchanges = ConcurrentHashMap.newKeySet();
+  /**
+   * Exchanges in flight, each with whether its answer's headers came: on close only those still
+   * waiting are aborted (see {@link #track}).
+   */
+  private final Map<CompletableFuture<?>, BooleanSupplier> exchanges = new ConcurrentHashMap<>();
 
   private volatile String sessionId;
   private volatile String protocolVersion;
@@ -109,17 +113,7 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
             initialize,
             post.headers().firstValue(HttpTransport.SESSION_ID_HEADER).isPresent());
     CompletableFuture<HttpResponse<byte[]>> sent = client.sendAsync(post, exchange);
-    if (initialize) {
-      // a new session's first POST may go out on a pooled connection the server has just closed
-      // (the previous session's end): nothing reached the server, so it is sent once more
-      sent =
-          sent.exceptionallyCompose(
-              failure ->
-                  HttpTransport.closedBeforeAnswer(failure) && !closing.get()
-                      ? client.sendAsync(post, exchange)
-                      : CompletableFuture.failedFuture(failure));
-    }
-    track(sent).whenComplete(exchange::finish);
+    track(sent, exchange::headersCame).whenComplete(exchange::finish);
     if (message instanceof JsonRpcNotification notification
         && McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) {
       exchange.accepted.thenRun(standalone::start);
@@ -192,8 +186,9 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
   }
 
   @Override
-  public <T> CompletableFuture<T> track(CompletableFuture<T> exchange) {
-    exchanges.add(exchange);
+  public <T> CompletableFuture<T> track(
+      CompletableFuture<T> exchange, BooleanSupplier headersCame) {
+    exchanges.put(exchange, headersCame);
     exchange.whenComplete((response, failure) -> exchanges.remove(exchange));
     return exchange;
   }
@@ -201,7 +196,16 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
   private void abortExchanges() {
     streams.forEach(SseStream::cancel);
     streams.clear();
-    exchanges.forEach(exchange -> exchange.cancel(true));
+    // an exchange whose headers came owns its connection until its body ends, and then the client
+    // pools the connection before the future completes: cancelling the future then would close a
+    // connection another request may already use. Such a body ends by itself, or is a stream
+    // cancelled above.
+    exchanges.forEach(
+        (exchange, headersCame) -> {
+          if (!headersCame.getAsBoolean()) {
+            exchange.cancel(true);
+          }
+        });
   }
 
   @Override
@@ -262,6 +266,7 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
     private final boolean initialize;
     private final boolean sentSessionId;
     private final AtomicBoolean settled = new AtomicBoolean();
+    private volatile boolean headersCame;
     private volatile boolean streaming;
 
     Post(JsonNode requestId, boolean initialize, boolean sentSessionId) {
@@ -270,15 +275,22 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
       this.sentSessionId = sentSessionId;
     }
 
+    boolean headersCame() {
+      return headersCame;
+    }
+
     @Override
     public BodySubscriber<byte[]> apply(ResponseInfo info) {
+      headersCame = true;
       if (initialize) {
         info.headers().firstValue(HttpTransport.SESSION_ID_HEADER).ifPresent(id -> sessionId = id);
       }
       if (HttpTransport.isSuccess(info.statusCode())
           && HttpTransport.isEventStream(info.headers())) {
         streaming = true;
-        SseStream stream = new SseStream(new ResponseStream(requestId), limits.maxMessageBytes());
+        ResponseStream handler = new ResponseStream(requestId);
+        SseStream stream = new SseStream(handler, limits.maxMessageBytes());
+        handler.stream = stream;
         streams.add(stream);
         if (closing.get()) {
           stream.cancel();
@@ -363,6 +375,7 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
   private final class ResponseStream implements SseStream.Handler {
 
     private final JsonNode requestId;
+    private volatile SseStream stream;
 
     ResponseStream(JsonNode requestId) {
       this.requestId = requestId;
@@ -375,6 +388,7 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
 
     @Override
     public void onEnd(Throwable error) {
+      streams.remove(stream);
       if (HttpAnswers.answeredTooLarge(events, requestId, error)) {
         log.warn("{}: {}", events.name(), error.getMessage());
       } else if (error != null) {
