@@ -1,6 +1,8 @@
 package dev.mcpsupervisor.app;
 
+import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.http.GatewayServer;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
@@ -37,9 +39,16 @@ public final class Application {
    * cannot bind.
    */
   public static CompletionStage<Application> start(SupervisorConfig config) {
+    return start(config, McpTelemetry.OFF);
+  }
+
+  /** {@link #start(SupervisorConfig)}, traced with {@code telemetry}. */
+  public static CompletionStage<Application> start(
+      SupervisorConfig config, McpTelemetry telemetry) {
     GatewayMetrics metrics = new GatewayMetrics();
     SessionSupervisor supervisor =
-        SessionSupervisor.start(config, DefaultConnectors.create(), metrics);
+        SessionSupervisor.start(
+            config, DefaultConnectors.create(), metrics, ConfigFactory.load(), telemetry);
     CompletableFuture<Application> started = new CompletableFuture<>();
     GatewayServer.start(supervisor, config.gateway(), metrics)
         .whenComplete(

@@ -87,6 +87,14 @@ public final class Main implements Callable<Integer> {
   private boolean allowUnauthenticated;
 
   @Option(
+      names = "--otel",
+      description =
+          "trace and time MCP requests with OpenTelemetry, exported over OTLP as the standard"
+              + " OTEL_* variables say (default http://localhost:4318); setting an OTEL_*"
+              + " exporter or endpoint variable turns it on too")
+  private boolean otel;
+
+  @Option(
       names = "--warmup-calls",
       paramLabel = "N",
       description =
@@ -193,13 +201,18 @@ public final class Main implements Callable<Integer> {
       log.info("SIG{} received during the warm-up; not starting", signalled.join());
       return EXIT_OK;
     }
+    Tracing tracing = Tracing.of(otel, System::getenv);
+    if (tracing.isOn()) {
+      log.info("OpenTelemetry on: MCP requests are traced and timed");
+    }
     Application application;
     try {
       application =
-          Application.start(configuration)
+          Application.start(configuration, tracing.telemetry())
               .toCompletableFuture()
               .get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
+      tracing.close();
       GatewayConfig gateway = configuration.gateway();
       err.println(
           "mcp-supervisor: cannot listen on "
@@ -210,6 +223,7 @@ public final class Main implements Callable<Integer> {
               + reason(e));
       return EXIT_FAILED;
     } catch (InterruptedException e) {
+      tracing.close();
       Thread.currentThread().interrupt();
       return EXIT_FAILED;
     }
@@ -218,7 +232,10 @@ public final class Main implements Callable<Integer> {
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
-                () -> awaitStopped(application, drainDeadline, stopBound),
+                () -> {
+                  awaitStopped(application, drainDeadline, stopBound);
+                  tracing.close();
+                },
                 "mcp-supervisor-shutdown"));
     out.println(LISTENING + application.mcpUrl());
     out.flush();
@@ -235,7 +252,9 @@ public final class Main implements Callable<Integer> {
       return EXIT_FAILED;
     }
     log.info("SIG{} received", signal);
-    return awaitStopped(application, drainDeadline, stopBound) ? EXIT_OK : EXIT_FAILED;
+    boolean stopped = awaitStopped(application, drainDeadline, stopBound);
+    tracing.close();
+    return stopped ? EXIT_OK : EXIT_FAILED;
   }
 
   /**

@@ -16,6 +16,7 @@ import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.key.KeyRouter;
 import dev.mcpsupervisor.actors.key.SupervisorGuardian;
+import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
@@ -69,6 +70,9 @@ public final class SessionSupervisor implements AutoCloseable {
   /** The asks of the router behind {@link #request}, {@link #acquire}, releases and snapshots. */
   private final RouterAsks asks;
 
+  /** Where the caller's trace context is taken from (into {@code params._meta}). */
+  private final McpTelemetry telemetry;
+
   /** Call ids only name calls (for cancellation and timers); they hold no state. */
   private final AtomicLong callIds = new AtomicLong();
 
@@ -76,7 +80,9 @@ public final class SessionSupervisor implements AutoCloseable {
       ActorSystem<SupervisorGuardian.Command> system,
       ActorRef<KeyRouter.Command> router,
       SupervisorConfig config,
-      SupervisorSettings settings) {
+      SupervisorSettings settings,
+      McpTelemetry telemetry) {
+    this.telemetry = telemetry;
     this.system = system;
     this.router = router;
     this.config = config;
@@ -100,13 +106,27 @@ public final class SessionSupervisor implements AutoCloseable {
 
   /**
    * Starts a supervisor on an actor system built from the given Typesafe configuration (which must
-   * include the defaults, e.g. {@code ConfigFactory.load()} or a config with it as fallback).
+   * include the defaults, e.g. {@code ConfigFactory.load()} or a config with it as fallback);
+   * traces with the global OpenTelemetry once the application installs an SDK there.
    */
   public static SessionSupervisor start(
       SupervisorConfig config,
       UpstreamConnector connector,
       SupervisorObserver observer,
       Config actorSystemConfig) {
+    return start(config, connector, observer, actorSystemConfig, McpTelemetry.global());
+  }
+
+  /**
+   * Starts a supervisor that traces its upstream requests with {@code telemetry} ({@link
+   * McpTelemetry#OFF}: not at all).
+   */
+  public static SessionSupervisor start(
+      SupervisorConfig config,
+      UpstreamConnector connector,
+      SupervisorObserver observer,
+      Config actorSystemConfig,
+      McpTelemetry telemetry) {
     SupervisorSettings settings = SupervisorSettings.fromConfig(actorSystemConfig);
     // closing every session must fit in the phase that runs it
     Config withPhaseTimeout =
@@ -119,7 +139,7 @@ public final class SessionSupervisor implements AutoCloseable {
     ClusterConfig cluster = config.gateway() == null ? null : config.gateway().cluster();
     ActorSystem<SupervisorGuardian.Command> system =
         ActorSystem.create(
-            SupervisorGuardian.create(config, settings, connector, observer),
+            SupervisorGuardian.create(config, settings, connector, observer, telemetry),
             cluster == null ? ClusterSettings.SYSTEM_NAME : ClusterSettings.systemName(cluster),
             cluster == null
                 ? withPhaseTimeout
@@ -142,7 +162,8 @@ public final class SessionSupervisor implements AutoCloseable {
       throw new IllegalStateException(
           "the supervisor did not start: " + e.getCause(), e.getCause());
     }
-    SessionSupervisor supervisor = new SessionSupervisor(system, router, config, settings);
+    SessionSupervisor supervisor =
+        new SessionSupervisor(system, router, config, settings, telemetry);
     CoordinatedShutdown.get(system)
         .addTask(
             CoordinatedShutdown.PhaseServiceStop(),
@@ -155,6 +176,11 @@ public final class SessionSupervisor implements AutoCloseable {
                     system.scheduler(),
                     failure -> Done.getInstance()));
     return supervisor;
+  }
+
+  /** How this supervisor traces: the gateway's SERVER spans use the same. */
+  public McpTelemetry telemetry() {
+    return telemetry;
   }
 
   /**
@@ -194,7 +220,14 @@ public final class SessionSupervisor implements AutoCloseable {
               LongNode.valueOf(callId), SupervisorErrors.unknownServer(server)));
     }
     Duration effectiveDeadline = deadline != null ? deadline : serverConfig.requestTimeout();
-    return asks.request(context, server, callId, method, params, effectiveDeadline, tag);
+    return asks.request(
+        context,
+        server,
+        callId,
+        method,
+        telemetry.withCallerContext(params),
+        effectiveDeadline,
+        tag);
   }
 
   /**
@@ -232,7 +265,8 @@ public final class SessionSupervisor implements AutoCloseable {
     }
     Duration deadline =
         options.deadline() != null ? options.deadline() : serverConfig.requestTimeout();
-    JsonNode sent = StatelessEnvelope.withLogLevel(params, options.logLevel());
+    JsonNode sent =
+        StatelessEnvelope.withLogLevel(telemetry.withCallerContext(params), options.logLevel());
     boolean releaseAfter = options.leaseless() && serverConfig.isolation() == Isolation.CONTEXT;
     return RoundTripCall.start(
         system,

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
@@ -52,7 +53,7 @@ public final class TestGateway implements AutoCloseable {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   final String base;
 
-  private TestGateway(SupervisorConfig config, String settings) {
+  private TestGateway(SupervisorConfig config, String settings, McpTelemetry telemetry) {
     supervisor =
         SessionSupervisor.start(
             config,
@@ -62,7 +63,8 @@ public final class TestGateway implements AutoCloseable {
                 .withFallback(
                     ConfigFactory.parseString(
                         "pekko.loglevel = WARNING\npekko.log-dead-letters = off"))
-                .withFallback(ConfigFactory.load()));
+                .withFallback(ConfigFactory.load()),
+            telemetry);
     server = await(GatewayServer.start(supervisor, config.gateway(), metrics));
     base = "http://127.0.0.1:" + server.address().getPort();
   }
@@ -74,7 +76,15 @@ public final class TestGateway implements AutoCloseable {
   static TestGateway start(String settings, GatewayConfig gateway, ServerConfig... servers) {
     Map<String, ServerConfig> byName = new LinkedHashMap<>();
     Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
-    return new TestGateway(new SupervisorConfig(byName, gateway), settings);
+    return new TestGateway(new SupervisorConfig(byName, gateway), settings, McpTelemetry.OFF);
+  }
+
+  /** A gateway tracing with {@code telemetry}. */
+  static TestGateway traced(McpTelemetry telemetry, ServerConfig... servers) {
+    Map<String, ServerConfig> byName = new LinkedHashMap<>();
+    Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
+    return new TestGateway(
+        new SupervisorConfig(byName, gateway(List.of(), List.of(), 1024 * 1024)), "", telemetry);
   }
 
   public static TestGateway start(GatewayConfig gateway, ServerConfig... servers) {

@@ -11,6 +11,7 @@ import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.session.AcquireReply;
 import dev.mcpsupervisor.actors.session.KeyEnvironment;
+import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
@@ -104,12 +105,13 @@ public final class KeyRouter {
       SupervisorConfig config,
       SupervisorSettings settings,
       UpstreamConnector connector,
-      SupervisorObserver observer) {
+      SupervisorObserver observer,
+      McpTelemetry telemetry) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
                 timers ->
-                    new KeyRouter(config, settings, connector, observer, context, timers)
+                    new KeyRouter(config, settings, connector, observer, telemetry, context, timers)
                         .active()));
   }
 
@@ -117,6 +119,7 @@ public final class KeyRouter {
   private final SupervisorSettings settings;
   private final UpstreamConnector connector;
   private final SupervisorObserver observer;
+  private final McpTelemetry telemetry;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
 
@@ -136,12 +139,14 @@ public final class KeyRouter {
       SupervisorSettings settings,
       UpstreamConnector connector,
       SupervisorObserver observer,
+      McpTelemetry telemetry,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.config = config;
     this.settings = settings;
     this.connector = connector;
     this.observer = observer;
+    this.telemetry = telemetry;
     this.context = context;
     this.timers = timers;
     this.serverKeys = new ServerKeys(config);
@@ -310,7 +315,12 @@ public final class KeyRouter {
       long incarnation = nextIncarnation++;
       KeyEnvironment env =
           new KeyEnvironment(
-              serverKeys.spokenBy(server.name(), keyId), keyId, settings, connector, observer);
+              serverKeys.spokenBy(server.name(), keyId),
+              keyId,
+              settings,
+              connector,
+              observer,
+              telemetry);
       ActorRef<ServerKeyActor.Command> ref =
           context.spawn(
               ServerKeyActor.create(env, context.getSelf(), incarnation, sessionIdFloor),

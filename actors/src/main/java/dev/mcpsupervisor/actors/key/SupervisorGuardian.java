@@ -2,6 +2,7 @@ package dev.mcpsupervisor.actors.key;
 
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
+import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.upstream.UpstreamConnector;
 import org.apache.pekko.actor.InvalidActorNameException;
@@ -37,11 +38,13 @@ public final class SupervisorGuardian {
       SupervisorConfig config,
       SupervisorSettings settings,
       UpstreamConnector connector,
-      SupervisorObserver observer) {
+      SupervisorObserver observer,
+      McpTelemetry telemetry) {
     return Behaviors.setup(
         context -> {
           ActorRef<KeyRouter.Command> router =
-              context.spawn(KeyRouter.create(config, settings, connector, observer), "keys");
+              context.spawn(
+                  KeyRouter.create(config, settings, connector, observer, telemetry), "keys");
           return Behaviors.receive(Command.class)
               .onMessage(
                   GetRouter.class,

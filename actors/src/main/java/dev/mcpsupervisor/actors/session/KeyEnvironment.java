@@ -2,7 +2,9 @@ package dev.mcpsupervisor.actors.session;
 
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
+import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
+import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.upstream.UpstreamConnector;
 
 /**
@@ -16,9 +18,15 @@ public record KeyEnvironment(
     String keyId,
     SupervisorSettings settings,
     UpstreamConnector connector,
-    SupervisorObserver observer) {
+    SupervisorObserver observer,
+    McpTelemetry telemetry) {
 
   public String serverName() {
     return server.name();
+  }
+
+  /** The conventions' {@code network.transport}: a stdio server is a pipe, the others TCP. */
+  public String networkTransport() {
+    return server.spec() instanceof ServerSpec.Stdio ? "pipe" : "tcp";
   }
 }

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.actors.session;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
+import dev.mcpsupervisor.actors.telemetry.McpSpan;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,18 +22,21 @@ final class ProgressTokens {
   }
 
   /**
-   * Starts tracking a call: its params as they go upstream, with our token if the caller gave one.
+   * Starts tracking a call traced by {@code span}: its params as they go upstream ({@code span}'s),
+   * with our token if the caller gave one.
    */
-  TrackedCall track(UpstreamCall call) {
-    JsonNode params = call.params();
+  TrackedCall track(UpstreamCall call, McpSpan span) {
+    JsonNode params = span.params();
     JsonNode callerToken = params == null ? null : params.path("_meta").get("progressToken");
     if (callerToken == null || !params.path("_meta").isObject()) {
-      return new TrackedCall(call, params, null, null);
+      return new TrackedCall(call, span, params, null, null);
     }
     String upstreamToken = "mcps-" + sessionId + "-" + call.callId();
-    ObjectNode rewritten = ((ObjectNode) params).deepCopy();
+    // a recording span's params are a copy already
+    ObjectNode rewritten =
+        span.isRecording() ? (ObjectNode) params : ((ObjectNode) params).deepCopy();
     ((ObjectNode) rewritten.get("_meta")).put("progressToken", upstreamToken);
-    TrackedCall tracked = new TrackedCall(call, rewritten, callerToken, upstreamToken);
+    TrackedCall tracked = new TrackedCall(call, span, rewritten, callerToken, upstreamToken);
     byUpstreamToken.put(upstreamToken, tracked);
     return tracked;
   }

@@ -154,7 +154,9 @@ final class SessionCalls {
       }
       return;
     }
-    TrackedCall tracked = progressTokens.track(call);
+    TrackedCall tracked =
+        progressTokens.track(
+            call, env.telemetry().client(call.method(), call.params(), env.networkTransport()));
     tracked.interactive = interactive;
     held.put(call.callId(), tracked);
     timers.startDeadline(call.callId(), call.deadline());
@@ -215,7 +217,9 @@ final class SessionCalls {
     List<TrackedCall> requeued = new ArrayList<>();
     UpstreamDiagnostics.Incident loss = UpstreamDiagnostics.incident(server, reason);
     for (TrackedCall call : pending.takeCallsInSendOrder()) {
+      call.span.event("session_lost", UpstreamDiagnostics.redact(reason));
       if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
+        call.span.event("retry", "on the next session");
         requeued.add(call);
       } else {
         answerError(call, SupervisorErrors.sessionLost(loss, call.method()));
@@ -300,7 +304,9 @@ final class SessionCalls {
       return;
     }
     countFailure();
+    call.span.event("send_failed", failed.reason());
     if (call.retryAfterLoss(retryPolicy.isSafeToRetry(call))) {
+      call.span.event("retry", "once more");
       dispatch(call, link);
     } else {
       answerError(
@@ -351,6 +357,7 @@ final class SessionCalls {
     if (call != null) {
       health.answered();
       if (RetryPolicy.saysStillInitializing(response)) {
+        call.span.event("retry", "the server is still initializing");
         Duration delay = settings.stillInitializingRetry(call.scheduleStillInitializingRetry());
         timers.scheduleRetry(call.callId(), delay);
       } else {
@@ -386,7 +393,9 @@ final class SessionCalls {
     waiting.remove(call.callId());
     if (call.state == TrackedCall.State.IN_FLIGHT) {
       pending.removeCall(call.upstreamId);
+      call.span.requestId(LongNode.valueOf(call.upstreamId));
     }
+    call.span.end(response);
     progressTokens.forget(call);
     timers.cancel(call.callId());
     call.call().answer(response, inbox.deliveryFor(call));

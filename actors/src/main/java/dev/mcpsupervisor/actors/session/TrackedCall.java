@@ -2,6 +2,7 @@ package dev.mcpsupervisor.actors.session;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
+import dev.mcpsupervisor.actors.telemetry.McpSpan;
 
 /** A caller's request a session holds, from arrival to its one answer. */
 final class TrackedCall {
@@ -25,6 +26,9 @@ final class TrackedCall {
 
   final long startNanos = System.nanoTime();
 
+  /** The call's CLIENT span (its context is in {@link #params}' {@code _meta}). */
+  final McpSpan span;
+
   /** Placed here by the key actor as a call of an interactive tool: its end is reported. */
   boolean interactive;
 
@@ -35,10 +39,12 @@ final class TrackedCall {
 
   TrackedCall(
       UpstreamCall call,
+      McpSpan span,
       JsonNode params,
       JsonNode callerProgressToken,
       String upstreamProgressToken) {
     this.call = call;
+    this.span = span;
     this.params = params;
     this.callerProgressToken = callerProgressToken;
     this.upstreamProgressToken = upstreamProgressToken;

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.session.ServerRequestAttribution.Owner;
+import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -215,7 +216,8 @@ class ServerRequestAttributionTest {
             context + "-tag",
             null,
             null);
-    TrackedCall tracked = progressTokens.track(call);
+    TrackedCall tracked =
+        progressTokens.track(call, McpTelemetry.OFF.client(call.method(), call.params(), "pipe"));
     pending.sendCall(tracked);
     return tracked;
   }

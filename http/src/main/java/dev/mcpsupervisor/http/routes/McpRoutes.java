@@ -92,6 +92,9 @@ public final class McpRoutes extends AllDirectives {
    * @param access which servers each identity may use
    * @param readiness off while the gateway stops: new requests are then answered 503
    */
+  /** The SERVER spans of the requests received. */
+  private final ServerSpans spans;
+
   public McpRoutes(
       ActorRef<DownstreamSessions.Command> sessions,
       SessionDirectory directory,
@@ -133,6 +136,7 @@ public final class McpRoutes extends AllDirectives {
     this.stateless =
         new StatelessRoutes(
             exchanges, settings, metrics, stateless, endpoints, access, callers, streamQuota);
+    this.spans = new ServerSpans(stateless.supervisor().telemetry());
   }
 
   /**
@@ -228,10 +232,13 @@ public final class McpRoutes extends AllDirectives {
     }
     if (statelessCall) {
       JsonRpcRequest call = (JsonRpcRequest) ((ParsedPayload.Single) payload).message();
-      return stateless.request(call, request, path, server, accept, caller);
+      ServerSpans.Traced traced = spans.start(call, null, versionHeader);
+      return stateless
+          .request(traced, request, path, server, accept, caller)
+          .thenApply(traced::answered);
     }
     CompletionStage<HttpResponse> answer =
-        sessionEra(screened, request, path, server, accept, caller, sessionId);
+        sessionEra(screened, request, path, server, accept, caller, sessionId, versionHeader);
     // a malformed answer went on as an error for its upstream; its client is refused
     return screened.refusal() == null ? answer : answer.thenApply(handedOn -> screened.refusal());
   }
@@ -243,7 +250,8 @@ public final class McpRoutes extends AllDirectives {
       String server,
       AcceptHeader accept,
       Identity caller,
-      Optional<String> sessionId) {
+      Optional<String> sessionId,
+      String versionHeader) {
     ParsedPayload payload = screened.forward();
     if (sessionId.isEmpty()) {
       Optional<HttpResponse> badVersion = checks.sessionEraVersion(request);
@@ -294,7 +302,15 @@ public final class McpRoutes extends AllDirectives {
         }
       }
     }
-    return exchange(sessionId.get(), path, caller, messages, preAnswered, batch, accept, null);
+    return exchange(
+        sessionId.get(),
+        path,
+        caller,
+        spans.start(messages, sessionId.get(), versionHeader),
+        preAnswered,
+        batch,
+        accept,
+        null);
   }
 
   /**
@@ -312,7 +328,12 @@ public final class McpRoutes extends AllDirectives {
                         created.sessionId(),
                         path,
                         caller,
-                        List.of(initialize),
+                        spans.start(
+                            initialize,
+                            created.sessionId(),
+                            initialize.params() == null
+                                ? null
+                                : initialize.params().path("protocolVersion").asText(null)),
                         List.of(),
                         false,
                         accept,
@@ -330,17 +351,18 @@ public final class McpRoutes extends AllDirectives {
       String sessionId,
       String path,
       Identity caller,
-      List<JsonRpcMessage> messages,
+      ServerSpans.Traced traced,
       List<JsonRpcResponse> preAnswered,
       boolean batch,
       AcceptHeader accept,
       String newSessionId) {
     Exchange exchange = exchanges.openExchange();
+    traced.attach(exchange);
     exchanges.tell(
         sessionId,
         path,
         caller,
-        new DownstreamSession.Post(messages, preAnswered, batch, accept.sse(), exchange));
+        new DownstreamSession.Post(traced.messages(), preAnswered, batch, accept.sse(), exchange));
     return exchanges.answer(
         exchange,
         accept,

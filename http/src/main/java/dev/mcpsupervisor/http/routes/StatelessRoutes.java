@@ -104,12 +104,13 @@ final class StatelessRoutes {
    * except a listen stream's; a client that goes away cancels what it asked upstream.
    */
   CompletionStage<HttpResponse> request(
-      JsonRpcRequest call,
+      ServerSpans.Traced traced,
       HttpRequest request,
       String path,
       String server,
       AcceptHeader accept,
       Identity caller) {
+    JsonRpcRequest call = traced.request();
     Optional<StatelessEnvelope.Rejection> rejection =
         StatelessEnvelope.check(call, name -> header(request, name));
     if (rejection.isPresent()) {
@@ -125,10 +126,10 @@ final class StatelessRoutes {
             caller.isAnonymous() ? header(request, "Authorization") : caller.key());
     JsonNode requestState = call.params() == null ? null : call.params().get("requestState");
     if (requestState != null) {
-      return retry(call, requestState, principal, accept);
+      return retry(call, requestState, principal, accept, traced);
     }
     if (McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method())) {
-      return listen(call, request, server, accept, caller);
+      return listen(call, request, server, accept, caller, traced);
     }
     String callerContext = callers.contextOf(caller, name -> header(request, name));
     Runnable finished = admit(caller, callerContext, principal);
@@ -155,6 +156,7 @@ final class StatelessRoutes {
             principal,
             McpRequestChecks.paramHeaders(request));
     Exchange exchange = exchanges.openExchange();
+    traced.attach(exchange);
     StatelessRequest running = new StatelessRequest(gateway, arrival, exchange, accept.sse());
     exchange
         .terminated()
@@ -193,7 +195,8 @@ final class StatelessRoutes {
       HttpRequest request,
       String server,
       AcceptHeader accept,
-      Identity caller) {
+      Identity caller,
+      ServerSpans.Traced traced) {
     Optional<Runnable> permit = streamQuota.acquire(caller, request);
     if (permit.isEmpty()) {
       return done(streamQuota.refusal());
@@ -210,6 +213,7 @@ final class StatelessRoutes {
               String path =
                   server == null ? AggregatedEndpoint.PATH : SingleServerEndpoint.pathOf(server);
               Exchange exchange = exchanges.openExchange();
+              traced.attach(exchange);
               exchange.terminated().thenRun(finished);
               exchanges.tell(
                   created.sessionId(),
@@ -248,7 +252,11 @@ final class StatelessRoutes {
    * verified requestState names.
    */
   private CompletionStage<HttpResponse> retry(
-      JsonRpcRequest call, JsonNode requestState, String principal, AcceptHeader accept) {
+      JsonRpcRequest call,
+      JsonNode requestState,
+      String principal,
+      AcceptHeader accept,
+      ServerSpans.Traced traced) {
     RequestStates.Opened opened =
         settings
             .requestStates()
@@ -267,6 +275,7 @@ final class StatelessRoutes {
     }
     RequestStates.State state = ((RequestStates.Opened.Valid) opened).state();
     Exchange exchange = exchanges.openExchange();
+    traced.attach(exchange);
     StatelessRequest parked = gateway.pending().get(state.pendingId());
     if (parked == null) {
       exchange.tell(PendingRounds.noRoundWaiting(call));

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.japi.Pair;
@@ -91,6 +92,9 @@ public final class Exchange implements ExchangeSink {
   /** Whether the terminal event was told: later ones are ignored. Guarded by this. */
   private boolean ended;
 
+  /** Sees every event sent, before it goes out; set before the exchange is handed on. */
+  private volatile Consumer<Event> observer;
+
   private Exchange(Materializer materializer, long maxBufferBytes, Runnable onOverflow) {
     this.materializer = materializer;
     this.maxBufferBytes = maxBufferBytes;
@@ -106,6 +110,14 @@ public final class Exchange implements ExchangeSink {
     return new Exchange(materializer, maxBufferBytes, onOverflow);
   }
 
+  /**
+   * Lets {@code observer} see every event this exchange sends (on the teller's thread); set it
+   * before the exchange is handed to whoever tells it.
+   */
+  public void observe(Consumer<Event> observer) {
+    this.observer = observer;
+  }
+
   @Override
   public void tell(Event event) {
     Head first = null;
@@ -114,6 +126,7 @@ public final class Exchange implements ExchangeSink {
       if (ended) {
         return;
       }
+
       ended = isTerminal(event);
       target = stream;
       if (target == null) {
@@ -126,6 +139,10 @@ public final class Exchange implements ExchangeSink {
           first = new Head(event, rest.second());
         }
       }
+    }
+    Consumer<Event> seeing = observer;
+    if (seeing != null) {
+      seeing.accept(event);
     }
     // futures complete outside the lock: their callbacks build the HTTP answer
     if (first != null) {
