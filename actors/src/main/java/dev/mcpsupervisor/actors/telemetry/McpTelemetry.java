@@ -47,6 +47,13 @@ public final class McpTelemetry {
       TextMapPropagator.composite(
           W3CTraceContextPropagator.getInstance(), W3CBaggagePropagator.getInstance());
 
+  /**
+   * Whether the API can tell a set global from none without setting the no-op one ({@code isSet}:
+   * 1.62 has it, 1.55, which Spring Boot 4.0 manages, has not): with an older API {@link #global()}
+   * stays off and the application passes its OpenTelemetry to {@link #of}.
+   */
+  private static final boolean GLOBAL_READABLE = hasIsSet();
+
   private final boolean followsGlobal;
   private volatile Instruments instruments;
 
@@ -70,11 +77,20 @@ public final class McpTelemetry {
 
   private Instruments instruments() {
     Instruments current = instruments;
-    if (current == null && followsGlobal && GlobalOpenTelemetry.isSet()) {
+    if (current == null && followsGlobal && GLOBAL_READABLE && GlobalOpenTelemetry.isSet()) {
       current = new Instruments(GlobalOpenTelemetry.get());
       instruments = current;
     }
     return current;
+  }
+
+  private static boolean hasIsSet() {
+    try {
+      GlobalOpenTelemetry.class.getMethod("isSet");
+      return true;
+    } catch (NoSuchMethodException e) {
+      return false;
+    }
   }
 
   /** Whether spans are recorded: when not, {@code params} go on unchanged. */
