@@ -26,6 +26,7 @@ import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.session.SessionDirectory;
 import dev.mcpsupervisor.http.stateless.CallerContexts;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
+import dev.mcpsupervisor.http.stateless.RoundDesk;
 import dev.mcpsupervisor.http.stateless.ServerOffers;
 import dev.mcpsupervisor.http.stateless.StatelessRequest;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
@@ -34,6 +35,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -101,7 +103,9 @@ public final class GatewayServer {
     ActorSystem<?> system = supervisor.actorSystem();
     metrics.initServers(supervisor.config().servers().keySet());
     GatewaySettings settings =
-        GatewaySettings.fromConfig(system.settings().config()).withLimits(config.sessionLimits());
+        GatewaySettings.fromConfig(system.settings().config())
+            .withLimits(config.sessionLimits())
+            .inCluster(config.cluster(), system.settings().config());
     Map<String, McpEndpoint> endpoints = new LinkedHashMap<>();
     endpoints.put(
         AggregatedEndpoint.PATH,
@@ -135,18 +139,29 @@ public final class GatewayServer {
         supervisor.spawn(
             CallerContexts.create(supervisor, config.sessionIdleTimeout()),
             "mcp-gateway-caller-contexts-" + instance);
+    Membership membership = supervisor.membership();
+    PendingRounds pending =
+        new PendingRounds(membership.clustered() ? membership.selfAddress() : null);
+    // in a cluster, a retry may land on a node that does not hold its round: the desks forward it
+    CompletionStage<ActorRef<RoundDesk.Command>> rounds =
+        membership.clustered()
+            ? supervisor.spawn(
+                RoundDesk.create(pending, pending.node()), "mcp-gateway-rounds-" + instance)
+            : CompletableFuture.completedFuture(null);
     return sessions
+        .thenCombine(callerContexts, Map::entry)
         .thenCombine(
-            callerContexts,
-            (registry, identities) ->
+            rounds,
+            (registryAndIdentities, desk) ->
                 new StatelessRequest.Gateway(
                     supervisor,
                     settings,
                     system.scheduler(),
                     new ServerOffers(),
-                    new PendingRounds(),
+                    pending,
                     config.requiresAuthentication() ? "private" : "public",
-                    identities))
+                    registryAndIdentities.getValue(),
+                    desk))
         .thenCompose(
             stateless ->
                 sessions.thenCompose(

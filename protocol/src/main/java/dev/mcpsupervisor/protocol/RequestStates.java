@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -37,6 +38,8 @@ public final class RequestStates {
    * @param name its Mcp-Name (tool or prompt name, resource URI), or null
    * @param principal who asked (a digest of the credential), or null when the gateway takes none
    * @param expiresAtMillis when the state stops holding (epoch milliseconds)
+   * @param node the cluster node that holds the pending call (its address), or null on a single
+   *     node: a retry that lands on another node is sent there
    */
   public record State(
       String pendingId,
@@ -44,7 +47,8 @@ public final class RequestStates {
       String method,
       String name,
       String principal,
-      long expiresAtMillis) {}
+      long expiresAtMillis,
+      String node) {}
 
   /** What opening a state told: the state, or why it does not hold. */
   public sealed interface Opened {
@@ -67,6 +71,21 @@ public final class RequestStates {
     this.clock = clock;
   }
 
+  /**
+   * States every node of a cluster can open: the key is derived from the cluster's shared secret
+   * (an HMAC of a fixed label under it, so the secret itself never keys anything else).
+   */
+  public static RequestStates forClusterSecret(String secret) {
+    try {
+      Mac mac = Mac.getInstance(ALGORITHM);
+      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM));
+      byte[] key = mac.doFinal("mcp-supervisor requestState".getBytes(StandardCharsets.UTF_8));
+      return new RequestStates(key, Clock.systemUTC());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HMAC-SHA256 is not available", e);
+    }
+  }
+
   /** States that only this process can open: a key drawn at random. */
   public static RequestStates withRandomKey() {
     byte[] key = new byte[32];
@@ -86,6 +105,9 @@ public final class RequestStates {
     json.put("n", state.name());
     json.put("u", state.principal());
     json.put("e", state.expiresAtMillis());
+    if (state.node() != null) {
+      json.put("o", state.node());
+    }
     byte[] payload;
     try {
       payload = JsonRpcCodec.mapper().writeValueAsBytes(json);
@@ -128,7 +150,8 @@ public final class RequestStates {
             json.path("m").asText(),
             json.path("n").asText(null),
             json.path("u").asText(null),
-            json.path("e").asLong());
+            json.path("e").asLong(),
+            json.path("o").asText(null));
     if (clock.millis() > state.expiresAtMillis()) {
       return new Opened.Invalid("requestState has expired");
     }

@@ -23,7 +23,7 @@ class RequestStatesTest {
   private final Clock clock = Clock.fixed(Instant.ofEpochMilli(1_000_000), ZoneOffset.UTC);
   private final RequestStates states = new RequestStates(KEY, clock);
   private final RequestStates.State state =
-      new RequestStates.State("session-1", 2, "tools/call", "ask", "alice", 1_060_000);
+      new RequestStates.State("session-1", 2, "tools/call", "ask", "alice", 1_060_000, null);
 
   @Test
   void aSealedStateOpensForTheSameRequestAndPrincipal() {
@@ -56,6 +56,24 @@ class RequestStatesTest {
     assertEquals(
         new RequestStates.Opened.Invalid("requestState failed verification"),
         new RequestStates(other, clock).open(states.seal(state), "tools/call", "ask", "alice"));
+  }
+
+  @Test
+  void nodesOfOneClusterOpenEachOthersStatesAndNodesOfAnotherCannot() {
+    RequestStates.State held =
+        new RequestStates.State(
+            "p-1", 1, "tools/call", "ask", null, Long.MAX_VALUE, "pekko://gw@127.0.0.1:2552");
+    String sealed = RequestStates.forClusterSecret("shared-secret-of-the-cluster").seal(held);
+
+    assertEquals(
+        new RequestStates.Opened.Valid(held),
+        RequestStates.forClusterSecret("shared-secret-of-the-cluster")
+            .open(sealed, "tools/call", "ask", null),
+        "the node that holds the call travels with the state");
+    assertEquals(
+        new RequestStates.Opened.Invalid("requestState failed verification"),
+        RequestStates.forClusterSecret("the-secret-of-another-cluster")
+            .open(sealed, "tools/call", "ask", null));
   }
 
   @Test

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.http.stream.StreamReplay;
 import dev.mcpsupervisor.protocol.RequestStates;
+import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.time.Clock;
 import java.time.Duration;
@@ -59,6 +60,29 @@ public record GatewaySettings(
         sseResume,
         agentIdHeader,
         newLimits);
+  }
+
+  /**
+   * These settings on a node of {@code cluster} (null: a single node, unchanged): unless {@code
+   * requestStateKey} is set in {@code root}, requestStates are sealed under the cluster's secret,
+   * so that every node opens every node's.
+   */
+  public GatewaySettings inCluster(ClusterConfig cluster, Config root) {
+    Config c = root.withFallback(ConfigFactory.defaultReference()).getConfig(PATH);
+    if (cluster == null || !c.getString("requestStateKey").isBlank()) {
+      return this;
+    }
+    return new GatewaySettings(
+        sseKeepAlive,
+        upstreamInitializeTimeout,
+        serverRequestTimeout,
+        aggregatedListTimeout,
+        maxListPages,
+        bodyReadTimeout,
+        RequestStates.forClusterSecret(cluster.secret()),
+        sseResume,
+        agentIdHeader,
+        limits);
   }
 
   /**

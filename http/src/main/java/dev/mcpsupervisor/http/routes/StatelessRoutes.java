@@ -21,6 +21,7 @@ import dev.mcpsupervisor.http.session.ListenSession;
 import dev.mcpsupervisor.http.stateless.CallerContexts;
 import dev.mcpsupervisor.http.stateless.IdentityContexts;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
+import dev.mcpsupervisor.http.stateless.RoundDesk;
 import dev.mcpsupervisor.http.stateless.StatelessRequest;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.McpResponses;
@@ -276,6 +277,10 @@ final class StatelessRoutes {
     RequestStates.State state = ((RequestStates.Opened.Valid) opened).state();
     Exchange exchange = exchanges.openExchange();
     traced.attach(exchange);
+    if (gateway.pending().heldElsewhere(state.node()) && gateway.rounds() != null) {
+      gateway.rounds().tell(new RoundDesk.Forward(call, state, accept.sse(), exchange));
+      return exchanges.answer(exchange, accept, false, null, () -> {});
+    }
     StatelessRequest parked = gateway.pending().get(state.pendingId());
     if (parked == null) {
       exchange.tell(PendingRounds.noRoundWaiting(call));

@@ -22,6 +22,25 @@ public final class PendingRounds {
 
   private final Map<String, StatelessRequest> parked = new ConcurrentHashMap<>();
   private final SecureRandom random = new SecureRandom();
+  private final String node;
+
+  /**
+   * @param node this cluster node's address, which the states of the rounds parked here name; null
+   *     on a single node
+   */
+  public PendingRounds(String node) {
+    this.node = node;
+  }
+
+  /** The node the requests are parked on, or null on a single node. */
+  public String node() {
+    return node;
+  }
+
+  /** Whether a state naming {@code stateNode} names a round parked on another node. */
+  public boolean heldElsewhere(String stateNode) {
+    return stateNode != null && !stateNode.equals(node);
+  }
 
   /** Parks a request: answers the id its states name. */
   String park(StatelessRequest request) {

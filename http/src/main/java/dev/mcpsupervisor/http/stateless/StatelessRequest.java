@@ -54,6 +54,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
    * @param cacheScope what its cacheable results say ({@code private} when answers depend on who
    *     asks)
    * @param callerContexts where a request in its caller's identity context says it is done
+   * @param rounds this node's {@link RoundDesk} in a cluster (a retry whose round another node
+   *     holds goes there), else null
    */
   public record Gateway(
       SessionSupervisor supervisor,
@@ -62,7 +64,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
       ServerOffers offers,
       PendingRounds pending,
       String cacheScope,
-      ActorRef<CallerContexts.Command> callerContexts) {}
+      ActorRef<CallerContexts.Command> callerContexts,
+      ActorRef<RoundDesk.Command> rounds) {}
 
   /**
    * The request as it arrived.
@@ -316,7 +319,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
                     request.method(),
                     StatelessEnvelope.nameOf(request),
                     arrival.principal(),
-                    expiresAt)));
+                    expiresAt,
+                    gateway.pending().node())));
     lastExchange().send(JsonRpcResponse.success(request.id(), result));
     int parkedRound = round;
     overdue =

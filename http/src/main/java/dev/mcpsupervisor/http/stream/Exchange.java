@@ -4,6 +4,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.Asks;
+import dev.mcpsupervisor.protocol.CrossNode;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -30,8 +31,11 @@ import org.apache.pekko.stream.javadsl.Source;
  */
 public final class Exchange implements ExchangeSink {
 
-  /** What a downstream session tells an exchange. */
-  public interface Event {}
+  /**
+   * What a downstream session tells an exchange; a round held on another cluster node tells it from
+   * there (so every event is plain data that crosses nodes).
+   */
+  public interface Event extends CrossNode {}
 
   /**
    * A JSON-RPC message to send on the stream (a notification, a server request, or a response once

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class GatewaySettingsTest {
 
   private static final RequestStates.State STATE =
-      new RequestStates.State("s", 1, "tools/call", "t", null, Long.MAX_VALUE);
+      new RequestStates.State("s", 1, "tools/call", "t", null, Long.MAX_VALUE, null);
 
   @Test
   void gatewaysConfiguredWithOneKeyOpenEachOthersStates() {

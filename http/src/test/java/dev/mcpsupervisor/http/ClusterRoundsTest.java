@@ -1,0 +1,224 @@
+package dev.mcpsupervisor.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.http.stateless.RoundDesk;
+import dev.mcpsupervisor.protocol.RequestStates;
+import dev.mcpsupervisor.protocol.config.ClusterConfig;
+import dev.mcpsupervisor.protocol.config.GatewayConfig;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Two gateway nodes of one cluster, each with its own fixture over stdio: a 2026-07-28 call whose
+ * first round went to one node continues when its retry, with {@code inputResponses} and {@code
+ * requestState}, lands on the other. Every message that crosses is serialized as a real crossing
+ * would be ({@code serialize-messages}), the round's included.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ClusterRoundsTest {
+
+  private static final String SECRET = "the-cluster-secret-of-the-round-nodes";
+  private static final String FIXTURE = "/servers/fixture/mcp";
+  private static final String ACCEPT = "{\"action\":\"accept\",\"content\":{\"answer\":\"%s\"}}";
+  private static final int CALLERS = 20;
+
+  /**
+   * What crosses nodes is verified; what never leaves its node is not (the supervisor's actors, the
+   * sessions, the desk's own local messages).
+   */
+  private static final String NODE_SETTINGS =
+      """
+      pekko.actor.serialize-messages = on
+      pekko.actor.no-serialization-verification-needed-class-prefix = [
+        "org.apache.pekko.", "dev.mcpsupervisor.actors.", "dev.mcpsupervisor.http.session.",
+        "dev.mcpsupervisor.http.stateless.CallerContexts",
+        "dev.mcpsupervisor.http.stateless.RoundDesk$Forward",
+        "dev.mcpsupervisor.http.stateless.RoundDesk$DesksChanged",
+        "dev.mcpsupervisor.http.stateless.RoundDesk$ExchangeOver",
+        "dev.mcpsupervisor.http.stateless.RoundDesk$EdgeGone"]
+      pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
+      """;
+
+  private static final Duration FORMATION = Duration.ofSeconds(30);
+
+  private final List<TestGateway> nodes = new ArrayList<>();
+
+  @BeforeAll
+  void start() throws IOException {
+    int seedPort = freePort();
+    ClusterConfig.SeedNode seed = new ClusterConfig.SeedNode("127.0.0.1", seedPort);
+    nodes.add(node(seedPort, seed));
+    nodes.add(node(freePort(), seed));
+    TestProbe<Receptionist.Listing> probe = TestProbe.create(nodes.get(0).supervisor.actorSystem());
+    for (TestGateway node : nodes) {
+      probe.awaitAssert(
+          FORMATION,
+          () -> {
+            assertEquals(200, node.get("/readyz").statusCode());
+            node.supervisor
+                .actorSystem()
+                .receptionist()
+                .tell(Receptionist.find(RoundDesk.KEY, probe.getRef()));
+            assertEquals(
+                2,
+                probe.receiveMessage().getServiceInstances(RoundDesk.KEY).size(),
+                "each node's desk knows both");
+            return null;
+          });
+    }
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    CompletableFuture.allOf(
+            nodes.stream()
+                .map(node -> CompletableFuture.runAsync(node::close))
+                .toArray(CompletableFuture[]::new))
+        .get(60, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aRoundAnsweredOnTheOtherNodeContinuesTheCallWaitingOnTheFirst() {
+    List<CompletableFuture<String>> answers = new ArrayList<>();
+    for (int i = 0; i < CALLERS; i++) {
+      TestGateway first = nodes.get(i % 2);
+      TestGateway other = nodes.get((i + 1) % 2);
+      String name = "caller-" + i;
+      answers.add(roundTrip(first, other, i, name));
+    }
+    for (int i = 0; i < CALLERS; i++) {
+      assertEquals(
+          "accept:{\"answer\":\"caller-" + i + "\"}",
+          answers.get(i).join(),
+          "caller " + i + " got its own answer");
+    }
+  }
+
+  @Test
+  void aStateSealedUnderAnotherClustersSecretIsRefusedOnEveryNode() {
+    StatelessClient client = new StatelessClient(nodes.get(0), "{\"elicitation\":{}}");
+    String forged =
+        RequestStates.forClusterSecret("the-secret-of-another-cluster")
+            .seal(
+                new RequestStates.State(
+                    "p",
+                    1,
+                    "tools/call",
+                    "elicit",
+                    null,
+                    Long.MAX_VALUE,
+                    nodes.get(1).supervisor.membership().selfAddress()));
+    for (TestGateway node : nodes) {
+      HttpResponse<String> refused =
+          node.post(
+              FIXTURE,
+              null,
+              client.toolCall(
+                  1,
+                  "elicit",
+                  "{\"message\":\"?\"}",
+                  ",\"inputResponses\":{},\"requestState\":\"" + forged + "\"",
+                  ""),
+              StatelessClient.headers("tools/call", "elicit"));
+      assertEquals(400, refused.statusCode(), refused.body());
+      assertTrue(refused.body().contains("requestState failed verification"), refused.body());
+    }
+  }
+
+  /**
+   * One caller: the first round on {@code first}, the retry on {@code other}; its answer's text.
+   */
+  private static CompletableFuture<String> roundTrip(
+      TestGateway first, TestGateway other, int id, String name) {
+    StatelessClient client = new StatelessClient(first, "{\"elicitation\":{}}");
+    String arguments = "{\"message\":\"Your name, " + name + "?\"}";
+    return first
+        .postAsync(
+            FIXTURE,
+            null,
+            client.toolCall(id, "elicit", arguments, "", ""),
+            StatelessClient.headers("tools/call", "elicit"))
+        .thenCompose(
+            response -> {
+              JsonNode round = TestGateway.answer(response).path("result");
+              assertEquals("input_required", round.path("resultType").asText(), response.body());
+              Iterator<String> keys = round.path("inputRequests").fieldNames();
+              String key = keys.next();
+              String retry =
+                  client.toolCall(
+                      1000 + id,
+                      "elicit",
+                      arguments,
+                      ",\"inputResponses\":{\""
+                          + key
+                          + "\":"
+                          + ACCEPT.formatted(name)
+                          + "},\"requestState\":\""
+                          + round.path("requestState").asText()
+                          + "\"",
+                      "");
+              return other.postAsync(
+                  FIXTURE, null, retry, StatelessClient.headers("tools/call", "elicit"));
+            })
+        .thenApply(
+            response -> {
+              JsonNode done = TestGateway.answer(response);
+              assertEquals(1000 + id, done.path("id").asInt(), response.body());
+              return TestGateway.text(done);
+            });
+  }
+
+  private static TestGateway node(int port, ClusterConfig.SeedNode seed) {
+    GatewayConfig gateway =
+        new GatewayConfig(
+                "127.0.0.1", 0, List.of(), List.of(), List.of(), 1 << 20, Duration.ofMinutes(5))
+            .withCluster(new ClusterConfig("127.0.0.1", port, List.of(seed), SECRET));
+    return TestGateway.start(NODE_SETTINGS, gateway, elicitingFixture());
+  }
+
+  /**
+   * The fixture over stdio, its {@code elicit} declared interactive (so never shared in flight).
+   */
+  private static ServerConfig elicitingFixture() {
+    ServerConfig fixture = TestGateway.stdioFixture("fixture");
+    return new ServerConfig(
+        fixture.name(),
+        fixture.spec(),
+        fixture.isolation(),
+        CALLERS,
+        fixture.maxInflightPerSession(),
+        fixture.requestTimeout(),
+        fixture.idleTimeout(),
+        fixture.toolPrefix(),
+        fixture.toolFilter(),
+        fixture.upstreamLimits(),
+        Set.of("elicit"));
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+}
