@@ -24,8 +24,11 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -35,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * would be ({@code serialize-messages}), the round's included.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClusterRoundsTest {
 
@@ -63,6 +67,7 @@ class ClusterRoundsTest {
   private static final Duration FORMATION = Duration.ofSeconds(30);
 
   private final List<TestGateway> nodes = new ArrayList<>();
+  private final List<TestGateway> stopped = new ArrayList<>();
 
   @BeforeAll
   void start() throws IOException {
@@ -93,12 +98,14 @@ class ClusterRoundsTest {
   void stop() throws Exception {
     CompletableFuture.allOf(
             nodes.stream()
+                .filter(node -> !stopped.contains(node))
                 .map(node -> CompletableFuture.runAsync(node::close))
                 .toArray(CompletableFuture[]::new))
         .get(60, TimeUnit.SECONDS);
   }
 
   @Test
+  @Order(1)
   void aRoundAnsweredOnTheOtherNodeContinuesTheCallWaitingOnTheFirst() {
     List<CompletableFuture<String>> answers = new ArrayList<>();
     for (int i = 0; i < CALLERS; i++) {
@@ -116,6 +123,7 @@ class ClusterRoundsTest {
   }
 
   @Test
+  @Order(2)
   void aStateSealedUnderAnotherClustersSecretIsRefusedOnEveryNode() {
     StatelessClient client = new StatelessClient(nodes.get(0), "{\"elicitation\":{}}");
     String forged =
@@ -144,6 +152,60 @@ class ClusterRoundsTest {
       assertEquals(400, refused.statusCode(), refused.body());
       assertTrue(refused.body().contains("requestState failed verification"), refused.body());
     }
+  }
+
+  /** Last: it stops the first node. */
+  @Test
+  @Order(3)
+  void aRetryWhoseNodeIsGoneIsToldToStartTheCallAgain() {
+    TestGateway holder = nodes.get(0);
+    TestGateway survivor = nodes.get(1);
+    StatelessClient client = new StatelessClient(holder, "{\"elicitation\":{}}");
+    String arguments = "{\"message\":\"Still there?\"}";
+    HttpResponse<String> first =
+        holder.post(
+            FIXTURE,
+            null,
+            client.toolCall(1, "elicit", arguments, "", ""),
+            StatelessClient.headers("tools/call", "elicit"));
+    JsonNode round = TestGateway.answer(first).path("result");
+    assertEquals("input_required", round.path("resultType").asText(), first.body());
+    String key = round.path("inputRequests").fieldNames().next();
+
+    stopped.add(holder);
+    holder.close();
+    TestProbe<Receptionist.Listing> probe = TestProbe.create(survivor.supervisor.actorSystem());
+    probe.awaitAssert(
+        FORMATION,
+        () -> {
+          survivor
+              .supervisor
+              .actorSystem()
+              .receptionist()
+              .tell(Receptionist.find(RoundDesk.KEY, probe.getRef()));
+          assertEquals(1, probe.receiveMessage().getServiceInstances(RoundDesk.KEY).size());
+          return null;
+        });
+
+    HttpResponse<String> retry =
+        survivor.post(
+            FIXTURE,
+            null,
+            client.toolCall(
+                2,
+                "elicit",
+                arguments,
+                ",\"inputResponses\":{\""
+                    + key
+                    + "\":"
+                    + ACCEPT.formatted("yes")
+                    + "},\"requestState\":\""
+                    + round.path("requestState").asText()
+                    + "\"",
+                ""),
+            StatelessClient.headers("tools/call", "elicit"));
+    assertEquals(400, retry.statusCode(), retry.body());
+    assertTrue(retry.body().contains("send the request again without requestState"), retry.body());
   }
 
   /**
