@@ -9,8 +9,10 @@ import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
+import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -23,6 +25,7 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -83,7 +86,11 @@ class TracingTest {
     remote = FixtureServer.startHttp(0);
     ServerSpec spec =
         new ServerSpec.StreamableHttp(URI.create(remote.url()), Map.of(), UpstreamProtocol.SESSION);
-    traced = TestGateway.traced(McpTelemetry.of(sdk), TestGateway.server("remote", spec));
+    traced =
+        TestGateway.traced(
+            McpTelemetry.of(sdk),
+            TestGateway.server("remote", spec),
+            TestGateway.downServer("down"));
     untraced = TestGateway.start(TestGateway.server("remote", spec));
   }
 
@@ -127,6 +134,9 @@ class TracingTest {
     assertEquals("tcp", attribute(server, "network.transport"));
     assertEquals("tcp", attribute(client, "network.transport"));
     assertEquals(null, attribute(server, "error.type"));
+    assertTrue(
+        attribute(client, "mcp.protocol.version").matches("\\d{4}-\\d{2}-\\d{2}"),
+        "the version the upstream session negotiated: " + client.getAttributes());
     for (SpanData span : List.of(server, client)) {
       Set<String> unknown =
           span.getAttributes().asMap().keySet().stream()
@@ -184,6 +194,36 @@ class TracingTest {
     assertNotEquals("0", code, unknown.body());
     assertEquals(code, attribute(failed, "error.type"));
     assertEquals(code, attribute(failed, "rpc.response.status_code"));
+  }
+
+  @Test
+  void aCallRefusedForWantOfASessionStillHasItsClientSpanSayingWhy() {
+    // a server that cannot start: its key's circuit opens after a few failed attempts, and from
+    // then on calls are refused at once (bounded: the circuit opens within these attempts)
+    SpanData refused = null;
+    for (int attempt = 0; attempt < 8 && refused == null; attempt++) {
+      JsonRpcResponse answer =
+          TestGateway.await(
+              traced.supervisor.request(
+                  "tracing-" + attempt,
+                  "down",
+                  "tools/call",
+                  TestGateway.json("{\"name\":\"echo\",\"arguments\":{}}"),
+                  Duration.ofSeconds(5)));
+      assertTrue(answer.isError(), answer.toString());
+      refused =
+          spans.getFinishedSpanItems().stream()
+              .filter(span -> span.getKind() == SpanKind.CLIENT)
+              .filter(
+                  span -> span.getEvents().stream().anyMatch(e -> e.getName().equals("refused")))
+              .findFirst()
+              .orElse(null);
+    }
+    assertTrue(refused != null, "a refused call's span: " + spans.getFinishedSpanItems());
+    assertEquals("tools/call echo", refused.getName());
+    assertEquals(
+        Integer.toString(JsonRpcErrorCodes.UPSTREAM_UNAVAILABLE), attribute(refused, "error.type"));
+    assertEquals("pipe", attribute(refused, "network.transport"));
   }
 
   @Test

@@ -9,8 +9,10 @@ import dev.mcpsupervisor.actors.session.AcquireReply;
 import dev.mcpsupervisor.actors.session.CloseReason;
 import dev.mcpsupervisor.actors.session.KeyEnvironment;
 import dev.mcpsupervisor.actors.session.SessionActor;
+import dev.mcpsupervisor.actors.telemetry.McpSpan;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.Isolation;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -219,7 +221,7 @@ public final class ServerKeyActor {
     }
     var session = sessions.leaseFor(call.context(), call.delivery());
     if (session == null) {
-      call.reject(sessions.unavailable(), env.observer());
+      refuseUnavailable(call);
     } else {
       subscriptions.serve(call, session.id);
     }
@@ -236,7 +238,7 @@ public final class ServerKeyActor {
             ? sessions.sessionFor(call)
             : sessions.leaseFor(call.context(), call.delivery());
     if (session == null) {
-      call.reject(sessions.unavailable(), env.observer());
+      refuseUnavailable(call);
     } else {
       session.ref.tell(new SessionActor.Forward(call));
     }
@@ -255,7 +257,7 @@ public final class ServerKeyActor {
             ? table.live().isEmpty() && !sessions.mayOpenAnother()
             : sessions.leaseFor(call.context(), call.delivery()) == null;
     if (refused) {
-      call.reject(sessions.unavailable(), env.observer());
+      refuseUnavailable(call);
       return;
     }
     if (interactive.waiting() >= env.settings().stashCapacity()) {
@@ -308,6 +310,18 @@ public final class ServerKeyActor {
   private Long leasedSessionOf(UpstreamCall call) {
     var session = table.sessionOf(call.context());
     return session == null ? null : session.id;
+  }
+
+  /**
+   * No session can take the call (the circuit is open, or every session it may use is busy at
+   * {@code maxSessions}): it is refused at once, and its CLIENT span, ended at once, says why.
+   */
+  private void refuseUnavailable(UpstreamCall call) {
+    JsonRpcError error = sessions.unavailable();
+    McpSpan span = env.telemetry().client(call.method(), call.params(), env.networkTransport());
+    span.event("refused", error.message());
+    span.end(call.errorResponse(error));
+    call.reject(error, env.observer());
   }
 
   private Behavior<Command> onInteractiveWaitElapsed(InteractiveWaitElapsed elapsed) {

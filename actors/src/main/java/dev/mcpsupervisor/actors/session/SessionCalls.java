@@ -192,6 +192,7 @@ final class SessionCalls {
           null);
       return;
     }
+    call.span.protocolVersion(link.initializeResult().path("protocolVersion").asText(null));
     sender.request(link, pending.sendCall(call), call.method(), call.params);
   }
 
