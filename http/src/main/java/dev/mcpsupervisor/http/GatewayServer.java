@@ -11,6 +11,7 @@ import dev.mcpsupervisor.http.access.Authentication;
 import dev.mcpsupervisor.http.access.CallerIdentity;
 import dev.mcpsupervisor.http.access.RequestHeaderDeadline;
 import dev.mcpsupervisor.http.access.StreamQuota;
+import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.ServerAccess;
@@ -26,7 +27,6 @@ import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.session.SessionDirectory;
 import dev.mcpsupervisor.http.stateless.CallerContexts;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
-import dev.mcpsupervisor.http.stateless.RoundDesk;
 import dev.mcpsupervisor.http.stateless.ServerOffers;
 import dev.mcpsupervisor.http.stateless.StatelessRequest;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
@@ -142,17 +142,10 @@ public final class GatewayServer {
     Membership membership = supervisor.membership();
     PendingRounds pending =
         new PendingRounds(membership.clustered() ? membership.selfAddress() : null);
-    // in a cluster, a retry may land on a node that does not hold its round: the desks forward it
-    CompletionStage<ActorRef<RoundDesk.Command>> rounds =
-        membership.clustered()
-            ? supervisor.spawn(
-                RoundDesk.create(pending, pending.node()), "mcp-gateway-rounds-" + instance)
-            : CompletableFuture.completedFuture(null);
     return sessions
-        .thenCombine(callerContexts, Map::entry)
         .thenCombine(
-            rounds,
-            (registryAndIdentities, desk) ->
+            callerContexts,
+            (registry, identities) ->
                 new StatelessRequest.Gateway(
                     supervisor,
                     settings,
@@ -160,22 +153,37 @@ public final class GatewayServer {
                     new ServerOffers(),
                     pending,
                     config.requiresAuthentication() ? "private" : "public",
-                    registryAndIdentities.getValue(),
-                    desk))
+                    identities))
         .thenCompose(
             stateless ->
                 sessions.thenCompose(
                     registry ->
-                        bind(
-                            supervisor,
-                            config,
-                            metrics,
-                            settings,
-                            registry,
-                            directory,
-                            access,
-                            endpoints,
-                            stateless)));
+                        // in a cluster, a request may land on a node that does not hold its
+                        // session or its round: the nodes' desks carry it there
+                        (membership.clustered()
+                                ? supervisor.spawn(
+                                    NodeDesk.create(
+                                        new NodeDesk.Served(
+                                            membership.selfAddress(),
+                                            directory,
+                                            registry,
+                                            pending)),
+                                    "mcp-gateway-desk-" + instance)
+                                : CompletableFuture.<ActorRef<NodeDesk.Command>>completedFuture(
+                                    null))
+                            .thenCompose(
+                                desk ->
+                                    bind(
+                                        supervisor,
+                                        config,
+                                        metrics,
+                                        settings,
+                                        registry,
+                                        directory,
+                                        access,
+                                        endpoints,
+                                        stateless,
+                                        desk))));
   }
 
   private static CompletionStage<GatewayServer> bind(
@@ -187,7 +195,8 @@ public final class GatewayServer {
       SessionDirectory directory,
       ServerAccess access,
       Map<String, McpEndpoint> endpoints,
-      StatelessRequest.Gateway stateless) {
+      StatelessRequest.Gateway stateless,
+      ActorRef<NodeDesk.Command> desk) {
     ActorSystem<?> system = supervisor.actorSystem();
     Membership membership = supervisor.membership();
     Readiness readiness = new Readiness(membership::isUp);
@@ -204,7 +213,8 @@ public final class GatewayServer {
             endpoints,
             new CallerIdentity(settings.agentIdHeader()),
             access,
-            readiness);
+            readiness,
+            desk);
     OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler(), readiness);
     Authentication authentication =
         new Authentication(

@@ -1,5 +1,8 @@
 package dev.mcpsupervisor.http.access;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 
@@ -12,6 +15,8 @@ public final class SessionIds {
 
   private static final int RANDOM_BYTES = 32;
   private static final int SHOWN_CHARACTERS = 8;
+  private static final int TAG_CHARACTERS = 11;
+  private static final char NODE_SEPARATOR = '.';
 
   private SessionIds() {}
 
@@ -21,8 +26,40 @@ public final class SessionIds {
     return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
   }
 
+  /**
+   * An id of a session on a cluster node: {@code <node tag>.<random>}, so that any node knows which
+   * node holds it; null {@code nodeTag} (a single node): the random part alone.
+   */
+  public static String generate(SecureRandom random, String nodeTag) {
+    return nodeTag == null ? generate(random) : nodeTag + NODE_SEPARATOR + generate(random);
+  }
+
+  /** The tag of the node at {@code address} (a cluster node's Pekko address) in its ids. */
+  public static String nodeTag(String address) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(address.getBytes(StandardCharsets.UTF_8));
+      return Base64.getUrlEncoder()
+          .withoutPadding()
+          .encodeToString(digest)
+          .substring(0, TAG_CHARACTERS);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is not available", e);
+    }
+  }
+
+  /** The node tag an id names, or null (a single node's id, or none of ours). */
+  public static String nodeTagOf(String id) {
+    int separator = id.indexOf(NODE_SEPARATOR);
+    return separator == TAG_CHARACTERS ? id.substring(0, separator) : null;
+  }
+
   /** Enough of the id to tell sessions apart in logs, not enough to use it. */
   public static String redact(String id) {
-    return id.length() <= SHOWN_CHARACTERS ? id : id.substring(0, SHOWN_CHARACTERS) + "…";
+    String tag = nodeTagOf(id);
+    String random = tag == null ? id : id.substring(TAG_CHARACTERS + 1);
+    String shown =
+        random.length() <= SHOWN_CHARACTERS ? random : random.substring(0, SHOWN_CHARACTERS) + "…";
+    return tag == null ? shown : tag + NODE_SEPARATOR + shown;
   }
 }

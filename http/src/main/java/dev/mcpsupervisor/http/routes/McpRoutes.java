@@ -7,7 +7,9 @@ import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.http.access.CallerIdentity;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.McpRefusals;
+import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.access.StreamQuota;
+import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.ServerAccess;
@@ -107,7 +109,8 @@ public final class McpRoutes extends AllDirectives {
       Map<String, McpEndpoint> endpoints,
       CallerIdentity callers,
       ServerAccess access,
-      Readiness readiness) {
+      Readiness readiness,
+      ActorRef<NodeDesk.Command> desk) {
     this.sessions = sessions;
     this.scheduler = stateless.scheduler();
     this.settings = settings;
@@ -130,7 +133,11 @@ public final class McpRoutes extends AllDirectives {
             settings,
             answerTimeout,
             gateway.connectionLimits().maxStreamBufferBytes(),
-            refusals);
+            refusals,
+            desk,
+            desk == null
+                ? null
+                : SessionIds.nodeTag(stateless.supervisor().membership().selfAddress()));
     this.streamQuota =
         new StreamQuota(gateway.connectionLimits().maxStreamsPerIdentity(), refusals);
     this.stateless =
@@ -358,11 +365,12 @@ public final class McpRoutes extends AllDirectives {
       String newSessionId) {
     Exchange exchange = exchanges.openExchange();
     traced.attach(exchange);
-    exchanges.tell(
+    exchanges.route(
         sessionId,
         path,
         caller,
-        new DownstreamSession.Post(traced.messages(), preAnswered, batch, accept.sse(), exchange));
+        new DownstreamSession.Post(traced.messages(), preAnswered, batch, accept.sse(), exchange),
+        exchange);
     return exchanges.answer(
         exchange,
         accept,
@@ -389,13 +397,14 @@ public final class McpRoutes extends AllDirectives {
     Exchange exchange = exchanges.openExchange();
     exchange.terminated().thenRun(permit.get());
     Optional<String> lastEventId = request.getHeader(LAST_EVENT_ID).map(HttpHeader::value);
-    exchanges.tell(
+    exchanges.route(
         sessionId.get(),
         path,
         caller,
         lastEventId.isPresent()
             ? new DownstreamSession.ResumeStream(lastEventId.get(), exchange)
-            : new DownstreamSession.OpenStream(exchange));
+            : new DownstreamSession.OpenStream(exchange),
+        exchange);
     return exchange
         .head()
         .thenApply(
@@ -419,17 +428,23 @@ public final class McpRoutes extends AllDirectives {
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
     }
-    return Asks.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
-            sessions,
-            replyTo -> new DownstreamSessions.Terminate(sessionId.get(), path, caller, replyTo),
-            DELETE_TIMEOUT,
-            scheduler)
-        .thenApply(
-            reply ->
-                reply == DownstreamSessions.Reply.DONE
-                    ? HttpResponse.create().withStatus(StatusCodes.OK)
-                    : refusals.refuse(
-                        StatusCodes.NOT_FOUND, "unknown_session", "Session not found"));
+    CompletionStage<DownstreamSessions.Reply> ended =
+        exchanges.heldElsewhere(sessionId.get())
+            ? Asks.<NodeDesk.Command, DownstreamSessions.Reply>ask(
+                exchanges.desk(),
+                replyTo -> new NodeDesk.ForwardDelete(sessionId.get(), path, caller, replyTo),
+                DELETE_TIMEOUT,
+                scheduler)
+            : Asks.<DownstreamSessions.Command, DownstreamSessions.Reply>ask(
+                sessions,
+                replyTo -> new DownstreamSessions.Terminate(sessionId.get(), path, caller, replyTo),
+                DELETE_TIMEOUT,
+                scheduler);
+    return ended.thenApply(
+        reply ->
+            reply == DownstreamSessions.Reply.DONE
+                ? HttpResponse.create().withStatus(StatusCodes.OK)
+                : refusals.refuse(StatusCodes.NOT_FOUND, "unknown_session", "Session not found"));
   }
 
   // --------------------------------------------------------------------------------------- helpers

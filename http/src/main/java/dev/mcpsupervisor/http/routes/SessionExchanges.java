@@ -3,6 +3,8 @@ package dev.mcpsupervisor.http.routes;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.McpRefusals;
+import dev.mcpsupervisor.http.access.SessionIds;
+import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.session.DownstreamSession;
 import dev.mcpsupervisor.http.session.DownstreamSessions;
@@ -41,6 +43,12 @@ public final class SessionExchanges {
   private final ExchangeResponses responses;
   private final OpenExchanges openExchanges = new OpenExchanges();
 
+  /** This node's desk in a cluster (sessions other nodes hold are reached through it), or null. */
+  private final ActorRef<NodeDesk.Command> desk;
+
+  /** The tag of this node's session ids, or null on a single node. */
+  private final String nodeTag;
+
   /**
    * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
    *     first answer has not come by then means something inside broke; it gets 504 instead of
@@ -55,7 +63,11 @@ public final class SessionExchanges {
       GatewaySettings settings,
       Duration answerTimeout,
       long maxStreamBufferBytes,
-      McpRefusals refusals) {
+      McpRefusals refusals,
+      ActorRef<NodeDesk.Command> desk,
+      String nodeTag) {
+    this.desk = desk;
+    this.nodeTag = nodeTag;
     this.sessions = sessions;
     this.directory = directory;
     this.scheduler = scheduler;
@@ -156,8 +168,44 @@ public final class SessionExchanges {
     directory.tell(sessionId, path, caller, command);
   }
 
-  /** Once the client is gone from a stream, the session stops sending on it. */
+  /**
+   * Hands the session {@code sessionId} a request whose answer goes on {@code exchange}: here, or
+   * through the desks to the cluster node that holds the session.
+   */
+  void route(
+      String sessionId,
+      String path,
+      Identity caller,
+      DownstreamSession.Routed command,
+      Exchange exchange) {
+    if (heldElsewhere(sessionId)) {
+      desk.tell(new NodeDesk.ForwardToSession(sessionId, path, caller, command, exchange));
+    } else {
+      directory.tell(sessionId, path, caller, command);
+    }
+  }
+
+  /** Whether another cluster node holds the session (its id names that node). */
+  boolean heldElsewhere(String sessionId) {
+    if (desk == null) {
+      return false;
+    }
+    String tag = SessionIds.nodeTagOf(sessionId);
+    return tag != null && !tag.equals(nodeTag);
+  }
+
+  ActorRef<NodeDesk.Command> desk() {
+    return desk;
+  }
+
+  /**
+   * Once the client is gone from a stream, the session stops sending on it (a session another node
+   * holds learns it there, from the stream's edge).
+   */
   void closeWhenDone(Exchange exchange, String sessionId, String path, Identity caller) {
+    if (heldElsewhere(sessionId)) {
+      return;
+    }
     exchange
         .terminated()
         .thenRun(

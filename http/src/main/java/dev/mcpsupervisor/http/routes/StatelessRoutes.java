@@ -10,6 +10,7 @@ import dev.mcpsupervisor.http.access.CallerLimit;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.SessionQuota;
 import dev.mcpsupervisor.http.access.StreamQuota;
+import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.ServerAccess;
@@ -21,7 +22,6 @@ import dev.mcpsupervisor.http.session.ListenSession;
 import dev.mcpsupervisor.http.stateless.CallerContexts;
 import dev.mcpsupervisor.http.stateless.IdentityContexts;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
-import dev.mcpsupervisor.http.stateless.RoundDesk;
 import dev.mcpsupervisor.http.stateless.StatelessRequest;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.McpResponses;
@@ -277,8 +277,8 @@ final class StatelessRoutes {
     RequestStates.State state = ((RequestStates.Opened.Valid) opened).state();
     Exchange exchange = exchanges.openExchange();
     traced.attach(exchange);
-    if (gateway.pending().heldElsewhere(state.node()) && gateway.rounds() != null) {
-      gateway.rounds().tell(new RoundDesk.Forward(call, state, accept.sse(), exchange));
+    if (gateway.pending().heldElsewhere(state.node()) && exchanges.desk() != null) {
+      exchanges.desk().tell(new NodeDesk.ForwardRetry(call, state, accept.sse(), exchange));
       return exchanges.answer(exchange, accept, false, null, () -> {});
     }
     StatelessRequest parked = gateway.pending().get(state.pendingId());

@@ -10,6 +10,7 @@ import dev.mcpsupervisor.http.endpoint.ServerAccess;
 import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
+import dev.mcpsupervisor.protocol.CrossNode;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +37,7 @@ public final class DownstreamSessions {
 
   public interface Command {}
 
-  public enum Reply {
+  public enum Reply implements CrossNode {
     DONE,
     UNKNOWN_SESSION
   }
@@ -155,6 +156,9 @@ public final class DownstreamSessions {
   private final TimerScheduler<Command> timers;
   private final SecureRandom random = new SecureRandom();
 
+  /** What this node's session ids start with in a cluster (see {@link SessionIds}), or null. */
+  private final String nodeTag;
+
   private final SessionQuota quota;
   private final SessionTable sessions;
   private long spawned;
@@ -170,6 +174,10 @@ public final class DownstreamSessions {
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.supervisor = supervisor;
+    this.nodeTag =
+        supervisor.membership().clustered()
+            ? SessionIds.nodeTag(supervisor.membership().selfAddress())
+            : null;
     this.sessions = new SessionTable(directory);
     this.access = access;
     this.endpointsByPath = Map.copyOf(endpointsByPath);
@@ -218,7 +226,7 @@ public final class DownstreamSessions {
       return Behaviors.same();
     }
     McpEndpoint endpoint = access.endpointFor(served, create.owner());
-    String id = SessionIds.generate(random);
+    String id = SessionIds.generate(random, nodeTag);
     RouteGate gate = new RouteGate();
     ActorRef<DownstreamSession.Command> session =
         context.spawn(

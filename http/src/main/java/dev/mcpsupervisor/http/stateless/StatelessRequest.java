@@ -54,8 +54,6 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
    * @param cacheScope what its cacheable results say ({@code private} when answers depend on who
    *     asks)
    * @param callerContexts where a request in its caller's identity context says it is done
-   * @param rounds this node's {@link RoundDesk} in a cluster (a retry whose round another node
-   *     holds goes there), else null
    */
   public record Gateway(
       SessionSupervisor supervisor,
@@ -64,8 +62,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
       ServerOffers offers,
       PendingRounds pending,
       String cacheScope,
-      ActorRef<CallerContexts.Command> callerContexts,
-      ActorRef<RoundDesk.Command> rounds) {}
+      ActorRef<CallerContexts.Command> callerContexts) {}
 
   /**
    * The request as it arrived.

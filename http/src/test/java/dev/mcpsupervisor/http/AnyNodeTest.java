@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.http.stateless.RoundDesk;
+import dev.mcpsupervisor.http.cluster.NodeDesk;
+import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
@@ -32,20 +33,22 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Two gateway nodes of one cluster, each with its own fixture over stdio: a 2026-07-28 call whose
- * first round went to one node continues when its retry, with {@code inputResponses} and {@code
- * requestState}, lands on the other. Every message that crosses is serialized as a real crossing
- * would be ({@code serialize-messages}), the round's included.
+ * Two gateway nodes of one cluster, each with its own fixture over stdio, and requests that land on
+ * either: a 2025-era session created on one node is served through the other (answers, progress on
+ * the response stream, DELETE), and a 2026-07-28 call whose first round went to one node continues
+ * when its retry lands on the other. Every message that crosses is serialized as a real crossing
+ * would be ({@code serialize-messages}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class ClusterRoundsTest {
+class AnyNodeTest {
 
   private static final String SECRET = "the-cluster-secret-of-the-round-nodes";
   private static final String FIXTURE = "/servers/fixture/mcp";
   private static final String ACCEPT = "{\"action\":\"accept\",\"content\":{\"answer\":\"%s\"}}";
   private static final int CALLERS = 20;
+  private static final int SESSIONS = 40;
 
   /**
    * What crosses nodes is verified; what never leaves its node is not (the supervisor's actors, the
@@ -57,10 +60,10 @@ class ClusterRoundsTest {
       pekko.actor.no-serialization-verification-needed-class-prefix = [
         "org.apache.pekko.", "dev.mcpsupervisor.actors.", "dev.mcpsupervisor.http.session.",
         "dev.mcpsupervisor.http.stateless.CallerContexts",
-        "dev.mcpsupervisor.http.stateless.RoundDesk$Forward",
-        "dev.mcpsupervisor.http.stateless.RoundDesk$DesksChanged",
-        "dev.mcpsupervisor.http.stateless.RoundDesk$ExchangeOver",
-        "dev.mcpsupervisor.http.stateless.RoundDesk$EdgeGone"]
+        "dev.mcpsupervisor.http.cluster.NodeDesk$Forward", "dev.mcpsupervisor.http.cluster.NodeDesk$Served",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$DesksChanged",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$ExchangeOver",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$EdgeGone"]
       pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
       """;
 
@@ -84,10 +87,10 @@ class ClusterRoundsTest {
             node.supervisor
                 .actorSystem()
                 .receptionist()
-                .tell(Receptionist.find(RoundDesk.KEY, probe.getRef()));
+                .tell(Receptionist.find(NodeDesk.KEY, probe.getRef()));
             assertEquals(
                 2,
-                probe.receiveMessage().getServiceInstances(RoundDesk.KEY).size(),
+                probe.receiveMessage().getServiceInstances(NodeDesk.KEY).size(),
                 "each node's desk knows both");
             return null;
           });
@@ -106,6 +109,124 @@ class ClusterRoundsTest {
 
   @Test
   @Order(1)
+  void sessionsCreatedOnOneNodeAreServedThroughTheOther() {
+    List<CompletableFuture<List<String>>> sessions = new ArrayList<>();
+    for (int i = 0; i < SESSIONS; i++) {
+      int n = i;
+      sessions.add(CompletableFuture.supplyAsync(() -> session(n)));
+    }
+    for (int i = 0; i < SESSIONS; i++) {
+      assertEquals(
+          List.of("s" + i + "-0", "s" + i + "-1", "s" + i + "-2", "3 steps", "200", "404", "404"),
+          sessions.get(i).join(),
+          "session " + i);
+    }
+  }
+
+  /**
+   * One session: initialized on one node, then three echoes alternating between the nodes, a
+   * progress call on the other node, DELETE there, and then it is gone on both.
+   */
+  private List<String> session(int n) {
+    TestGateway home = nodes.get(n % 2);
+    TestGateway other = nodes.get((n + 1) % 2);
+    String id = home.initialize(FIXTURE);
+    List<String> seen = new ArrayList<>();
+    for (int call = 0; call < 3; call++) {
+      TestGateway node = call % 2 == 0 ? other : home;
+      HttpResponse<String> echoed =
+          node.post(
+              FIXTURE,
+              id,
+              TestGateway.callTool(call + 2, "echo", "{\"message\":\"s" + n + "-" + call + "\"}"));
+      assertEquals(200, echoed.statusCode(), echoed.body());
+      seen.add(TestGateway.text(TestGateway.answer(echoed)));
+    }
+    HttpResponse<String> progressed =
+        other.post(
+            FIXTURE,
+            id,
+            TestGateway.request(
+                9,
+                "tools/call",
+                "{\"name\":\"progress\",\"arguments\":{\"steps\":3},"
+                    + "\"_meta\":{\"progressToken\":\"p"
+                    + n
+                    + "\"}}"));
+    List<JsonNode> messages = TestGateway.messages(progressed);
+    long progress =
+        messages.stream()
+            .filter(m -> "notifications/progress".equals(m.path("method").asText()))
+            .filter(m -> ("p" + n).equals(m.path("params").path("progressToken").asText()))
+            .count();
+    seen.add(progress + " steps");
+    seen.add(Integer.toString(other.delete(FIXTURE, id).statusCode()));
+    seen.add(
+        Integer.toString(
+            home.post(FIXTURE, id, TestGateway.callTool(10, "echo", "{\"message\":\"x\"}"))
+                .statusCode()));
+    seen.add(
+        Integer.toString(
+            other
+                .post(FIXTURE, id, TestGateway.callTool(11, "echo", "{\"message\":\"x\"}"))
+                .statusCode()));
+    return seen;
+  }
+
+  @Test
+  @Order(2)
+  void aSessionsServerRequestsAndItsGetStreamCrossNodesToo() throws InterruptedException {
+    TestGateway home = nodes.get(0);
+    TestGateway other = nodes.get(1);
+    String id = home.initialize(FIXTURE, ProtocolVersions.LATEST, "{\"elicitation\":{}}");
+    try (SseStream listening =
+            SseStream.open(
+                other,
+                other
+                    .request(FIXTURE)
+                    .header("Mcp-Session-Id", id)
+                    .header("Accept", "text/event-stream")
+                    .GET()
+                    .build());
+        SseStream calling =
+            SseStream.open(
+                other,
+                other
+                    .postRequest(
+                        FIXTURE,
+                        id,
+                        TestGateway.callTool(5, "elicit", "{\"message\":\"Your name?\"}"))
+                    .build())) {
+      JsonNode asked = calling.next();
+      assertEquals("elicitation/create", asked.path("method").asText(), asked.toString());
+      HttpResponse<String> answered =
+          home.post(
+              FIXTURE,
+              id,
+              "{\"jsonrpc\":\"2.0\",\"id\":"
+                  + asked.path("id")
+                  + ",\"result\":"
+                  + ACCEPT.formatted("Bob")
+                  + "}");
+      assertEquals(202, answered.statusCode(), answered.body());
+      JsonNode result = calling.next();
+      assertEquals(5, result.path("id").asInt(), result.toString());
+      assertEquals("accept:{\"answer\":\"Bob\"}", TestGateway.text(result));
+
+      HttpResponse<String> changed =
+          home.post(FIXTURE, id, TestGateway.callTool(6, "trigger_list_changed", "{}"));
+      assertEquals(200, changed.statusCode(), changed.body());
+      JsonNode notified = listening.next();
+      assertEquals(
+          "notifications/tools/list_changed",
+          notified.path("method").asText(),
+          "the GET stream on the other node: " + notified);
+    }
+    assertEquals(200, home.delete(FIXTURE, id).statusCode());
+  }
+
+  @Test
+  @Order(3)
   void aRoundAnsweredOnTheOtherNodeContinuesTheCallWaitingOnTheFirst() {
     List<CompletableFuture<String>> answers = new ArrayList<>();
     for (int i = 0; i < CALLERS; i++) {
@@ -123,7 +244,7 @@ class ClusterRoundsTest {
   }
 
   @Test
-  @Order(2)
+  @Order(4)
   void aStateSealedUnderAnotherClustersSecretIsRefusedOnEveryNode() {
     StatelessClient client = new StatelessClient(nodes.get(0), "{\"elicitation\":{}}");
     String forged =
@@ -156,7 +277,7 @@ class ClusterRoundsTest {
 
   /** Last: it stops the first node. */
   @Test
-  @Order(3)
+  @Order(5)
   void aRetryWhoseNodeIsGoneIsToldToStartTheCallAgain() {
     TestGateway holder = nodes.get(0);
     TestGateway survivor = nodes.get(1);
@@ -182,8 +303,8 @@ class ClusterRoundsTest {
               .supervisor
               .actorSystem()
               .receptionist()
-              .tell(Receptionist.find(RoundDesk.KEY, probe.getRef()));
-          assertEquals(1, probe.receiveMessage().getServiceInstances(RoundDesk.KEY).size());
+              .tell(Receptionist.find(NodeDesk.KEY, probe.getRef()));
+          assertEquals(1, probe.receiveMessage().getServiceInstances(NodeDesk.KEY).size());
           return null;
         });
 
