@@ -108,6 +108,15 @@ public final class BenchCommand implements Callable<Integer> {
       description = "with --pid, add the CPU time of its live child processes (the upstreams)")
   private boolean withChildren;
 
+  @Option(
+      names = "--urls",
+      paramLabel = "URL,URL...",
+      split = ",",
+      description =
+          "more endpoints (e.g. the other nodes of a cluster): each request goes to the next of URL"
+              + " and these in turn, so every session's requests spread over all of them")
+  private List<URI> moreTargets = List.of();
+
   @Option(names = "--json", paramLabel = "FILE", description = "also write the results as JSON")
   private Path json;
 
@@ -134,9 +143,14 @@ public final class BenchCommand implements Callable<Integer> {
 
   /** The flags, checked; a bad one is a usage error. */
   BenchPlan plan() {
-    String scheme = target.getScheme();
-    if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme)) {
-      throw usage("URL must be an http or https URL, got " + target);
+    List<URI> targets = new ArrayList<>();
+    targets.add(target);
+    targets.addAll(moreTargets);
+    for (URI each : targets) {
+      String scheme = each.getScheme();
+      if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme)) {
+        throw usage("URL must be an http or https URL, got " + each);
+      }
     }
     positive("--sessions", sessions);
     positive("--calls", calls);
@@ -149,7 +163,7 @@ public final class BenchCommand implements Callable<Integer> {
       throw usage("--pid-children needs --pid");
     }
     return new BenchPlan(
-        target,
+        targets,
         eras(),
         sessions,
         calls,

@@ -7,12 +7,13 @@ import java.util.OptionalLong;
 
 /**
  * One load run: {@code sessions} x {@code callsPerSession} calls of {@code tool}, {@code inFlight}
- * at a time per session, against {@code target} in each era.
+ * at a time per session, against {@code targets} in each era: each request goes to the next target
+ * in turn (one target: all to it), so a session's requests spread over every node of a cluster.
  *
  * @param gatewayPid the process whose CPU time is measured, when given
  */
 public record BenchPlan(
-    URI target,
+    List<URI> targets,
     List<Era> eras,
     int sessions,
     int callsPerSession,
@@ -25,6 +26,7 @@ public record BenchPlan(
 
   public BenchPlan {
     eras = List.copyOf(eras);
+    targets = List.copyOf(targets);
   }
 
   public long totalCalls() {

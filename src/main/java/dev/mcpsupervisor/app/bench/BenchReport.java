@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.util.List;
 import java.util.Locale;
 
@@ -24,7 +25,7 @@ final class BenchReport {
   void printText(PrintWriter out) {
     out.printf(
         "bench %s: %d sessions x %d calls, %d in flight per session, tool %s(%s)%n",
-        plan.target(),
+        String.join(", ", plan.targets().stream().map(URI::toString).toList()),
         plan.sessions(),
         plan.callsPerSession(),
         plan.inFlight(),
@@ -72,7 +73,10 @@ final class BenchReport {
 
   ObjectNode json() {
     ObjectNode root = JSON.createObjectNode();
-    root.put("target", plan.target().toString());
+    root.put("target", plan.targets().get(0).toString());
+    if (plan.targets().size() > 1) {
+      plan.targets().forEach(each -> root.withArray("targets").add(each.toString()));
+    }
     root.put("sessions", plan.sessions());
     root.put("callsPerSession", plan.callsPerSession());
     root.put("inFlightPerSession", plan.inFlight());

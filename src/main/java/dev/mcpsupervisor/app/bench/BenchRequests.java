@@ -6,6 +6,8 @@ import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** The HTTP requests of one era: initialize, notifications/initialized, tools/call, DELETE. */
 public final class BenchRequests {
@@ -15,14 +17,18 @@ public final class BenchRequests {
   private static final String CLIENT_NAME = "mcp-supervisor-bench";
 
   private final Era era;
-  private final URI target;
+  private final List<URI> targets;
+
+  /** Which target the next request goes to. */
+  private final AtomicLong next = new AtomicLong();
+
   private final Duration timeout;
   private final String tool;
   private final String argument;
 
   public BenchRequests(BenchPlan plan, Era era) {
     this.era = era;
-    this.target = plan.target();
+    this.targets = plan.targets();
     this.timeout = plan.timeout();
     this.tool = plan.tool();
     this.argument = plan.argument();
@@ -63,12 +69,18 @@ public final class BenchRequests {
   }
 
   public HttpRequest delete(String sessionId) {
-    return HttpRequest.newBuilder(target)
+    return HttpRequest.newBuilder(nextTarget())
         .timeout(timeout)
         .header(SESSION_HEADER, sessionId)
         .header(StatelessEnvelope.PROTOCOL_VERSION_HEADER, era.protocolVersion())
         .DELETE()
         .build();
+  }
+
+  private URI nextTarget() {
+    return targets.size() == 1
+        ? targets.get(0)
+        : targets.get((int) Math.floorMod(next.getAndIncrement(), (long) targets.size()));
   }
 
   private static ObjectNode request(long id, String method, ObjectNode params) {
@@ -80,7 +92,7 @@ public final class BenchRequests {
 
   private HttpRequest.Builder post(String sessionId, ObjectNode body) {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(target)
+        HttpRequest.newBuilder(nextTarget())
             .timeout(timeout)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")

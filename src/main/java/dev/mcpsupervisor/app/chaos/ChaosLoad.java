@@ -50,7 +50,7 @@ final class ChaosLoad {
 
   private static BenchPlan plan(URI target, String tool, Duration timeout) {
     return new BenchPlan(
-        target,
+        List.of(target),
         List.of(Era.SESSION),
         1,
         1,

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ class BenchCommandTest {
   @Test
   void defaults() {
     BenchPlan plan = plan("http://127.0.0.1:1/mcp");
-    assertEquals(URI.create("http://127.0.0.1:1/mcp"), plan.target());
+    assertEquals(List.of(URI.create("http://127.0.0.1:1/mcp")), plan.targets());
     assertEquals(List.of(Era.SESSION, Era.STATELESS), plan.eras());
     assertEquals(10, plan.sessions());
     assertEquals(100, plan.callsPerSession());
@@ -35,6 +36,26 @@ class BenchCommandTest {
     assertEquals("message", plan.argument());
     assertEquals(Duration.ofSeconds(30), plan.timeout());
     assertEquals(OptionalLong.empty(), plan.gatewayPid());
+  }
+
+  @Test
+  void moreUrlsSpreadTheRequestsOverEveryNodeInTurn() {
+    BenchPlan plan =
+        plan("http://127.0.0.1:1/mcp", "--urls", "http://127.0.0.1:2/mcp,http://127.0.0.1:3/mcp");
+    assertEquals(
+        List.of(
+            URI.create("http://127.0.0.1:1/mcp"),
+            URI.create("http://127.0.0.1:2/mcp"),
+            URI.create("http://127.0.0.1:3/mcp")),
+        plan.targets());
+    BenchRequests requests = new BenchRequests(plan, Era.SESSION);
+    List<Integer> ports = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      ports.add(requests.toolCall("s", i, "p").uri().getPort());
+    }
+    assertEquals(List.of(1, 2, 3, 1, 2, 3), ports, "a session's requests go round the nodes");
+    assertTrue(
+        usageError("http://127.0.0.1:1/mcp", "--urls", "ftp://x/mcp").contains("http or https"));
   }
 
   @Test
