@@ -61,6 +61,7 @@ class AnyNodeTest {
         "org.apache.pekko.", "dev.mcpsupervisor.actors.", "dev.mcpsupervisor.http.session.",
         "dev.mcpsupervisor.http.stateless.CallerContexts",
         "dev.mcpsupervisor.http.cluster.NodeDesk$Forward", "dev.mcpsupervisor.http.cluster.NodeDesk$Served",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$Recheck",
         "dev.mcpsupervisor.http.cluster.NodeDesk$DesksChanged",
         "dev.mcpsupervisor.http.cluster.NodeDesk$ExchangeOver",
         "dev.mcpsupervisor.http.cluster.NodeDesk$EdgeGone"]

@@ -20,6 +20,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcException;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +29,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 
@@ -49,20 +51,24 @@ public final class NodeDesk {
 
   // From this node's routes.
 
+  /** A request for state another node holds, from this node's routes. */
+  public sealed interface Forwarded extends Command
+      permits ForwardToSession, ForwardDelete, ForwardRetry {}
+
   /** A session-era request to a session another node holds. */
   public record ForwardToSession(
       String sessionId, String path, Identity caller, DownstreamSession.Routed command, Exchange on)
-      implements Command {}
+      implements Forwarded {}
 
   /** DELETE of a session another node holds. */
   public record ForwardDelete(
       String sessionId, String path, Identity caller, ActorRef<DownstreamSessions.Reply> replyTo)
-      implements Command {}
+      implements Forwarded {}
 
   /** A retry whose round waits on the node its state names. */
   public record ForwardRetry(
       JsonRpcRequest retry, RequestStates.State state, boolean sse, Exchange on)
-      implements Command {}
+      implements Forwarded {}
 
   // From another node's desk.
 
@@ -101,6 +107,22 @@ public final class NodeDesk {
 
   private record DesksChanged(Receptionist.Listing listing) implements Command {}
 
+  /** Time to tell the requests that waited too long for their node that it is gone. */
+  private enum Recheck implements Command {
+    INSTANCE
+  }
+
+  /** A request waiting for its node to be listed, until {@code deadlineNanos}. */
+  private record Waiting(Forwarded forward, long deadlineNanos) {}
+
+  /**
+   * How long a request waits for the node its state names to be listed here: a node that has just
+   * joined is listed on the others within a gossip round or two of the receptionist.
+   */
+  private static final Duration UNKNOWN_NODE_WAIT = Duration.ofSeconds(5);
+
+  private static final Duration RECHECK = Duration.ofMillis(500);
+
   /** A forwarded request's exchange is over: its edge stops. */
   private record ExchangeOver(ActorRef<Exchange.Event> edge) implements Command {}
 
@@ -132,50 +154,43 @@ public final class NodeDesk {
               .tell(
                   Receptionist.subscribe(
                       KEY, context.messageAdapter(Receptionist.Listing.class, DesksChanged::new)));
-          return serving(context, served, Desks.NONE);
+          return Behaviors.withTimers(
+              timers -> serving(context, timers, served, Desks.NONE, List.of()));
         });
   }
 
   private static Behavior<Command> serving(
-      ActorContext<Command> context, Served served, Desks desks) {
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers,
+      Served served,
+      Desks desks,
+      List<Waiting> waiting) {
     return Behaviors.receive(Command.class)
         .onMessage(
             DesksChanged.class,
-            changed -> serving(context, served, desksOf(changed.listing(), served.node())))
-        .onMessage(
-            ForwardToSession.class,
-            forward -> {
-              forwardToSession(context, desks, forward);
-              return Behaviors.same();
+            changed -> {
+              Desks now = desksOf(changed.listing(), served.node());
+              return serving(
+                  context, timers, served, now, stillWaiting(context, timers, now, waiting));
             })
         .onMessage(
-            ForwardDelete.class,
-            forward -> {
-              ActorRef<Command> home = desks.byTag().get(SessionIds.nodeTagOf(forward.sessionId()));
-              if (home == null) {
-                forward.replyTo().tell(DownstreamSessions.Reply.UNKNOWN_SESSION);
-              } else {
-                home.tell(
-                    new SessionDelete(
-                        forward.sessionId(), forward.path(), forward.caller(), forward.replyTo()));
-              }
-              return Behaviors.same();
-            })
+            Recheck.class,
+            recheck ->
+                serving(
+                    context, timers, served, desks, expired(timers, waiting, System.nanoTime())))
         .onMessage(
-            ForwardRetry.class,
+            Forwarded.class,
             forward -> {
-              ActorRef<Command> owner = desks.byAddress().get(forward.state().node());
-              if (owner == null) {
-                forward.on().tell(roundNodeGone(forward.retry()));
-              } else {
-                owner.tell(
-                    new RoundRetry(
-                        JsonRpcCodec.toJson(forward.retry()),
-                        forward.state(),
-                        forward.sse(),
-                        edge(context, forward.on(), owner, roundNodeGone(forward.retry()))));
+              if (forward(context, desks, forward)) {
+                return Behaviors.same();
               }
-              return Behaviors.same();
+              // a node that has just joined is not listed on every node yet: its requests wait
+              List<Waiting> more = new ArrayList<>(waiting);
+              more.add(new Waiting(forward, System.nanoTime() + UNKNOWN_NODE_WAIT.toNanos()));
+              if (!timers.isTimerActive(Recheck.INSTANCE)) {
+                timers.startTimerAtFixedRate(Recheck.INSTANCE, RECHECK);
+              }
+              return serving(context, timers, served, desks, List.copyOf(more));
             })
         .onMessage(
             SessionPost.class,
@@ -232,16 +247,85 @@ public final class NodeDesk {
         .build();
   }
 
+  /** The waiting requests whose node is still not listed, once the others are forwarded. */
+  private static List<Waiting> stillWaiting(
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers,
+      Desks desks,
+      List<Waiting> waiting) {
+    List<Waiting> left =
+        waiting.stream().filter(each -> !forward(context, desks, each.forward())).toList();
+    if (left.isEmpty()) {
+      timers.cancel(Recheck.INSTANCE);
+    }
+    return left;
+  }
+
+  /** The waiting requests whose wait is not over; the others are told their node is gone. */
+  private static List<Waiting> expired(
+      TimerScheduler<Command> timers, List<Waiting> waiting, long now) {
+    List<Waiting> left = new ArrayList<>();
+    for (Waiting each : waiting) {
+      if (now - each.deadlineNanos() >= 0) {
+        giveUp(each.forward());
+      } else {
+        left.add(each);
+      }
+    }
+    if (left.isEmpty()) {
+      timers.cancel(Recheck.INSTANCE);
+    }
+    return List.copyOf(left);
+  }
+
+  /** Sends {@code forward} to the node that holds its state; false when that node is not listed. */
+  private static boolean forward(ActorContext<Command> context, Desks desks, Forwarded forward) {
+    if (forward instanceof ForwardToSession toSession) {
+      ActorRef<Command> home = desks.byTag().get(SessionIds.nodeTagOf(toSession.sessionId()));
+      if (home != null) {
+        forwardToSession(context, home, toSession);
+      }
+      return home != null;
+    }
+    if (forward instanceof ForwardDelete delete) {
+      ActorRef<Command> home = desks.byTag().get(SessionIds.nodeTagOf(delete.sessionId()));
+      if (home != null) {
+        home.tell(
+            new SessionDelete(
+                delete.sessionId(), delete.path(), delete.caller(), delete.replyTo()));
+      }
+      return home != null;
+    }
+    ForwardRetry retry = (ForwardRetry) forward;
+    ActorRef<Command> owner = desks.byAddress().get(retry.state().node());
+    if (owner != null) {
+      owner.tell(
+          new RoundRetry(
+              JsonRpcCodec.toJson(retry.retry()),
+              retry.state(),
+              retry.sse(),
+              edge(context, retry.on(), owner, roundNodeGone(retry.retry()))));
+    }
+    return owner != null;
+  }
+
+  /** The node that holds {@code forward}'s state is not in the cluster: it is answered so. */
+  private static void giveUp(Forwarded forward) {
+    if (forward instanceof ForwardToSession toSession) {
+      toSession.on().tell(toSession.command().whenGone());
+    } else if (forward instanceof ForwardDelete delete) {
+      delete.replyTo().tell(DownstreamSessions.Reply.UNKNOWN_SESSION);
+    } else {
+      ForwardRetry retry = (ForwardRetry) forward;
+      retry.on().tell(roundNodeGone(retry.retry()));
+    }
+  }
+
   // ---------------------------------------------------------------------------- this node's side
 
   private static void forwardToSession(
-      ActorContext<Command> context, Desks desks, ForwardToSession forward) {
-    ActorRef<Command> home = desks.byTag().get(SessionIds.nodeTagOf(forward.sessionId()));
+      ActorContext<Command> context, ActorRef<Command> home, ForwardToSession forward) {
     DownstreamSession.Routed command = forward.command();
-    if (home == null) {
-      forward.on().tell(command.whenGone());
-      return;
-    }
     ActorRef<Exchange.Event> edge = edge(context, forward.on(), home, command.whenGone());
     if (command instanceof DownstreamSession.Post post) {
       home.tell(
