@@ -1,9 +1,11 @@
 package dev.mcpsupervisor.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.RequestStates;
@@ -180,6 +182,20 @@ class AnyNodeTest {
     TestGateway home = nodes.get(0);
     TestGateway other = nodes.get(1);
     String id = home.initialize(FIXTURE, ProtocolVersions.LATEST, "{\"elicitation\":{}}");
+    String shown = SessionIds.redact(id);
+    JsonNode listed =
+        TestGateway.json(home.get("/admin/sessions").body()).path("downstreamSessions");
+    JsonNode entry = null;
+    for (JsonNode each : listed) {
+      if (each.path("id").asText().equals(shown)) {
+        entry = each;
+      }
+    }
+    assertTrue(entry != null, "the node holding it lists it: " + listed);
+    assertEquals(home.supervisor.membership().selfAddress(), entry.path("node").asText());
+    assertFalse(
+        other.get("/admin/sessions").body().contains(shown),
+        "only the node holding a session lists it");
     try (SseStream listening =
             SseStream.open(
                 other,

@@ -67,6 +67,10 @@ public final class AdminReport {
       client.put("version", session.clientVersion());
       entry.put("createdAt", session.createdAt().toString());
       entry.put("idleSeconds", Duration.between(session.lastActivity(), now).toSeconds());
+      if (membership.clustered()) {
+        // every node lists the sessions it holds; any node serves them (see NodeDesk)
+        entry.put("node", membership.selfAddress());
+      }
     }
     ArrayNode keys = report.putArray("serverKeys");
     for (SupervisorSnapshot.KeySnapshot key : snapshot.keys()) {
