@@ -104,9 +104,8 @@ public final class SupervisorClient {
    * client's {@link ServerRequestHandler} (its capabilities are added to the options).
    *
    * <p>A leaseless call runs under a context of its own, {@code <context>#<n>}: calls sharing one
-   * context would share its lease on an {@code isolation: context} server, where the first answer
-   * ends the session the others still wait on, and its untagged stdio server requests could be
-   * attributed to the wrong call.
+   * context share its session on an {@code isolation: context} server, where an untagged stdio
+   * server request could be attributed to the wrong call.
    */
   public CompletionStage<JsonNode> send(
       String context, String server, String method, JsonNode params, CallOptions options) {

@@ -329,8 +329,7 @@ public final class RoundTripCall {
   private Behavior<Command> finish(JsonRpcResponse response) {
     inputs.refuseAll("the call it belongs to is answered already").forEach(this::send);
     if (call.releaseAfter()) {
-      router.tell(
-          new KeyRouter.Release(call.context(), call.server(), context.getSystem().ignoreRef()));
+      router.tell(new KeyRouter.ReleaseCallHold(call.context(), call.server()));
     }
     handle.answered.complete(response);
     if (waitingCaller != null) {

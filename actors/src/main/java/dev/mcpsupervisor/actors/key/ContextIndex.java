@@ -8,7 +8,10 @@ import java.util.Set;
 /**
  * Which server keys each context may hold leases on, both ways, so that releaseAll and a new
  * listener reach exactly those keys and a key actor that goes takes its entries along: no entry
- * outlives both its context's leases and its key actor. Plain bookkeeping of the {@link KeyRouter}.
+ * outlives both its context's leases and its key actor. An entry is held explicitly (an acquire, a
+ * leased call: until its release) or by leaseless calls only (an {@code isolation: context} server
+ * leases each such context a session until its calls are answered): then it counts them, and only
+ * the last one's answer ends it. Plain bookkeeping of the {@link KeyRouter}.
  */
 final class ContextIndex {
 
@@ -20,7 +23,46 @@ final class ContextIndex {
 
   private final Map<String, Set<String>> contextsByKey = new HashMap<>();
 
+  /** The entries only leaseless calls hold, with how many are in flight. */
+  private final Map<Entry, Integer> callHolds = new HashMap<>();
+
+  private record Entry(String context, String keyId) {}
+
+  /** An explicit hold: the entry stays until released, whatever calls come and go. */
   void add(String context, String keyId) {
+    callHolds.remove(new Entry(context, keyId));
+    put(context, keyId);
+  }
+
+  /** A leaseless call holds the entry until its answer (an explicit hold, if any, is left so). */
+  void addCallHold(String context, String keyId) {
+    Entry entry = new Entry(context, keyId);
+    if (has(context, keyId) && !callHolds.containsKey(entry)) {
+      return;
+    }
+    put(context, keyId);
+    callHolds.merge(entry, 1, Integer::sum);
+  }
+
+  /**
+   * A leaseless call was answered: answers whether that ended the entry (the last call of an entry
+   * only calls held), which is then gone.
+   */
+  boolean releaseCallHold(String context, String keyId) {
+    Entry entry = new Entry(context, keyId);
+    Integer holds = callHolds.get(entry);
+    if (holds == null) {
+      return false;
+    }
+    if (holds > 1) {
+      callHolds.put(entry, holds - 1);
+      return false;
+    }
+    remove(context, keyId);
+    return true;
+  }
+
+  private void put(String context, String keyId) {
     keysByContext.merge(context, Set.of(keyId), ContextIndex::union);
     contextsByKey.computeIfAbsent(keyId, notUsed -> new HashSet<>()).add(context);
   }
@@ -34,6 +76,7 @@ final class ContextIndex {
   }
 
   void remove(String context, String keyId) {
+    callHolds.remove(new Entry(context, keyId));
     removeKeyOf(context, keyId);
     removeOneWay(contextsByKey, keyId, context);
   }
@@ -44,7 +87,11 @@ final class ContextIndex {
     if (keyIds == null) {
       return Set.of();
     }
-    keyIds.forEach(keyId -> removeOneWay(contextsByKey, keyId, context));
+    keyIds.forEach(
+        keyId -> {
+          callHolds.remove(new Entry(context, keyId));
+          removeOneWay(contextsByKey, keyId, context);
+        });
     return keyIds;
   }
 
@@ -52,12 +99,16 @@ final class ContextIndex {
   void removeKey(String keyId) {
     Set<String> contexts = contextsByKey.remove(keyId);
     if (contexts != null) {
-      contexts.forEach(context -> removeKeyOf(context, keyId));
+      contexts.forEach(
+          context -> {
+            callHolds.remove(new Entry(context, keyId));
+            removeKeyOf(context, keyId);
+          });
     }
   }
 
   boolean isEmpty() {
-    return keysByContext.isEmpty() && contextsByKey.isEmpty();
+    return keysByContext.isEmpty() && contextsByKey.isEmpty() && callHolds.isEmpty();
   }
 
   private void removeKeyOf(String context, String keyId) {

@@ -69,6 +69,13 @@ public final class KeyRouter {
   public record ReleaseAll(String context, ActorRef<Done> replyTo) implements Command {}
 
   /**
+   * A leaseless call to an {@code isolation: context} server was answered: the session its context
+   * leased for it ends with the last such call in flight (never under another, nor an explicit
+   * lease).
+   */
+  public record ReleaseCallHold(String context, String server) implements Command {}
+
+  /**
    * Node-local by nature: it carries the listener object itself. The listener then lives only in
    * the context's {@link ContextDelivery} on this node; every other message names contexts by their
    * string id or that actor's ref.
@@ -183,6 +190,7 @@ public final class KeyRouter {
         .onMessage(Notify.class, this::onNotify)
         .onMessage(Release.class, this::onRelease)
         .onMessage(ReleaseAll.class, this::onReleaseAll)
+        .onMessage(ReleaseCallHold.class, this::onReleaseCallHold)
         .onMessage(GetSnapshot.class, this::onGetSnapshot)
         .onMessage(KeyIdle.class, this::onKeyIdle)
         .onMessage(SessionIdsReserved.class, this::onSessionIdsReserved);
@@ -214,7 +222,11 @@ public final class KeyRouter {
       send(key, new ServerKeyActor.Request(call));
       return Behaviors.same();
     }
-    index.add(call.context(), key.keyId);
+    if (call.leaseless()) {
+      index.addCallHold(call.context(), key.keyId);
+    } else {
+      index.add(call.context(), key.keyId);
+    }
     ActorRef<ContextDelivery.Command> delivery = deliveries.of(call.context());
     send(key, new ServerKeyActor.Request(delivery == null ? call : call.withDelivery(delivery)));
     return Behaviors.same();
@@ -278,6 +290,14 @@ public final class KeyRouter {
     // later messages to the key actor are processed after this release: it is done as far as any
     // caller can tell
     release.replyTo().tell(Done.getInstance());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onReleaseCallHold(ReleaseCallHold release) {
+    KeyEntry key = leasedKey(release.context(), release.server());
+    if (key != null && index.releaseCallHold(release.context(), key.keyId)) {
+      send(key, new ServerKeyActor.Release(release.context()));
+    }
     return Behaviors.same();
   }
 

@@ -33,4 +33,34 @@ class ContextIndexTest {
     index.remove("two", "beta#2");
     assertTrue(index.isEmpty());
   }
+
+  @Test
+  void leaselessCallsHoldAnEntryUntilTheLastIsAnswered() {
+    index.addCallHold("run", "alpha#1");
+    index.addCallHold("run", "alpha#1");
+    index.addCallHold("run", "alpha#1");
+    assertFalse(index.releaseCallHold("run", "alpha#1"));
+    assertFalse(index.releaseCallHold("run", "alpha#1"));
+    assertTrue(index.has("run", "alpha#1"), "a call is still in flight");
+    assertTrue(index.releaseCallHold("run", "alpha#1"), "the last answer ends it");
+    assertFalse(index.has("run", "alpha#1"));
+    assertFalse(index.releaseCallHold("run", "alpha#1"), "nothing left to end");
+    assertTrue(index.isEmpty());
+  }
+
+  @Test
+  void anExplicitHoldOutlivesTheLeaselessCallsOnTheSameEntry() {
+    index.add("run", "alpha#1");
+    index.addCallHold("run", "alpha#1");
+    assertFalse(index.releaseCallHold("run", "alpha#1"), "the acquire's lease stays");
+    assertTrue(index.has("run", "alpha#1"));
+
+    index.addCallHold("other", "alpha#1");
+    index.add("other", "alpha#1"); // an acquire while a call holds it: now it is explicit
+    assertFalse(index.releaseCallHold("other", "alpha#1"));
+    assertTrue(index.has("other", "alpha#1"));
+    index.remove("other", "alpha#1");
+    index.remove("run", "alpha#1");
+    assertTrue(index.isEmpty());
+  }
 }
