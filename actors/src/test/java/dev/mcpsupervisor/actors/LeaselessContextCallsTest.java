@@ -10,8 +10,6 @@ import dev.mcpsupervisor.actors.call.CallOutcome;
 import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.McpMethods;
-import dev.mcpsupervisor.protocol.config.Isolation;
-import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,24 +36,13 @@ class LeaselessContextCallsTest {
   private static final String SERVER = "per-context";
 
   private final SessionSupervisor supervisor =
-      SessionSupervisor.start(RealFixture.config(contextIsolated(RealFixture.stdio(SERVER, 31))));
+      SessionSupervisor.start(
+          RealFixture.config(RealFixture.contextIsolated(RealFixture.stdio(SERVER, 31))));
 
   @AfterAll
   void stopEverything() {
     supervisor.close();
     ChildProcesses.assertNoneAlive();
-  }
-
-  private static ServerConfig contextIsolated(ServerConfig server) {
-    return new ServerConfig(
-        server.name(),
-        server.spec(),
-        Isolation.CONTEXT,
-        4,
-        server.maxInflightPerSession(),
-        server.requestTimeout(),
-        server.idleTimeout(),
-        server.toolPrefix());
   }
 
   @Test

@@ -48,6 +48,19 @@ final class RealFixture {
         name, spec, Isolation.SHARED, 1, 1000, REQUEST_TIMEOUT, Duration.ofMinutes(5), name);
   }
 
+  /** {@code server} with {@code isolation: context}, four sessions at most. */
+  static ServerConfig contextIsolated(ServerConfig server) {
+    return new ServerConfig(
+        server.name(),
+        server.spec(),
+        Isolation.CONTEXT,
+        4,
+        server.maxInflightPerSession(),
+        server.requestTimeout(),
+        server.idleTimeout(),
+        server.toolPrefix());
+  }
+
   static SupervisorConfig config(ServerConfig... servers) {
     Map<String, ServerConfig> byName = new LinkedHashMap<>();
     for (ServerConfig server : servers) {

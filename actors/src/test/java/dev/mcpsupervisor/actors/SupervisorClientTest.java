@@ -16,8 +16,6 @@ import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
-import dev.mcpsupervisor.protocol.config.Isolation;
-import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.tools.McpTool;
 import dev.mcpsupervisor.protocol.tools.ToolResult;
@@ -48,7 +46,7 @@ class SupervisorClientTest {
       SessionSupervisor.start(
           RealFixture.config(
               RealFixture.stdio(FIXTURE, 23),
-              withContextIsolation(RealFixture.stdio(PER_CONTEXT, 24))));
+              RealFixture.contextIsolated(RealFixture.stdio(PER_CONTEXT, 24))));
   private final SupervisorClient client = SupervisorClient.of(supervisor);
 
   @AfterAll
@@ -168,18 +166,6 @@ class SupervisorClientTest {
     for (CompletableFuture<ToolResult> call : calls) {
       assertTrue(await(call).text().startsWith("slept"), "every call answered, none lost");
     }
-  }
-
-  private static ServerConfig withContextIsolation(ServerConfig server) {
-    return new ServerConfig(
-        server.name(),
-        server.spec(),
-        Isolation.CONTEXT,
-        4,
-        server.maxInflightPerSession(),
-        server.requestTimeout(),
-        server.idleTimeout(),
-        server.toolPrefix());
   }
 
   private static <T> T await(CompletionStage<T> stage) {

@@ -10,11 +10,8 @@ import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
-import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,10 +74,10 @@ class AnyNodeTest {
 
   @BeforeAll
   void start() throws IOException {
-    int seedPort = freePort();
+    int seedPort = TestGateway.freePort();
     ClusterConfig.SeedNode seed = new ClusterConfig.SeedNode("127.0.0.1", seedPort);
     nodes.add(node(seedPort, seed));
-    nodes.add(node(freePort(), seed));
+    nodes.add(node(TestGateway.freePort(), seed));
     TestProbe<Receptionist.Listing> probe = TestProbe.create(nodes.get(0).supervisor.actorSystem());
     for (TestGateway node : nodes) {
       probe.awaitAssert(
@@ -390,11 +387,8 @@ class AnyNodeTest {
   }
 
   private static TestGateway node(int port, ClusterConfig.SeedNode seed) {
-    GatewayConfig gateway =
-        new GatewayConfig(
-                "127.0.0.1", 0, List.of(), List.of(), List.of(), 1 << 20, Duration.ofMinutes(5))
-            .withCluster(new ClusterConfig("127.0.0.1", port, List.of(seed), SECRET));
-    return TestGateway.start(NODE_SETTINGS, gateway, elicitingFixture());
+    return TestGateway.start(
+        NODE_SETTINGS, TestGateway.clusterNode(port, seed, SECRET), elicitingFixture());
   }
 
   /**
@@ -414,11 +408,5 @@ class AnyNodeTest {
         fixture.toolFilter(),
         fixture.upstreamLimits(),
         Set.of("elicit"));
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 }

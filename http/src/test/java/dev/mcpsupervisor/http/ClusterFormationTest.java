@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
-import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,11 +49,11 @@ class ClusterFormationTest {
   void threeNodesFormOneClusterAndANodeOfAnotherSecretNeverJoins() throws Exception {
     List<TestGateway> nodes = new ArrayList<>();
     try {
-      int seedPort = freePort();
+      int seedPort = TestGateway.freePort();
       ClusterConfig.SeedNode seed = new ClusterConfig.SeedNode("127.0.0.1", seedPort);
       nodes.add(node(seedPort, seed, SECRET));
-      nodes.add(node(freePort(), seed, SECRET));
-      nodes.add(node(freePort(), seed, SECRET));
+      nodes.add(node(TestGateway.freePort(), seed, SECRET));
+      nodes.add(node(TestGateway.freePort(), seed, SECRET));
       TestProbe<Void> probe = TestProbe.create(nodes.get(0).supervisor.actorSystem());
       for (TestGateway node : nodes) {
         probe.awaitAssert(
@@ -86,7 +83,7 @@ class ClusterFormationTest {
         assertFalse(node.get("/metrics").body().contains(SECRET), "never shown");
       }
 
-      TestGateway stranger = node(freePort(), seed, OTHER_SECRET);
+      TestGateway stranger = node(TestGateway.freePort(), seed, OTHER_SECRET);
       nodes.add(stranger);
       long until = System.nanoTime() + NOT_JOINING.toNanos();
       while (System.nanoTime() < until) {
@@ -111,20 +108,10 @@ class ClusterFormationTest {
 
   /** A gateway on any port whose node is Artery on {@code port}, joining through {@code seed}. */
   private static TestGateway node(int port, ClusterConfig.SeedNode seed, String secret) {
-    GatewayConfig gateway =
-        new GatewayConfig(
-                "127.0.0.1", 0, List.of(), List.of(), List.of(), 1 << 20, Duration.ofMinutes(5))
-            .withCluster(new ClusterConfig("127.0.0.1", port, List.of(seed), secret));
-    return TestGateway.start(NODE_SETTINGS, gateway);
+    return TestGateway.start(NODE_SETTINGS, TestGateway.clusterNode(port, seed, secret));
   }
 
   private static JsonNode json(HttpResponse<String> response) throws IOException {
     return JsonRpcCodec.mapper().readTree(response.body());
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 }

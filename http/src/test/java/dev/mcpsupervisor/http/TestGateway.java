@@ -11,6 +11,7 @@ import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
+import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
@@ -20,6 +21,8 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.upstream.DefaultConnectors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -74,17 +77,38 @@ public final class TestGateway implements AutoCloseable {
    *     mcp-supervisor.http.sseKeepAlive}
    */
   static TestGateway start(String settings, GatewayConfig gateway, ServerConfig... servers) {
-    Map<String, ServerConfig> byName = new LinkedHashMap<>();
-    Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
-    return new TestGateway(new SupervisorConfig(byName, gateway), settings, McpTelemetry.OFF);
+    return new TestGateway(config(gateway, servers), settings, McpTelemetry.OFF);
   }
 
   /** A gateway tracing with {@code telemetry}. */
   static TestGateway traced(McpTelemetry telemetry, ServerConfig... servers) {
+    return new TestGateway(
+        config(gateway(List.of(), List.of(), 1024 * 1024), servers), "", telemetry);
+  }
+
+  private static SupervisorConfig config(GatewayConfig gateway, ServerConfig... servers) {
     Map<String, ServerConfig> byName = new LinkedHashMap<>();
     Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
-    return new TestGateway(
-        new SupervisorConfig(byName, gateway(List.of(), List.of(), 1024 * 1024)), "", telemetry);
+    return new SupervisorConfig(byName, gateway);
+  }
+
+  /**
+   * The gateway settings of a cluster node on any HTTP port, its Artery on {@code port}, joining
+   * through {@code seed}.
+   */
+  static GatewayConfig clusterNode(int port, ClusterConfig.SeedNode seed, String secret) {
+    return new GatewayConfig(
+            "127.0.0.1", 0, List.of(), List.of(), List.of(), 1 << 20, Duration.ofMinutes(5))
+        .withCluster(new ClusterConfig("127.0.0.1", port, List.of(seed), secret));
+  }
+
+  /** A port nothing listens on now (for a node's Artery). */
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   public static TestGateway start(GatewayConfig gateway, ServerConfig... servers) {
