@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
+import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
@@ -262,7 +263,7 @@ class AnyNodeTest {
   void aStateSealedUnderAnotherClustersSecretIsRefusedOnEveryNode() {
     StatelessClient client = new StatelessClient(nodes.get(0), "{\"elicitation\":{}}");
     String forged =
-        RequestStates.forClusterSecret("the-secret-of-another-cluster")
+        GatewaySettings.clusterRequestStates("the-secret-of-another-cluster")
             .seal(
                 new RequestStates.State(
                     "p",

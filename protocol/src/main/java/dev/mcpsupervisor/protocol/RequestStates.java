@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -69,21 +68,6 @@ public final class RequestStates {
     }
     this.key = new SecretKeySpec(key.clone(), ALGORITHM);
     this.clock = clock;
-  }
-
-  /**
-   * States every node of a cluster can open: the key is derived from the cluster's shared secret
-   * (an HMAC of a fixed label under it, so the secret itself never keys anything else).
-   */
-  public static RequestStates forClusterSecret(String secret) {
-    try {
-      Mac mac = Mac.getInstance(ALGORITHM);
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM));
-      byte[] key = mac.doFinal("mcp-supervisor requestState".getBytes(StandardCharsets.UTF_8));
-      return new RequestStates(key, Clock.systemUTC());
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HMAC-SHA256 is not available", e);
-    }
   }
 
   /** States that only this process can open: a key drawn at random. */

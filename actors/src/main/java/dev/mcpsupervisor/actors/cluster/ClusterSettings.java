@@ -4,12 +4,8 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.util.HexFormat;
 import java.util.List;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The actor system of one node of a cluster: its name, and its Pekko configuration (the cluster
@@ -43,14 +39,8 @@ public final class ClusterSettings {
 
   /** {@code mcp-supervisor-<16 hex>}, the same on every node that shares the secret. */
   public static String systemName(ClusterConfig cluster) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(cluster.secret().getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      byte[] tag = mac.doFinal(FINGERPRINT_INPUT.getBytes(StandardCharsets.UTF_8));
-      return SYSTEM_NAME + "-" + HexFormat.of().formatHex(tag).substring(0, FINGERPRINT_HEX);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("every Java platform must support HmacSHA256", e);
-    }
+    byte[] tag = cluster.derivedKey(FINGERPRINT_INPUT);
+    return SYSTEM_NAME + "-" + HexFormat.of().formatHex(tag).substring(0, FINGERPRINT_HEX);
   }
 
   /**

@@ -79,10 +79,19 @@ public record GatewaySettings(
         aggregatedListTimeout,
         maxListPages,
         bodyReadTimeout,
-        RequestStates.forClusterSecret(cluster.secret()),
+        clusterRequestStates(cluster.secret()),
         sseResume,
         agentIdHeader,
         limits);
+  }
+
+  /**
+   * States every node of the cluster of {@code secret} opens: sealed under a key derived from it
+   * ({@link ClusterConfig#derivedKey}).
+   */
+  public static RequestStates clusterRequestStates(String secret) {
+    return new RequestStates(
+        ClusterConfig.derivedKey(secret, "mcp-supervisor requestState"), Clock.systemUTC());
   }
 
   /**

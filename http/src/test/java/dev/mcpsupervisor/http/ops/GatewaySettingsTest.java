@@ -29,6 +29,24 @@ class GatewaySettingsTest {
   }
 
   @Test
+  void nodesOfOneClusterOpenEachOthersStatesAndNodesOfAnotherCannot() {
+    RequestStates.State held =
+        new RequestStates.State(
+            "p-1", 1, "tools/call", "t", null, Long.MAX_VALUE, "pekko://gw@127.0.0.1:2552");
+    String sealed =
+        GatewaySettings.clusterRequestStates("shared-secret-of-the-cluster-000000").seal(held);
+
+    assertEquals(
+        new RequestStates.Opened.Valid(held),
+        GatewaySettings.clusterRequestStates("shared-secret-of-the-cluster-000000")
+            .open(sealed, "tools/call", "t", null));
+    assertEquals(
+        new RequestStates.Opened.Invalid("requestState failed verification"),
+        GatewaySettings.clusterRequestStates("the-secret-of-another-cluster-00000")
+            .open(sealed, "tools/call", "t", null));
+  }
+
+  @Test
   void aKeyThatIsNotBase64OrTooShortStopsWithTheSettingsName() {
     IllegalArgumentException notBase64 =
         assertThrows(IllegalArgumentException.class, () -> GatewaySettings.requestStatesOf("%%"));

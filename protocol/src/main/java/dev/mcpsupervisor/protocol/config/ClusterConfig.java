@@ -1,7 +1,11 @@
 package dev.mcpsupervisor.protocol.config;
 
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.util.List;
 import java.util.Objects;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The {@code gateway.cluster} section: this gateway is one node of a Pekko cluster. Absent (null in
@@ -24,6 +28,26 @@ public record ClusterConfig(String host, int port, List<SeedNode> seedNodes, Str
     Objects.requireNonNull(host, "host");
     seedNodes = List.copyOf(seedNodes);
     Objects.requireNonNull(secret, "secret");
+  }
+
+  /**
+   * A key for one use ({@code label}) derived from the cluster's secret, the same on every node:
+   * HMAC-SHA256 of the label under the secret, so that the secret itself keys nothing and one
+   * derived key tells nothing of another.
+   */
+  public byte[] derivedKey(String label) {
+    return derivedKey(secret, label);
+  }
+
+  /** {@link #derivedKey(String)} of a secret alone (a node of another cluster, in tests). */
+  public static byte[] derivedKey(String secret, String label) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+      return mac.doFinal(label.getBytes(StandardCharsets.UTF_8));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("every Java platform must support HmacSHA256", e);
+    }
   }
 
   /** One node a starting node joins through: its Artery host and port. */
