@@ -122,6 +122,18 @@ final class HttpTransport {
     return false;
   }
 
+  /**
+   * Whether a request failed because its connection was closed before any byte of an answer came:
+   * the JDK client had taken a pooled keep-alive connection the server had closed meanwhile.
+   */
+  static boolean closedBeforeAnswer(Throwable failure) {
+    Throwable cause = Failures.unwrap(failure);
+    return cause instanceof java.io.IOException
+        && !(cause instanceof java.net.http.HttpTimeoutException)
+        && cause.getMessage() != null
+        && cause.getMessage().contains("received no bytes");
+  }
+
   /** One line for logs and close details. */
   static String describe(Throwable failure) {
     Throwable cause = Failures.unwrap(failure);

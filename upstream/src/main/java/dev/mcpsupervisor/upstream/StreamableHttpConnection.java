@@ -113,6 +113,17 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
             initialize,
             post.headers().firstValue(HttpTransport.SESSION_ID_HEADER).isPresent());
     CompletableFuture<HttpResponse<byte[]>> sent = client.sendAsync(post, exchange);
+    if (initialize) {
+      // a new session's first POST may go out on a pooled connection the server is closing (the
+      // SDK's servlet transport closes some after a session ends): nothing of it can have been
+      // acted on that a second initialize would not replace, so it is sent once more
+      sent =
+          sent.exceptionallyCompose(
+              failure ->
+                  HttpTransport.closedBeforeAnswer(failure) && !closing.get()
+                      ? client.sendAsync(post, exchange)
+                      : CompletableFuture.failedFuture(failure));
+    }
     track(sent, exchange::headersCame).whenComplete(exchange::finish);
     if (message instanceof JsonRpcNotification notification
         && McpMethods.NOTIFICATION_INITIALIZED.equals(notification.method())) {
