@@ -26,12 +26,18 @@ final class McpHttpSession {
   private final HttpClient http;
   private final URI endpoint;
   private final String sessionId;
-  private final AtomicLong ids = new AtomicLong();
+  private final AtomicLong ids;
 
-  private McpHttpSession(HttpClient http, URI endpoint, String sessionId) {
+  private McpHttpSession(HttpClient http, URI endpoint, String sessionId, AtomicLong ids) {
     this.http = http;
     this.endpoint = endpoint;
     this.sessionId = sessionId;
+    this.ids = ids;
+  }
+
+  /** The same session, its requests sent to {@code other} (another node of a cluster). */
+  McpHttpSession via(URI other) {
+    return new McpHttpSession(http, other, sessionId, ids);
   }
 
   /** initialize, then notifications/initialized: a ready downstream session. */
@@ -50,7 +56,7 @@ final class McpHttpSession {
             .headers()
             .firstValue("Mcp-Session-Id")
             .orElseThrow(() -> new IllegalStateException("no session id"));
-    McpHttpSession session = new McpHttpSession(http, endpoint, sessionId);
+    McpHttpSession session = new McpHttpSession(http, endpoint, sessionId, new AtomicLong());
     ObjectNode initialized =
         JSON.createObjectNode().put("jsonrpc", "2.0").put("method", "notifications/initialized");
     int status = post(http, endpoint, sessionId, initialized).statusCode();

@@ -25,6 +25,7 @@ import dev.mcpsupervisor.http.routes.McpRoutes;
 import dev.mcpsupervisor.http.routes.OpsRoutes;
 import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.session.SessionDirectory;
+import dev.mcpsupervisor.http.session.SessionReplicas;
 import dev.mcpsupervisor.http.stateless.CallerContexts;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
 import dev.mcpsupervisor.http.stateless.ServerOffers;
@@ -74,6 +75,10 @@ public final class GatewayServer {
   private final ServerBinding binding;
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final ActorRef<CallerContexts.Command> callerContexts;
+
+  /** This node's desk in a cluster, or null. */
+  private final ActorRef<NodeDesk.Command> desk;
+
   private final ActorSystem<?> system;
   private final McpRoutes mcp;
   private final Readiness readiness;
@@ -83,10 +88,12 @@ public final class GatewayServer {
       ServerBinding binding,
       ActorRef<DownstreamSessions.Command> sessions,
       ActorRef<CallerContexts.Command> callerContexts,
+      ActorRef<NodeDesk.Command> desk,
       ActorSystem<?> system,
       McpRoutes mcp,
       Readiness readiness) {
     this.binding = binding;
+    this.desk = desk;
     this.sessions = sessions;
     this.callerContexts = callerContexts;
     this.system = system;
@@ -122,24 +129,37 @@ public final class GatewayServer {
     ServerAccess access = new ServerAccess(config.identities());
     SessionDirectory directory = new SessionDirectory();
     long instance = INSTANCES.incrementAndGet();
+    Membership membership = supervisor.membership();
+    // in a cluster, every session's protocol state is replicated: another node goes on serving it
+    CompletionStage<SessionReplicas.Replication> replication =
+        membership.clustered()
+            ? supervisor
+                .spawn(
+                    SessionReplicas.create(membership, config.sessionIdleTimeout()),
+                    "mcp-gateway-session-replicas-" + instance)
+                .thenApply(
+                    replicas -> new SessionReplicas.Replication(membership.selfAddress(), replicas))
+            : CompletableFuture.completedFuture(SessionReplicas.Replication.NONE);
     CompletionStage<ActorRef<DownstreamSessions.Command>> sessions =
-        supervisor.spawn(
-            Behaviors.supervise(
-                    DownstreamSessions.create(
-                        supervisor,
-                        endpoints,
-                        settings,
-                        config.sessionIdleTimeout(),
-                        metrics,
-                        access,
-                        directory))
-                .onFailure(SupervisorStrategy.resume()),
-            "mcp-gateway-sessions-" + instance);
+        replication.thenCompose(
+            replicated ->
+                supervisor.spawn(
+                    Behaviors.supervise(
+                            DownstreamSessions.create(
+                                supervisor,
+                                endpoints,
+                                settings,
+                                config.sessionIdleTimeout(),
+                                metrics,
+                                access,
+                                directory,
+                                replicated))
+                        .onFailure(SupervisorStrategy.resume()),
+                    "mcp-gateway-sessions-" + instance));
     CompletionStage<ActorRef<CallerContexts.Command>> callerContexts =
         supervisor.spawn(
             CallerContexts.create(supervisor, config.sessionIdleTimeout()),
             "mcp-gateway-caller-contexts-" + instance);
-    Membership membership = supervisor.membership();
     PendingRounds pending =
         new PendingRounds(membership.clustered() ? membership.selfAddress() : null);
     return sessions
@@ -164,9 +184,10 @@ public final class GatewayServer {
                                 ? supervisor.spawn(
                                     NodeDesk.create(
                                         new NodeDesk.Served(
-                                            membership.selfAddress(),
+                                            membership,
                                             directory,
                                             registry,
+                                            replication.toCompletableFuture().join().replicas(),
                                             pending)),
                                     "mcp-gateway-desk-" + instance)
                                 : CompletableFuture.<ActorRef<NodeDesk.Command>>completedFuture(
@@ -232,7 +253,7 @@ public final class GatewayServer {
               log.info("gateway listening on {}", binding.localAddress());
               readiness.ready();
               return new GatewayServer(
-                  binding, sessions, stateless.callerContexts(), system, mcp, readiness);
+                  binding, sessions, stateless.callerContexts(), desk, system, mcp, readiness);
             });
   }
 
@@ -323,6 +344,9 @@ public final class GatewayServer {
     Duration drain =
         drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
     readiness.stopping();
+    if (desk != null) { // the sessions this node serves go on at the nodes that stay
+      desk.tell(NodeDesk.Leave.INSTANCE);
+    }
     // the sessions close their GET streams (which never end) and answer what is in flight, and
     // only then are the connections terminated: Pekko's termination cuts a response that is
     // already streaming (an SSE answer), so it must not start before those are answered

@@ -50,24 +50,6 @@ class AnyNodeTest {
   private static final int CALLERS = 20;
   private static final int SESSIONS = 40;
 
-  /**
-   * What crosses nodes is verified; what never leaves its node is not (the supervisor's actors, the
-   * sessions, the desk's own local messages).
-   */
-  private static final String NODE_SETTINGS =
-      """
-      pekko.actor.serialize-messages = on
-      pekko.actor.no-serialization-verification-needed-class-prefix = [
-        "org.apache.pekko.", "dev.mcpsupervisor.actors.", "dev.mcpsupervisor.http.session.",
-        "dev.mcpsupervisor.http.stateless.CallerContexts",
-        "dev.mcpsupervisor.http.cluster.NodeDesk$Forward", "dev.mcpsupervisor.http.cluster.NodeDesk$Served",
-        "dev.mcpsupervisor.http.cluster.NodeDesk$Recheck",
-        "dev.mcpsupervisor.http.cluster.NodeDesk$DesksChanged",
-        "dev.mcpsupervisor.http.cluster.NodeDesk$ExchangeOver",
-        "dev.mcpsupervisor.http.cluster.NodeDesk$EdgeGone"]
-      pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
-      """;
-
   private static final Duration FORMATION = Duration.ofSeconds(30);
 
   private final List<TestGateway> nodes = new ArrayList<>();
@@ -389,7 +371,9 @@ class AnyNodeTest {
 
   private static TestGateway node(int port, ClusterConfig.SeedNode seed) {
     return TestGateway.start(
-        NODE_SETTINGS, TestGateway.clusterNode(port, seed, SECRET), elicitingFixture());
+        TestGateway.CLUSTER_NODE_SETTINGS,
+        TestGateway.clusterNode(port, seed, SECRET),
+        elicitingFixture());
   }
 
   /**

@@ -102,6 +102,27 @@ public final class TestGateway implements AutoCloseable {
         .withCluster(new ClusterConfig("127.0.0.1", port, List.of(seed), secret));
   }
 
+  /**
+   * The Pekko settings of a test's cluster node: what crosses nodes is verified (serialized and
+   * read back); what never leaves its node is not (the supervisor's actors, the sessions, the
+   * desk's own local messages).
+   */
+  static final String CLUSTER_NODE_SETTINGS =
+      """
+      pekko.actor.serialize-messages = on
+      pekko.actor.no-serialization-verification-needed-class-prefix = [
+        "org.apache.pekko.", "dev.mcpsupervisor.actors.", "dev.mcpsupervisor.http.session.",
+        "dev.mcpsupervisor.http.stateless.CallerContexts",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$Forward", "dev.mcpsupervisor.http.cluster.NodeDesk$Served",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$Recheck",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$DesksChanged",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$Found",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$Leave",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$ExchangeOver",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$EdgeGone"]
+      pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
+      """;
+
   /** A port nothing listens on now (for a node's Artery). */
   static int freePort() {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -352,8 +373,15 @@ public final class TestGateway implements AutoCloseable {
 
   @Override
   public void close() {
+    close(Duration.ofSeconds(2));
+  }
+
+  /**
+   * Drains for at most {@code drain} (as the jar does for its {@code drainDeadline}), then stops.
+   */
+  void close(Duration drain) {
     try {
-      await(server.stop(Duration.ofSeconds(2)));
+      await(server.stop(drain));
     } finally {
       supervisor.close();
     }

@@ -71,6 +71,14 @@ public final class Membership {
     return members;
   }
 
+  /**
+   * Whether this node is its cluster's leader now (one node of the cluster at a time, for chores
+   * that one node does for all); a single node always is.
+   */
+  public boolean isLeader() {
+    return cluster == null || cluster.selfMember().address().equals(cluster.state().getLeader());
+  }
+
   /** How many members this node cannot reach now. */
   public int unreachableCount() {
     return cluster == null ? 0 : cluster.state().getUnreachable().size();

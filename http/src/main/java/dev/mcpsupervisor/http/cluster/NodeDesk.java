@@ -3,11 +3,14 @@ package dev.mcpsupervisor.http.cluster;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.session.DownstreamSession;
 import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.session.SessionDirectory;
+import dev.mcpsupervisor.http.session.SessionRecord;
+import dev.mcpsupervisor.http.session.SessionReplicas;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
 import dev.mcpsupervisor.http.stateless.StatelessRequest;
 import dev.mcpsupervisor.http.stream.Exchange;
@@ -36,11 +39,13 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 /**
  * A cluster node's desk: requests whose state another node holds go through it to that node's desk,
  * which serves them there, and their answers come back to an {@link ExchangeEdge} here that tells
- * the HTTP exchange. What another node holds: a 2025-era downstream session (its id names the node,
- * {@link SessionIds#nodeTagOf}), and a 2026-07-28 request parked on an {@code input_required} round
- * (its {@code requestState} names the node). The exchanges, sessions, parked requests and upstream
- * calls never move; only requests and events cross. The desks find each other through the
- * receptionist. One per node, in a cluster only.
+ * the HTTP exchange. What another node holds: a 2025-era downstream session (its id names the node
+ * that created it, {@link SessionIds#nodeTagOf}; its replicated {@link SessionRecord} the node that
+ * serves it now), and a 2026-07-28 request parked on an {@code input_required} round (its {@code
+ * requestState} names the node). A session whose node is gone or stopping is adopted by the node
+ * {@link SessionRoutes} picks, from its record: it goes on with no new {@code initialize}. Only
+ * requests, events and records cross nodes; exchanges and upstream calls stay where they are. The
+ * desks find each other through the receptionist. One per node, in a cluster only.
  */
 public final class NodeDesk {
 
@@ -51,28 +56,51 @@ public final class NodeDesk {
 
   // From this node's routes.
 
-  /** A request for state another node holds, from this node's routes. */
-  public sealed interface Forwarded extends Command
-      permits ForwardToSession, ForwardDelete, ForwardRetry {}
-
-  /** A session-era request to a session another node holds. */
+  /** A session-era request to a session this node does not serve. */
   public record ForwardToSession(
       String sessionId, String path, Identity caller, DownstreamSession.Routed command, Exchange on)
-      implements Forwarded {}
+      implements Command {}
 
-  /** DELETE of a session another node holds. */
+  /** DELETE of a session this node does not serve. */
   public record ForwardDelete(
       String sessionId, String path, Identity caller, ActorRef<DownstreamSessions.Reply> replyTo)
-      implements Forwarded {}
+      implements Command {}
 
   /** A retry whose round waits on the node its state names. */
   public record ForwardRetry(
       JsonRpcRequest retry, RequestStates.State state, boolean sse, Exchange on)
-      implements Forwarded {}
+      implements Command {}
 
-  // From another node's desk.
+  /** This node stops: the sessions it serves go on at the nodes that stay. */
+  public enum Leave implements Command {
+    INSTANCE
+  }
 
-  /** A POST to a session held here; its events go to {@code edge}. */
+  // Between desks.
+
+  /**
+   * A request for a session, on its way to the node that serves it.
+   *
+   * @see #record() null until a desk looked it up
+   * @see #hops() how many times a desk sent it to another
+   */
+  public sealed interface ToSession extends Command, CrossNode
+      permits SessionPost, SessionStream, SessionDelete {
+    String sessionId();
+
+    String path();
+
+    Identity caller();
+
+    SessionRecord record();
+
+    int hops();
+
+    /** The same request with its record known, sent to one more desk. */
+    ToSession passedOn(SessionRecord record);
+  }
+
+  /** A POST to a session; its events go to {@code edge}. */
   public record SessionPost(
       String sessionId,
       String path,
@@ -81,22 +109,47 @@ public final class NodeDesk {
       List<ObjectNode> preAnswered,
       boolean batch,
       boolean acceptsSse,
-      ActorRef<Exchange.Event> edge)
-      implements Command, CrossNode {}
+      ActorRef<Exchange.Event> edge,
+      SessionRecord record,
+      int hops)
+      implements ToSession {
+    @Override
+    public ToSession passedOn(SessionRecord known) {
+      return new SessionPost(
+          sessionId, path, caller, messages, preAnswered, batch, acceptsSse, edge, known, hops + 1);
+    }
+  }
 
-  /** A GET stream of a session held here, resumed after {@code lastEventId} unless null. */
+  /** A GET stream of a session, resumed after {@code lastEventId} unless null. */
   public record SessionStream(
       String sessionId,
       String path,
       Identity caller,
       String lastEventId,
-      ActorRef<Exchange.Event> edge)
-      implements Command, CrossNode {}
+      ActorRef<Exchange.Event> edge,
+      SessionRecord record,
+      int hops)
+      implements ToSession {
+    @Override
+    public ToSession passedOn(SessionRecord known) {
+      return new SessionStream(sessionId, path, caller, lastEventId, edge, known, hops + 1);
+    }
+  }
 
-  /** DELETE of a session held here. */
+  /** DELETE of a session. */
   public record SessionDelete(
-      String sessionId, String path, Identity caller, ActorRef<DownstreamSessions.Reply> replyTo)
-      implements Command, CrossNode {}
+      String sessionId,
+      String path,
+      Identity caller,
+      ActorRef<DownstreamSessions.Reply> replyTo,
+      SessionRecord record,
+      int hops)
+      implements ToSession {
+    @Override
+    public ToSession passedOn(SessionRecord known) {
+      return new SessionDelete(sessionId, path, caller, replyTo, known, hops + 1);
+    }
+  }
 
   /** The retry of a round parked here. */
   public record RoundRetry(
@@ -107,21 +160,30 @@ public final class NodeDesk {
 
   private record DesksChanged(Receptionist.Listing listing) implements Command {}
 
-  /** Time to tell the requests that waited too long for their node that it is gone. */
+  /** A session's record, looked up for a request this node does not serve. */
+  private record Found(ToSession request, SessionReplicas.Found found) implements Command {}
+
+  /** Time to route the waiting requests again. */
   private enum Recheck implements Command {
     INSTANCE
   }
 
-  /** A request waiting for its node to be listed, until {@code deadlineNanos}. */
-  private record Waiting(Forwarded forward, long deadlineNanos) {}
+  /** A request waiting for its node (to be listed, or reachable again), until {@code deadline}. */
+  private record Waiting(Command request, long deadlineNanos) {}
 
   /**
-   * How long a request waits for the node its state names to be listed here: a node that has just
-   * joined is listed on the others within a gossip round or two of the receptionist.
+   * How long a request waits for the node it names to be listed here: a node that has just joined
+   * is listed on the others within a gossip round or two of the receptionist.
    */
   private static final Duration UNKNOWN_NODE_WAIT = Duration.ofSeconds(5);
 
-  private static final Duration RECHECK = Duration.ofMillis(500);
+  /**
+   * How long a session's request waits for its unreachable node: it comes back, or the split-brain
+   * resolver downs it (after {@code stable-after}) and another node adopts the session.
+   */
+  private static final Duration UNREACHABLE_NODE_WAIT = Duration.ofSeconds(60);
+
+  private static final Duration RECHECK = Duration.ofMillis(250);
 
   /** A forwarded request's exchange is over: its edge stops. */
   private record ExchangeOver(ActorRef<Exchange.Event> edge) implements Command {}
@@ -129,20 +191,22 @@ public final class NodeDesk {
   /** An edge of something served here stopped: its client went away, or its exchange is over. */
   private record EdgeGone(Runnable whenGone) implements Command {}
 
-  /** The desks of the other nodes, by address and by the tag their session ids carry. */
-  private record Desks(
-      Map<String, ActorRef<Command>> byAddress, Map<String, ActorRef<Command>> byTag) {
+  /** The desks of the nodes, by address, and the addresses by the tag their session ids carry. */
+  private record Desks(Map<String, ActorRef<Command>> byAddress, Map<String, String> byTag) {
     static final Desks NONE = new Desks(Map.of(), Map.of());
   }
 
-  /** What a desk serves with: this node's sessions and parked requests. */
+  /** What a desk serves with: this node's sessions, their replicas and its parked requests. */
   public record Served(
-      String node,
+      Membership membership,
       SessionDirectory directory,
       ActorRef<DownstreamSessions.Command> registry,
-      PendingRounds pending) {}
-
-  private NodeDesk() {}
+      ActorRef<SessionReplicas.Command> replicas,
+      PendingRounds pending) {
+    String node() {
+      return membership.selfAddress();
+    }
+  }
 
   public static Behavior<Command> create(Served served) {
     return Behaviors.setup(
@@ -155,81 +219,87 @@ public final class NodeDesk {
                   Receptionist.subscribe(
                       KEY, context.messageAdapter(Receptionist.Listing.class, DesksChanged::new)));
           return Behaviors.withTimers(
-              timers -> serving(context, timers, served, Desks.NONE, List.of()));
+              timers -> new NodeDesk(context, timers, served).serving(Desks.NONE, List.of()));
         });
   }
 
-  private static Behavior<Command> serving(
-      ActorContext<Command> context,
-      TimerScheduler<Command> timers,
-      Served served,
-      Desks desks,
-      List<Waiting> waiting) {
+  private final ActorContext<Command> context;
+  private final TimerScheduler<Command> timers;
+  private final Served served;
+
+  private NodeDesk(ActorContext<Command> context, TimerScheduler<Command> timers, Served served) {
+    this.context = context;
+    this.timers = timers;
+    this.served = served;
+  }
+
+  /** Serves the sessions it holds and adopts those it is picked for. */
+  private Behavior<Command> serving(Desks desks, List<Waiting> waiting) {
+    return desk(desks, waiting, true);
+  }
+
+  /** Its node stops: every session request goes on to the node that stays and serves it. */
+  private Behavior<Command> leaving(Desks desks, List<Waiting> waiting) {
+    return desk(desks, waiting, false);
+  }
+
+  private Behavior<Command> next(Desks desks, List<Waiting> waiting, boolean selfServes) {
+    return selfServes ? serving(desks, waiting) : leaving(desks, waiting);
+  }
+
+  private Behavior<Command> desk(Desks desks, List<Waiting> waiting, boolean selfServes) {
     return Behaviors.receive(Command.class)
         .onMessage(
             DesksChanged.class,
-            changed -> {
-              Desks now = desksOf(changed.listing(), served.node());
-              return serving(
-                  context, timers, served, now, stillWaiting(context, timers, now, waiting));
-            })
+            changed ->
+                next(
+                    desksOf(changed.listing()),
+                    recheck(desksOf(changed.listing()), waiting, selfServes),
+                    selfServes))
         .onMessage(
-            Recheck.class,
-            recheck ->
-                serving(
-                    context, timers, served, desks, expired(timers, waiting, System.nanoTime())))
+            Recheck.class, recheck -> next(desks, recheck(desks, waiting, selfServes), selfServes))
+        .onMessage(Leave.class, leave -> leaving(desks, recheck(desks, waiting, false)))
         .onMessage(
-            Forwarded.class,
-            forward -> {
-              if (forward(context, desks, forward)) {
+            ForwardToSession.class,
+            forward -> route(desks, waiting, selfServes, toSession(forward)))
+        .onMessage(
+            ForwardDelete.class,
+            delete ->
+                route(
+                    desks,
+                    waiting,
+                    selfServes,
+                    new SessionDelete(
+                        delete.sessionId(),
+                        delete.path(),
+                        delete.caller(),
+                        delete.replyTo(),
+                        null,
+                        0)))
+        .onMessage(ToSession.class, request -> route(desks, waiting, selfServes, request))
+        .onMessage(
+            Found.class,
+            found -> {
+              SessionRecord record = found.found().record();
+              if (record == null) {
+                gone(found.request());
                 return Behaviors.same();
               }
-              // a node that has just joined is not listed on every node yet: its requests wait
-              List<Waiting> more = new ArrayList<>(waiting);
-              more.add(new Waiting(forward, System.nanoTime() + UNKNOWN_NODE_WAIT.toNanos()));
-              if (!timers.isTimerActive(Recheck.INSTANCE)) {
-                timers.startTimerAtFixedRate(Recheck.INSTANCE, RECHECK);
+              // a lookup counts as a hop: a request the nodes keep passing on ends somewhere
+              return route(desks, waiting, selfServes, found.request().passedOn(record));
+            })
+        .onMessage(
+            ForwardRetry.class,
+            retry -> {
+              if (forwardRetry(desks, retry)) {
+                return Behaviors.same();
               }
-              return serving(context, timers, served, desks, List.copyOf(more));
-            })
-        .onMessage(
-            SessionPost.class,
-            post -> {
-              servePost(context, served, post);
-              return Behaviors.same();
-            })
-        .onMessage(
-            SessionStream.class,
-            stream -> {
-              ExchangeSink sink = stream.edge()::tell;
-              DownstreamSession.Routed command =
-                  stream.lastEventId() == null
-                      ? new DownstreamSession.OpenStream(sink)
-                      : new DownstreamSession.ResumeStream(stream.lastEventId(), sink);
-              serveSession(
-                  context,
-                  served,
-                  stream.sessionId(),
-                  stream.path(),
-                  stream.caller(),
-                  command,
-                  stream.edge());
-              return Behaviors.same();
-            })
-        .onMessage(
-            SessionDelete.class,
-            delete -> {
-              served
-                  .registry()
-                  .tell(
-                      new DownstreamSessions.Terminate(
-                          delete.sessionId(), delete.path(), delete.caller(), delete.replyTo()));
-              return Behaviors.same();
+              return next(desks, waitFor(waiting, retry, UNKNOWN_NODE_WAIT), selfServes);
             })
         .onMessage(
             RoundRetry.class,
             retry -> {
-              serveRetry(context, served, retry);
+              serveRetry(retry);
               return Behaviors.same();
             })
         .onMessage(
@@ -247,29 +317,111 @@ public final class NodeDesk {
         .build();
   }
 
-  /** The waiting requests whose node is still not listed, once the others are forwarded. */
-  private static List<Waiting> stillWaiting(
-      ActorContext<Command> context,
-      TimerScheduler<Command> timers,
-      Desks desks,
-      List<Waiting> waiting) {
-    List<Waiting> left =
-        waiting.stream().filter(each -> !forward(context, desks, each.forward())).toList();
-    if (left.isEmpty()) {
-      timers.cancel(Recheck.INSTANCE);
+  // ------------------------------------------------------------------------------ session routing
+
+  /** A request from this node's routes, with the edge its events come back to. */
+  private ToSession toSession(ForwardToSession forward) {
+    DownstreamSession.Routed command = forward.command();
+    ActorRef<Exchange.Event> edge = edge(forward.on(), nodeLost());
+    if (command instanceof DownstreamSession.Post post) {
+      return new SessionPost(
+          forward.sessionId(),
+          forward.path(),
+          forward.caller(),
+          post.messages().stream().map(JsonRpcCodec::toJson).toList(),
+          post.preAnswered().stream().map(JsonRpcCodec::toJson).toList(),
+          post.batch(),
+          post.acceptsSse(),
+          edge,
+          null,
+          0);
     }
-    return left;
+    String lastEventId =
+        command instanceof DownstreamSession.ResumeStream resume ? resume.lastEventId() : null;
+    return new SessionStream(
+        forward.sessionId(), forward.path(), forward.caller(), lastEventId, edge, null, 0);
   }
 
-  /** The waiting requests whose wait is not over; the others are told their node is gone. */
-  private static List<Waiting> expired(
-      TimerScheduler<Command> timers, List<Waiting> waiting, long now) {
+  /**
+   * Serves the request here, sends it to the desk that serves it, looks its record up, or waits.
+   */
+  private Behavior<Command> route(
+      Desks desks, List<Waiting> waiting, boolean selfServes, ToSession request) {
+    if (selfServes && served.directory().holds(request.sessionId())) {
+      serveHere(request, null);
+      return Behaviors.same();
+    }
+    SessionRoutes.Route route =
+        routes(desks, selfServes).of(request.sessionId(), request.record(), request.hops());
+    if (route instanceof SessionRoutes.Wait) {
+      return next(
+          desks, waitFor(waiting, request, patience(request, desks, selfServes)), selfServes);
+    }
+    act(desks, request, route);
+    return Behaviors.same();
+  }
+
+  private void act(Desks desks, ToSession request, SessionRoutes.Route route) {
+    if (route instanceof SessionRoutes.To to && to.address().equals(served.node())) {
+      serveHere(request, request.record());
+    } else if (route instanceof SessionRoutes.To to) {
+      ActorRef<Command> desk = desks.byAddress().get(to.address());
+      if (request.hops() == 0) {
+        edgeOf(request).ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk)));
+      }
+      desk.tell(request.passedOn(request.record()));
+    } else if (route instanceof SessionRoutes.Find) {
+      context.ask(
+          SessionReplicas.Found.class,
+          served.replicas(),
+          UNKNOWN_NODE_WAIT,
+          replyTo -> new SessionReplicas.Find(request.sessionId(), replyTo),
+          (found, failure) ->
+              new Found(
+                  request,
+                  found != null ? found : new SessionReplicas.Found(request.sessionId(), null)));
+    } else {
+      gone(request);
+    }
+  }
+
+  /** How long a request that must wait may: longer for a node that cannot be reached. */
+  private Duration patience(ToSession request, Desks desks, boolean selfServes) {
+    SessionRoutes routes = routes(desks, selfServes);
+    String home = request.record() != null ? request.record().home() : null;
+    boolean unreachable =
+        home != null
+            ? routes.standing(home) == SessionRoutes.Standing.UNREACHABLE
+            : served.membership().unreachableCount() > 0;
+    return unreachable ? UNREACHABLE_NODE_WAIT : UNKNOWN_NODE_WAIT;
+  }
+
+  private SessionRoutes routes(Desks desks, boolean selfServes) {
+    return new SessionRoutes(
+        desks.byTag(),
+        SessionRoutes.membersOf(served.membership().members()),
+        served.node(),
+        selfServes);
+  }
+
+  /** The waiting requests that still wait; the others are routed, or told their node is gone. */
+  private List<Waiting> recheck(Desks desks, List<Waiting> waiting, boolean selfServes) {
     List<Waiting> left = new ArrayList<>();
+    long now = System.nanoTime();
     for (Waiting each : waiting) {
-      if (now - each.deadlineNanos() >= 0) {
-        giveUp(each.forward());
+      if (each.request() instanceof ForwardRetry retry) {
+        if (!forwardRetry(desks, retry)) {
+          keepOrGiveUp(left, each, now);
+        }
+        continue;
+      }
+      ToSession request = (ToSession) each.request();
+      SessionRoutes.Route route =
+          routes(desks, selfServes).of(request.sessionId(), request.record(), request.hops());
+      if (route instanceof SessionRoutes.Wait) {
+        keepOrGiveUp(left, each, now);
       } else {
-        left.add(each);
+        act(desks, request, route);
       }
     }
     if (left.isEmpty()) {
@@ -278,96 +430,129 @@ public final class NodeDesk {
     return List.copyOf(left);
   }
 
-  /** Sends {@code forward} to the node that holds its state; false when that node is not listed. */
-  private static boolean forward(ActorContext<Command> context, Desks desks, Forwarded forward) {
-    if (forward instanceof ForwardToSession toSession) {
-      ActorRef<Command> home = desks.byTag().get(SessionIds.nodeTagOf(toSession.sessionId()));
-      if (home != null) {
-        forwardToSession(context, home, toSession);
-      }
-      return home != null;
+  private static void keepOrGiveUp(List<Waiting> left, Waiting each, long now) {
+    if (now - each.deadlineNanos() >= 0) {
+      giveUp(each.request());
+    } else {
+      left.add(each);
     }
-    if (forward instanceof ForwardDelete delete) {
-      ActorRef<Command> home = desks.byTag().get(SessionIds.nodeTagOf(delete.sessionId()));
-      if (home != null) {
-        home.tell(
-            new SessionDelete(
-                delete.sessionId(), delete.path(), delete.caller(), delete.replyTo()));
-      }
-      return home != null;
-    }
-    ForwardRetry retry = (ForwardRetry) forward;
-    ActorRef<Command> owner = desks.byAddress().get(retry.state().node());
-    if (owner != null) {
-      owner.tell(
-          new RoundRetry(
-              JsonRpcCodec.toJson(retry.retry()),
-              retry.state(),
-              retry.sse(),
-              edge(context, retry.on(), owner, roundNodeGone(retry.retry()))));
-    }
-    return owner != null;
   }
 
-  /** The node that holds {@code forward}'s state is not in the cluster: it is answered so. */
-  private static void giveUp(Forwarded forward) {
-    if (forward instanceof ForwardToSession toSession) {
-      toSession.on().tell(toSession.command().whenGone());
-    } else if (forward instanceof ForwardDelete delete) {
+  private List<Waiting> waitFor(List<Waiting> waiting, Command request, Duration patience) {
+    List<Waiting> more = new ArrayList<>(waiting);
+    more.add(new Waiting(request, System.nanoTime() + patience.toNanos()));
+    if (!timers.isTimerActive(Recheck.INSTANCE)) {
+      timers.startTimerAtFixedRate(Recheck.INSTANCE, RECHECK);
+    }
+    return List.copyOf(more);
+  }
+
+  /** The node that holds a waiting request's state did not come (back) in time. */
+  private static void giveUp(Command request) {
+    if (request instanceof ForwardRetry retry) {
+      retry.on().tell(roundNodeGone(retry.retry()));
+    } else if (request instanceof SessionDelete delete) {
       delete.replyTo().tell(DownstreamSessions.Reply.UNKNOWN_SESSION);
     } else {
-      ForwardRetry retry = (ForwardRetry) forward;
-      retry.on().tell(roundNodeGone(retry.retry()));
+      edgeOf((ToSession) request).ifPresent(edge -> edge.tell(nodeLost()));
     }
   }
 
-  // ---------------------------------------------------------------------------- this node's side
-
-  private static void forwardToSession(
-      ActorContext<Command> context, ActorRef<Command> home, ForwardToSession forward) {
-    DownstreamSession.Routed command = forward.command();
-    ActorRef<Exchange.Event> edge = edge(context, forward.on(), home, command.whenGone());
-    if (command instanceof DownstreamSession.Post post) {
-      home.tell(
-          new SessionPost(
-              forward.sessionId(),
-              forward.path(),
-              forward.caller(),
-              post.messages().stream().map(JsonRpcCodec::toJson).toList(),
-              post.preAnswered().stream().map(JsonRpcCodec::toJson).toList(),
-              post.batch(),
-              post.acceptsSse(),
-              edge));
-    } else if (command instanceof DownstreamSession.ResumeStream resume) {
-      home.tell(
-          new SessionStream(
-              forward.sessionId(), forward.path(), forward.caller(), resume.lastEventId(), edge));
+  /** No node has the session: the client's id is unknown (404), so it initializes again. */
+  private static void gone(ToSession request) {
+    if (request instanceof SessionDelete delete) {
+      delete.replyTo().tell(DownstreamSessions.Reply.UNKNOWN_SESSION);
     } else {
-      home.tell(
-          new SessionStream(forward.sessionId(), forward.path(), forward.caller(), null, edge));
+      edgeOf(request).ifPresent(edge -> edge.tell(Exchange.Refused.of(404, "Session not found")));
     }
+  }
+
+  private static java.util.Optional<ActorRef<Exchange.Event>> edgeOf(ToSession request) {
+    if (request instanceof SessionPost post) {
+      return java.util.Optional.of(post.edge());
+    }
+    if (request instanceof SessionStream stream) {
+      return java.util.Optional.of(stream.edge());
+    }
+    return java.util.Optional.empty();
   }
 
   /**
-   * The edge of an exchange served on {@code owner}'s node: it stops once the exchange is over, and
-   * tells the exchange {@code ownerGone} should that node go away first.
+   * The edge of an exchange served on another node: it stops once the exchange is over, and tells
+   * the exchange {@code ownerGone} should the node that serves it go away first.
    */
-  private static ActorRef<Exchange.Event> edge(
-      ActorContext<Command> context,
-      Exchange exchange,
-      ActorRef<Command> owner,
-      Exchange.Event ownerGone) {
+  private ActorRef<Exchange.Event> edge(Exchange exchange, Exchange.Event ownerGone) {
     ActorRef<Exchange.Event> edge =
-        context.spawnAnonymous(ExchangeEdge.create(exchange, owner, ownerGone));
+        context.spawnAnonymous(ExchangeEdge.create(exchange, ownerGone));
     ActorRef<Command> self = context.getSelf();
     exchange.terminated().thenRun(() -> self.tell(new ExchangeOver(edge)));
     return edge;
   }
 
-  // ------------------------------------------------------------------------- the holding node's
-  // side
+  // ------------------------------------------------------------------------------- serving here
 
-  private static void servePost(ActorContext<Command> context, Served served, SessionPost post) {
+  /**
+   * Serves a session request here: to the session this node holds, or, with its {@code record}, to
+   * the session this node adopts.
+   */
+  private void serveHere(ToSession request, SessionRecord record) {
+    if (request.hops() > 1) { // passed on by another desk: the edge watches this one from now on
+      edgeOf(request).ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(context.getSelf())));
+    }
+    if (request instanceof SessionDelete delete) {
+      deleteHere(delete, record);
+      return;
+    }
+    DownstreamSession.Routed command =
+        request instanceof SessionPost post ? post(post) : stream((SessionStream) request);
+    if (command == null) {
+      return;
+    }
+    ActorRef<Exchange.Event> edge = edgeOf(request).orElseThrow();
+    SessionDirectory directory = served.directory();
+    ExchangeSink sink = command.exchange();
+    String id = request.sessionId();
+    context.watchWith(
+        edge,
+        new EdgeGone(
+            () ->
+                directory.tell(
+                    id,
+                    request.path(),
+                    request.caller(),
+                    new DownstreamSession.ExchangeClosed(sink))));
+    if (record != null && !directory.holds(id)) {
+      served
+          .registry()
+          .tell(
+              new DownstreamSessions.Adopt(
+                  record.servedFrom(served.node()), request.path(), request.caller(), command));
+    } else {
+      directory.tell(id, request.path(), request.caller(), command);
+    }
+  }
+
+  /**
+   * DELETE here: of the session this node holds; of one nobody serves, its record alone (there is
+   * nothing to adopt only to end it).
+   */
+  private void deleteHere(SessionDelete delete, SessionRecord record) {
+    if (record == null || served.directory().holds(delete.sessionId())) {
+      served
+          .registry()
+          .tell(
+              new DownstreamSessions.Terminate(
+                  delete.sessionId(), delete.path(), delete.caller(), delete.replyTo()));
+    } else if (record.path().equals(delete.path()) && record.owner().equals(delete.caller())) {
+      served.replicas().tell(new SessionReplicas.Forget(delete.sessionId()));
+      delete.replyTo().tell(DownstreamSessions.Reply.DONE);
+    } else {
+      delete.replyTo().tell(DownstreamSessions.Reply.UNKNOWN_SESSION);
+    }
+  }
+
+  /** The POST's command, or null (answered: it could not be read). */
+  private static DownstreamSession.Routed post(SessionPost post) {
     ExchangeSink sink = post.edge()::tell;
     List<JsonRpcMessage> messages = new ArrayList<>();
     List<JsonRpcResponse> preAnswered = new ArrayList<>();
@@ -380,42 +565,34 @@ public final class NodeDesk {
       }
     } catch (JsonRpcException | ClassCastException e) { // checked on the edge: another build's
       sink.tell(Exchange.Refused.of(400, "the request could not be read: " + e.getMessage()));
-      return;
+      return null;
     }
-    serveSession(
-        context,
-        served,
-        post.sessionId(),
-        post.path(),
-        post.caller(),
-        new DownstreamSession.Post(messages, preAnswered, post.batch(), post.acceptsSse(), sink),
-        post.edge());
+    return new DownstreamSession.Post(messages, preAnswered, post.batch(), post.acceptsSse(), sink);
   }
 
-  /**
-   * Tells the session held here the command whose exchange is {@code edge}'s; an edge that stops
-   * (its client went away, its exchange is over) closes the exchange for the session.
-   */
-  private static void serveSession(
-      ActorContext<Command> context,
-      Served served,
-      String sessionId,
-      String path,
-      Identity caller,
-      DownstreamSession.Routed command,
-      ActorRef<Exchange.Event> edge) {
-    SessionDirectory directory = served.directory();
-    ExchangeSink sink = command.exchange();
-    context.watchWith(
-        edge,
-        new EdgeGone(
-            () ->
-                directory.tell(
-                    sessionId, path, caller, new DownstreamSession.ExchangeClosed(sink))));
-    directory.tell(sessionId, path, caller, command);
+  private static DownstreamSession.Routed stream(SessionStream stream) {
+    ExchangeSink sink = stream.edge()::tell;
+    return stream.lastEventId() == null
+        ? new DownstreamSession.OpenStream(sink)
+        : new DownstreamSession.ResumeStream(stream.lastEventId(), sink);
   }
 
-  private static void serveRetry(ActorContext<Command> context, Served served, RoundRetry retry) {
+  // -------------------------------------------------------------------------------------- rounds
+
+  /** Sends the retry to the node its state names; false when that node is not listed. */
+  private boolean forwardRetry(Desks desks, ForwardRetry retry) {
+    ActorRef<Command> owner = desks.byAddress().get(retry.state().node());
+    if (owner == null) {
+      return false;
+    }
+    ActorRef<Exchange.Event> edge = edge(retry.on(), roundNodeGone(retry.retry()));
+    edge.tell(new ExchangeEdge.ServedBy(owner));
+    owner.tell(
+        new RoundRetry(JsonRpcCodec.toJson(retry.retry()), retry.state(), retry.sse(), edge));
+    return true;
+  }
+
+  private void serveRetry(RoundRetry retry) {
     ExchangeSink sink = retry.edge()::tell;
     JsonRpcRequest request;
     try {
@@ -435,19 +612,27 @@ public final class NodeDesk {
 
   // ------------------------------------------------------------------------------------- helpers
 
-  /**
-   * The desks of the listing by their node's address and tag (this node's own under {@code node}).
-   */
-  private static Desks desksOf(Receptionist.Listing listing, String node) {
+  /** The desks of the listing by their node's address (this node's own under its address). */
+  private Desks desksOf(Receptionist.Listing listing) {
     Map<String, ActorRef<Command>> byAddress = new HashMap<>();
-    Map<String, ActorRef<Command>> byTag = new HashMap<>();
+    Map<String, String> byTag = new HashMap<>();
     for (ActorRef<Command> desk : listing.getServiceInstances(KEY)) {
       var address = desk.path().address();
-      String name = address.hasLocalScope() ? node : address.toString();
-      byAddress.put(name, desk);
-      byTag.put(SessionIds.nodeTag(name), desk);
+      String node = address.hasLocalScope() ? served.node() : address.toString();
+      byAddress.put(node, desk);
+      byTag.put(SessionIds.nodeTag(node), node);
     }
     return new Desks(Map.copyOf(byAddress), Map.copyOf(byTag));
+  }
+
+  /**
+   * The node that served the exchange is gone (it died, or left before answering): what was in
+   * flight there is lost, the session is not; the client sends the request again.
+   */
+  static Exchange.Refused nodeLost() {
+    return Exchange.Refused.of(
+        503,
+        "the gateway node that served this request is gone: send it again (the session goes on)");
   }
 
   /** The node that held the round is not in the cluster (any more): the call is lost with it. */

@@ -114,6 +114,9 @@ public final class GatewayMetrics implements SupervisorObserver {
 
   private Gauge unreachableMembers;
 
+  /** Registered at a cluster node's first adoption. */
+  private Counter adopted;
+
   public GatewayMetrics() {}
 
   /**
@@ -170,6 +173,17 @@ public final class GatewayMetrics implements SupervisorObserver {
 
   public void downstreamSessions(int open) {
     downstreamSessions.set(open);
+  }
+
+  /** A cluster node took over a session whose node was gone or stopping. */
+  public synchronized void sessionAdopted() {
+    if (adopted == null) {
+      adopted =
+          counter(
+              "downstream_sessions_adopted",
+              "Downstream sessions this node took over from a node that was gone or stopping");
+    }
+    adopted.inc();
   }
 
   /**

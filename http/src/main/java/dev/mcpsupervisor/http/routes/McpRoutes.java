@@ -7,7 +7,6 @@ import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.http.access.CallerIdentity;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.McpRefusals;
-import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.access.StreamQuota;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
@@ -135,9 +134,7 @@ public final class McpRoutes extends AllDirectives {
             gateway.connectionLimits().maxStreamBufferBytes(),
             refusals,
             desk,
-            desk == null
-                ? null
-                : SessionIds.nodeTag(stateless.supervisor().membership().selfAddress()));
+            readiness);
     this.streamQuota =
         new StreamQuota(gateway.connectionLimits().maxStreamsPerIdentity(), refusals);
     this.stateless =
@@ -174,11 +171,17 @@ public final class McpRoutes extends AllDirectives {
     return endpoint(SingleServerEndpoint.pathOf(server), server, caller);
   }
 
-  /** A draining gateway takes no new request: it could not promise to finish it. */
+  /**
+   * A draining gateway takes no new request: it could not promise to finish it. A draining cluster
+   * node still takes a session's requests (a load balancer that has not seen its readiness change
+   * yet sends them) and passes them on to the node that goes on serving the session.
+   */
   private Route endpoint(String path, String server, Identity caller) {
     return extractRequest(
         request ->
-            readiness.isReady() ? methods(path, server, caller) : complete(drainingRefusal()));
+            readiness.isReady() || exchanges.passesOn(request)
+                ? methods(path, server, caller)
+                : complete(drainingRefusal()));
   }
 
   private HttpResponse drainingRefusal() {

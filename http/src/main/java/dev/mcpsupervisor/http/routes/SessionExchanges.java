@@ -3,9 +3,9 @@ package dev.mcpsupervisor.http.routes;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.McpRefusals;
-import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
+import dev.mcpsupervisor.http.ops.Readiness;
 import dev.mcpsupervisor.http.session.DownstreamSession;
 import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.session.SessionDirectory;
@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
@@ -46,8 +47,8 @@ public final class SessionExchanges {
   /** This node's desk in a cluster (sessions other nodes hold are reached through it), or null. */
   private final ActorRef<NodeDesk.Command> desk;
 
-  /** The tag of this node's session ids, or null on a single node. */
-  private final String nodeTag;
+  /** Whether this node takes requests, or stops (a cluster node then passes sessions on). */
+  private final Readiness readiness;
 
   /**
    * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
@@ -65,9 +66,9 @@ public final class SessionExchanges {
       long maxStreamBufferBytes,
       McpRefusals refusals,
       ActorRef<NodeDesk.Command> desk,
-      String nodeTag) {
+      Readiness readiness) {
     this.desk = desk;
-    this.nodeTag = nodeTag;
+    this.readiness = readiness;
     this.sessions = sessions;
     this.directory = directory;
     this.scheduler = scheduler;
@@ -185,13 +186,17 @@ public final class SessionExchanges {
     }
   }
 
-  /** Whether another cluster node holds the session (its id names that node). */
+  /**
+   * Whether another cluster node may serve the session: this one does not, or stops (the desks know
+   * where it is, or that it is unknown).
+   */
   boolean heldElsewhere(String sessionId) {
-    if (desk == null) {
-      return false;
-    }
-    String tag = SessionIds.nodeTagOf(sessionId);
-    return tag != null && !tag.equals(nodeTag);
+    return desk != null && (!directory.holds(sessionId) || !readiness.isReady());
+  }
+
+  /** Whether a stopping node still takes {@code request}: a cluster node, for a session's. */
+  boolean passesOn(HttpRequest request) {
+    return desk != null && McpRequestChecks.sessionId(request).isPresent();
   }
 
   ActorRef<NodeDesk.Command> desk() {

@@ -6,6 +6,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
@@ -22,6 +23,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -136,6 +138,41 @@ public final class ClientRequests {
   /** What the servers offer, known from elsewhere (a stateless request's {@link ServerOffers}). */
   public void knowUpstreams(Map<String, JsonNode> initializeResults) {
     upstreams = Map.copyOf(initializeResults);
+  }
+
+  /** This session's protocol state, as {@code home} serves it: what a survivor needs of it. */
+  SessionRecord record(String id, Identity owner, Client client, String home) {
+    Map<String, String> subscribed = new HashMap<>();
+    for (String uri : subscriptions) {
+      String server = resourceOwners.get(uri);
+      if (server != null) {
+        subscribed.put(uri, server);
+      }
+    }
+    return new SessionRecord(
+        id, endpoint.path(), owner, client, upstreams, logLevel, subscribed, home);
+  }
+
+  /**
+   * Takes over the protocol state of a session another node served, and asks this node's upstream
+   * sessions for what it had asked of that node's: its subscriptions and its log level.
+   */
+  void restore(SessionRecord record, UpstreamCalls calls) {
+    upstreams = record.upstreams();
+    logLevel = record.logLevel();
+    record
+        .subscriptions()
+        .forEach(
+            (uri, server) -> {
+              subscriptions = SparseMaps.with(subscriptions, uri);
+              resourceOwners = SparseMaps.with(resourceOwners, uri, server);
+              ObjectNode params = JsonRpcCodec.emptyObject();
+              params.put("uri", uri);
+              calls.call(server, McpMethods.RESOURCES_SUBSCRIBE, params);
+            });
+    if (logLevel != null) {
+      askUpstreamsForEveryLevel(calls);
+    }
   }
 
   public CompletionStage<Outcome> initialize(Client client, UpstreamCalls calls) {

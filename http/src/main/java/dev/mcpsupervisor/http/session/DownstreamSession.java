@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.endpoint.Outcome;
+import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.http.stream.StreamReplay;
@@ -82,8 +83,18 @@ public final class DownstreamSession {
   /** The HTTP side of a stream is gone (the client disconnected, or the stream ended). */
   public record ExchangeClosed(ExchangeSink exchange) implements Command {}
 
-  /** Cancel what is in flight, close every stream, release every lease, then reply and stop. */
-  public record End(String reason, ActorRef<DownstreamSessions.Reply> replyTo) implements Command {}
+  /**
+   * Cancel what is in flight, close every stream, release every lease, then reply and stop.
+   *
+   * @param handedOver whether the session lives on in the cluster (this node stops, another adopts
+   *     it): its record stays; otherwise it ended for good and its record goes
+   */
+  public record End(String reason, boolean handedOver, ActorRef<DownstreamSessions.Reply> replyTo)
+      implements Command {
+    public End(String reason, ActorRef<DownstreamSessions.Reply> replyTo) {
+      this(reason, false, replyTo);
+    }
+  }
 
   /** Gateway stopping: close the GET stream, reply once no exchange is open any more. */
   public record Drain(ActorRef<DownstreamSessions.Command> replyTo) implements Command {}
@@ -125,9 +136,18 @@ public final class DownstreamSession {
   private static final Logger quietLog = LoggerFactory.getLogger(DownstreamSession.class);
 
   static Behavior<Command> create(SessionSpec spec) {
+    return adopt(spec, null);
+  }
+
+  /**
+   * A session another cluster node served, from its {@code record}: it serves on with no new
+   * initialize (null: a new session).
+   */
+  static Behavior<Command> adopt(SessionSpec spec, SessionRecord record) {
     return Behaviors.setup(
         context ->
-            Behaviors.withTimers(timers -> new DownstreamSession(spec, context, timers).start()));
+            Behaviors.withTimers(
+                timers -> new DownstreamSession(spec, context, timers).start(record)));
   }
 
   private final ActorContext<Command> context;
@@ -150,6 +170,9 @@ public final class DownstreamSession {
 
   private SessionListener listener;
 
+  /** The record last published to the cluster's replicas (null on a single node, or before). */
+  private SessionRecord replicated;
+
   private DownstreamSession(
       SessionSpec spec, ActorContext<Command> context, TimerScheduler<Command> timers) {
     this.context = context;
@@ -169,7 +192,7 @@ public final class DownstreamSession {
   }
 
   /** The session hears what its upstreams send from now on. */
-  private Behavior<Command> start() {
+  private Behavior<Command> start(SessionRecord adopted) {
     listener =
         new SessionListener(
             relay,
@@ -178,8 +201,17 @@ public final class DownstreamSession {
             context.getSystem().scheduler(),
             spec.settings().serverRequestTimeout());
     spec.supervisor().register(spec.id(), listener);
-    return uninitialized();
+    if (adopted == null) {
+      return uninitialized();
+    }
+    requests.restore(adopted, new UpstreamCalls(spec.supervisor(), spec.id(), ADOPTION_TAG));
+    clientKnown(adopted.client());
+    replicate(adopted.client());
+    return active(adopted.client());
   }
+
+  /** What an adopted session's own upstream calls relate to: no request of its client. */
+  private static final String ADOPTION_TAG = "adopted";
 
   // ---------------------------------------------------------------------------------------- states
   // One handler per state, not a case table: an idle session keeps only its state's one lambda, and
@@ -298,18 +330,39 @@ public final class DownstreamSession {
     taken.answered().forEach(timers::cancel); // the client answered: no deadline any more
     taken.awaited().forEach(this::await);
     if (taken.client() != client) {
-      StreamReplay replay =
-          new StreamReplay(
-              spec.settings().sseResume(),
-              (delay, exchange) ->
-                  timers.startSingleTimer(
-                      new StreamTimer(exchange), new StreamTimer(exchange), delay));
-      replay.enableFor(taken.client().protocolVersion());
-      if (replay.enabled()) { // else the shared pass-through one stays
-        streams.replayWith(replay);
-      }
+      clientKnown(taken.client());
     }
+    replicate(taken.client());
     return taken.client();
+  }
+
+  /** The client's protocol is known: its streams are resumable if it says so. */
+  private void clientKnown(ClientRequests.Client client) {
+    StreamReplay replay =
+        new StreamReplay(
+            spec.settings().sseResume(),
+            (delay, exchange) ->
+                timers.startSingleTimer(
+                    new StreamTimer(exchange), new StreamTimer(exchange), delay));
+    replay.enableFor(client.protocolVersion());
+    if (replay.enabled()) { // else the shared pass-through one stays
+      streams.replayWith(replay);
+    }
+  }
+
+  /**
+   * In a cluster, the session's protocol state as it is now goes to the replicas when it changed
+   * (initialize, log level, subscriptions): a survivor adopts the session from it.
+   */
+  private void replicate(ClientRequests.Client client) {
+    if (!spec.replication().on() || client == null) {
+      return;
+    }
+    SessionRecord now = requests.record(spec.id(), spec.owner(), client, spec.replication().node());
+    if (!now.equals(replicated)) {
+      replicated = now;
+      spec.replication().publish(now);
+    }
   }
 
   /**
@@ -355,6 +408,7 @@ public final class DownstreamSession {
         answered.failure())) {
       spec.gate().active();
     }
+    replicate(client);
   }
 
   /**
@@ -397,6 +451,9 @@ public final class DownstreamSession {
                 call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
     relay.failAll("the downstream session ended");
     timers.cancelAll();
+    if (!end.handedOver() && replicated != null) {
+      spec.replication().forget(spec.id());
+    }
     return EndedSession.ending(context, spec.supervisor(), spec.id(), spec.gate(), end.replyTo());
   }
 }

@@ -62,6 +62,14 @@ public final class DownstreamSessions {
    */
   public record Created(String sessionId, String full) {}
 
+  /**
+   * A session another cluster node served, taken over here from its record unless it already is
+   * (its node is gone or stopping); then {@code command}, if any, goes to it as the routes would.
+   */
+  public record Adopt(
+      SessionRecord record, String path, Identity caller, DownstreamSession.Routed command)
+      implements Command {}
+
   /** DELETE: ends the session; replies once its leases are released. */
   public record Terminate(String sessionId, String path, Identity caller, ActorRef<Reply> replyTo)
       implements Command {}
@@ -128,7 +136,8 @@ public final class DownstreamSessions {
       Duration idleTimeout,
       GatewayMetrics metrics,
       ServerAccess access,
-      SessionDirectory directory) {
+      SessionDirectory directory,
+      SessionReplicas.Replication replication) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
@@ -141,6 +150,7 @@ public final class DownstreamSessions {
                             metrics,
                             access,
                             directory,
+                            replication,
                             context,
                             timers)
                         .active()));
@@ -159,6 +169,8 @@ public final class DownstreamSessions {
   /** What this node's session ids start with in a cluster (see {@link SessionIds}), or null. */
   private final String nodeTag;
 
+  private final SessionReplicas.Replication replication;
+  private final SessionDirectory directory;
   private final SessionQuota quota;
   private final SessionTable sessions;
   private long spawned;
@@ -171,9 +183,12 @@ public final class DownstreamSessions {
       GatewayMetrics metrics,
       ServerAccess access,
       SessionDirectory directory,
+      SessionReplicas.Replication replication,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.supervisor = supervisor;
+    this.replication = replication;
+    this.directory = directory;
     this.nodeTag =
         supervisor.membership().clustered()
             ? SessionIds.nodeTag(supervisor.membership().selfAddress())
@@ -197,6 +212,7 @@ public final class DownstreamSessions {
   private Behavior<Command> active() {
     return Behaviors.receive(Command.class)
         .onMessage(Create.class, this::onCreate)
+        .onMessage(Adopt.class, this::onAdopt)
         .onMessage(Terminate.class, this::onTerminate)
         .onMessage(Describe.class, this::onDescribe)
         .onMessage(EndMe.class, this::onEndMe)
@@ -225,35 +241,68 @@ public final class DownstreamSessions {
       create.replyTo().tell(new Created(null, full));
       return Behaviors.same();
     }
-    McpEndpoint endpoint = access.endpointFor(served, create.owner());
     String id = SessionIds.generate(random, nodeTag);
-    RouteGate gate = new RouteGate();
-    ActorRef<DownstreamSession.Command> session =
-        context.spawn(
-            // a fault while handling one message must not drop the session's streams and leases
-            Behaviors.supervise(
-                    spawnable(
-                        create.kind(),
-                        new SessionSpec(
-                            id,
-                            endpoint,
-                            supervisor,
-                            settings,
-                            idleTimeout,
-                            context.getSelf(),
-                            gate)))
-                .onFailure(SupervisorStrategy.resume()),
-            "session-" + ++spawned);
-    context.watchWith(session, new SessionStopped(id));
-    sessions.started(new RoutedSession(id, path, create.owner(), session, gate));
-    quota.started(id, caller);
-    metrics.downstreamSessions(sessions.routableCount());
+    start(id, served, create.owner(), create.kind(), null);
     create.replyTo().tell(new Created(id, null));
     return Behaviors.same();
   }
 
-  private static Behavior<DownstreamSession.Command> spawnable(Kind kind, SessionSpec spec) {
-    return kind == Kind.LISTEN_STREAM ? ListenSession.create(spec) : DownstreamSession.create(spec);
+  /**
+   * Adopted sessions count towards this node's limits but are never refused for them: they exist
+   * already, and refusing one would end it.
+   */
+  private Behavior<Command> onAdopt(Adopt adopt) {
+    SessionRecord record = adopt.record();
+    McpEndpoint served = endpointsByPath.get(record.path());
+    if (sessions.accepting() && served != null && sessions.routable(record.id()) == null) {
+      start(record.id(), served, record.owner(), Kind.SESSION, record);
+      sessions
+          .routable(record.id())
+          .describe(
+              record.client().protocolVersion(),
+              AdminReport.clientText(record.client().name()),
+              AdminReport.clientText(record.client().version()));
+      metrics.sessionAdopted();
+      context
+          .getLog()
+          .info(
+              "session {} adopted: the node that served it ({}) is gone or stopping",
+              SessionIds.redact(record.id()),
+              record.home());
+    }
+    if (adopt.command() != null) {
+      directory.tell(record.id(), adopt.path(), adopt.caller(), adopt.command());
+    }
+    return Behaviors.same();
+  }
+
+  /** Spawns the session {@code id} (adopted from {@code record} unless null) and routes to it. */
+  private void start(
+      String id, McpEndpoint served, Identity owner, Kind kind, SessionRecord record) {
+    SessionSpec spec =
+        new SessionSpec(
+            id,
+            access.endpointFor(served, owner),
+            supervisor,
+            settings,
+            idleTimeout,
+            context.getSelf(),
+            new RouteGate(),
+            owner,
+            replication);
+    ActorRef<DownstreamSession.Command> session =
+        context.spawn(
+            // a fault while handling one message must not drop the session's streams and leases
+            Behaviors.supervise(
+                    kind == Kind.LISTEN_STREAM
+                        ? ListenSession.create(spec)
+                        : DownstreamSession.adopt(spec, record))
+                .onFailure(SupervisorStrategy.resume()),
+            "session-" + ++spawned);
+    context.watchWith(session, new SessionStopped(id));
+    sessions.started(new RoutedSession(id, served.path(), owner, session, spec.gate()));
+    quota.started(id, SessionQuota.callerOf(owner, null));
+    metrics.downstreamSessions(sessions.routableCount());
   }
 
   private Behavior<Command> onTerminate(Terminate terminate) {
@@ -276,9 +325,14 @@ public final class DownstreamSessions {
   }
 
   private void end(RoutedSession entry, String reason, ActorRef<Reply> replyTo) {
+    end(entry, reason, false, replyTo);
+  }
+
+  private void end(
+      RoutedSession entry, String reason, boolean handedOver, ActorRef<Reply> replyTo) {
     sessions.unroute(entry.id);
     metrics.downstreamSessions(sessions.routableCount());
-    entry.ref.tell(new DownstreamSession.End(reason, replyTo));
+    entry.ref.tell(new DownstreamSession.End(reason, handedOver, replyTo));
   }
 
   private Behavior<Command> onDescribe(Describe describe) {
@@ -311,7 +365,14 @@ public final class DownstreamSessions {
     sessions.endAll(endAll.replyTo());
     sessions
         .routableSessions()
-        .forEach(entry -> end(entry, "the gateway is stopping", context.getSystem().ignoreRef()));
+        .forEach(
+            // in a cluster the sessions live on: the nodes that stay adopt them from their records
+            entry ->
+                end(
+                    entry,
+                    "the gateway is stopping",
+                    replication.on(),
+                    context.getSystem().ignoreRef()));
     sessions.replyIfAllEnded(true);
     return Behaviors.same();
   }

@@ -38,6 +38,11 @@ public final class SessionDirectory {
     }
   }
 
+  /** Whether this node serves the session {@code id} (to whomever it belongs). */
+  public boolean holds(String id) {
+    return routable.containsKey(id);
+  }
+
   // The registry's side.
 
   void add(RoutedSession session) {

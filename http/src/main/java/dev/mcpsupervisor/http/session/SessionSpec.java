@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http.session;
 
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import java.time.Duration;
@@ -12,6 +13,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param id its {@code Mcp-Session-Id}, also its supervisor context
  * @param endpoint the endpoint that created it, over the servers its owner may use
  * @param gate what the HTTP routes tell it passes ({@link SessionDirectory})
+ * @param owner the identity it is bound to
+ * @param replication where a cluster node's sessions keep their records
  */
 record SessionSpec(
     String id,
@@ -20,4 +23,6 @@ record SessionSpec(
     GatewaySettings settings,
     Duration idleTimeout,
     ActorRef<DownstreamSessions.Command> registry,
-    RouteGate gate) {}
+    RouteGate gate,
+    Identity owner,
+    SessionReplicas.Replication replication) {}

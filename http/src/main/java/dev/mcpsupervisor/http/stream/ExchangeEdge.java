@@ -3,40 +3,60 @@ package dev.mcpsupervisor.http.stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Terminated;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * This node's end of an exchange served on another cluster node: the events the owner sends there
  * go to the HTTP exchange here. Whoever spawned it stops it once the exchange is over (its last
  * event sent, or its client gone: the owner, watching the edge, learns of it); it stops itself when
- * the owner is gone (its node left or died), telling the client what that means.
+ * the owner is gone (its node left or died), telling the client what that means. The owner is
+ * whoever it is told {@link ServedBy} last: a request may be passed on before a node serves it.
  */
 public final class ExchangeEdge {
+
+  /** The exchange is served by {@code owner} (an actor on the node that serves it). */
+  public record ServedBy(ActorRef<?> owner) implements Exchange.Event {}
 
   private ExchangeEdge() {}
 
   /**
    * @param ownerGone the exchange's last event should the owner go away first
    */
-  public static Behavior<Exchange.Event> create(
-      ExchangeSink exchange, ActorRef<?> owner, Exchange.Event ownerGone) {
-    return Behaviors.setup(
-        context -> {
-          context.watch(owner);
-          return Behaviors.receive(Exchange.Event.class)
-              .onMessage(
-                  Exchange.Event.class,
-                  event -> {
-                    exchange.tell(event);
-                    return Behaviors.same();
-                  })
-              .onSignal(
-                  Terminated.class,
-                  gone -> {
-                    exchange.tell(ownerGone);
-                    return Behaviors.stopped();
-                  })
-              .build();
-        });
+  public static Behavior<Exchange.Event> create(ExchangeSink exchange, Exchange.Event ownerGone) {
+    return Behaviors.setup(context -> relaying(context, exchange, ownerGone, null));
+  }
+
+  private static Behavior<Exchange.Event> relaying(
+      ActorContext<Exchange.Event> context,
+      ExchangeSink exchange,
+      Exchange.Event ownerGone,
+      ActorRef<?> owner) {
+    return Behaviors.receive(Exchange.Event.class)
+        .onMessage(
+            ServedBy.class,
+            served -> {
+              if (served.owner().equals(owner)) {
+                return Behaviors.same();
+              }
+              if (owner != null) {
+                context.unwatch(owner);
+              }
+              context.watch(served.owner());
+              return relaying(context, exchange, ownerGone, served.owner());
+            })
+        .onMessage(
+            Exchange.Event.class,
+            event -> {
+              exchange.tell(event);
+              return Behaviors.same();
+            })
+        .onSignal(
+            Terminated.class,
+            gone -> {
+              exchange.tell(ownerGone);
+              return Behaviors.stopped();
+            })
+        .build();
   }
 }

@@ -65,7 +65,8 @@ class DirectRoutingTest {
                       idleTimeout,
                       gateway.metrics,
                       new ServerAccess(Map.of()),
-                      directory),
+                      directory,
+                      SessionReplicas.Replication.NONE),
                   "direct-routing-" + REGISTRIES.incrementAndGet()));
       return new Registry(gateway, directory, ref);
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ProbeSink;
@@ -55,7 +56,9 @@ class DownstreamSessionTest {
               GatewaySettings.fromConfig(ConfigFactory.load()),
               idleTimeout,
               registry.getRef(),
-              gate);
+              gate,
+              Identity.ANONYMOUS,
+              SessionReplicas.Replication.NONE);
       Behavior<DownstreamSession.Command> behavior =
           listenStream ? ListenSession.create(spec) : DownstreamSession.create(spec);
       ref = supervisor.spawn(behavior, spec.id()).toCompletableFuture().join();

@@ -1,0 +1,171 @@
+package dev.mcpsupervisor.http.cluster;
+
+import dev.mcpsupervisor.actors.cluster.Membership;
+import dev.mcpsupervisor.http.access.SessionIds;
+import dev.mcpsupervisor.http.session.SessionRecord;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a request for a 2025-era session goes when this node does not serve it: the node its id
+ * names while that node is in the cluster; otherwise the node its replicated {@link SessionRecord}
+ * says serves it; otherwise, when that node is gone or stopping, the node that adopts it. Every
+ * node picks the same adopter for a session (highest random weight over the nodes that serve: the
+ * loss of one node moves only its own sessions), so concurrent requests of an orphaned session meet
+ * on one node. Plain logic on a snapshot of the desks and the membership; {@link NodeDesk} acts on
+ * it.
+ *
+ * @param desks the nodes whose desks are listed: tag of their session ids → address
+ * @param members this node's view of the cluster's members, by address
+ * @param self this node's address
+ * @param selfServes whether this node takes sessions (false once it is stopping)
+ */
+record SessionRoutes(
+    Map<String, String> desks,
+    Map<String, Membership.MemberView> members,
+    String self,
+    boolean selfServes) {
+
+  /** Where one request goes. */
+  sealed interface Route {}
+
+  /** To the desk of the node at {@code address} (this node's own included). */
+  record To(String address) implements Route {}
+
+  /**
+   * Its node is in the cluster but cannot be reached now, or not listed yet: wait and ask again.
+   */
+  record Wait() implements Route {}
+
+  /** Its node is gone, or does not serve it: the replicated record decides. */
+  record Find() implements Route {}
+
+  /** No node serves the cluster's sessions (this one is the last and stops). */
+  record Nowhere() implements Route {}
+
+  /** How many times a request may be passed between desks before the one that has it adopts it. */
+  static final int MAX_HOPS = 3;
+
+  static final Route WAIT = new Wait();
+  static final Route FIND = new Find();
+  static final Route NOWHERE = new Nowhere();
+
+  /**
+   * Where a request for {@code sessionId} goes, given its {@code record} (null until found) and how
+   * many desks passed it on already.
+   */
+  Route of(String sessionId, SessionRecord record, int hops) {
+    if (record == null) {
+      String named = addressOfTag(SessionIds.nodeTagOf(sessionId));
+      if (named == null || named.equals(self)) {
+        return FIND; // its node is gone, or it is this one, which no longer serves it
+      }
+      return switch (standing(named)) {
+        case SERVES -> new To(named);
+        case UNREACHABLE, NOT_LISTED_YET -> WAIT;
+        case GONE -> FIND;
+      };
+    }
+    if (hops >= MAX_HOPS && selfServes) {
+      return new To(self); // the nodes disagree about who serves it: this one ends the passing on
+    }
+    Standing home = standing(record.home());
+    if (home == Standing.SERVES || home == Standing.UNREACHABLE) {
+      return home == Standing.SERVES ? new To(record.home()) : WAIT;
+    }
+    String adopter = adopter(sessionId);
+    return adopter == null ? NOWHERE : new To(adopter);
+  }
+
+  /** What a node is to a session it serves. */
+  enum Standing {
+    /** Listed, up and reachable. */
+    SERVES,
+    /** A member this node cannot reach now: it may come back. */
+    UNREACHABLE,
+    /** Up and reachable, its desk not listed here yet (it has just joined). */
+    NOT_LISTED_YET,
+    /** Not a member any more, leaving, or this node once it stops. */
+    GONE
+  }
+
+  Standing standing(String address) {
+    if (address.equals(self)) {
+      return selfServes ? Standing.SERVES : Standing.GONE;
+    }
+    Membership.MemberView member = members.get(address);
+    if (member == null || !serving(member.status())) {
+      return Standing.GONE;
+    }
+    if (!member.reachable()) {
+      return Standing.UNREACHABLE;
+    }
+    return desks.containsValue(address) ? Standing.SERVES : Standing.NOT_LISTED_YET;
+  }
+
+  /** The node that adopts an orphaned session: the same on every node with the same view. */
+  String adopter(String sessionId) {
+    String best = null;
+    long bestWeight = Long.MIN_VALUE;
+    for (String address : desks.values()) {
+      if (standing(address) != Standing.SERVES) {
+        continue;
+      }
+      long weight = weight(sessionId, address);
+      if (best == null
+          || weight > bestWeight
+          || (weight == bestWeight && address.compareTo(best) < 0)) {
+        best = address;
+        bestWeight = weight;
+      }
+    }
+    return best;
+  }
+
+  private String addressOfTag(String tag) {
+    if (tag == null) {
+      return null;
+    }
+    String listed = desks.get(tag);
+    if (listed != null) {
+      return listed;
+    }
+    for (String address :
+        members.keySet()) { // a member whose desk is not listed (yet, or any more)
+      if (SessionIds.nodeTag(address).equals(tag)) {
+        return address;
+      }
+    }
+    return null;
+  }
+
+  private static boolean serving(String status) {
+    return status.equals("up") || status.equals("weaklyUp") || status.equals("joining");
+  }
+
+  private static long weight(String sessionId, String address) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest((sessionId + '|' + address).getBytes(StandardCharsets.UTF_8));
+      long weight = 0;
+      for (int i = 0; i < Long.BYTES; i++) {
+        weight = (weight << 8) | (digest[i] & 0xff);
+      }
+      return weight;
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is not available", e);
+    }
+  }
+
+  /** The members of {@code membership} by address. */
+  static Map<String, Membership.MemberView> membersOf(List<Membership.MemberView> members) {
+    Map<String, Membership.MemberView> byAddress = new HashMap<>();
+    members.forEach(member -> byAddress.put(member.address(), member));
+    return byAddress;
+  }
+}

@@ -1,0 +1,262 @@
+package dev.mcpsupervisor.http.session;
+
+import dev.mcpsupervisor.actors.cluster.Membership;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.ddata.Key;
+import org.apache.pekko.cluster.ddata.LWWMap;
+import org.apache.pekko.cluster.ddata.LWWMapKey;
+import org.apache.pekko.cluster.ddata.SelfUniqueAddress;
+import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
+import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
+import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
+
+/**
+ * The cluster's copy of every 2025-era session's {@link SessionRecord}, in Pekko Distributed Data:
+ * a session publishes its record whenever its protocol state changes, and a node asked for a
+ * session whose node is gone finds the record here and adopts the session. Records are spread over
+ * {@link #BUCKETS} last-writer-wins maps keyed by session id, so no one map grows with every
+ * session of the cluster. Written to a majority of the nodes, so a record survives the loss of any
+ * minority; read from a majority, so an adopter never misses a record a majority holds. A record
+ * whose node is gone and which no node adopted within a sweep interval (the sessions' idle timeout)
+ * is removed by the leader, as an idle session would have ended. One per node, in a cluster only.
+ */
+public final class SessionReplicas {
+
+  public interface Command {}
+
+  /** A session's record as it is now (its id is the key). */
+  public record Publish(SessionRecord record) implements Command {}
+
+  /** The session ended for good (deleted, expired): its record goes. */
+  public record Forget(String sessionId) implements Command {}
+
+  /** The record of {@code sessionId}, or null in {@link Found}. */
+  public record Find(String sessionId, ActorRef<Found> replyTo) implements Command {}
+
+  public record Found(String sessionId, SessionRecord record) {}
+
+  private record Written(Replicator.UpdateResponse<LWWMap<String, SessionRecord>> response)
+      implements Command {}
+
+  private record Read(
+      Find find, boolean local, Replicator.GetResponse<LWWMap<String, SessionRecord>> response)
+      implements Command {}
+
+  /** Time to look for records no node serves. */
+  private enum Sweep implements Command {
+    INSTANCE
+  }
+
+  private record Swept(Replicator.GetResponse<LWWMap<String, SessionRecord>> response)
+      implements Command {}
+
+  /**
+   * How a node's sessions reach the replicas: {@link #NONE} on a single node, where nothing is
+   * replicated.
+   *
+   * @param node this node's address: where its sessions say they are served
+   */
+  public record Replication(String node, ActorRef<Command> replicas) {
+    public static final Replication NONE = new Replication(null, null);
+
+    public boolean on() {
+      return replicas != null;
+    }
+
+    void publish(SessionRecord record) {
+      if (replicas != null) {
+        replicas.tell(new Publish(record));
+      }
+    }
+
+    void forget(String sessionId) {
+      if (replicas != null) {
+        replicas.tell(new Forget(sessionId));
+      }
+    }
+  }
+
+  /** How many maps the records are spread over. */
+  static final int BUCKETS = 16;
+
+  private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(3);
+  private static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * @param sweepEvery how often the leader removes the records of sessions no node has served since
+   *     the last sweep (their node is gone and nobody asked for them): the sessions' idle timeout,
+   *     so such a session expires as an idle one does
+   */
+  public static Behavior<Command> create(Membership membership, Duration sweepEvery) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers -> {
+                  timers.startTimerWithFixedDelay(Sweep.INSTANCE, sweepEvery);
+                  return DistributedData
+                      .<Command, LWWMap<String, SessionRecord>>withReplicatorMessageAdapter(
+                          replicator ->
+                              new SessionReplicas(
+                                      context,
+                                      replicator,
+                                      DistributedData.get(context.getSystem()).selfUniqueAddress(),
+                                      membership)
+                                  .serving(Map.of()));
+                }));
+  }
+
+  private final ActorContext<Command> context;
+  private final ReplicatorMessageAdapter<Command, LWWMap<String, SessionRecord>> replicator;
+  private final SelfUniqueAddress self;
+  private final Membership membership;
+
+  private SessionReplicas(
+      ActorContext<Command> context,
+      ReplicatorMessageAdapter<Command, LWWMap<String, SessionRecord>> replicator,
+      SelfUniqueAddress self,
+      Membership membership) {
+    this.context = context;
+    this.replicator = replicator;
+    this.self = self;
+    this.membership = membership;
+  }
+
+  /**
+   * @param orphans by bucket, the sessions whose node was gone at the last sweep
+   */
+  private Behavior<Command> serving(Map<String, Set<String>> orphans) {
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            Publish.class,
+            publish -> {
+              SessionRecord record = publish.record();
+              replicator.askUpdate(
+                  replyTo ->
+                      new Replicator.Update<>(
+                          keyOf(record.id()),
+                          LWWMap.create(),
+                          new Replicator.WriteMajority(WRITE_TIMEOUT),
+                          replyTo,
+                          map -> map.put(self, record.id(), record)),
+                  Written::new);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Forget.class,
+            forget -> {
+              replicator.askUpdate(
+                  replyTo ->
+                      new Replicator.Update<>(
+                          keyOf(forget.sessionId()),
+                          LWWMap.create(),
+                          new Replicator.WriteMajority(WRITE_TIMEOUT),
+                          replyTo,
+                          map -> map.remove(self, forget.sessionId())),
+                  Written::new);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Find.class,
+            find -> {
+              read(find, false);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Sweep.class,
+            sweep -> {
+              if (membership.isLeader()) {
+                for (int bucket = 0; bucket < BUCKETS; bucket++) {
+                  Key<LWWMap<String, SessionRecord>> key = bucketKey(bucket);
+                  replicator.askGet(
+                      replyTo -> new Replicator.Get<>(key, Replicator.readLocal(), replyTo),
+                      Swept::new);
+                }
+              }
+              return Behaviors.same();
+            })
+        .onMessage(Swept.class, swept -> serving(sweep(swept, orphans)))
+        .onMessage(
+            Read.class,
+            read -> {
+              if (read.response()
+                  instanceof Replicator.GetSuccess<LWWMap<String, SessionRecord>> got) {
+                read.find()
+                    .replyTo()
+                    .tell(
+                        new Found(
+                            read.find().sessionId(),
+                            got.dataValue().getEntries().get(read.find().sessionId())));
+              } else if (read.response() instanceof Replicator.GetFailure && !read.local()) {
+                // no majority answered in time (nodes leaving at once): this node's copy
+                read(read.find(), true);
+              } else {
+                read.find().replyTo().tell(new Found(read.find().sessionId(), null));
+              }
+              return Behaviors.same();
+            })
+        .onMessage(
+            Written.class,
+            written -> {
+              if (!(written.response() instanceof Replicator.UpdateSuccess)) {
+                // written here, and gossip carries it on: only a majority's receipt is late
+                context.getLog().debug("session record not on a majority yet: {}", written);
+              }
+              return Behaviors.same();
+            })
+        .build();
+  }
+
+  /**
+   * Removes the records of a bucket whose node was gone at the last sweep too; the orphans of this
+   * one by bucket.
+   */
+  private Map<String, Set<String>> sweep(Swept swept, Map<String, Set<String>> orphans) {
+    if (!(swept.response() instanceof Replicator.GetSuccess<LWWMap<String, SessionRecord>> got)) {
+      return orphans;
+    }
+    Set<String> members = new HashSet<>();
+    membership.members().forEach(member -> members.add(member.address()));
+    String bucket = got.key().id();
+    Set<String> before = orphans.getOrDefault(bucket, Set.of());
+    Set<String> now = new HashSet<>();
+    for (SessionRecord record : got.dataValue().getEntries().values()) {
+      if (members.contains(record.home())) {
+        continue;
+      }
+      if (before.contains(record.id())) {
+        context.getSelf().tell(new Forget(record.id()));
+      } else {
+        now.add(record.id());
+      }
+    }
+    Map<String, Set<String>> next = new HashMap<>(orphans);
+    next.put(bucket, Set.copyOf(now));
+    return Map.copyOf(next);
+  }
+
+  private void read(Find find, boolean local) {
+    replicator.askGet(
+        replyTo ->
+            new Replicator.Get<>(
+                keyOf(find.sessionId()),
+                local ? Replicator.readLocal() : new Replicator.ReadMajority(READ_TIMEOUT),
+                replyTo),
+        response -> new Read(find, local, response));
+  }
+
+  static Key<LWWMap<String, SessionRecord>> keyOf(String sessionId) {
+    return bucketKey(Math.floorMod(sessionId.hashCode(), BUCKETS));
+  }
+
+  private static Key<LWWMap<String, SessionRecord>> bucketKey(int bucket) {
+    return LWWMapKey.create("mcp-sessions-" + bucket);
+  }
+}

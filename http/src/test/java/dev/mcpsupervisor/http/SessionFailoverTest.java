@@ -1,0 +1,347 @@
+package dev.mcpsupervisor.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.http.cluster.NodeDesk;
+import dev.mcpsupervisor.protocol.config.ClusterConfig;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.AddressFromURIString;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Down;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Three gateway nodes, 100 2025-era sessions initialized through the first and called through the
+ * others round-robin, while the first is downed (as the split-brain resolver downs a crashed node)
+ * and then each of the others is restarted in turn (SIGTERM-like: drained, then left). Every
+ * session goes on with no new initialize: its protocol state (here, the log level each session set:
+ * half of them take warnings only, and no info log may ever reach those) is replicated, and the
+ * node that adopts it serves it as the first did. Only calls in flight on the downed node may fail,
+ * with the retryable "node gone" answer; the restarts fail none.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class SessionFailoverTest {
+
+  private static final String SECRET = "the-cluster-secret-of-the-failover-nodes";
+  private static final String FIXTURE = "/servers/fixture/mcp";
+  private static final int SESSIONS = 100;
+  private static final Duration PHASE = Duration.ofSeconds(60);
+
+  /**
+   * A restarted node's drain deadline: long enough for the requests it passes on to be answered by
+   * a node that starts its upstream server for them.
+   */
+  private static final Duration DRAIN = Duration.ofSeconds(10);
+
+  private final List<TestGateway> started = new ArrayList<>();
+  private final ExecutorService callers = Executors.newFixedThreadPool(SESSIONS);
+
+  /** Waits for the nodes from outside them: they come and go. */
+  private final ActorTestKit testKit = ActorTestKit.create();
+
+  @AfterAll
+  void stop() {
+    callers.shutdownNow();
+    started.forEach(SessionFailoverTest::closeQuietly);
+    testKit.shutdownTestKit();
+  }
+
+  @Test
+  void sessionsGoOnThroughANodesLossAndARollingRestart() throws Exception {
+    long childrenBefore = aliveChildren();
+    int seedPort = TestGateway.freePort();
+    TestGateway first = node(seedPort, seedPort);
+    TestGateway second = node(TestGateway.freePort(), seedPort);
+    TestGateway third = node(TestGateway.freePort(), seedPort);
+    awaitDesks(List.of(first, second, third));
+
+    String[] ids = new String[SESSIONS];
+    for (int n = 0; n < SESSIONS; n++) {
+      ids[n] = first.initialize(FIXTURE);
+      // odd sessions hear info logs, even ones only warnings: state each session keeps
+      HttpResponse<String> level =
+          (n % 2 == 0 ? second : third)
+              .post(
+                  FIXTURE,
+                  ids[n],
+                  TestGateway.request(
+                      1,
+                      "logging/setLevel",
+                      "{\"level\":\"" + (n % 2 == 0 ? "warning" : "debug") + "\"}"));
+      assertEquals(200, level.statusCode(), level.body());
+    }
+
+    Load load = new Load(ids, List.of(second, third));
+    load.start();
+    load.awaitEach(2, "before any node goes");
+
+    // the node that created every session is downed under load: its sessions move on
+    Address downed = AddressFromURIString.parse(first.supervisor.membership().selfAddress());
+    load.phase = "first downed";
+    Cluster.get(second.supervisor.actorSystem()).manager().tell(new Down(downed));
+    load.awaitEach(load.okNow() + 3, "after the first node was downed");
+    int failedAtDown = load.failures.size();
+    assertTrue(failedAtDown <= SESSIONS, "at most the calls in flight fail: " + load.failures);
+    load.failures.forEach(
+        failure ->
+            assertTrue(
+                failure.contains("send it again") || failure.contains("-32008"),
+                "a lost call is told to send again, never that its session is unknown: "
+                    + failure));
+
+    // a rolling restart: each node in turn drains, leaves and comes back on a new port
+    TestGateway secondAgain = restart(second, third, load, List.of(third));
+    load.servedBy(List.of(secondAgain, third));
+    load.phase = "second back";
+    load.awaitEach(load.okNow() + 2, "after the second node came back");
+    TestGateway thirdAgain = restart(third, secondAgain, load, List.of(secondAgain));
+    load.servedBy(List.of(secondAgain, thirdAgain));
+    load.phase = "third back";
+    load.awaitEach(load.okNow() + 3, "after the third node came back");
+    load.stop();
+
+    assertEquals(
+        failedAtDown,
+        load.failures.size(),
+        "no call fails while nodes restart: "
+            + load.failures.subList(failedAtDown, load.failures.size()));
+    assertEquals(List.of(), load.wrong, "every answer and log went to the session that asked");
+
+    TestProbe<Object> probe = testKit.createTestProbe();
+    started.forEach(SessionFailoverTest::closeQuietly);
+    probe.awaitAssert(
+        Duration.ofSeconds(10),
+        () -> {
+          assertEquals(childrenBefore, aliveChildren(), "no fixture process outlives its node");
+          return null;
+        });
+  }
+
+  /**
+   * Restarts {@code node}: the load goes to {@code during} meanwhile (as a load balancer stops
+   * sending to a node whose readiness says stopping), the node drains and leaves, and a new node on
+   * a new port joins through {@code seed}.
+   */
+  private TestGateway restart(
+      TestGateway node, TestGateway seed, Load load, List<TestGateway> during) {
+    load.servedBy(during);
+    load.phase = "restarting " + node.base;
+    node.close(DRAIN);
+    load.phase = "starting again after " + node.base;
+    int seedPort =
+        AddressFromURIString.parse(seed.supervisor.membership().selfAddress()).getPort().get();
+    TestGateway again = node(TestGateway.freePort(), seedPort);
+    List<TestGateway> members = new ArrayList<>(during);
+    members.add(again);
+    awaitDesks(members);
+    return again;
+  }
+
+  /** The load: each session calls {@code log} again and again through the nodes it is given. */
+  private final class Load {
+    final String[] ids;
+    final AtomicReference<List<TestGateway>> nodes;
+    final AtomicIntegerArray ok;
+    final Queue<String> failuresQueue = new ConcurrentLinkedQueue<>();
+    final List<String> failures = new ArrayList<>();
+    final List<String> wrong = new ArrayList<>();
+    final AtomicBoolean running = new AtomicBoolean(true);
+    final List<CompletableFuture<Void>> loops = new ArrayList<>();
+    final Queue<String> wrongQueue = new ConcurrentLinkedQueue<>();
+    final AtomicInteger turn = new AtomicInteger();
+
+    /** What the test is doing now, for the failures' messages. */
+    volatile String phase = "steady";
+
+    final TestProbe<Object> probe;
+
+    Load(String[] ids, List<TestGateway> nodes) {
+      this.probe = testKit.createTestProbe();
+      this.ids = ids;
+      this.nodes = new AtomicReference<>(List.copyOf(nodes));
+      this.ok = new AtomicIntegerArray(ids.length);
+    }
+
+    void start() {
+      for (int n = 0; n < ids.length; n++) {
+        int session = n;
+        loops.add(CompletableFuture.runAsync(() -> calls(session), callers));
+      }
+    }
+
+    void servedBy(List<TestGateway> now) {
+      nodes.set(List.copyOf(now));
+    }
+
+    private void calls(int n) {
+      for (int call = 0; running.get(); call++) {
+        List<TestGateway> now = nodes.get();
+        TestGateway node = now.get(Math.floorMod(n + turn.incrementAndGet(), now.size()));
+        String message = "s" + n + "-" + call;
+        HttpResponse<String> answered;
+        try {
+          answered =
+              node.post(
+                  FIXTURE,
+                  ids[n],
+                  TestGateway.callTool(
+                      10 + call, "log", "{\"level\":\"info\",\"message\":\"" + message + "\"}"));
+        } catch (RuntimeException e) { // the node stopped listening under the call
+          failuresQueue.add(
+              Instant.now() + " [" + phase + "] session " + n + " via " + node.base + ": " + e);
+          continue;
+        }
+        if (answered.statusCode() != 200) {
+          failuresQueue.add(
+              Instant.now()
+                  + " session "
+                  + n
+                  + " via "
+                  + node.base
+                  + ": "
+                  + answered.statusCode()
+                  + " "
+                  + answered.body());
+          continue;
+        }
+        List<JsonNode> messages = TestGateway.messages(answered);
+        JsonNode result = messages.get(messages.size() - 1);
+        if (result.has("error")) { // lost in flight with the node that served it
+          failuresQueue.add(
+              Instant.now()
+                  + " ["
+                  + phase
+                  + "] session "
+                  + n
+                  + " via "
+                  + node.base
+                  + ": "
+                  + result);
+          continue;
+        }
+        // a stdio server's logs name no call: they reach every session at its own level (when
+        // they reach a session's POST rather than its GET stream is a race with the answer)
+        boolean levelKept =
+            n % 2 != 0
+                || messages.stream()
+                    .noneMatch(m -> "notifications/message".equals(m.path("method").asText()));
+        if (result.path("id").asInt() != 10 + call
+            || !"logged".equals(TestGateway.text(result))
+            || !levelKept) {
+          wrongQueue.add("session " + n + " call " + call + ": " + answered.body());
+        }
+        ok.incrementAndGet(n);
+      }
+    }
+
+    /** The fewest calls any session has had answered so far. */
+    int okNow() {
+      int least = Integer.MAX_VALUE;
+      for (int n = 0; n < ids.length; n++) {
+        least = Math.min(least, ok.get(n));
+      }
+      return least;
+    }
+
+    /** Waits until every session has had {@code calls} answered. */
+    void awaitEach(int calls, String when) {
+      probe.awaitAssert(
+          PHASE,
+          () -> {
+            drain();
+            assertTrue(
+                okNow() >= calls,
+                "every session answers "
+                    + when
+                    + "; the slowest had "
+                    + okNow()
+                    + " of "
+                    + calls
+                    + "; failures: "
+                    + failures);
+            return null;
+          });
+    }
+
+    void stop() throws Exception {
+      running.set(false);
+      CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+      drain();
+    }
+
+    private void drain() {
+      for (String failure; (failure = failuresQueue.poll()) != null; ) {
+        failures.add(failure);
+      }
+      for (String each; (each = wrongQueue.poll()) != null; ) {
+        wrong.add(each);
+      }
+    }
+  }
+
+  private TestGateway node(int port, int seedPort) {
+    TestGateway node =
+        TestGateway.start(
+            TestGateway.CLUSTER_NODE_SETTINGS,
+            TestGateway.clusterNode(
+                port, new ClusterConfig.SeedNode("127.0.0.1", seedPort), SECRET),
+            TestGateway.stdioFixture("fixture"));
+    started.add(node);
+    return node;
+  }
+
+  /** Every node is up and its desk knows each of the others. */
+  private static void awaitDesks(List<TestGateway> nodes) {
+    for (TestGateway node : nodes) {
+      TestProbe<Receptionist.Listing> probe = TestProbe.create(node.supervisor.actorSystem());
+      probe.awaitAssert(
+          PHASE,
+          () -> {
+            assertEquals(200, node.get("/readyz").statusCode());
+            node.supervisor
+                .actorSystem()
+                .receptionist()
+                .tell(Receptionist.find(NodeDesk.KEY, probe.getRef()));
+            assertEquals(
+                nodes.size(), probe.receiveMessage().getServiceInstances(NodeDesk.KEY).size());
+            return null;
+          });
+    }
+  }
+
+  private static long aliveChildren() {
+    return ProcessHandle.current().children().filter(ProcessHandle::isAlive).count();
+  }
+
+  private static void closeQuietly(TestGateway node) {
+    try {
+      node.close();
+    } catch (RuntimeException alreadyGone) {
+      // a downed node's system is terminated already; its children went with it
+    }
+  }
+}

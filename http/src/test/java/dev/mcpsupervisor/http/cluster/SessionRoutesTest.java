@@ -1,0 +1,123 @@
+package dev.mcpsupervisor.http.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mcpsupervisor.actors.cluster.Membership.MemberView;
+import dev.mcpsupervisor.http.access.Identity;
+import dev.mcpsupervisor.http.access.SessionIds;
+import dev.mcpsupervisor.http.session.SessionRecord;
+import java.security.SecureRandom;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SessionRoutesTest {
+
+  private static final String A = "pekko://mcp@10.0.0.1:25520";
+  private static final String B = "pekko://mcp@10.0.0.2:25520";
+  private static final String C = "pekko://mcp@10.0.0.3:25520";
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private static final MemberView UP_A = new MemberView(A, "up", true);
+  private static final MemberView UP_B = new MemberView(B, "up", true);
+  private static final MemberView UP_C = new MemberView(C, "up", true);
+
+  @Test
+  void aSessionGoesToTheNodeItsIdNamesWhileThatNodeServes() {
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    assertEquals(
+        new SessionRoutes.To(A),
+        routes(B, true, List.of(A, B, C), UP_A, UP_B, UP_C).of(id, null, 0));
+  }
+
+  @Test
+  void anUnreachableNodeIsWaitedForAndOneThatHasJustJoinedToo() {
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    MemberView unreachable = new MemberView(A, "up", false);
+    assertEquals(
+        SessionRoutes.WAIT, routes(B, true, List.of(A, B), unreachable, UP_B).of(id, null, 0));
+    assertEquals(
+        SessionRoutes.WAIT,
+        routes(B, true, List.of(B), UP_A, UP_B).of(id, null, 0),
+        "a member whose desk is not listed yet");
+  }
+
+  @Test
+  void aGoneNodesSessionIsLookedUpAndSoIsOneThisNodeNoLongerServes() {
+    String ofA = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    assertEquals(SessionRoutes.FIND, routes(B, true, List.of(B, C), UP_B, UP_C).of(ofA, null, 0));
+    assertEquals(
+        SessionRoutes.FIND,
+        routes(B, true, List.of(A, B), new MemberView(A, "leaving", true), UP_B).of(ofA, null, 0));
+    String ofB = SessionIds.generate(RANDOM, SessionIds.nodeTag(B));
+    assertEquals(SessionRoutes.FIND, routes(B, true, List.of(A, B), UP_A, UP_B).of(ofB, null, 0));
+  }
+
+  @Test
+  void aRecordSendsItToTheNodeServingItOrElseToOneAdopterThatEveryNodeAgreesOn() {
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    assertEquals(
+        new SessionRoutes.To(C),
+        routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, C), 1),
+        "served by C since it adopted the session");
+    SessionRoutes.Route fromB = routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, A), 1);
+    SessionRoutes.Route fromC = routes(C, true, List.of(B, C), UP_B, UP_C).of(id, record(id, A), 1);
+    assertEquals(fromB, fromC);
+    assertTrue(
+        fromB instanceof SessionRoutes.To to && (to.address().equals(B) || to.address().equals(C)));
+  }
+
+  @Test
+  void aStoppingNodeNeitherServesNorAdoptsAndTheLastOneLeavesNowhere() {
+    for (int i = 0; i < 50; i++) {
+      String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(B));
+      assertEquals(
+          new SessionRoutes.To(C),
+          routes(B, false, List.of(B, C), UP_B, UP_C).of(id, record(id, B), 1));
+    }
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(B));
+    assertEquals(
+        SessionRoutes.NOWHERE, routes(B, false, List.of(B), UP_B).of(id, record(id, B), 1));
+  }
+
+  @Test
+  void passingOnEndsWithTheDeskThatHasItAfterTooManyHops() {
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    assertEquals(
+        new SessionRoutes.To(B),
+        routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, C), SessionRoutes.MAX_HOPS));
+  }
+
+  @Test
+  void losingANodeMovesOnlyTheSessionsItWasToAdopt() {
+    SessionRoutes three = routes(A, true, List.of(A, B, C), UP_A, UP_B, UP_C);
+    SessionRoutes two = routes(A, true, List.of(A, B), UP_A, UP_B);
+    Map<String, Integer> adopted = new HashMap<>();
+    for (int i = 0; i < 3000; i++) {
+      String id = SessionIds.generate(RANDOM, "gone-node-x");
+      String before = three.adopter(id);
+      adopted.merge(before, 1, Integer::sum);
+      if (!before.equals(C)) {
+        assertEquals(before, two.adopter(id), "a session C was not to adopt stays put");
+      } else {
+        assertNotEquals(C, two.adopter(id));
+      }
+    }
+    adopted.values().forEach(count -> assertTrue(count > 800, "spread evenly: " + adopted));
+  }
+
+  private static SessionRoutes routes(
+      String self, boolean selfServes, List<String> listed, MemberView... members) {
+    Map<String, String> desks = new HashMap<>();
+    listed.forEach(address -> desks.put(SessionIds.nodeTag(address), address));
+    Map<String, MemberView> byAddress = SessionRoutes.membersOf(List.of(members));
+    return new SessionRoutes(desks, byAddress, self, selfServes);
+  }
+
+  private static SessionRecord record(String id, String home) {
+    return new SessionRecord(id, "/mcp", Identity.ANONYMOUS, null, Map.of(), null, Map.of(), home);
+  }
+}
