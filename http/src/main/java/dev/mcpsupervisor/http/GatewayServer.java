@@ -344,19 +344,30 @@ public final class GatewayServer {
     Duration drain =
         drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
     readiness.stopping();
-    if (desk != null) { // the sessions this node serves go on at the nodes that stay
-      desk.tell(NodeDesk.Leave.INSTANCE);
-    }
     // the sessions close their GET streams (which never end) and answer what is in flight, and
     // only then are the connections terminated: Pekko's termination cuts a response that is
     // already streaming (an SSE answer), so it must not start before those are answered
-    CompletionStage<Void> started =
-        Asks.<DownstreamSessions.Command, Done>ask(
-                sessions,
-                DownstreamSessions.Drain::new,
+    // in a cluster, the sessions this node serves go on at the nodes that stay: first its desk
+    // passes their requests on, then the sessions drain what they took before
+    CompletionStage<Done> handedOver =
+        desk == null
+            ? CompletableFuture.completedFuture(Done.getInstance())
+            : Asks.<NodeDesk.Command, Done>ask(
+                desk,
+                NodeDesk.Leave::new,
                 drain,
                 system.scheduler(),
-                timedOut -> Done.getInstance())
+                timedOut -> Done.getInstance());
+    CompletionStage<Void> started =
+        handedOver
+            .thenCompose(
+                passedOn ->
+                    Asks.<DownstreamSessions.Command, Done>ask(
+                        sessions,
+                        DownstreamSessions.Drain::new,
+                        drain,
+                        system.scheduler(),
+                        timedOut -> Done.getInstance()))
             // answered is not yet written: the last frames of a streamed answer are on their way
             .thenCompose(exchangesAnswered -> mcp.responsesWritten(drain))
             .thenCompose(written -> binding.unbind())

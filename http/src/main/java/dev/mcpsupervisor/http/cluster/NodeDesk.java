@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http.cluster;
 
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_SESSION_LOST;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.cluster.Membership;
@@ -19,6 +20,7 @@ import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.protocol.CrossNode;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcException;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -28,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -71,10 +74,12 @@ public final class NodeDesk {
       JsonRpcRequest retry, RequestStates.State state, boolean sse, Exchange on)
       implements Command {}
 
-  /** This node stops: the sessions it serves go on at the nodes that stay. */
-  public enum Leave implements Command {
-    INSTANCE
-  }
+  /**
+   * This node stops: the sessions it serves go on at the nodes that stay. Replies once every
+   * request it took before is with its session here, so the sessions' drain that follows waits for
+   * them too.
+   */
+  public record Leave(ActorRef<Done> replyTo) implements Command {}
 
   // Between desks.
 
@@ -258,7 +263,12 @@ public final class NodeDesk {
                     selfServes))
         .onMessage(
             Recheck.class, recheck -> next(desks, recheck(desks, waiting, selfServes), selfServes))
-        .onMessage(Leave.class, leave -> leaving(desks, recheck(desks, waiting, false)))
+        .onMessage(
+            Leave.class,
+            leave -> {
+              leave.replyTo().tell(Done.getInstance());
+              return leaving(desks, recheck(desks, waiting, false));
+            })
         .onMessage(
             ForwardToSession.class,
             forward -> route(desks, waiting, selfServes, toSession(forward)))
@@ -322,7 +332,7 @@ public final class NodeDesk {
   /** A request from this node's routes, with the edge its events come back to. */
   private ToSession toSession(ForwardToSession forward) {
     DownstreamSession.Routed command = forward.command();
-    ActorRef<Exchange.Event> edge = edge(forward.on(), nodeLost());
+    ActorRef<Exchange.Event> edge = edge(forward.on(), nodeLost(command));
     if (command instanceof DownstreamSession.Post post) {
       return new SessionPost(
           forward.sessionId(),
@@ -630,10 +640,37 @@ public final class NodeDesk {
    * flight there is lost, the session is not; the client sends the request again.
    */
   static Exchange.Refused nodeLost() {
-    return Exchange.Refused.of(
-        503,
-        "the gateway node that served this request is gone: send it again (the session goes on)");
+    return Exchange.Refused.of(503, NODE_LOST);
   }
+
+  /**
+   * {@link #nodeLost()} for a command whose exchange may have started: a POST's requests are each
+   * answered the retryable "session lost" error, on the stream if it is one.
+   */
+  static Exchange.Event nodeLost(DownstreamSession.Routed command) {
+    if (command instanceof DownstreamSession.Post post) {
+      ObjectNode data = JsonRpcCodec.emptyObject();
+      data.put("retryable", true);
+      List<ObjectNode> answers =
+          post.messages().stream()
+              .filter(JsonRpcRequest.class::isInstance)
+              .map(
+                  request ->
+                      JsonRpcCodec.toJson(
+                          JsonRpcResponse.failure(
+                              ((JsonRpcRequest) request).id(),
+                              new JsonRpcError(UPSTREAM_SESSION_LOST, NODE_LOST, data))))
+              .toList();
+      if (!answers.isEmpty()) {
+        return new Exchange.Complete(answers);
+      }
+    }
+    return nodeLost();
+  }
+
+  private static final String NODE_LOST =
+      "the gateway node that served this request is gone, and the request with it: send it again"
+          + " (the session goes on)";
 
   /** The node that held the round is not in the cluster (any more): the call is lost with it. */
   static Exchange.Refused roundNodeGone(JsonRpcRequest retry) {
