@@ -105,16 +105,7 @@ class ClusterJarIT {
                 node.process().toHandle(), DemoServer.class.getName()));
       }
       assertEquals(3, demoServers.size(), "one demo server per node: " + demoServers);
-      for (JarProcess node : nodes) {
-        node.process().destroy(); // SIGTERM
-      }
-      for (JarProcess node : nodes) {
-        assertEquals(
-            0, node.awaitExit(), "exit status after SIGTERM; stderr:\n" + node.stderrText());
-      }
-      assertTrue(
-          ChildProcesses.awaitExit(demoServers, Duration.ofSeconds(10)),
-          "a demo server outlived its gateway: " + demoServers);
+      stopLeavingNoDemoServer(nodes, demoServers);
     } finally {
       nodes.forEach(JarProcess::close);
     }
@@ -219,20 +210,28 @@ class ClusterJarIT {
                   failure.contains("send it again"),
                   "a call lost with its node is told to send it again: " + failure));
 
-      for (JarProcess node : nodes.subList(1, 3)) {
-        node.process().destroy(); // SIGTERM
-      }
-      for (JarProcess node : nodes.subList(1, 3)) {
-        assertEquals(
-            0, node.awaitExit(), "exit status after SIGTERM; stderr:\n" + node.stderrText());
-      }
-      assertTrue(
-          ChildProcesses.awaitExit(demoServers, Duration.ofSeconds(10)),
-          "a demo server outlived its gateway: " + demoServers);
+      stopLeavingNoDemoServer(nodes.subList(1, 3), demoServers);
     } finally {
       callers.shutdownNow();
       nodes.forEach(JarProcess::close);
     }
+  }
+
+  /**
+   * SIGTERM to each node: each exits 0, and none of {@code demoServers} (the killed node's too)
+   * outlives them.
+   */
+  private static void stopLeavingNoDemoServer(
+      List<JarProcess> nodes, List<ProcessHandle> demoServers) throws Exception {
+    for (JarProcess node : nodes) {
+      node.process().destroy(); // SIGTERM
+    }
+    for (JarProcess node : nodes) {
+      assertEquals(0, node.awaitExit(), "exit status after SIGTERM; stderr:\n" + node.stderrText());
+    }
+    assertTrue(
+        ChildProcesses.awaitExit(demoServers, Duration.ofSeconds(10)),
+        "a demo server outlived its gateway: " + demoServers);
   }
 
   /** Until every entry of {@code values} is at least {@code least}, bounded by {@link #READY}. */

@@ -61,23 +61,7 @@ class AnyNodeTest {
     ClusterConfig.SeedNode seed = new ClusterConfig.SeedNode("127.0.0.1", seedPort);
     nodes.add(node(seedPort, seed));
     nodes.add(node(TestGateway.freePort(), seed));
-    TestProbe<Receptionist.Listing> probe = TestProbe.create(nodes.get(0).supervisor.actorSystem());
-    for (TestGateway node : nodes) {
-      probe.awaitAssert(
-          FORMATION,
-          () -> {
-            assertEquals(200, node.get("/readyz").statusCode());
-            node.supervisor
-                .actorSystem()
-                .receptionist()
-                .tell(Receptionist.find(NodeDesk.KEY, probe.getRef()));
-            assertEquals(
-                2,
-                probe.receiveMessage().getServiceInstances(NodeDesk.KEY).size(),
-                "each node's desk knows both");
-            return null;
-          });
-    }
+    TestGateway.awaitDesks(nodes, FORMATION);
   }
 
   @AfterAll

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -25,7 +24,6 @@ import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.AddressFromURIString;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Down;
 import org.junit.jupiter.api.AfterAll;
@@ -77,7 +75,7 @@ class SessionFailoverTest {
     TestGateway first = node(seedPort, seedPort);
     TestGateway second = node(TestGateway.freePort(), seedPort);
     TestGateway third = node(TestGateway.freePort(), seedPort);
-    awaitDesks(List.of(first, second, third));
+    TestGateway.awaitDesks(List.of(first, second, third), PHASE);
 
     String[] ids = new String[SESSIONS];
     for (int n = 0; n < SESSIONS; n++) {
@@ -157,7 +155,7 @@ class SessionFailoverTest {
     TestGateway again = node(TestGateway.freePort(), seedPort);
     List<TestGateway> members = new ArrayList<>(during);
     members.add(again);
-    awaitDesks(members);
+    TestGateway.awaitDesks(members, PHASE);
     return again;
   }
 
@@ -316,25 +314,6 @@ class SessionFailoverTest {
             TestGateway.stdioFixture("fixture"));
     started.add(node);
     return node;
-  }
-
-  /** Every node is up and its desk knows each of the others. */
-  private static void awaitDesks(List<TestGateway> nodes) {
-    for (TestGateway node : nodes) {
-      TestProbe<Receptionist.Listing> probe = TestProbe.create(node.supervisor.actorSystem());
-      probe.awaitAssert(
-          PHASE,
-          () -> {
-            assertEquals(200, node.get("/readyz").statusCode());
-            node.supervisor
-                .actorSystem()
-                .receptionist()
-                .tell(Receptionist.find(NodeDesk.KEY, probe.getRef()));
-            assertEquals(
-                nodes.size(), probe.receiveMessage().getServiceInstances(NodeDesk.KEY).size());
-            return null;
-          });
-    }
   }
 
   private static long aliveChildren() {

@@ -9,6 +9,7 @@ import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.fixture.FixtureProcess;
+import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
@@ -38,6 +39,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
 
 /**
  * A real gateway on 127.0.0.1 (any port) in front of a real supervisor, with raw HTTP helpers. The
@@ -122,6 +125,27 @@ public final class TestGateway implements AutoCloseable {
         "dev.mcpsupervisor.http.cluster.NodeDesk$EdgeGone"]
       pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
       """;
+
+  /** Until every node is up and its desk lists the desks of all of them, within {@code within}. */
+  static void awaitDesks(List<TestGateway> nodes, Duration within) {
+    for (TestGateway node : nodes) {
+      TestProbe<Receptionist.Listing> probe = TestProbe.create(node.supervisor.actorSystem());
+      probe.awaitAssert(
+          within,
+          () -> {
+            assertEquals(200, node.get("/readyz").statusCode());
+            node.supervisor
+                .actorSystem()
+                .receptionist()
+                .tell(Receptionist.find(NodeDesk.KEY, probe.getRef()));
+            assertEquals(
+                nodes.size(),
+                probe.receiveMessage().getServiceInstances(NodeDesk.KEY).size(),
+                "each node's desk knows every node's");
+            return null;
+          });
+    }
+  }
 
   /** A port nothing listens on now (for a node's Artery). */
   static int freePort() {

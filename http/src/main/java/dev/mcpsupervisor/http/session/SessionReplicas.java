@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -138,29 +139,13 @@ public final class SessionReplicas {
             Publish.class,
             publish -> {
               SessionRecord record = publish.record();
-              replicator.askUpdate(
-                  replyTo ->
-                      new Replicator.Update<>(
-                          keyOf(record.id()),
-                          LWWMap.create(),
-                          new Replicator.WriteMajority(WRITE_TIMEOUT),
-                          replyTo,
-                          map -> map.put(self, record.id(), record)),
-                  Written::new);
+              update(record.id(), map -> map.put(self, record.id(), record));
               return Behaviors.same();
             })
         .onMessage(
             Forget.class,
             forget -> {
-              replicator.askUpdate(
-                  replyTo ->
-                      new Replicator.Update<>(
-                          keyOf(forget.sessionId()),
-                          LWWMap.create(),
-                          new Replicator.WriteMajority(WRITE_TIMEOUT),
-                          replyTo,
-                          map -> map.remove(self, forget.sessionId())),
-                  Written::new);
+              update(forget.sessionId(), map -> map.remove(self, forget.sessionId()));
               return Behaviors.same();
             })
         .onMessage(
@@ -240,6 +225,21 @@ public final class SessionReplicas {
     Map<String, Set<String>> next = new HashMap<>(orphans);
     next.put(bucket, Set.copyOf(now));
     return Map.copyOf(next);
+  }
+
+  /** Changes the map that holds {@code sessionId}'s record, on a majority of the nodes. */
+  private void update(
+      String sessionId,
+      Function<LWWMap<String, SessionRecord>, LWWMap<String, SessionRecord>> change) {
+    replicator.askUpdate(
+        replyTo ->
+            new Replicator.Update<>(
+                keyOf(sessionId),
+                LWWMap.create(),
+                new Replicator.WriteMajority(WRITE_TIMEOUT),
+                replyTo,
+                change),
+        Written::new);
   }
 
   private void read(Find find, boolean local) {
