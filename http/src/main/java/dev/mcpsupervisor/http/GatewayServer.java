@@ -10,6 +10,7 @@ import dev.mcpsupervisor.http.access.AccessControl;
 import dev.mcpsupervisor.http.access.Authentication;
 import dev.mcpsupervisor.http.access.CallerIdentity;
 import dev.mcpsupervisor.http.access.RequestHeaderDeadline;
+import dev.mcpsupervisor.http.access.SessionIdSeal;
 import dev.mcpsupervisor.http.access.StreamQuota;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
@@ -188,7 +189,8 @@ public final class GatewayServer {
                                             directory,
                                             registry,
                                             replication.toCompletableFuture().join().replicas(),
-                                            pending)),
+                                            pending,
+                                            SessionIdSeal.of(config.cluster()))),
                                     "mcp-gateway-desk-" + instance)
                                 : CompletableFuture.<ActorRef<NodeDesk.Command>>completedFuture(
                                     null))

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.http.access.SessionIdSeal;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
@@ -256,9 +257,33 @@ class AnyNodeTest {
     }
   }
 
-  /** Last: it stops the first node. */
   @Test
   @Order(5)
+  void aSessionIdNotSealedByThisClusterIsUnknownOnEveryNode() {
+    String tag = SessionIds.nodeTag(nodes.get(0).supervisor.membership().selfAddress());
+    String real = nodes.get(0).initialize(FIXTURE);
+    String tampered = real.substring(0, real.length() - 1) + (real.endsWith("A") ? "B" : "A");
+    String foreign =
+        SessionIds.generate(
+            new java.security.SecureRandom(),
+            tag,
+            SessionIdSeal.ofSecret("the-secret-of-another-cluster"));
+    for (TestGateway node : nodes) {
+      for (String id : List.of(tampered, foreign)) {
+        HttpResponse<String> refused =
+            node.post(FIXTURE, id, TestGateway.callTool(1, "echo", "{\"message\":\"x\"}"));
+        assertEquals(404, refused.statusCode(), id + ": " + refused.body());
+        assertEquals(404, node.delete(FIXTURE, id).statusCode());
+      }
+      HttpResponse<String> served =
+          node.post(FIXTURE, real, TestGateway.callTool(2, "echo", "{\"message\":\"y\"}"));
+      assertEquals("y", TestGateway.text(TestGateway.answer(served)), "the real one is served");
+    }
+  }
+
+  /** Last: it stops the first node. */
+  @Test
+  @Order(6)
   void aRetryWhoseNodeIsGoneIsToldToStartTheCallAgain() {
     TestGateway holder = nodes.get(0);
     TestGateway survivor = nodes.get(1);

@@ -27,11 +27,14 @@ public final class SessionIds {
   }
 
   /**
-   * An id of a session on a cluster node: {@code <node tag>.<random>}, so that any node knows which
-   * node holds it; null {@code nodeTag} (a single node): the random part alone.
+   * An id of a session on a cluster node: {@code <node tag>.<random>.<mac>}, so that any node knows
+   * which node created it and that a node of this cluster did; null {@code nodeTag} (a single
+   * node): the random part alone.
    */
-  public static String generate(SecureRandom random, String nodeTag) {
-    return nodeTag == null ? generate(random) : nodeTag + NODE_SEPARATOR + generate(random);
+  public static String generate(SecureRandom random, String nodeTag, SessionIdSeal seal) {
+    return nodeTag == null
+        ? generate(random)
+        : seal.sealed(nodeTag + NODE_SEPARATOR + generate(random));
   }
 
   /** The tag of the node at {@code address} (a cluster node's Pekko address) in its ids. */

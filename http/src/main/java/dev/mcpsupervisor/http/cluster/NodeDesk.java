@@ -6,6 +6,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_SESSION_LOST
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.http.access.Identity;
+import dev.mcpsupervisor.http.access.SessionIdSeal;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.session.DownstreamSession;
 import dev.mcpsupervisor.http.session.DownstreamSessions;
@@ -201,13 +202,18 @@ public final class NodeDesk {
     static final Desks NONE = new Desks(Map.of(), Map.of());
   }
 
-  /** What a desk serves with: this node's sessions, their replicas and its parked requests. */
+  /**
+   * What a desk serves with: this node's sessions, their replicas and its parked requests.
+   *
+   * @param seal what the cluster's session ids end with: an id without it is nobody's
+   */
   public record Served(
       Membership membership,
       SessionDirectory directory,
       ActorRef<DownstreamSessions.Command> registry,
       ActorRef<SessionReplicas.Command> replicas,
-      PendingRounds pending) {
+      PendingRounds pending,
+      SessionIdSeal seal) {
     String node() {
       return membership.selfAddress();
     }
@@ -359,6 +365,10 @@ public final class NodeDesk {
       Desks desks, List<Waiting> waiting, boolean selfServes, ToSession request) {
     if (selfServes && served.directory().holds(request.sessionId())) {
       serveHere(request, null);
+      return Behaviors.same();
+    }
+    if (!served.seal().verifies(request.sessionId())) { // forged, or another cluster's: no lookup
+      gone(request);
       return Behaviors.same();
     }
     SessionRoutes.Route route =

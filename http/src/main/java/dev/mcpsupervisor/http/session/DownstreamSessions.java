@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http.session;
 
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.http.access.Identity;
+import dev.mcpsupervisor.http.access.SessionIdSeal;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.access.SessionQuota;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
@@ -11,6 +12,7 @@ import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.protocol.CrossNode;
+import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -169,6 +171,9 @@ public final class DownstreamSessions {
   /** What this node's session ids start with in a cluster (see {@link SessionIds}), or null. */
   private final String nodeTag;
 
+  /** What this node's session ids end with in a cluster, or null. */
+  private final SessionIdSeal seal;
+
   private final SessionReplicas.Replication replication;
   private final SessionDirectory directory;
   private final SessionQuota quota;
@@ -189,10 +194,11 @@ public final class DownstreamSessions {
     this.supervisor = supervisor;
     this.replication = replication;
     this.directory = directory;
-    this.nodeTag =
-        supervisor.membership().clustered()
-            ? SessionIds.nodeTag(supervisor.membership().selfAddress())
-            : null;
+    ClusterConfig cluster =
+        supervisor.config().gateway() == null ? null : supervisor.config().gateway().cluster();
+    boolean clustered = supervisor.membership().clustered() && cluster != null;
+    this.nodeTag = clustered ? SessionIds.nodeTag(supervisor.membership().selfAddress()) : null;
+    this.seal = clustered ? SessionIdSeal.of(cluster) : null;
     this.sessions = new SessionTable(directory);
     this.access = access;
     this.endpointsByPath = Map.copyOf(endpointsByPath);
@@ -241,7 +247,7 @@ public final class DownstreamSessions {
       create.replyTo().tell(new Created(null, full));
       return Behaviors.same();
     }
-    String id = SessionIds.generate(random, nodeTag);
+    String id = SessionIds.generate(random, nodeTag, seal);
     start(id, served, create.owner(), create.kind(), null);
     create.replyTo().tell(new Created(id, null));
     return Behaviors.same();

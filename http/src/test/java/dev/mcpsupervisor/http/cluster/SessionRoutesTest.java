@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.actors.cluster.Membership.MemberView;
 import dev.mcpsupervisor.http.access.Identity;
+import dev.mcpsupervisor.http.access.SessionIdSeal;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.session.SessionRecord;
 import java.security.SecureRandom;
@@ -20,6 +21,7 @@ class SessionRoutesTest {
   private static final String B = "pekko://mcp@10.0.0.2:25520";
   private static final String C = "pekko://mcp@10.0.0.3:25520";
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final SessionIdSeal SEAL = SessionIdSeal.ofSecret("the secret of the routes");
 
   private static final MemberView UP_A = new MemberView(A, "up", true);
   private static final MemberView UP_B = new MemberView(B, "up", true);
@@ -27,7 +29,7 @@ class SessionRoutesTest {
 
   @Test
   void aSessionGoesToTheNodeItsIdNamesWhileThatNodeServes() {
-    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     assertEquals(
         new SessionRoutes.To(A),
         routes(B, true, List.of(A, B, C), UP_A, UP_B, UP_C).of(id, null, 0));
@@ -35,7 +37,7 @@ class SessionRoutesTest {
 
   @Test
   void anUnreachableNodeIsWaitedForAndOneThatHasJustJoinedToo() {
-    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     MemberView unreachable = new MemberView(A, "up", false);
     assertEquals(
         SessionRoutes.WAIT, routes(B, true, List.of(A, B), unreachable, UP_B).of(id, null, 0));
@@ -47,18 +49,18 @@ class SessionRoutesTest {
 
   @Test
   void aGoneNodesSessionIsLookedUpAndSoIsOneThisNodeNoLongerServes() {
-    String ofA = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    String ofA = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     assertEquals(SessionRoutes.FIND, routes(B, true, List.of(B, C), UP_B, UP_C).of(ofA, null, 0));
     assertEquals(
         SessionRoutes.FIND,
         routes(B, true, List.of(A, B), new MemberView(A, "leaving", true), UP_B).of(ofA, null, 0));
-    String ofB = SessionIds.generate(RANDOM, SessionIds.nodeTag(B));
+    String ofB = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
     assertEquals(SessionRoutes.FIND, routes(B, true, List.of(A, B), UP_A, UP_B).of(ofB, null, 0));
   }
 
   @Test
   void aRecordSendsItToTheNodeServingItOrElseToOneAdopterThatEveryNodeAgreesOn() {
-    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     assertEquals(
         new SessionRoutes.To(C),
         routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, C), 1),
@@ -73,19 +75,19 @@ class SessionRoutesTest {
   @Test
   void aStoppingNodeNeitherServesNorAdoptsAndTheLastOneLeavesNowhere() {
     for (int i = 0; i < 50; i++) {
-      String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(B));
+      String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
       assertEquals(
           new SessionRoutes.To(C),
           routes(B, false, List.of(B, C), UP_B, UP_C).of(id, record(id, B), 1));
     }
-    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(B));
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
     assertEquals(
         SessionRoutes.NOWHERE, routes(B, false, List.of(B), UP_B).of(id, record(id, B), 1));
   }
 
   @Test
   void passingOnEndsWithTheDeskThatHasItAfterTooManyHops() {
-    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A));
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     assertEquals(
         new SessionRoutes.To(B),
         routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, C), SessionRoutes.MAX_HOPS));
@@ -97,7 +99,7 @@ class SessionRoutesTest {
     SessionRoutes two = routes(A, true, List.of(A, B), UP_A, UP_B);
     Map<String, Integer> adopted = new HashMap<>();
     for (int i = 0; i < 3000; i++) {
-      String id = SessionIds.generate(RANDOM, "gone-node-x");
+      String id = SessionIds.generate(RANDOM, "gone-node-x", SEAL);
       String before = three.adopter(id);
       adopted.merge(before, 1, Integer::sum);
       if (!before.equals(C)) {
