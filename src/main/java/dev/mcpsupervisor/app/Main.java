@@ -5,6 +5,8 @@ import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.app.bench.BenchCommand;
 import dev.mcpsupervisor.app.chaos.ChaosCommand;
+import dev.mcpsupervisor.app.stdio.ConnectCommand;
+import dev.mcpsupervisor.app.stdio.StdioCommand;
 import dev.mcpsupervisor.protocol.config.BindSafety;
 import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
@@ -31,7 +33,8 @@ import picocli.CommandLine.Option;
  * prints one line, {@code mcp-supervisor listening on http://H:N/mcp}, once it is bound. Exit
  * status: 0 after a clean shutdown (SIGTERM, SIGINT), 2 for a bad configuration or bad flags (one
  * line on stderr), 1 when the gateway cannot start. {@code bench URL ...} is the load generator
- * ({@link BenchCommand}).
+ * ({@link BenchCommand}); {@code stdio} and {@code connect URL} serve MCP on stdin/stdout ({@link
+ * StdioCommand}, {@link ConnectCommand}).
  */
 @Command(
     name = "mcp-supervisor",
@@ -39,7 +42,12 @@ import picocli.CommandLine.Option;
     versionProvider = Main.Version.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {BenchCommand.class, ChaosCommand.class},
+    subcommands = {
+      BenchCommand.class,
+      ChaosCommand.class,
+      StdioCommand.class,
+      ConnectCommand.class
+    },
     description =
         "Serves MCP servers (stdio processes it supervises, remote Streamable HTTP or SSE servers) behind one"
             + " Streamable HTTP endpoint. Without --config it serves a built-in demo server named \""

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * #install()} answers a future that never completes and the JVM's default handling (shutdown hooks)
  * applies.
  */
-final class TerminationSignals {
+public final class TerminationSignals {
 
   static final int FORCED_EXIT = 130;
   private static final String[] SIGNALS = {"TERM", "INT"};
@@ -24,7 +24,7 @@ final class TerminationSignals {
   private TerminationSignals() {}
 
   /** Completes with the name of the first termination signal received. */
-  static CompletableFuture<String> install() {
+  public static CompletableFuture<String> install() {
     CompletableFuture<String> received = new CompletableFuture<>();
     AtomicInteger count = new AtomicInteger();
     try {

@@ -146,6 +146,28 @@ public record GatewayConfig(
         cluster);
   }
 
+  /**
+   * This section as a private gateway for one local client (the stdio front): on loopback, any free
+   * port, {@code token} its only credential, every server allowed, no OAuth, no cluster; its limits
+   * kept.
+   */
+  public GatewayConfig forOneLocalClient(String token) {
+    return new GatewayConfig(
+        "127.0.0.1",
+        0,
+        List.of(token),
+        List.of(),
+        List.of(),
+        maxBodyBytes,
+        sessionIdleTimeout,
+        List.of(),
+        null,
+        Map.of(),
+        connectionLimits,
+        sessionLimits,
+        null);
+  }
+
   /** This section as one node of a cluster; everything else kept. */
   public GatewayConfig withCluster(ClusterConfig newCluster) {
     return new GatewayConfig(

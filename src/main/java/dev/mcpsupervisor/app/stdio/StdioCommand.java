@@ -1,0 +1,122 @@
+package dev.mcpsupervisor.app.stdio;
+
+import dev.mcpsupervisor.app.Application;
+import dev.mcpsupervisor.app.DemoConfig;
+import dev.mcpsupervisor.app.TerminationSignals;
+import dev.mcpsupervisor.protocol.config.ConfigException;
+import dev.mcpsupervisor.protocol.config.ConfigLoader;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code mcp-supervisor stdio [--config FILE] [--server NAME]}: the aggregated servers (or one) as
+ * an MCP server on stdin/stdout, for a desktop client that starts its servers as processes. It is
+ * the gateway, private to this client (loopback, any free port, a random token no one else knows),
+ * with a {@link StdioBridge} in front: everything the HTTP front does — both eras, progress, logs,
+ * sampling and elicitation, {@code list_changed}, cancellation, restarts — the stdio client gets.
+ * Logs go to stderr. Ends every server process when stdin closes, on SIGTERM, or when the client's
+ * process dies.
+ */
+@Command(
+    name = "stdio",
+    mixinStandardHelpOptions = true,
+    description =
+        "Serves the configured MCP servers (as <server>__<tool>, or one with --server) over"
+            + " stdin/stdout, for clients that start their servers as processes. Exits, ending"
+            + " every server process, when stdin closes, on SIGTERM, or when its parent dies.")
+public final class StdioCommand implements Callable<Integer> {
+
+  private static final Logger log = LoggerFactory.getLogger(StdioCommand.class);
+
+  /** How long the private gateway may take to start. */
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Its client is gone or said goodbye: what is in flight has nobody to go to. */
+  private static final Duration DRAIN = Duration.ofMillis(500);
+
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "JSON or HOCON file in the MCP client format (mcpServers.<name>, ...)")
+  private Path config;
+
+  @Option(
+      names = "--server",
+      paramLabel = "NAME",
+      description = "serve this one server, its tools' names unchanged")
+  private String server;
+
+  @Spec private picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    SupervisorConfig loaded;
+    try {
+      loaded = config == null ? DemoConfig.create() : ConfigLoader.load(config);
+    } catch (ConfigException e) {
+      err.println(e.getMessage());
+      return 2;
+    }
+    if (server != null && !loaded.servers().containsKey(server)) {
+      err.println(
+          "mcp-supervisor: --server "
+              + server
+              + ": no such server in the config (it has "
+              + String.join(", ", loaded.servers().keySet())
+              + ")");
+      return 2;
+    }
+    byte[] secret = new byte[32];
+    new SecureRandom().nextBytes(secret);
+    String token = Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+    SupervisorConfig privateGateway =
+        new SupervisorConfig(loaded.servers(), loaded.gateway().forOneLocalClient(token));
+    Application application;
+    try {
+      application =
+          Application.start(privateGateway)
+              .toCompletableFuture()
+              .get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      err.println("mcp-supervisor: the gateway did not start: " + e.getMessage());
+      return 1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    }
+    URI base = URI.create(application.mcpUrl());
+    URI endpoint = server == null ? base : base.resolve("/servers/" + server + "/mcp");
+    StdioBridge bridge =
+        new StdioBridge(
+            endpoint,
+            Map.of("Authorization", "Bearer " + token),
+            System.out,
+            ConnectCommand.RECONNECT_FOR);
+    String why = bridge.serve(System.in, TerminationSignals.install());
+    log.info("stdio client gone ({}): stopping", why);
+    try {
+      application.stop(DRAIN).toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("stopping took too long: {}", e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+}

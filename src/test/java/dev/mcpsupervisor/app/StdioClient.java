@@ -1,0 +1,208 @@
+package dev.mcpsupervisor.app;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A stdio MCP client of a process it starts ({@code mcp-supervisor stdio} or {@code connect}): it
+ * writes lines on the process's stdin and reads its stdout line by line, each of which must be a
+ * JSON-RPC 2.0 message (anything else is kept in {@link #notJsonRpc}).
+ */
+final class StdioClient implements AutoCloseable {
+
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(60);
+
+  final Process process;
+  final long startedNanos = System.nanoTime();
+  final List<String> notJsonRpc = new ArrayList<>();
+  private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
+  private final ConcurrentLinkedQueue<String> stderr = new ConcurrentLinkedQueue<>();
+  private final OutputStream stdin;
+
+  private StdioClient(Process process) {
+    this.process = process;
+    this.stdin = process.getOutputStream();
+    Thread stdout =
+        new Thread(
+            () -> {
+              try (BufferedReader lines =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                  try {
+                    JsonNode message = JSON.readTree(line);
+                    if (!"2.0".equals(message.path("jsonrpc").asText())) {
+                      synchronized (notJsonRpc) {
+                        notJsonRpc.add(line);
+                      }
+                    }
+                    messages.add(message);
+                  } catch (IOException e) {
+                    synchronized (notJsonRpc) {
+                      notJsonRpc.add(line);
+                    }
+                  }
+                }
+              } catch (IOException e) {
+                // the process ended
+              }
+            },
+            "stdio-client-stdout-" + process.pid());
+    stdout.setDaemon(true);
+    stdout.start();
+    Thread errors =
+        new Thread(
+            () -> {
+              try (BufferedReader lines =
+                  new BufferedReader(
+                      new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                  stderr.add(line);
+                }
+              } catch (IOException e) {
+                // the process ended
+              }
+            },
+            "stdio-client-stderr-" + process.pid());
+    errors.setDaemon(true);
+    errors.start();
+  }
+
+  /** {@code java -jar mcp-supervisor.jar ARGS}, its stdin and stdout this client's. */
+  static StdioClient jar(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(JarProcess.warmupCalls(0));
+    command.add("-jar");
+    command.add(JarProcess.jar().toString());
+    command.addAll(List.of(args));
+    return of(command);
+  }
+
+  static StdioClient of(List<String> command) {
+    try {
+      return new StdioClient(new ProcessBuilder(command).start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + command, e);
+    }
+  }
+
+  /** Writes one line on the process's stdin. */
+  void send(String line) {
+    try {
+      stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      stdin.flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  void send(JsonNode message) {
+    send(message.toString());
+  }
+
+  /** Sends a request and answers its response; other messages before it go to {@code others}. */
+  JsonNode request(Object id, String method, JsonNode params, List<JsonNode> others) {
+    ObjectNode request = JSON.createObjectNode().put("jsonrpc", "2.0").put("method", method);
+    request.set("id", JSON.valueToTree(id));
+    if (params != null) {
+      request.set("params", params);
+    }
+    send(request);
+    return until(JSON.valueToTree(id), others);
+  }
+
+  JsonNode request(Object id, String method, JsonNode params) {
+    return request(id, method, params, new ArrayList<>());
+  }
+
+  void notify(String method) {
+    send(JSON.createObjectNode().put("jsonrpc", "2.0").put("method", method));
+  }
+
+  /** The next message, bounded. */
+  JsonNode next() {
+    try {
+      JsonNode message = messages.poll(ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      if (message == null) {
+        throw new AssertionError(
+            "no message within " + ANSWER_TIMEOUT + "; stderr:\n" + String.join("\n", stderr));
+      }
+      return message;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Messages until the response to {@code id}; the others go to {@code others}. */
+  JsonNode until(JsonNode id, List<JsonNode> others) {
+    while (true) {
+      JsonNode message = next();
+      if (!message.has("method") && id.equals(message.get("id"))) {
+        return message;
+      }
+      others.add(message);
+    }
+  }
+
+  static ObjectNode initializeParams(String capabilities) {
+    try {
+      ObjectNode params = JSON.createObjectNode().put("protocolVersion", "2025-11-25");
+      params.set("capabilities", JSON.readTree(capabilities));
+      params.putObject("clientInfo").put("name", "stdio-test").put("version", "1");
+      return params;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static ObjectNode toolCall(String name, String arguments) {
+    try {
+      ObjectNode params = JSON.createObjectNode().put("name", name);
+      params.set("arguments", JSON.readTree(arguments));
+      return params;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static String text(JsonNode response) {
+    return response.path("result").path("content").path(0).path("text").asText();
+  }
+
+  /** Closes stdin: the process should end. */
+  void closeStdin() {
+    try {
+      stdin.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  String stderrText() {
+    return String.join("\n", stderr);
+  }
+
+  @Override
+  public void close() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+  }
+}
