@@ -70,6 +70,30 @@ export function parseArgs(argv) {
   return { url: positional[0], calls };
 }
 
+/**
+ * A server the client starts as a process ("stdio:" then its command line as a JSON array, e.g. mcp-supervisor's
+ * `stdio` command), or null for an http(s) URL.
+ */
+export function stdioServer(url) {
+  if (!url.startsWith('stdio:')) return null;
+  const [command, ...args] = JSON.parse(url.slice('stdio:'.length));
+  return { command, args, stderr: 'inherit' };
+}
+
+/** After the client closed the server's stdin: the server's process is gone within `withinMs`, else it throws. */
+export async function exitedWithin(pid, withinMs) {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return `process ${pid} exited`;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`process ${pid} still runs ${withinMs} ms after stdin closed`);
+}
+
 /** Counts how often the client's own elicitation and sampling handlers ran, so a step can say its round went there. */
 export function handlerCounter() {
   const counts = { elicitation: 0, sampling: 0 };

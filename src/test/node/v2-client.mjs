@@ -2,7 +2,18 @@
 // server/discover first, every request stateless; elicitation and sampling arrive as input_required rounds that the
 // client fulfils with its own handlers and retries. Usage: see peer-steps.mjs parseArgs.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { done, elicitationAnswer, handlerCounter, listAndCall, parseArgs, samplingAnswer, step } from './peer-steps.mjs';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  done,
+  elicitationAnswer,
+  exitedWithin,
+  handlerCounter,
+  listAndCall,
+  parseArgs,
+  samplingAnswer,
+  stdioServer,
+  step
+} from './peer-steps.mjs';
 
 const MODERN = '2026-07-28';
 const { url, calls } = parseArgs(process.argv.slice(2));
@@ -18,8 +29,11 @@ const client = new Client(
 client.setRequestHandler('elicitation/create', count('elicitation', elicitationAnswer));
 client.setRequestHandler('sampling/createMessage', count('sampling', samplingAnswer));
 
+const server = stdioServer(url);
+const transport = server ? new StdioClientTransport(server) : new StreamableHTTPClientTransport(new URL(url));
+
 await step('server/discover', async () => {
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(transport);
   const connected = {
     era: client.getProtocolEra(),
     protocolVersion: client.getNegotiatedProtocolVersion(),
@@ -31,4 +45,11 @@ await step('server/discover', async () => {
   return connected;
 });
 await listAndCall(client, calls, counts);
+if (server) {
+  await step('terminate', async () => {
+    const pid = transport.pid;
+    await transport.close();
+    return exitedWithin(pid, 2000);
+  });
+}
 done(client);

@@ -1,12 +1,16 @@
 package dev.mcpsupervisor.app;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,6 +42,7 @@ class TypeScriptClientsIT {
   private static Path scripts;
   private static JarProcess gateway;
   private static String gatewayBase;
+  private static Path config;
 
   @BeforeEach
   void requirePeers() {
@@ -50,7 +55,7 @@ class TypeScriptClientsIT {
       return; // requirePeers skips every test
     }
     scripts = NodePeers.scripts(Files.createDirectory(dir.resolve("scripts")));
-    Path config =
+    config =
         GatewayConfigFile.write(
             dir.resolve("gateway.json"),
             Map.of(
@@ -104,6 +109,70 @@ class TypeScriptClientsIT {
             "elicitation",
             "terminate",
             "done");
+  }
+
+  /**
+   * The v1 client starts {@code mcp-supervisor stdio} as its server process (as a desktop client
+   * does): a 2025 session over stdin/stdout, the same steps, then it closes stdin and the process
+   * is gone within 2 s.
+   */
+  @Test
+  void v1ClientStartsTheStdioFrontAndGetsTheSameAnswers() {
+    runStdio("v1-client.mjs", "echo,sampling,elicitation")
+        .assertSteps(
+            TypeScriptClientsIT::gatewayLog,
+            "initialize",
+            "tools/list",
+            "echo",
+            "sampling",
+            "elicitation",
+            "terminate",
+            "done");
+  }
+
+  /** The v2 client pinned to 2026-07-28 over the stdio front: its rounds pass through it. */
+  @Test
+  void pinnedV2ClientStartsTheStdioFrontAndAnswersRounds() {
+    runStdio("v2-client.mjs", "echo,sampling,elicitation")
+        .assertSteps(
+            TypeScriptClientsIT::gatewayLog,
+            "server/discover",
+            "tools/list",
+            "echo",
+            "sampling",
+            "elicitation",
+            "terminate",
+            "done");
+  }
+
+  private static NodeClientRun runStdio(String script, String calls) {
+    List<String> server =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            JarProcess.warmupCalls(0),
+            "-jar",
+            JarProcess.jar().toString(),
+            "stdio",
+            "--config",
+            config.toString());
+    String name = script.replace(".mjs", "") + "-stdio-" + calls;
+    try {
+      return NodeClientRun.run(
+          dir,
+          name,
+          NodePeers.command(
+              scripts,
+              script,
+              "stdio:" + new ObjectMapper().writeValueAsString(server),
+              "--peer",
+              "everything",
+              "--prefix",
+              "everything__",
+              "--calls",
+              calls));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static NodeClientRun run(String script, String endpoint, String prefix, String calls) {
