@@ -31,6 +31,7 @@ class LauncherScriptTest {
       #!/usr/bin/env bash
       if [ "$1" = -version ]; then echo 'openjdk version "17" (stand-in)' >&2; exit 0; fi
       printf '%s\\n' "$*" >>"$FAKE_LOG"
+      if [ -n "${FAKE_STDIN:-}" ]; then read -r line || true; printf 'stdin: %s\\n' "$line" >>"$FAKE_LOG"; fi
       for argument in "$@"; do
         case "$argument" in
           -XX:ArchiveClassesAtExit=*) [ -n "${FAKE_NO_DUMP:-}" ] || echo archive >"${argument#*=}" ;;
@@ -44,6 +45,9 @@ class LauncherScriptTest {
   private Path jar;
   private Path cacheDir;
   private Path log;
+
+  /** The launcher's stdin, when a test gives one. */
+  private Path builderInput;
 
   @BeforeEach
   void fakeJavaAndJar() throws IOException {
@@ -104,6 +108,21 @@ class LauncherScriptTest {
     assertFalse(archives.contains(old), "the old jar's archive is gone");
   }
 
+  /** The stdio front's client talks on stdin: the recording run (a background job) gets it too. */
+  @Test
+  void everyRunGetsTheLaunchersStdin() throws Exception {
+    Path stdin = Files.writeString(temp.resolve("stdin"), "{\"jsonrpc\":\"2.0\"}\n");
+    builderInput = stdin;
+    assertEquals(0, launch(Map.of("FAKE_STDIN", "1"), "stdio"));
+    assertEquals(0, launch(Map.of("FAKE_STDIN", "1"), "stdio"));
+    List<String> calls = Files.readAllLines(log);
+    assertEquals(4, calls.size(), calls.toString());
+    assertTrue(calls.get(0).contains("-XX:ArchiveClassesAtExit="), "recorded: " + calls);
+    assertTrue(calls.get(2).contains("-XX:SharedArchiveFile="), "then used: " + calls);
+    assertEquals("stdin: {\"jsonrpc\":\"2.0\"}", calls.get(1));
+    assertEquals("stdin: {\"jsonrpc\":\"2.0\"}", calls.get(3));
+  }
+
   @Test
   void cdsOffRunsPlainJavaJar() throws Exception {
     assertEquals(0, launch(Map.of("MCP_SUPERVISOR_CDS", "off"), "--port", "0"));
@@ -121,6 +140,9 @@ class LauncherScriptTest {
     builder.environment().put("FAKE_LOG", log.toString());
     builder.environment().remove("JAVA_OPTS");
     builder.redirectErrorStream(true).redirectOutput(temp.resolve("launcher.out").toFile());
+    if (builderInput != null) {
+      builder.redirectInput(builderInput.toFile());
+    }
     Process process = builder.start();
     assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the launcher did not finish");
     return process.exitValue();
