@@ -62,6 +62,9 @@ public final class Main implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(Main.class);
 
+  /** Seconds the JDK's HTTP client keeps an idle connection (its default: 1200). */
+  private static final String HTTP_CLIENT_KEEPALIVE = "jdk.httpclient.keepalive.timeout";
+
   /** The application's own settings in reference.conf. */
   private static final String SETTINGS = "mcp-supervisor.application";
 
@@ -121,6 +124,12 @@ public final class Main implements Callable<Integer> {
 
   public static void main(String[] args) {
     CommonPoolParallelism.ensureMinimum();
+    if (System.getProperty(HTTP_CLIENT_KEEPALIVE) == null) {
+      // the JDK's HTTP client keeps an idle connection 1200 s, far longer than servers do (this
+      // gateway closes one after requestHeaderTimeout, 20 s): its next POST would go out on a
+      // connection the server is closing and fail, unanswered (the stdio front after a pause)
+      System.setProperty(HTTP_CLIENT_KEEPALIVE, "10");
+    }
     System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
   }
 

@@ -34,6 +34,11 @@ class TypeScriptClientsIT {
       /mcp,                    everything__
       """;
 
+  /** The endpoint row that is the stdio front (see peer-steps.mjs stdioServer). */
+  private static final String STDIO = "stdio";
+
+  private static final String ENDPOINTS_AND_STDIO = ENDPOINTS + STDIO + ", everything__\n";
+
   private static final String[] PEERS = {
     NodePeers.EVERYTHING, NodePeers.CLIENT_V2, NodePeers.SDK_V1
   };
@@ -95,8 +100,12 @@ class TypeScriptClientsIT {
             "done");
   }
 
+  /**
+   * Also over the stdio front: the client starts {@code mcp-supervisor stdio} as its server process
+   * (as a desktop client does), and at the end closes its stdin: the process is gone within 2 s.
+   */
   @ParameterizedTest(name = "{0}")
-  @CsvSource(textBlock = ENDPOINTS)
+  @CsvSource(textBlock = ENDPOINTS_AND_STDIO)
   void v1ClientSessionEchoesAndAnswersSamplingAndElicitationRequests(
       String endpoint, String prefix) {
     run("v1-client.mjs", endpoint, prefix, "echo,sampling,elicitation")
@@ -111,29 +120,10 @@ class TypeScriptClientsIT {
             "done");
   }
 
-  /**
-   * The v1 client starts {@code mcp-supervisor stdio} as its server process (as a desktop client
-   * does): a 2025 session over stdin/stdout, the same steps, then it closes stdin and the process
-   * is gone within 2 s.
-   */
-  @Test
-  void v1ClientStartsTheStdioFrontAndGetsTheSameAnswers() {
-    runStdio("v1-client.mjs", "echo,sampling,elicitation")
-        .assertSteps(
-            TypeScriptClientsIT::gatewayLog,
-            "initialize",
-            "tools/list",
-            "echo",
-            "sampling",
-            "elicitation",
-            "terminate",
-            "done");
-  }
-
   /** The v2 client pinned to 2026-07-28 over the stdio front: its rounds pass through it. */
   @Test
   void pinnedV2ClientStartsTheStdioFrontAndAnswersRounds() {
-    runStdio("v2-client.mjs", "echo,sampling,elicitation")
+    run("v2-client.mjs", STDIO, "everything__", "echo,sampling,elicitation")
         .assertSteps(
             TypeScriptClientsIT::gatewayLog,
             "server/discover",
@@ -145,7 +135,8 @@ class TypeScriptClientsIT {
             "done");
   }
 
-  private static NodeClientRun runStdio(String script, String calls) {
+  /** The command line that starts the stdio front in front of server-everything, as a URL. */
+  private static String stdioUrl() {
     List<String> server =
         List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -155,21 +146,8 @@ class TypeScriptClientsIT {
             "stdio",
             "--config",
             config.toString());
-    String name = script.replace(".mjs", "") + "-stdio-" + calls;
     try {
-      return NodeClientRun.run(
-          dir,
-          name,
-          NodePeers.command(
-              scripts,
-              script,
-              "stdio:" + new ObjectMapper().writeValueAsString(server),
-              "--peer",
-              "everything",
-              "--prefix",
-              "everything__",
-              "--calls",
-              calls));
+      return "stdio:" + new ObjectMapper().writeValueAsString(server);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
@@ -183,7 +161,7 @@ class TypeScriptClientsIT {
         NodePeers.command(
             scripts,
             script,
-            gatewayBase + endpoint,
+            endpoint.equals(STDIO) ? stdioUrl() : gatewayBase + endpoint,
             "--peer",
             "everything",
             "--prefix",
