@@ -227,6 +227,36 @@ class StdioFrontIT {
     }
   }
 
+  /**
+   * A gateway that closes every answer's stream right after its priming event (as a proxy that cuts
+   * long responses would): connect resumes it on the session's GET with Last-Event-ID, and the
+   * client gets its answer as if nothing happened.
+   */
+  @Test
+  void connectResumesAStreamTheGatewayCut() {
+    JarProcess gateway =
+        JarProcess.startWithJvmOptions(
+            List.of(
+                JarProcess.warmupCalls(0),
+                "-Dmcp-supervisor.http.sseResume.streamAfter=0s",
+                "-Dmcp-supervisor.http.sseResume.closeConnectionAfter=100ms"),
+            "--port",
+            "0");
+    try {
+      String url = gateway.awaitListening();
+      try (StdioClient client = StdioClient.jar("connect", url)) {
+        client.request(0, "initialize", StdioClient.initializeParams("{}"));
+        client.notify("notifications/initialized");
+        JsonNode slept =
+            client.request(1, "tools/call", StdioClient.toolCall("demo__sleep", "{\"ms\":1000}"));
+        assertTrue(StdioClient.text(slept).contains("1000"), slept + "\n" + client.stderrText());
+        assertEquals(List.of(), client.notJsonRpc, "stdout carries JSON-RPC only");
+      }
+    } finally {
+      gateway.close();
+    }
+  }
+
   private static Path servers(Path dir) {
     List<String> fixture = FixtureProcess.stdioCommand();
     List<String> demo =
