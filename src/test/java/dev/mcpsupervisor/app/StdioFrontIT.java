@@ -134,6 +134,32 @@ class StdioFrontIT {
   }
 
   @Test
+  void oneServerKeepsItsToolsNames(@TempDir Path dir) {
+    try (StdioClient client =
+        StdioClient.jar("stdio", "--config", servers(dir).toString(), "--server", "demo")) {
+      client.request(0, "initialize", StdioClient.initializeParams("{}"));
+      client.notify("notifications/initialized");
+      List<String> tools = new ArrayList<>();
+      client
+          .request(1, "tools/list", null)
+          .path("result")
+          .path("tools")
+          .forEach(tool -> tools.add(tool.path("name").asText()));
+      assertTrue(tools.contains("add") && !tools.contains("fixture__echo"), tools.toString());
+      assertEquals(
+          "5",
+          StdioClient.text(
+              client.request(2, "tools/call", StdioClient.toolCall("add", "{\"a\":2,\"b\":3}"))));
+    }
+    try (StdioClient unknown = StdioClient.jar("stdio", "--server", "nope")) {
+      assertEquals(
+          2,
+          unknown.process.onExit().orTimeout(30, TimeUnit.SECONDS).join().exitValue(),
+          "an unknown server is a usage error");
+    }
+  }
+
+  @Test
   void badInputIsAnsweredWithErrorsAndNeverStopsIt() {
     try (StdioClient client = StdioClient.jar("stdio")) {
       JsonNode initialized = client.request(0, "initialize", StdioClient.initializeParams("{}"));

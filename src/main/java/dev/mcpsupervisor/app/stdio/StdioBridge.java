@@ -437,21 +437,16 @@ public final class StdioBridge {
   private Relayed relay(Stream<String> lines, JsonNode id, String lastEventId) {
     boolean answered = false;
     String last = lastEventId;
-    StringBuilder data = new StringBuilder();
+    SseEvents events = new SseEvents();
     try (lines) {
       Iterator<String> each = lines.iterator();
       while (each.hasNext()) {
-        String line = each.next();
-        if (line.isEmpty()) {
-          answered |= relayEvent(data, id);
-          data.setLength(0);
-        } else if (line.startsWith("data:")) {
-          data.append(data.length() > 0 ? "\n" : "").append(line.substring(5).stripLeading());
-        } else if (line.startsWith("id:")) {
-          last = line.substring(3).strip();
+        SseEvents.Event event = events.line(each.next());
+        if (event != null) {
+          last = event.id() != null ? event.id() : last;
+          answered |= relayEvent(event.data(), id);
         }
       }
-      answered |= relayEvent(data, id);
     } catch (UncheckedIOException e) {
       // the stream broke: resumed by the caller
     }
@@ -459,16 +454,16 @@ public final class StdioBridge {
   }
 
   /** One event's data, written out; whether it was the answer to {@code id}. */
-  private boolean relayEvent(StringBuilder data, JsonNode id) {
-    if (data.length() == 0) {
+  private boolean relayEvent(String data, JsonNode id) {
+    if (data.isEmpty()) {
       return false; // a priming event
     }
     try {
-      JsonNode message = JSON.readTree(data.toString());
+      JsonNode message = JSON.readTree(data);
       write(message);
       return id != null && !message.has("method") && id.equals(message.get("id"));
     } catch (JsonProcessingException e) {
-      log.warn("the endpoint streamed an event that is not JSON: {}", abbreviate(data.toString()));
+      log.warn("the endpoint streamed an event that is not JSON: {}", abbreviate(data));
       return false;
     }
   }
