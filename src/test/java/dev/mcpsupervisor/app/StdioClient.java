@@ -132,6 +132,16 @@ final class StdioClient implements AutoCloseable {
     return request(id, method, params, new ArrayList<>());
   }
 
+  /** The names tools/list (request {@code id}) answers. */
+  List<String> toolNames(Object id) {
+    List<String> names = new ArrayList<>();
+    request(id, "tools/list", null)
+        .path("result")
+        .path("tools")
+        .forEach(tool -> names.add(tool.path("name").asText()));
+    return names;
+  }
+
   void notify(String method) {
     send(JSON.createObjectNode().put("jsonrpc", "2.0").put("method", method));
   }

@@ -48,12 +48,7 @@ class StdioFrontIT {
           initialized.toString());
       client.notify("notifications/initialized");
 
-      List<String> tools = new ArrayList<>();
-      client
-          .request(1, "tools/list", null)
-          .path("result")
-          .path("tools")
-          .forEach(tool -> tools.add(tool.path("name").asText()));
+      List<String> tools = client.toolNames(1);
       assertTrue(tools.contains("fixture__echo") && tools.contains("demo__add"), tools.toString());
 
       assertEquals(
@@ -139,12 +134,7 @@ class StdioFrontIT {
         StdioClient.jar("stdio", "--config", servers(dir).toString(), "--server", "demo")) {
       client.request(0, "initialize", StdioClient.initializeParams("{}"));
       client.notify("notifications/initialized");
-      List<String> tools = new ArrayList<>();
-      client
-          .request(1, "tools/list", null)
-          .path("result")
-          .path("tools")
-          .forEach(tool -> tools.add(tool.path("name").asText()));
+      List<String> tools = client.toolNames(1);
       assertTrue(tools.contains("add") && !tools.contains("fixture__echo"), tools.toString());
       assertEquals(
           "5",
