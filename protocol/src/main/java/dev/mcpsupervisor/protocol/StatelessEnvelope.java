@@ -207,8 +207,13 @@ public final class StatelessEnvelope {
 
   /** What Mcp-Name must repeat: a tool's or prompt's name, a resource's URI; null if nothing. */
   public static String nameOf(JsonRpcRequest request) {
-    JsonNode params = request.params() == null ? JsonRpcCodec.emptyObject() : request.params();
-    return switch (request.method()) {
+    return nameOf(request.method(), request.params());
+  }
+
+  /** {@link #nameOf(JsonRpcRequest)} of a request's method and params (null: none). */
+  public static String nameOf(String method, JsonNode requestParams) {
+    JsonNode params = requestParams == null ? JsonRpcCodec.emptyObject() : requestParams;
+    return switch (method) {
       case McpMethods.TOOLS_CALL, McpMethods.PROMPTS_GET -> params.path("name").asText(null);
       case McpMethods.RESOURCES_READ -> params.path("uri").asText(null);
       default -> null;

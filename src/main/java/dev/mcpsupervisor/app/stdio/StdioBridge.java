@@ -25,7 +25,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -484,19 +483,12 @@ public final class StdioBridge {
           StatelessEnvelope.PROTOCOL_VERSION_HEADER,
           meta.path(StatelessEnvelope.META_PROTOCOL_VERSION).asText());
       post.header(StatelessEnvelope.METHOD_HEADER, method);
-      nameOf(method, message.path("params"))
-          .ifPresent(name -> post.header(StatelessEnvelope.NAME_HEADER, ParamHeaders.encode(name)));
+      String name = StatelessEnvelope.nameOf(method, message.get("params"));
+      if (name != null) {
+        post.header(StatelessEnvelope.NAME_HEADER, ParamHeaders.encode(name));
+      }
     }
     return post.build();
-  }
-
-  private static Optional<String> nameOf(String method, JsonNode params) {
-    return Optional.ofNullable(
-        switch (method) {
-          case McpMethods.TOOLS_CALL, McpMethods.PROMPTS_GET -> params.path("name").asText(null);
-          case McpMethods.RESOURCES_READ -> params.path("uri").asText(null);
-          default -> null;
-        });
   }
 
   private HttpRequest.Builder request() {
