@@ -349,6 +349,20 @@ public final class SessionSupervisor implements AutoCloseable {
         "snapshot", KeyRouter.GetSnapshot::new, settings.snapshotTimeout().multipliedBy(2));
   }
 
+  /**
+   * Restarts one upstream session as a transport failure would (a stdio server's process is
+   * replaced; the session's calls wait for the new connection): {@code keyId} and {@code sessionId}
+   * as the {@link #snapshot() snapshot} shows them. Completes with false when there is no such
+   * session, or it is not ready (nothing to restart). The session's loss reads "restart requested
+   * {@code reason}".
+   */
+  public CompletionStage<Boolean> restartSession(String keyId, long sessionId, String reason) {
+    return asks.confirmed(
+        "restart",
+        replyTo -> new KeyRouter.RestartSession(keyId, sessionId, reason, replyTo),
+        settings.snapshotTimeout());
+  }
+
   public SupervisorConfig config() {
     return config;
   }

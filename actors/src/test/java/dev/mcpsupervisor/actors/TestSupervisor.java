@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.actors.base.SupervisionEvent;
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.KeySnapshot;
@@ -196,23 +197,19 @@ final class TestSupervisor implements AutoCloseable {
     final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
 
     @Override
-    public void sessionCreated(String server) {
-      created.incrementAndGet();
-    }
-
-    @Override
     public void sessionReused(String server) {
       reused.incrementAndGet();
     }
 
     @Override
-    public void sessionRestarted(String server, String reason) {
-      restarted.incrementAndGet();
-    }
-
-    @Override
-    public void sessionEvicted(String server, String reason) {
-      evicted.computeIfAbsent(reason, r -> new AtomicInteger()).incrementAndGet();
+    public void supervision(SupervisionEvent event) {
+      switch (event.kind()) {
+        case STARTED -> created.incrementAndGet();
+        case LOST -> restarted.incrementAndGet();
+        case EVICTED ->
+            evicted.computeIfAbsent(event.cause(), r -> new AtomicInteger()).incrementAndGet();
+        default -> {}
+      }
     }
 
     @Override

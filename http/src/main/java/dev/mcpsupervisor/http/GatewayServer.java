@@ -82,6 +82,7 @@ public final class GatewayServer {
 
   private final ActorSystem<?> system;
   private final McpRoutes mcp;
+  private final OpsRoutes ops;
   private final Readiness readiness;
   private final AtomicReference<CompletionStage<Void>> stopping = new AtomicReference<>();
 
@@ -92,6 +93,7 @@ public final class GatewayServer {
       ActorRef<NodeDesk.Command> desk,
       ActorSystem<?> system,
       McpRoutes mcp,
+      OpsRoutes ops,
       Readiness readiness) {
     this.binding = binding;
     this.desk = desk;
@@ -99,6 +101,7 @@ public final class GatewayServer {
     this.callerContexts = callerContexts;
     this.system = system;
     this.mcp = mcp;
+    this.ops = ops;
     this.readiness = readiness;
   }
 
@@ -238,7 +241,15 @@ public final class GatewayServer {
             access,
             readiness,
             desk);
-    OpsRoutes ops = new OpsRoutes(supervisor, sessions, metrics, system.scheduler(), readiness);
+    OpsRoutes ops =
+        new OpsRoutes(
+            supervisor,
+            sessions,
+            metrics,
+            system.scheduler(),
+            readiness,
+            mcp.streamQuota(),
+            config.requiresAuthentication());
     Authentication authentication =
         new Authentication(
             config, metrics, system.dispatchers().lookup(DispatcherSelector.blocking()));
@@ -255,7 +266,7 @@ public final class GatewayServer {
               log.info("gateway listening on {}", binding.localAddress());
               readiness.ready();
               return new GatewayServer(
-                  binding, sessions, stateless.callerContexts(), desk, system, mcp, readiness);
+                  binding, sessions, stateless.callerContexts(), desk, system, mcp, ops, readiness);
             });
   }
 
@@ -346,6 +357,7 @@ public final class GatewayServer {
     Duration drain =
         drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
     readiness.stopping();
+    ops.stop(); // the operations page's streams never end on their own
     // the sessions close their GET streams (which never end) and answer what is in flight, and
     // only then are the connections terminated: Pekko's termination cuts a response that is
     // already streaming (an SSE answer), so it must not start before those are answered

@@ -9,20 +9,14 @@ public interface SupervisorObserver {
 
   SupervisorObserver NONE = new SupervisorObserver() {};
 
-  /** A new upstream session was created for a server (one connect + initialize). */
-  default void sessionCreated(String server) {}
-
   /** A lease was served by an existing session (a pool hit: no initialize round trip). */
   default void sessionReused(String server) {}
 
-  /** A session's connection died and is being re-established. */
-  default void sessionRestarted(String server, String reason) {}
-
   /**
-   * A session was closed for idleness or after consecutive failures. {@code reason}: "idle",
-   * "failures", ...
+   * A session or a circuit changed ({@link SupervisionEvent.Kind}): counted, and listed on the
+   * operations page.
    */
-  default void sessionEvicted(String server, String reason) {}
+  default void supervision(SupervisionEvent event) {}
 
   /**
    * A request was answered; {@code errorKind} is null on success, else e.g. "timeout",

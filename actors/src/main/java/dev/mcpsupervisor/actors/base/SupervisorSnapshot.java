@@ -17,6 +17,7 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
 
   /**
    * @param keyId the server key's id (name and short digest)
+   * @param transport as configured: {@code stdio}, {@code streamable-http} or {@code sse}
    * @param protocol the era the key speaks to its server: {@code auto} (2026-07-28 first over
    *     HTTP), {@code auto, session era first} (an {@code auto} HTTP server's key for session-era
    *     callers; its 2026-07-28 callers have the other), {@code 2025} or {@code 2026-07-28}
@@ -27,6 +28,7 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
   public record KeySnapshot(
       String server,
       String keyId,
+      String transport,
       String protocol,
       List<SessionSnapshot> sessions,
       Map<String, Long> leases,
@@ -47,6 +49,7 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
    * @param awaitingAnswers server-to-client requests (sampling, elicitation, roots) the upstream
    *     sent that wait for a caller's answer
    * @param restarts how often the connection was re-established
+   * @param lastLoss why the connection was last lost; empty if it never was
    */
   public record SessionSnapshot(
       long sessionId,
@@ -56,6 +59,7 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
       int stashed,
       int awaitingAnswers,
       int restarts,
+      String lastLoss,
       Instant startedAt,
       OptionalLong pid) {}
 }

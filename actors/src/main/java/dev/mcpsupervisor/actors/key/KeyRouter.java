@@ -11,6 +11,7 @@ import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.session.AcquireReply;
 import dev.mcpsupervisor.actors.session.KeyEnvironment;
+import dev.mcpsupervisor.actors.session.SessionActor;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
@@ -83,6 +84,13 @@ public final class KeyRouter {
   public record Register(String context, ContextListener listener) implements Command {}
 
   public record GetSnapshot(ActorRef<SupervisorSnapshot> replyTo) implements Command {}
+
+  /**
+   * An operator's restart of one upstream session ({@link SessionActor.Restart}); false when the
+   * key has no such session, or it is not ready.
+   */
+  public record RestartSession(
+      String keyId, long sessionId, String reason, ActorRef<Boolean> replyTo) implements Command {}
 
   /**
    * Closes every session (answering everything waiting with "shutting down"); replies when all are
@@ -192,6 +200,7 @@ public final class KeyRouter {
         .onMessage(ReleaseAll.class, this::onReleaseAll)
         .onMessage(ReleaseCallHold.class, this::onReleaseCallHold)
         .onMessage(GetSnapshot.class, this::onGetSnapshot)
+        .onMessage(RestartSession.class, this::onRestartSession)
         .onMessage(KeyIdle.class, this::onKeyIdle)
         .onMessage(SessionIdsReserved.class, this::onSessionIdsReserved);
   }
@@ -428,6 +437,19 @@ public final class KeyRouter {
                                 .thenComparing(KeySnapshot::keyId))
                         .toList()),
             get.replyTo()));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onRestartSession(RestartSession restart) {
+    KeyEntry key = keys.get(restart.keyId());
+    if (key == null) {
+      restart.replyTo().tell(false);
+    } else {
+      send(
+          key,
+          new ServerKeyActor.RestartSession(
+              restart.sessionId(), restart.reason(), restart.replyTo()));
+    }
     return Behaviors.same();
   }
 

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.actors.key;
 
+import dev.mcpsupervisor.actors.base.SupervisionEvent;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
@@ -111,7 +112,7 @@ final class KeySessions {
         context.spawn(SessionActor.create(id, env, reports), "session-" + id);
     context.watchWith(ref, new ServerKeyActor.SessionTerminated(id));
     router.tell(new KeyRouter.SessionIdsReserved(nextSessionId));
-    env.observer().sessionCreated(server);
+    env.supervision(SupervisionEvent.Kind.STARTED, id, "");
     return table.add(id, ref);
   }
 
@@ -236,7 +237,7 @@ final class KeySessions {
     timers.cancel(new IdleTimer(session.id));
     session.ref.tell(new SessionActor.Close(reason, detail));
     if (reason != CloseReason.SHUTDOWN && reason != CloseReason.CONNECT_FAILED) {
-      env.observer().sessionEvicted(server, reason.word());
+      env.supervision(SupervisionEvent.Kind.EVICTED, session.id, reason.word() + ": " + detail);
     }
   }
 
@@ -253,6 +254,7 @@ final class KeySessions {
     table.ready(sessionId, true);
     if (circuit.close()) {
       context.getLog().info("{}: circuit closed, a session is ready again", env.keyId());
+      env.supervision(SupervisionEvent.Kind.CIRCUIT_CLOSED, 0, "a session is ready again");
     }
     timers.cancel(ServerKeyActor.CooldownElapsed.INSTANCE);
   }
@@ -289,6 +291,10 @@ final class KeySessions {
               env.keyId(),
               circuit.consecutiveFailures(),
               circuit.lastFailure());
+      env.supervision(
+          SupervisionEvent.Kind.CIRCUIT_OPEN,
+          0,
+          circuit.consecutiveFailures() + " failed attempts: " + circuit.lastFailure());
     }
     startCooldown();
     table.live().stream()
@@ -308,7 +314,9 @@ final class KeySessions {
       circuit.halfOpen();
       startCooldown();
     } else if (table.noneStarting()) {
-      circuit.close();
+      if (circuit.close()) {
+        env.supervision(SupervisionEvent.Kind.CIRCUIT_CLOSED, 0, "quiet for a cooldown");
+      }
       return true;
     }
     return false;

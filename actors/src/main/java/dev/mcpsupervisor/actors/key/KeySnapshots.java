@@ -29,6 +29,7 @@ final class KeySnapshots {
   static Behavior<?> collect(
       String server,
       String keyId,
+      String transport,
       String protocol,
       LeaseTable<ActorRef<SessionActor.Command>, ?> table,
       String circuit,
@@ -49,7 +50,7 @@ final class KeySnapshots {
             .map(
                 s ->
                     new SessionSnapshot(
-                        s.id, "closed", 0, 0, 0, 0, 0, s.openedAt, OptionalLong.empty()))
+                        s.id, "closed", 0, 0, 0, 0, 0, "", s.openedAt, OptionalLong.empty()))
             .toList();
     Map<String, Long> leases = table.leases();
     return Aggregator.create(
@@ -61,6 +62,7 @@ final class KeySnapshots {
             new KeySnapshot(
                 server,
                 keyId,
+                transport,
                 protocol,
                 Stream.concat(
                         parts.stream()
@@ -86,6 +88,7 @@ final class KeySnapshots {
         part.stashed(),
         part.awaitingAnswers(),
         part.restarts(),
+        part.lastLoss(),
         part.startedAt(),
         part.pid());
   }

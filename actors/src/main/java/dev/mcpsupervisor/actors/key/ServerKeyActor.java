@@ -65,6 +65,10 @@ public final class ServerKeyActor {
 
   public record GetSnapshot(ActorRef<KeySnapshot> replyTo) implements Command {}
 
+  /** {@link SessionActor.Restart} for one of its sessions; false when it has no such session. */
+  public record RestartSession(long sessionId, String reason, ActorRef<Boolean> replyTo)
+      implements Command {}
+
   /** Closes every session, then stops. */
   public enum Shutdown implements Command {
     INSTANCE
@@ -171,6 +175,7 @@ public final class ServerKeyActor {
                     same(() -> sessions.deliverTo(deliverTo.context(), deliverTo.delivery()))))
         .onMessage(Release.class, fromRouter(this::onRelease))
         .onMessage(GetSnapshot.class, fromRouter(this::onGetSnapshot))
+        .onMessage(RestartSession.class, fromRouter(this::onRestartSession))
         .onMessage(Shutdown.class, fromRouter(notUsed -> onShutdown()))
         .onMessage(FromSession.class, from -> onSessionReport(from.report()))
         .onMessage(ListRequests.Event.class, event -> same(() -> lists.on(event)))
@@ -191,6 +196,16 @@ public final class ServerKeyActor {
       reportIfIdle();
       return next;
     };
+  }
+
+  private Behavior<Command> onRestartSession(RestartSession restart) {
+    ActorRef<SessionActor.Command> session = sessions.ref(restart.sessionId());
+    if (session == null) {
+      restart.replyTo().tell(false);
+    } else {
+      session.tell(new SessionActor.Restart(restart.reason(), restart.replyTo()));
+    }
+    return Behaviors.same();
   }
 
   private Behavior<Command> onAcquire(Acquire acquire) {
@@ -501,6 +516,7 @@ public final class ServerKeyActor {
             request ->
                 same(() -> request.call().reject(SupervisorErrors.shuttingDown(), env.observer())))
         .onMessage(GetSnapshot.class, this::onGetSnapshot)
+        .onMessage(RestartSession.class, restart -> same(() -> restart.replyTo().tell(false)))
         .onMessage(SessionTerminated.class, this::onTerminatedWhileShuttingDown)
         .onAnyMessage(
             notUsed -> Behaviors.same()) // releases, reports, timers: nothing is left to do
@@ -537,6 +553,7 @@ public final class ServerKeyActor {
         KeySnapshots.collect(
             server,
             env.keyId(),
+            env.server().spec().transport(),
             env.server().spec().protocol().configName(),
             table,
             circuit.state().word,

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.actors.session;
 
+import dev.mcpsupervisor.actors.base.SupervisionEvent;
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
@@ -23,6 +24,11 @@ public record KeyEnvironment(
 
   public String serverName() {
     return server.name();
+  }
+
+  /** Tells the observer what happened to one of the key's sessions (0: to the key itself). */
+  public void supervision(SupervisionEvent.Kind kind, long sessionId, String detail) {
+    observer.supervision(SupervisionEvent.now(kind, serverName(), keyId, sessionId, detail));
   }
 
   /** The conventions' {@code network.transport}: a stdio server is a pipe, the others TCP. */

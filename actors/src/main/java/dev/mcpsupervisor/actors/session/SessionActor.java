@@ -82,6 +82,12 @@ public final class SessionActor {
 
   public record GetSnapshot(ActorRef<SessionSnapshot> replyTo) implements Command {}
 
+  /**
+   * An operator's restart: a ready session drops its connection (a stdio server's process ends) and
+   * reconnects as after a transport failure; replies whether it was ready to.
+   */
+  public record Restart(String reason, ActorRef<Boolean> replyTo) implements Command {}
+
   /** A context's answer to a server request, through the session's message adapter. */
   record ServerRequestAnswered(ContextDelivery.ServerRequestAnswer answer) implements Command {}
 
@@ -295,6 +301,7 @@ public final class SessionActor {
             .onMessage(
                 ClientNotification.class,
                 notification -> same(() -> inbox.onClientNotification(notification, link)))
+            .onMessage(Restart.class, restart -> restartedByOperator(restart, link))
             .onMessageEquals(KeepAlive.Tick.INSTANCE, () -> same(() -> keepAlive.onTick(link)))
             .onMessage(KeepAlive.TimedOut.class, keepAlive::isUnanswered, t -> pingLost(link)));
   }
@@ -302,6 +309,12 @@ public final class SessionActor {
   private Behavior<Command> pingLost(SessionCalls.Link link) {
     context.stop(link.ref()); // its PostStop closes the connection
     return linkLost(keepAlive.deadReason(), link);
+  }
+
+  private Behavior<Command> restartedByOperator(Restart restart, SessionCalls.Link link) {
+    restart.replyTo().tell(true);
+    context.stop(link.ref()); // its PostStop closes the connection
+    return linkLost("restart requested " + restart.reason(), link);
   }
 
   /** The connection died under a ready session: a new link follows after a backoff. */
@@ -380,6 +393,7 @@ public final class SessionActor {
         .onMessage(
             AwaitReady.class, await -> same(() -> await.replyTo().tell(AcquireReply.failed(error))))
         .onMessage(GetSnapshot.class, get -> onGetSnapshot(get, "closed", OptionalLong.empty()))
+        .onMessage(Restart.class, restart -> notReady(restart))
         .onAnyMessage(notUsed -> Behaviors.same())
         .onSignal(PostStop.class, signal -> same(lifecycle::stopped))
         .build();
@@ -423,11 +437,18 @@ public final class SessionActor {
             UpstreamLink.Received.class,
             received -> same(() -> receivedWhileLinking(received, link)))
         .onMessage(Close.class, close -> onClose(close, link))
+        .onMessage(Restart.class, restart -> notReady(restart))
         // whatever else is left is stale: events of an earlier link, ticks of a state already left
         .onAnyMessage(notUsed -> Behaviors.same())
         .onSignal(PreRestart.class, signal -> same(lifecycle::crashed))
         .onSignal(PostStop.class, signal -> same(lifecycle::stopped))
         .build();
+  }
+
+  /** Only a ready session has a connection to restart. */
+  private static Behavior<Command> notReady(Restart restart) {
+    restart.replyTo().tell(false);
+    return Behaviors.same();
   }
 
   private void refuse(Forward forward, JsonRpcError error) {

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.actors.session;
 
+import dev.mcpsupervisor.actors.base.SupervisionEvent;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
@@ -35,6 +36,7 @@ final class SessionLifecycle {
 
   private final Instant startedAt = Instant.now();
   private int restarts;
+  private String lastLoss = "";
 
   SessionLifecycle(
       long sessionId,
@@ -61,6 +63,15 @@ final class SessionLifecycle {
   }
 
   void linkUp(SessionCalls.Link link) {
+    String pid = link.pid().isPresent() ? "pid " + link.pid().getAsLong() : "";
+    if (restarts == 0) {
+      env.supervision(SupervisionEvent.Kind.READY, sessionId, pid);
+    } else {
+      env.supervision(
+          SupervisionEvent.Kind.RESTARTED,
+          sessionId,
+          "restart " + restarts + (pid.isEmpty() ? "" : ", " + pid));
+    }
     parent.tell(new SessionActor.SessionReady(sessionId));
     readyWaiters.ready(link.initializeResult());
     calls.linkUp(link);
@@ -97,8 +108,9 @@ final class SessionLifecycle {
     context
         .getLog()
         .info("{} session {}: connection lost ({}), restarting", server, sessionId, reason);
-    env.observer().sessionRestarted(server, reason);
+    env.supervision(SupervisionEvent.Kind.LOST, sessionId, reason);
     restarts++;
+    lastLoss = reason;
     keepAlive.stop();
     calls.linkLost(reason);
     parent.tell(new SessionActor.SessionDown(sessionId, reason));
@@ -111,6 +123,7 @@ final class SessionLifecycle {
   JsonRpcError gaveUp(String reason) {
     early.clear(); // what the failed link sent early belongs to no connection now
     context.getLog().info("{} session {}: attempt 1 failed: {}", server, sessionId, reason);
+    env.supervision(SupervisionEvent.Kind.ATTEMPT_FAILED, sessionId, "attempt 1: " + reason);
     parent.tell(new SessionActor.AttemptFailed(sessionId, reason, true));
     JsonRpcError error = SupervisorErrors.unavailable(server, reason);
     calls.answerEverything(call -> error);
@@ -124,6 +137,10 @@ final class SessionLifecycle {
     context
         .getLog()
         .info("{} session {}: attempt {} failed: {}", server, sessionId, failedAttempts, reason);
+    env.supervision(
+        SupervisionEvent.Kind.ATTEMPT_FAILED,
+        sessionId,
+        "reconnect attempt " + failedAttempts + ": " + reason);
     parent.tell(new SessionActor.AttemptFailed(sessionId, reason, false));
   }
 
@@ -158,6 +175,7 @@ final class SessionLifecycle {
         calls.waiting(),
         calls.inbox().awaitingAnswers(),
         restarts,
+        lastLoss,
         startedAt,
         pid);
   }

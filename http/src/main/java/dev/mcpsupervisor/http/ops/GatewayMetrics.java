@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.http.ops;
 
+import dev.mcpsupervisor.actors.base.SupervisionEvent;
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.cluster.Membership;
@@ -35,7 +36,10 @@ import java.util.Set;
  *       auth, unknown session...).
  * </ul>
  *
- * Label values are bounded: methods outside MCP's own are counted as "other", eviction reasons
+ * It also keeps what the operations page shows beyond the counters: the {@link #journal()} of
+ * supervision events, and the {@link #recentCalls()} per server.
+ *
+ * <p>Label values are bounded: methods outside MCP's own are counted as "other", eviction reasons
  * other than "idle" and "failures" as "other". Thread-safe; observer calls are cheap and never
  * block.
  */
@@ -117,7 +121,20 @@ public final class GatewayMetrics implements SupervisorObserver {
   /** Registered at a cluster node's first adoption. */
   private Counter adopted;
 
+  private final OpsJournal journal = new OpsJournal();
+  private final RecentCalls recentCalls = new RecentCalls();
+
   public GatewayMetrics() {}
+
+  /** The supervision events and operator actions, for the operations page. */
+  public OpsJournal journal() {
+    return journal;
+  }
+
+  /** The last minutes' calls per server, for the operations page. */
+  public RecentCalls recentCalls() {
+    return recentCalls;
+  }
 
   /**
    * The registry, for an application that wants to add its own metrics (JVM, process) to the same
@@ -128,23 +145,24 @@ public final class GatewayMetrics implements SupervisorObserver {
   }
 
   @Override
-  public void sessionCreated(String server) {
-    created.labelValues(server).inc();
-  }
-
-  @Override
   public void sessionReused(String server) {
     reused.labelValues(server).inc();
   }
 
   @Override
-  public void sessionRestarted(String server, String reason) {
-    restarted.labelValues(server).inc();
-  }
-
-  @Override
-  public void sessionEvicted(String server, String reason) {
-    evicted.labelValues(server, KNOWN_EVICTION_REASONS.contains(reason) ? reason : "other").inc();
+  public void supervision(SupervisionEvent event) {
+    String server = event.server();
+    switch (event.kind()) {
+      case STARTED -> created.labelValues(server).inc();
+      case LOST -> restarted.labelValues(server).inc();
+      case EVICTED ->
+          evicted
+              .labelValues(
+                  server, KNOWN_EVICTION_REASONS.contains(event.cause()) ? event.cause() : "other")
+              .inc();
+      default -> {}
+    }
+    journal.record(event);
   }
 
   @Override
@@ -155,10 +173,12 @@ public final class GatewayMetrics implements SupervisorObserver {
     if (errorKind != null) {
       requestErrors.labelValues(server, errorKind).inc();
     }
+    recentCalls.record(server, nanos, errorKind != null);
   }
 
   /** Starts the per-server counters at zero, so that their series exist before the first event. */
   public void initServers(Iterable<String> servers) {
+    recentCalls.servers(servers);
     for (String server : servers) {
       created.initLabelValues(server);
       reused.initLabelValues(server);

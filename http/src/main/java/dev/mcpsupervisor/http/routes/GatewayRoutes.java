@@ -53,9 +53,11 @@ public final class GatewayRoutes extends AllDirectives {
                         () ->
                             concat(
                                 ops.probes(),
+                                ops.tokenPage(),
                                 authentication.metadata(),
                                 authentication.authenticate(
-                                    identity -> concat(ops.guarded(), mcp.route(identity)))))));
+                                    identity ->
+                                        concat(ops.guarded(identity), mcp.route(identity)))))));
   }
 
   private ExceptionHandler exceptionHandler() {

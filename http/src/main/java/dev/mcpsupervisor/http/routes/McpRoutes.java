@@ -143,6 +143,11 @@ public final class McpRoutes extends AllDirectives {
     this.spans = new ServerSpans(stateless.supervisor().telemetry());
   }
 
+  /** The long-lived streams a caller may hold open: the operations page's count too. */
+  public StreamQuota streamQuota() {
+    return streamQuota;
+  }
+
   /**
    * The endpoints as {@code caller} sees them: a server it may not use is refused with 403, and
    * every session it reaches must be its own (another identity's session id is unknown, 404).

@@ -79,6 +79,13 @@ public final class DownstreamSessions {
   public record ListSessions(ActorRef<Listing> replyTo) implements Command {}
 
   /**
+   * An operator ends a session named by its shortened id (as {@link Listing} shows it); replies
+   * whether exactly one session had that id (then it ends, its leases released).
+   */
+  public record CloseShown(String shownId, String reason, ActorRef<Boolean> replyTo)
+      implements Command {}
+
+  /**
    * Stop taking sessions, close GET streams and reply once no exchange is open (or the caller gives
    * up).
    */
@@ -117,10 +124,12 @@ public final class DownstreamSessions {
 
   /**
    * @param id the redacted session id
+   * @param identity the owner's {@link Identity#name()}
    */
   public record SessionInfo(
       String id,
       String endpoint,
+      String identity,
       String protocolVersion,
       String clientName,
       String clientVersion,
@@ -223,6 +232,7 @@ public final class DownstreamSessions {
         .onMessage(Describe.class, this::onDescribe)
         .onMessage(EndMe.class, this::onEndMe)
         .onMessage(ListSessions.class, this::onListSessions)
+        .onMessage(CloseShown.class, this::onCloseShown)
         .onMessage(Drain.class, this::onDrain)
         .onMessage(Drained.class, this::onDrained)
         .onMessage(EndAll.class, this::onEndAll)
@@ -351,6 +361,18 @@ public final class DownstreamSessions {
 
   private Behavior<Command> onListSessions(ListSessions list) {
     list.replyTo().tell(sessions.listing());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onCloseShown(CloseShown close) {
+    List<RoutedSession> shown =
+        sessions.routableSessions().stream()
+            .filter(session -> SessionIds.redact(session.id).equals(close.shownId()))
+            .toList();
+    if (shown.size() == 1) {
+      end(shown.get(0), close.reason(), context.getSystem().ignoreRef());
+    }
+    close.replyTo().tell(shown.size() == 1);
     return Behaviors.same();
   }
 

@@ -75,6 +75,7 @@ final class RoutedSession {
     return new DownstreamSessions.SessionInfo(
         SessionIds.redact(id),
         path,
+        owner.name(),
         protocolVersion,
         clientName,
         clientVersion,

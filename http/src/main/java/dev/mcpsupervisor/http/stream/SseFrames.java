@@ -18,14 +18,18 @@ public final class SseFrames {
 
   static final ByteString KEEP_ALIVE = ByteString.fromString(": keep-alive\n\n");
 
-  private static final ByteString EVENT_PREFIX = ByteString.fromString("event: message\ndata: ");
   private static final ByteString EVENT_END = ByteString.fromString("\n\n");
 
   private SseFrames() {}
 
   public static ByteString event(JsonNode json) {
+    return named("message", json);
+  }
+
+  /** An event of type {@code type} (a word: no line breaks), its data one line of JSON. */
+  public static ByteString named(String type, JsonNode json) {
     try {
-      return EVENT_PREFIX
+      return ByteString.fromString("event: " + type + "\ndata: ")
           .concat(ByteString.fromArray(JsonRpcCodec.mapper().writeValueAsBytes(json)))
           .concat(EVENT_END);
     } catch (JsonProcessingException e) {
@@ -35,7 +39,12 @@ public final class SseFrames {
 
   /** A message event with an id ({@code eventId} null: none). */
   public static ByteString event(JsonNode json, String eventId) {
-    return eventId == null ? event(json) : idLine(eventId).concat(event(json));
+    return named("message", json, eventId);
+  }
+
+  /** {@link #named(String, JsonNode)} with an id ({@code eventId} null: none). */
+  public static ByteString named(String type, JsonNode json, String eventId) {
+    return eventId == null ? named(type, json) : idLine(eventId).concat(named(type, json));
   }
 
   /** The priming event of a resumable stream. */
