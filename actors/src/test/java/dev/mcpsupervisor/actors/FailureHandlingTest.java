@@ -4,12 +4,15 @@ import static dev.mcpsupervisor.actors.ServerKeyActorTest.callParams;
 import static dev.mcpsupervisor.actors.TestSupervisor.await;
 import static dev.mcpsupervisor.actors.TestSupervisor.awaitError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
+import dev.mcpsupervisor.actors.base.SupervisionEvent;
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
@@ -85,6 +88,24 @@ class FailureHandlingTest {
       assertEquals("closed", test.onlyKey().circuit());
       await(test.supervisor.acquire("after", "alpha"));
       assertEquals(4, test.connector.connects.get(), "the probe's session serves everyone again");
+      assertEquals(
+          List.of(
+              SupervisionEvent.Kind.STARTED,
+              SupervisionEvent.Kind.ATTEMPT_FAILED,
+              SupervisionEvent.Kind.STARTED,
+              SupervisionEvent.Kind.ATTEMPT_FAILED,
+              SupervisionEvent.Kind.STARTED,
+              SupervisionEvent.Kind.ATTEMPT_FAILED,
+              SupervisionEvent.Kind.CIRCUIT_OPEN,
+              SupervisionEvent.Kind.STARTED,
+              SupervisionEvent.Kind.READY,
+              SupervisionEvent.Kind.CIRCUIT_CLOSED),
+          test.observer.kinds(),
+          "the supervision events, in the order they happened");
+      SupervisionEvent opened = test.observer.events.get(6);
+      assertEquals("alpha", opened.server());
+      assertEquals(0, opened.sessionId(), "the key's event, no session's");
+      assertTrue(opened.detail().startsWith("3 failed attempts: "), opened.detail());
     }
   }
 
@@ -248,6 +269,42 @@ class FailureHandlingTest {
       test.connector.nextConnection();
       test.awaitAssert(() -> assertEquals("ready", test.onlySession().state()));
       assertEquals(2, test.connector.connects.get());
+    }
+  }
+
+  @Test
+  void anOperatorsRestartReplacesTheConnectionOfAReadySessionOnly() {
+    try (TestSupervisor test = TestSupervisor.start(TestSupervisor.shared("alpha"))) {
+      String keyId = "no-such-key";
+      assertFalse(await(test.supervisor.restartSession(keyId, 1, "by ops")), "no such key");
+      await(test.supervisor.acquire("run", "alpha"));
+      FakeConnection first = test.connector.nextConnection();
+      KeySnapshot key = test.onlyKey();
+      long session = key.sessions().get(0).sessionId();
+      assertFalse(
+          await(test.supervisor.restartSession(key.keyId(), session + 1, "by ops")),
+          "no such session");
+
+      assertTrue(await(test.supervisor.restartSession(key.keyId(), session, "by ops")));
+      test.awaitAssert(() -> assertTrue(first.closed.get(), "the old connection is closed"));
+      assertEquals("restarting", test.onlySession().state());
+      assertFalse(
+          await(test.supervisor.restartSession(key.keyId(), session, "by ops")),
+          "not ready: nothing to restart");
+      test.timePasses(Duration.ofSeconds(1));
+      test.connector.nextConnection();
+      test.awaitAssert(() -> assertEquals("ready", test.onlySession().state()));
+      assertEquals(1, test.onlySession().restarts());
+      assertEquals("restart requested by ops", test.onlySession().lastLoss());
+      assertEquals(1, test.onlyKey().leases().size(), "the lease stays");
+      assertEquals(
+          List.of(
+              SupervisionEvent.Kind.STARTED,
+              SupervisionEvent.Kind.READY,
+              SupervisionEvent.Kind.LOST,
+              SupervisionEvent.Kind.RESTARTED),
+          test.observer.kinds());
+      assertEquals(1, test.observer.restarted.get(), "counted as a restart");
     }
   }
 

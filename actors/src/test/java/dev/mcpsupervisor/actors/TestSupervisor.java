@@ -195,6 +195,7 @@ final class TestSupervisor implements AutoCloseable {
     final AtomicInteger restarted = new AtomicInteger();
     final Map<String, AtomicInteger> evicted = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+    final List<SupervisionEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
     public void sessionReused(String server) {
@@ -203,6 +204,7 @@ final class TestSupervisor implements AutoCloseable {
 
     @Override
     public void supervision(SupervisionEvent event) {
+      events.add(event);
       switch (event.kind()) {
         case STARTED -> created.incrementAndGet();
         case LOST -> restarted.incrementAndGet();
@@ -217,6 +219,11 @@ final class TestSupervisor implements AutoCloseable {
       completed
           .computeIfAbsent(errorKind == null ? "ok" : errorKind, k -> new AtomicInteger())
           .incrementAndGet();
+    }
+
+    /** The kinds of the events told so far, in order. */
+    List<SupervisionEvent.Kind> kinds() {
+      return events.stream().map(SupervisionEvent::kind).toList();
     }
 
     int evicted(String reason) {
