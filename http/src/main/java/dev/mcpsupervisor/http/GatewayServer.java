@@ -21,6 +21,7 @@ import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.ops.Readiness;
+import dev.mcpsupervisor.http.routes.AdminRoutes;
 import dev.mcpsupervisor.http.routes.GatewayRoutes;
 import dev.mcpsupervisor.http.routes.McpRoutes;
 import dev.mcpsupervisor.http.routes.OpsRoutes;
@@ -82,7 +83,7 @@ public final class GatewayServer {
 
   private final ActorSystem<?> system;
   private final McpRoutes mcp;
-  private final OpsRoutes ops;
+  private final AdminRoutes admin;
   private final Readiness readiness;
   private final AtomicReference<CompletionStage<Void>> stopping = new AtomicReference<>();
 
@@ -93,7 +94,7 @@ public final class GatewayServer {
       ActorRef<NodeDesk.Command> desk,
       ActorSystem<?> system,
       McpRoutes mcp,
-      OpsRoutes ops,
+      AdminRoutes admin,
       Readiness readiness) {
     this.binding = binding;
     this.desk = desk;
@@ -101,7 +102,7 @@ public final class GatewayServer {
     this.callerContexts = callerContexts;
     this.system = system;
     this.mcp = mcp;
-    this.ops = ops;
+    this.admin = admin;
     this.readiness = readiness;
   }
 
@@ -241,20 +242,20 @@ public final class GatewayServer {
             access,
             readiness,
             desk);
-    OpsRoutes ops =
-        new OpsRoutes(
+    OpsRoutes ops = new OpsRoutes(supervisor, metrics, readiness);
+    AdminRoutes admin =
+        new AdminRoutes(
             supervisor,
             sessions,
             metrics,
             system.scheduler(),
-            readiness,
             mcp.streamQuota(),
             config.requiresAuthentication());
     Authentication authentication =
         new Authentication(
             config, metrics, system.dispatchers().lookup(DispatcherSelector.blocking()));
     GatewayRoutes routes =
-        new GatewayRoutes(new AccessControl(config, metrics), authentication, ops, mcp);
+        new GatewayRoutes(new AccessControl(config, metrics), authentication, ops, admin, mcp);
     return Http.get(system)
         .newServerAt(config.host(), config.port())
         .withSettings(serverSettings(system, supervisor, config))
@@ -266,7 +267,14 @@ public final class GatewayServer {
               log.info("gateway listening on {}", binding.localAddress());
               readiness.ready();
               return new GatewayServer(
-                  binding, sessions, stateless.callerContexts(), desk, system, mcp, ops, readiness);
+                  binding,
+                  sessions,
+                  stateless.callerContexts(),
+                  desk,
+                  system,
+                  mcp,
+                  admin,
+                  readiness);
             });
   }
 
@@ -357,7 +365,7 @@ public final class GatewayServer {
     Duration drain =
         drainDeadline.isNegative() || drainDeadline.isZero() ? Duration.ofMillis(1) : drainDeadline;
     readiness.stopping();
-    ops.stop(); // the operations page's streams never end on their own
+    admin.stop(); // the operations page's feeds never end on their own
     // the sessions close their GET streams (which never end) and answer what is in flight, and
     // only then are the connections terminated: Pekko's termination cuts a response that is
     // already streaming (an SSE answer), so it must not start before those are answered

@@ -19,11 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole route tree: Host/Origin checks on everything, the probes and the protected resource
- * metadata, then authentication for metrics, admin and MCP (which serves the caller's identity).
- * Failures never leak: an exception is logged (with the session, shortened) and answered 500 with a
- * JSON-RPC {@code -32603 internal error} body and no details; a wrong method or path gets a
- * JSON-RPC error body too.
+ * The whole route tree: Host/Origin checks on everything, the probes, the operations page's token
+ * form and the protected resource metadata, then authentication for metrics, admin and MCP (which
+ * serve the caller's identity). Failures never leak: an exception is logged (with the session,
+ * shortened) and answered 500 with a JSON-RPC {@code -32603 internal error} body and no details; a
+ * wrong method or path gets a JSON-RPC error body too.
  */
 public final class GatewayRoutes extends AllDirectives {
 
@@ -32,13 +32,19 @@ public final class GatewayRoutes extends AllDirectives {
   private final AccessControl access;
   private final Authentication authentication;
   private final OpsRoutes ops;
+  private final AdminRoutes admin;
   private final McpRoutes mcp;
 
   public GatewayRoutes(
-      AccessControl access, Authentication authentication, OpsRoutes ops, McpRoutes mcp) {
+      AccessControl access,
+      Authentication authentication,
+      OpsRoutes ops,
+      AdminRoutes admin,
+      McpRoutes mcp) {
     this.access = access;
     this.authentication = authentication;
     this.ops = ops;
+    this.admin = admin;
     this.mcp = mcp;
   }
 
@@ -53,11 +59,14 @@ public final class GatewayRoutes extends AllDirectives {
                         () ->
                             concat(
                                 ops.probes(),
-                                ops.tokenPage(),
+                                admin.tokenPage(),
                                 authentication.metadata(),
                                 authentication.authenticate(
                                     identity ->
-                                        concat(ops.guarded(identity), mcp.route(identity)))))));
+                                        concat(
+                                            ops.metrics(),
+                                            admin.route(identity),
+                                            mcp.route(identity)))))));
   }
 
   private ExceptionHandler exceptionHandler() {

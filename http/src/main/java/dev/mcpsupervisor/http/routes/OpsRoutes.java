@@ -1,106 +1,37 @@
 package dev.mcpsupervisor.http.routes;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
-import dev.mcpsupervisor.http.access.Identity;
-import dev.mcpsupervisor.http.access.StreamQuota;
-import dev.mcpsupervisor.http.ops.AdminPage;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
-import dev.mcpsupervisor.http.ops.OpsJournal;
 import dev.mcpsupervisor.http.ops.Readiness;
-import dev.mcpsupervisor.http.session.AdminReport;
-import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.stream.McpResponses;
-import dev.mcpsupervisor.http.stream.SseFrames;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
-import dev.mcpsupervisor.upstream.Failures;
-import java.io.IOException;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.apache.pekko.NotUsed;
-import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.MediaTypes;
-import org.apache.pekko.http.javadsl.model.RemoteAddress;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
-import org.apache.pekko.http.javadsl.model.headers.CacheControl;
-import org.apache.pekko.http.javadsl.model.headers.CacheDirectives;
-import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
-import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.Route;
-import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
-import org.apache.pekko.stream.KillSwitches;
-import org.apache.pekko.stream.SharedKillSwitch;
-import org.apache.pekko.stream.javadsl.Source;
-import org.apache.pekko.util.ByteString;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Operations endpoints: {@code /healthz} (the process serves HTTP), {@code /readyz} (listening,
+ * Probes and metrics: {@code /healthz} (the process serves HTTP), {@code /readyz} (listening,
  * taking requests and {@code Up} in its cluster, from {@link Readiness}; 503 while joining or
- * stopping), {@code /metrics} (Prometheus text), {@code /admin/sessions} (JSON), the operations
- * page {@code /admin} ({@link AdminPage}) with its live feed {@code /admin/events}, and its two
- * actions: restart an upstream session, close a downstream session (audited in the log and the
- * {@link OpsJournal}). HTTP only.
+ * stopping) and {@code /metrics} (Prometheus text). The {@code /admin} endpoints are {@link
+ * AdminRoutes}. HTTP only.
  */
 public final class OpsRoutes extends AllDirectives {
 
-  private static final Logger log = LoggerFactory.getLogger(OpsRoutes.class);
-
-  private static final Duration ASK_TIMEOUT = Duration.ofSeconds(5);
-
-  /** How often an event stream sends the page's sections. */
-  static final Duration VIEW_INTERVAL = Duration.ofSeconds(1);
-
-  /** Event streams at once, whoever holds them (loopback callers are not counted by the quota). */
-  static final int MAX_EVENT_STREAMS = 64;
-
   private final SessionSupervisor supervisor;
-  private final ActorRef<DownstreamSessions.Command> sessions;
   private final GatewayMetrics metrics;
-  private final Scheduler scheduler;
   private final Readiness readiness;
-  private final OpsJournal journal;
-  private final StreamQuota streamQuota;
-  private final boolean tokensRequired;
-  private final SharedKillSwitch stopped = KillSwitches.shared("admin-event-streams");
 
-  /**
-   * @param streamQuota the streams a caller may hold open, shared with the MCP routes
-   * @param tokensRequired whether callers authenticate (else the admin endpoints are loopback-only)
-   */
-  public OpsRoutes(
-      SessionSupervisor supervisor,
-      ActorRef<DownstreamSessions.Command> sessions,
-      GatewayMetrics metrics,
-      Scheduler scheduler,
-      Readiness readiness,
-      StreamQuota streamQuota,
-      boolean tokensRequired) {
+  public OpsRoutes(SessionSupervisor supervisor, GatewayMetrics metrics, Readiness readiness) {
     this.supervisor = supervisor;
-    this.sessions = sessions;
     this.metrics = metrics;
-    this.scheduler = scheduler;
     this.readiness = readiness;
-    this.journal = metrics.journal();
-    this.streamQuota = streamQuota;
-    this.tokensRequired = tokensRequired;
   }
 
   /** Probes: open to anyone who passes the Host/Origin checks, even when tokens are configured. */
@@ -120,356 +51,24 @@ public final class OpsRoutes extends AllDirectives {
                             }))));
   }
 
-  /**
-   * The operations page of a gateway that wants a token, asked for without one: 401, with the page
-   * that asks for the token (it shows nothing before the token is given).
-   */
-  Route tokenPage() {
-    if (!tokensRequired) {
-      return reject();
-    }
-    return pathPrefix(
-        "admin",
+  /** Metrics: behind the bearer token when tokens are configured. */
+  Route metrics() {
+    return path(
+        "metrics",
         () ->
-            pathEndOrSingleSlash(
+            get(
                 () ->
-                    get(
-                        () ->
-                            extractRequest(
-                                request ->
-                                    request.getHeader("Authorization").isPresent()
-                                        ? reject()
-                                        : complete(
-                                            page(
-                                                StatusCodes.UNAUTHORIZED,
-                                                AdminPage.render(
-                                                    null, List.of(), Instant.now())))))));
-  }
-
-  /**
-   * Metrics and admin: behind the bearer token when tokens are configured; admin only for loopback
-   * clients when none are.
-   */
-  Route guarded(Identity caller) {
-    return concat(
-        path(
-            "metrics",
-            () ->
-                get(
-                    () ->
-                        completeWithFuture(
-                            snapshot()
-                                .thenApply(
-                                    snapshot ->
-                                        HttpResponse.create()
-                                            .withEntity(
-                                                HttpEntities.create(
-                                                    ContentTypes.parse(
-                                                        GatewayMetrics.contentType()),
-                                                    metrics
-                                                        .scrape(snapshot, supervisor.membership())
-                                                        .getBytes(StandardCharsets.UTF_8))))))),
-        pathPrefix("admin", () -> loopbackUnlessTokens(() -> admin(caller))));
-  }
-
-  private Route admin(Identity caller) {
-    return concat(
-        pathEndOrSingleSlash(
-            () ->
-                get(
-                    () ->
-                        completeWithFuture(
-                            report()
-                                .thenApply(
-                                    report ->
-                                        page(
-                                            StatusCodes.OK,
-                                            AdminPage.render(
-                                                report, journal.entries(), Instant.now())))
-                                .exceptionally(this::unavailable)))),
-        path(
-            "sessions",
-            () ->
-                get(
-                    () ->
-                        completeWithFuture(
-                            report()
-                                .thenApply(report -> McpResponses.json(StatusCodes.OK, report))
-                                .exceptionally(this::unavailable)))),
-        path("events", () -> get(() -> events(caller))),
-        path(
-            PathMatchers.segment("servers")
-                .slash(PathMatchers.segment())
-                .slash("sessions")
-                .slash(PathMatchers.longSegment())
-                .slash("restart"),
-            (keyId, sessionId) ->
-                post(() -> action(caller, reason -> restart(caller, keyId, sessionId, reason)))),
-        path(
-            PathMatchers.segment("sessions").slash(PathMatchers.segment()).slash("close"),
-            shownId -> post(() -> action(caller, reason -> close(caller, shownId, reason)))));
-  }
-
-  /** Without tokens, the admin endpoints answer this machine only. */
-  private Route loopbackUnlessTokens(java.util.function.Supplier<Route> inner) {
-    if (tokensRequired) {
-      return inner.get();
-    }
-    return extractRequest(
-        request ->
-            request
-                    .getAttribute(AttributeKeys.remoteAddress)
-                    .flatMap(RemoteAddress::getAddress)
-                    .filter(InetAddress::isLoopbackAddress)
-                    .isPresent()
-                ? inner.get()
-                : complete(
-                    McpResponses.json(
-                        StatusCodes.FORBIDDEN,
-                        message(
-                            "forbidden",
-                            "the admin endpoints answer loopback clients only while no token is"
-                                + " configured (gateway.authTokens or gateway.oauth)"))));
-  }
-
-  // ------------------------------------------------------------------------------------- the page
-
-  private static HttpResponse page(StatusCode status, String html) {
-    return HttpResponse.create()
-        .withStatus(status)
-        .addHeader(RawHeader.create("Content-Security-Policy", AdminPage.contentSecurityPolicy()))
-        .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
-        .addHeader(RawHeader.create("Referrer-Policy", "no-referrer"))
-        .addHeader(CacheControl.create(CacheDirectives.NO_STORE))
-        .withEntity(HttpEntities.create(ContentTypes.TEXT_HTML_UTF8, html));
-  }
-
-  /**
-   * {@code GET /admin/events}: SSE. {@code supervision} events (id = the journal's number; a
-   * reconnect with {@code Last-Event-ID} gets what it missed that the journal still holds), and
-   * every {@link #VIEW_INTERVAL} a {@code view} event with the page's sections. Counted like the
-   * gateway's other streams; ended when the gateway stops.
-   */
-  private Route events(Identity caller) {
-    return extractRequest(
-        request -> {
-          if (journal.followers() >= MAX_EVENT_STREAMS) {
-            return complete(streamQuota.refusal());
-          }
-          Optional<Runnable> permit = streamQuota.acquire(caller, request);
-          if (permit.isEmpty()) {
-            return complete(streamQuota.refusal());
-          }
-          long after =
-              request.getHeader("Last-Event-ID").map(header -> parseSeq(header.value())).orElse(0L);
-          Source<ByteString, NotUsed> supervision =
-              journal
-                  .follow(after)
-                  .map(
-                      entry ->
-                          SseFrames.named(
-                              "supervision", entryJson(entry), Long.toString(entry.seq())));
-          Source<ByteString, NotUsed> views =
-              Source.tick(Duration.ZERO, VIEW_INTERVAL, "view")
-                  .mapMaterializedValue(cancellable -> NotUsed.getInstance())
-                  .mapAsync(
-                      1,
-                      tick ->
-                          report()
-                              .thenApply(
-                                  report ->
-                                      SseFrames.named(
-                                          "view",
-                                          AdminPage.fragments(report)
-                                              .put("at", Instant.now().toString())))
-                              // a tick without the supervisor's answer is skipped
-                              .exceptionally(failure -> null));
-          Source<ByteString, NotUsed> frames =
-              supervision
-                  .merge(views, true)
-                  .via(stopped.flow())
-                  .watchTermination(
-                      (notUsed, done) -> {
-                        done.whenComplete((ok, failure) -> permit.get().run());
-                        return NotUsed.getInstance();
-                      });
-          return complete(McpResponses.eventStream(frames, VIEW_INTERVAL.multipliedBy(15)));
-        });
-  }
-
-  private static ObjectNode entryJson(OpsJournal.Entry entry) {
-    return JsonRpcCodec.emptyObject()
-        .put("seq", entry.seq())
-        .put("at", entry.at().toString())
-        .put("kind", entry.kind())
-        .put("server", entry.server())
-        .put("key", entry.keyId())
-        .put("session", entry.session())
-        .put("detail", entry.detail())
-        .put("html", AdminPage.event(entry));
-  }
-
-  private static long parseSeq(String value) {
-    try {
-      return Math.max(0, Long.parseLong(value.trim()));
-    } catch (NumberFormatException e) {
-      return 0;
-    }
-  }
-
-  // ---------------------------------------------------------------------------------- the actions
-
-  /**
-   * An action: a POST with a JSON body (so that a plain cross-site form cannot send it), its
-   * optional {@code reason} passed on.
-   */
-  private Route action(
-      Identity caller, java.util.function.Function<String, CompletionStage<HttpResponse>> perform) {
-    return extractRequest(
-        request -> {
-          if (!request.entity().getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
-            return complete(
-                McpResponses.json(
-                    StatusCodes.UNSUPPORTED_MEDIA_TYPE,
-                    message("unsupported", "an action is a POST with a JSON body")));
-          }
-          return entity(
-              Unmarshaller.entityToString(),
-              body -> {
-                String reason = reasonOf(body);
-                if (reason == null) {
-                  return complete(
-                      McpResponses.json(
-                          StatusCodes.BAD_REQUEST,
-                          message("bad request", "the body is not a JSON object")));
-                }
-                return completeWithFuture(perform.apply(reason));
-              });
-        });
-  }
-
-  private CompletionStage<HttpResponse> restart(
-      Identity caller, String keyId, long sessionId, String reason) {
-    return supervisor
-        .snapshot()
-        .thenCompose(
-            snapshot -> {
-              Optional<SupervisorSnapshot.KeySnapshot> key =
-                  snapshot.keys().stream().filter(k -> k.keyId().equals(keyId)).findFirst();
-              if (key.isEmpty()) {
-                return CompletableFuture.completedFuture(
-                    McpResponses.json(
-                        StatusCodes.NOT_FOUND, message("unknown", "no server key " + keyId)));
-              }
-              String server = key.get().server();
-              String detail = audit(caller, reason);
-              return supervisor
-                  .restartSession(keyId, sessionId, detail)
-                  .thenApply(
-                      restarted -> {
-                        if (!restarted) {
-                          return McpResponses.json(
-                              StatusCodes.CONFLICT,
-                              message(
-                                  "not restarted",
-                                  "upstream session "
-                                      + sessionId
-                                      + " of "
-                                      + server
-                                      + " is not ready (or gone): nothing to restart"));
-                        }
-                        log.info(
-                            "admin: upstream session {} of {} ({}) restarted {}",
-                            sessionId,
-                            server,
-                            keyId,
-                            detail);
-                        journal.action(
-                            "restart requested", server, keyId, Long.toString(sessionId), detail);
-                        return McpResponses.json(
-                            StatusCodes.OK,
-                            message(
-                                "restarting",
-                                "upstream session " + sessionId + " of " + server + " restarts"));
-                      });
-            })
-        .exceptionally(this::unavailable);
-  }
-
-  private CompletionStage<HttpResponse> close(Identity caller, String shownId, String reason) {
-    String detail = audit(caller, reason);
-    return Asks.<DownstreamSessions.Command, Boolean>ask(
-            sessions,
-            replyTo ->
-                new DownstreamSessions.CloseShown(
-                    shownId, "closed by an operator " + detail, replyTo),
-            ASK_TIMEOUT,
-            scheduler)
-        .thenApply(
-            closed -> {
-              if (!closed) {
-                return McpResponses.json(
-                    StatusCodes.NOT_FOUND,
-                    message("unknown", "no downstream session " + shownId + " on this node"));
-              }
-              log.info("admin: downstream session {} closed {}", shownId, detail);
-              journal.action("session closed", "downstream", "", shownId, detail);
-              return McpResponses.json(
-                  StatusCodes.OK,
-                  message("closed", "downstream session " + shownId + " is closed"));
-            })
-        .exceptionally(this::unavailable);
-  }
-
-  /** The body's {@code reason}, cut to 200 characters; "" without one; null: not a JSON object. */
-  private static String reasonOf(String body) {
-    try {
-      JsonNode json = JsonRpcCodec.mapper().readTree(body.isBlank() ? "{}" : body);
-      if (json == null || !json.isObject()) {
-        return null;
-      }
-      String reason = json.path("reason").asText("");
-      return reason.length() > 200 ? reason.substring(0, 200) : reason;
-    } catch (IOException e) {
-      return null;
-    }
-  }
-
-  /** Who asked, and why if they said: for the log and the event list. */
-  private static String audit(Identity caller, String reason) {
-    return "by " + caller.name() + (reason.isBlank() ? "" : ": " + reason);
-  }
-
-  private static ObjectNode message(String status, String message) {
-    return JsonRpcCodec.emptyObject().put("status", status).put("message", message);
-  }
-
-  /** The {@code /admin/sessions} document as it is now. */
-  private CompletionStage<ObjectNode> report() {
-    return listing()
-        .thenCombine(
-            supervisor.snapshot(),
-            (listing, snapshot) ->
-                AdminReport.of(
-                    listing,
-                    snapshot,
-                    supervisor.membership(),
-                    metrics.recentCalls().summaries(),
-                    Instant.now()));
-  }
-
-  /** A report without the supervisor's part would say "no sessions": say why not. */
-  private HttpResponse unavailable(Throwable failure) {
-    return McpResponses.json(
-        StatusCodes.SERVICE_UNAVAILABLE,
-        JsonRpcCodec.emptyObject()
-            .put("status", "unavailable")
-            .put("error", Failures.describe(failure)));
-  }
-
-  /** Ends the event streams: the gateway stops. */
-  public void stop() {
-    stopped.shutdown();
+                    completeWithFuture(
+                        snapshot()
+                            .thenApply(
+                                snapshot ->
+                                    HttpResponse.create()
+                                        .withEntity(
+                                            HttpEntities.create(
+                                                ContentTypes.parse(GatewayMetrics.contentType()),
+                                                metrics
+                                                    .scrape(snapshot, supervisor.membership())
+                                                    .getBytes(StandardCharsets.UTF_8)))))));
   }
 
   /**
@@ -478,10 +77,6 @@ public final class OpsRoutes extends AllDirectives {
    */
   private CompletionStage<SupervisorSnapshot> snapshot() {
     return supervisor.snapshot().exceptionally(failure -> null);
-  }
-
-  private CompletionStage<DownstreamSessions.Listing> listing() {
-    return Asks.ask(sessions, DownstreamSessions.ListSessions::new, ASK_TIMEOUT, scheduler);
   }
 
   private static HttpResponse status(StatusCode code, String status) {
