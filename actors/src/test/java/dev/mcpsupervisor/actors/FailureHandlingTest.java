@@ -6,6 +6,8 @@ import static dev.mcpsupervisor.actors.TestSupervisor.awaitError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -288,6 +290,7 @@ class FailureHandlingTest {
       assertTrue(await(test.supervisor.restartSession(key.keyId(), session, "by ops")));
       test.awaitAssert(() -> assertTrue(first.closed.get(), "the old connection is closed"));
       assertEquals("restarting", test.onlySession().state());
+      assertNull(test.onlySession().connectedAt(), "no connection while it restarts");
       assertFalse(
           await(test.supervisor.restartSession(key.keyId(), session, "by ops")),
           "not ready: nothing to restart");
@@ -296,6 +299,7 @@ class FailureHandlingTest {
       test.awaitAssert(() -> assertEquals("ready", test.onlySession().state()));
       assertEquals(1, test.onlySession().restarts());
       assertEquals("restart requested by ops", test.onlySession().lastLoss());
+      assertNotNull(test.onlySession().connectedAt());
       assertEquals(1, test.onlyKey().leases().size(), "the lease stays");
       assertEquals(
           List.of(

@@ -50,6 +50,9 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
    *     sent that wait for a caller's answer
    * @param restarts how often the connection was re-established
    * @param lastLoss why the connection was last lost; empty if it never was
+   * @param startedAt when the session was opened
+   * @param connectedAt since when its current connection is up (a stdio server's process runs);
+   *     null while it has none
    */
   public record SessionSnapshot(
       long sessionId,
@@ -61,5 +64,6 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
       int restarts,
       String lastLoss,
       Instant startedAt,
+      Instant connectedAt,
       OptionalLong pid) {}
 }

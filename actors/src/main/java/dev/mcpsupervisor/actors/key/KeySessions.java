@@ -108,11 +108,12 @@ final class KeySessions {
 
   private LeaseTable.Entry<ActorRef<SessionActor.Command>> openSession() {
     long id = nextSessionId++;
+    // told before the session runs: its own events (ready, attempt failed) come after this one
+    env.supervision(SupervisionEvent.Kind.STARTED, id, "");
     ActorRef<SessionActor.Command> ref =
         context.spawn(SessionActor.create(id, env, reports), "session-" + id);
     context.watchWith(ref, new ServerKeyActor.SessionTerminated(id));
     router.tell(new KeyRouter.SessionIdsReserved(nextSessionId));
-    env.supervision(SupervisionEvent.Kind.STARTED, id, "");
     return table.add(id, ref);
   }
 

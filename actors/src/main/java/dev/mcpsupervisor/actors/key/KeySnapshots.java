@@ -50,7 +50,7 @@ final class KeySnapshots {
             .map(
                 s ->
                     new SessionSnapshot(
-                        s.id, "closed", 0, 0, 0, 0, 0, "", s.openedAt, OptionalLong.empty()))
+                        s.id, "closed", 0, 0, 0, 0, 0, "", s.openedAt, null, OptionalLong.empty()))
             .toList();
     Map<String, Long> leases = table.leases();
     return Aggregator.create(
@@ -90,6 +90,7 @@ final class KeySnapshots {
         part.restarts(),
         part.lastLoss(),
         part.startedAt(),
+        part.connectedAt(),
         part.pid());
   }
 }

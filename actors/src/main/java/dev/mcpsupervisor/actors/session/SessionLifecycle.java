@@ -38,6 +38,9 @@ final class SessionLifecycle {
   private int restarts;
   private String lastLoss = "";
 
+  /** Since when the current link is up; null while there is none. */
+  private Instant connectedAt;
+
   SessionLifecycle(
       long sessionId,
       KeyEnvironment env,
@@ -63,6 +66,7 @@ final class SessionLifecycle {
   }
 
   void linkUp(SessionCalls.Link link) {
+    connectedAt = Instant.now();
     String pid = link.pid().isPresent() ? "pid " + link.pid().getAsLong() : "";
     if (restarts == 0) {
       env.supervision(SupervisionEvent.Kind.READY, sessionId, pid);
@@ -111,6 +115,7 @@ final class SessionLifecycle {
     env.supervision(SupervisionEvent.Kind.LOST, sessionId, reason);
     restarts++;
     lastLoss = reason;
+    connectedAt = null;
     keepAlive.stop();
     calls.linkLost(reason);
     parent.tell(new SessionActor.SessionDown(sessionId, reason));
@@ -152,6 +157,7 @@ final class SessionLifecycle {
         .getLog()
         .debug(
             "{} session {}: closing ({}: {})", server, sessionId, close.reason(), close.detail());
+    connectedAt = null;
     JsonRpcError notReady = close.reason().acquireError(server, sessionId);
     calls.answerEverything(close.reason().callErrors(server, close.detail()));
     readyWaiters.failed(notReady);
@@ -177,6 +183,7 @@ final class SessionLifecycle {
         restarts,
         lastLoss,
         startedAt,
+        connectedAt,
         pid);
   }
 
@@ -192,6 +199,7 @@ final class SessionLifecycle {
         call -> SupervisorErrors.sessionLost(server, call.method(), "session actor failed"));
     readyWaiters.failed(
         SupervisorErrors.unavailableBecause(server, "session " + sessionId + " failed"));
+    env.supervision(SupervisionEvent.Kind.LOST, sessionId, "session actor failed");
     parent.tell(new SessionActor.SessionDown(sessionId, "session actor failed"));
   }
 

@@ -313,7 +313,10 @@ public final class AdminPage {
           .append("</span></td><td>")
           .append(pid.isEmpty() ? "–" : pid)
           .append("</td><td>")
-          .append(duration(session.path("ageSeconds").asLong()))
+          .append(
+              session.has("connectedSeconds")
+                  ? duration(session.path("connectedSeconds").asLong())
+                  : "–")
           .append("</td><td>")
           .append(session.path("restarts").asInt())
           .append("</td><td class=\"detail\">")

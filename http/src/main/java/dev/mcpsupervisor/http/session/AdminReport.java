@@ -103,6 +103,10 @@ public final class AdminReport {
           upstream.put("lastLoss", session.lastLoss());
         }
         upstream.put("ageSeconds", Duration.between(session.startedAt(), now).toSeconds());
+        if (session.connectedAt() != null) {
+          upstream.put(
+              "connectedSeconds", Duration.between(session.connectedAt(), now).toSeconds());
+        }
         if (session.pid().isPresent()) {
           upstream.put("pid", session.pid().getAsLong());
         }
