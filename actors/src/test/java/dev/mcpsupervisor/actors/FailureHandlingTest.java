@@ -107,7 +107,8 @@ class FailureHandlingTest {
       SupervisionEvent opened = test.observer.events.get(6);
       assertEquals("alpha", opened.server());
       assertEquals(0, opened.sessionId(), "the key's event, no session's");
-      assertTrue(opened.detail().startsWith("3 failed attempts: "), opened.detail());
+      assertEquals(
+          "3 failed attempts, the last: connection refused", opened.detail(), "the reason's kind");
     }
   }
 

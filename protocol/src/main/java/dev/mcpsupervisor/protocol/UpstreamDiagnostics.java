@@ -30,6 +30,11 @@ public final class UpstreamDiagnostics {
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
+  private static final Pattern EXIT_CODE = Pattern.compile("exit code -?\\d+");
+
+  /** The longest {@link #headline}. */
+  private static final int HEADLINE_CHARACTERS = 160;
+
   /** 8 hex digits: enough to find the line in a log, too few to mean anything else. */
   private static final int REF_BYTES = 4;
 
@@ -61,6 +66,31 @@ public final class UpstreamDiagnostics {
     }
     matcher.appendTail(redacted);
     return redacted.toString();
+  }
+
+  /**
+   * A failure's reason as the operations page shows it: its first clause, in the supervisor's own
+   * words (the failure's kind: "process exited", "transport error", "initialize failed"), without
+   * what an upstream put after it (a stdio server's stderr, an HTTP body, an error message), but
+   * for a process's exit code. The log keeps the whole reason; empty for null.
+   */
+  public static String headline(String reason) {
+    if (reason == null) {
+      return "";
+    }
+    String text = redact(reason);
+    int clause = text.indexOf("; ");
+    if (clause >= 0) {
+      text = text.substring(0, clause);
+    }
+    int colon = text.indexOf(": ");
+    if (colon >= 0) {
+      String rest = text.substring(colon + 2);
+      text = text.substring(0, colon) + (EXIT_CODE.matcher(rest).matches() ? ": " + rest : "");
+    }
+    return text.length() <= HEADLINE_CHARACTERS
+        ? text
+        : text.substring(0, HEADLINE_CHARACTERS) + "…";
   }
 
   /**

@@ -64,4 +64,22 @@ class UpstreamDiagnosticsTest {
       logger.detachAppender(appender);
     }
   }
+
+  @Test
+  void aHeadlineKeepsTheKindOfAFailureAndNothingAnUpstreamSaid() {
+    assertEquals(
+        "process exited: exit code 137",
+        UpstreamDiagnostics.headline("process exited: exit code 137; last stderr: sk-SECRET"));
+    assertEquals(
+        "transport error",
+        UpstreamDiagnostics.headline("transport error: POST answered HTTP 500: key sk-SECRET"));
+    assertEquals(
+        "initialize failed", UpstreamDiagnostics.headline("initialize failed: bad key sk-SECRET"));
+    assertEquals(
+        "connect to https://api.example.com failed",
+        UpstreamDiagnostics.headline("connect to https://api.example.com/v1/sk-SECRET failed"));
+    assertEquals("connection ended", UpstreamDiagnostics.headline("connection ended"));
+    assertEquals("", UpstreamDiagnostics.headline(null));
+    assertEquals(161, UpstreamDiagnostics.headline("x".repeat(500)).length(), "bounded");
+  }
 }

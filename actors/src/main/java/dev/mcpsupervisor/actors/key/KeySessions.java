@@ -7,6 +7,7 @@ import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.session.CloseReason;
 import dev.mcpsupervisor.actors.session.KeyEnvironment;
 import dev.mcpsupervisor.actors.session.SessionActor;
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import java.time.Duration;
@@ -238,7 +239,10 @@ final class KeySessions {
     timers.cancel(new IdleTimer(session.id));
     session.ref.tell(new SessionActor.Close(reason, detail));
     if (reason != CloseReason.SHUTDOWN && reason != CloseReason.CONNECT_FAILED) {
-      env.supervision(SupervisionEvent.Kind.EVICTED, session.id, reason.word() + ": " + detail);
+      env.supervision(
+          SupervisionEvent.Kind.EVICTED,
+          session.id,
+          reason.word() + ": " + UpstreamDiagnostics.headline(detail));
     }
   }
 
@@ -295,7 +299,9 @@ final class KeySessions {
       env.supervision(
           SupervisionEvent.Kind.CIRCUIT_OPEN,
           0,
-          circuit.consecutiveFailures() + " failed attempts: " + circuit.lastFailure());
+          circuit.consecutiveFailures()
+              + " failed attempts, the last: "
+              + UpstreamDiagnostics.headline(circuit.lastFailure()));
     }
     startCooldown();
     table.live().stream()

@@ -314,7 +314,8 @@ public final class SessionActor {
   private Behavior<Command> restartedByOperator(Restart restart, SessionCalls.Link link) {
     restart.replyTo().tell(true);
     context.stop(link.ref()); // its PostStop closes the connection
-    return linkLost("restart requested " + restart.reason(), link);
+    lifecycle.restartRequested("restart requested " + restart.reason());
+    return backoff(0);
   }
 
   /** The connection died under a ready session: a new link follows after a backoff. */

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.actors.session;
 import dev.mcpsupervisor.actors.base.SupervisionEvent;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.SessionSnapshot;
+import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import java.time.Instant;
 import java.util.OptionalLong;
@@ -109,12 +110,24 @@ final class SessionLifecycle {
    * connection (first, in their original order), the others are answered "session lost".
    */
   void linkLost(String reason) {
+    lost(reason, UpstreamDiagnostics.headline(reason));
+  }
+
+  /**
+   * An operator's restart: as a lost connection, its reason (the gateway's own words) shown whole.
+   */
+  void restartRequested(String reason) {
+    lost(reason, reason);
+  }
+
+  /** {@code shown}: what the page and the snapshot may say of {@code reason}. */
+  private void lost(String reason, String shown) {
     context
         .getLog()
         .info("{} session {}: connection lost ({}), restarting", server, sessionId, reason);
-    env.supervision(SupervisionEvent.Kind.LOST, sessionId, reason);
+    lastLoss = shown;
+    env.supervision(SupervisionEvent.Kind.LOST, sessionId, shown);
     restarts++;
-    lastLoss = reason;
     connectedAt = null;
     keepAlive.stop();
     calls.linkLost(reason);
@@ -128,9 +141,14 @@ final class SessionLifecycle {
   JsonRpcError gaveUp(String reason) {
     early.clear(); // what the failed link sent early belongs to no connection now
     context.getLog().info("{} session {}: attempt 1 failed: {}", server, sessionId, reason);
-    env.supervision(SupervisionEvent.Kind.ATTEMPT_FAILED, sessionId, "attempt 1: " + reason);
     parent.tell(new SessionActor.AttemptFailed(sessionId, reason, true));
-    JsonRpcError error = SupervisorErrors.unavailable(server, reason);
+    // the page names the same ref as the callers' error: the log has the whole reason under it
+    UpstreamDiagnostics.Incident incident = UpstreamDiagnostics.incident(server, reason);
+    JsonRpcError error = SupervisorErrors.unavailable(incident);
+    env.supervision(
+        SupervisionEvent.Kind.ATTEMPT_FAILED,
+        sessionId,
+        "attempt 1: " + UpstreamDiagnostics.headline(reason) + " (ref " + incident.told() + ")");
     calls.answerEverything(call -> error);
     readyWaiters.failed(error);
     return error;
@@ -145,7 +163,7 @@ final class SessionLifecycle {
     env.supervision(
         SupervisionEvent.Kind.ATTEMPT_FAILED,
         sessionId,
-        "reconnect attempt " + failedAttempts + ": " + reason);
+        "reconnect attempt " + failedAttempts + ": " + UpstreamDiagnostics.headline(reason));
     parent.tell(new SessionActor.AttemptFailed(sessionId, reason, false));
   }
 
