@@ -353,8 +353,8 @@ public final class SessionSupervisor implements AutoCloseable {
    * Restarts one upstream session as a transport failure would (a stdio server's process is
    * replaced; the session's calls wait for the new connection): {@code keyId} and {@code sessionId}
    * as the {@link #snapshot() snapshot} shows them. Completes with false when there is no such
-   * session, or it is not ready (nothing to restart). The session's loss reads "restart requested
-   * {@code reason}".
+   * session, or it is not ready (nothing to restart). {@code reason} (who asked, and why) is the
+   * detail of its {@code RESTART_REQUESTED} event, and its last loss.
    */
   public CompletionStage<Boolean> restartSession(String keyId, long sessionId, String reason) {
     return asks.confirmed(

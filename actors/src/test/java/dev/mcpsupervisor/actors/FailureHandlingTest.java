@@ -299,14 +299,14 @@ class FailureHandlingTest {
       test.connector.nextConnection();
       test.awaitAssert(() -> assertEquals("ready", test.onlySession().state()));
       assertEquals(1, test.onlySession().restarts());
-      assertEquals("restart requested by ops", test.onlySession().lastLoss());
+      assertEquals("by ops", test.onlySession().lastLoss());
       assertNotNull(test.onlySession().connectedAt());
       assertEquals(1, test.onlyKey().leases().size(), "the lease stays");
       assertEquals(
           List.of(
               SupervisionEvent.Kind.STARTED,
               SupervisionEvent.Kind.READY,
-              SupervisionEvent.Kind.LOST,
+              SupervisionEvent.Kind.RESTART_REQUESTED,
               SupervisionEvent.Kind.RESTARTED),
           test.observer.kinds());
       assertEquals(1, test.observer.restarted.get(), "counted as a restart");

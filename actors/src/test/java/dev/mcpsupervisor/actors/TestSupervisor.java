@@ -207,7 +207,7 @@ final class TestSupervisor implements AutoCloseable {
       events.add(event);
       switch (event.kind()) {
         case STARTED -> created.incrementAndGet();
-        case LOST -> restarted.incrementAndGet();
+        case LOST, RESTART_REQUESTED -> restarted.incrementAndGet();
         case EVICTED ->
             evicted.computeIfAbsent(event.cause(), r -> new AtomicInteger()).incrementAndGet();
         default -> {}

@@ -88,8 +88,9 @@ class OperationsPageTest {
         assertEquals(200, restart.statusCode(), restart.body());
         assertEquals("restarting", json(restart.body()).path("status").asText());
 
-        JsonNode lost = events.next("supervision", kind("lost"));
-        assertEquals("restart requested by anonymous: stuck", lost.path("detail").asText());
+        JsonNode requested = events.next("supervision", kind("restart requested"));
+        assertEquals("by anonymous: stuck", requested.path("detail").asText());
+        assertEquals(Long.toString(before.sessionId()), requested.path("session").asText());
         JsonNode restarted = events.next("supervision", kind("restarted"));
         assertEquals(Long.toString(before.sessionId()), restarted.path("session").asText());
       }

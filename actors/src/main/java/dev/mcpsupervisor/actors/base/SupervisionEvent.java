@@ -21,8 +21,10 @@ public record SupervisionEvent(
     STARTED("started"),
     /** Its first connection is up. */
     READY("ready"),
-    /** A ready session's connection died (or an operator restarted it): it reconnects. */
+    /** A ready session's connection died: it reconnects. */
     LOST("lost"),
+    /** An operator restarted a ready session (who and why in the detail): it reconnects. */
+    RESTART_REQUESTED("restart requested"),
     /** A lost session is connected again. */
     RESTARTED("restarted"),
     /** A connect or initialize attempt failed. */

@@ -84,7 +84,8 @@ public final class SessionActor {
 
   /**
    * An operator's restart: a ready session drops its connection (a stdio server's process ends) and
-   * reconnects as after a transport failure; replies whether it was ready to.
+   * reconnects as after a transport failure; replies whether it was ready to. {@code reason}: who
+   * asked and why, as the event list and the session's last loss show it.
    */
   public record Restart(String reason, ActorRef<Boolean> replyTo) implements Command {}
 
@@ -314,7 +315,7 @@ public final class SessionActor {
   private Behavior<Command> restartedByOperator(Restart restart, SessionCalls.Link link) {
     restart.replyTo().tell(true);
     context.stop(link.ref()); // its PostStop closes the connection
-    lifecycle.restartRequested("restart requested " + restart.reason());
+    lifecycle.restartRequested(restart.reason());
     return backoff(0);
   }
 

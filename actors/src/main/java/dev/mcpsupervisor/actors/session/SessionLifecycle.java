@@ -110,23 +110,23 @@ final class SessionLifecycle {
    * connection (first, in their original order), the others are answered "session lost".
    */
   void linkLost(String reason) {
-    lost(reason, UpstreamDiagnostics.headline(reason));
+    lost(SupervisionEvent.Kind.LOST, reason, UpstreamDiagnostics.headline(reason));
   }
 
   /**
    * An operator's restart: as a lost connection, its reason (the gateway's own words) shown whole.
    */
   void restartRequested(String reason) {
-    lost(reason, reason);
+    lost(SupervisionEvent.Kind.RESTART_REQUESTED, reason, reason);
   }
 
   /** {@code shown}: what the page and the snapshot may say of {@code reason}. */
-  private void lost(String reason, String shown) {
+  private void lost(SupervisionEvent.Kind kind, String reason, String shown) {
     context
         .getLog()
         .info("{} session {}: connection lost ({}), restarting", server, sessionId, reason);
     lastLoss = shown;
-    env.supervision(SupervisionEvent.Kind.LOST, sessionId, shown);
+    env.supervision(kind, sessionId, shown);
     restarts++;
     connectedAt = null;
     keepAlive.stop();
@@ -141,14 +141,15 @@ final class SessionLifecycle {
   JsonRpcError gaveUp(String reason) {
     early.clear(); // what the failed link sent early belongs to no connection now
     context.getLog().info("{} session {}: attempt 1 failed: {}", server, sessionId, reason);
-    parent.tell(new SessionActor.AttemptFailed(sessionId, reason, true));
     // the page names the same ref as the callers' error: the log has the whole reason under it
     UpstreamDiagnostics.Incident incident = UpstreamDiagnostics.incident(server, reason);
     JsonRpcError error = SupervisorErrors.unavailable(incident);
+    // told before the key actor hears it: the circuit it may open comes after
     env.supervision(
         SupervisionEvent.Kind.ATTEMPT_FAILED,
         sessionId,
         "attempt 1: " + UpstreamDiagnostics.headline(reason) + " (ref " + incident.told() + ")");
+    parent.tell(new SessionActor.AttemptFailed(sessionId, reason, true));
     calls.answerEverything(call -> error);
     readyWaiters.failed(error);
     return error;

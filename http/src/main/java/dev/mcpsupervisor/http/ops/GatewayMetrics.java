@@ -154,7 +154,7 @@ public final class GatewayMetrics implements SupervisorObserver {
     String server = event.server();
     switch (event.kind()) {
       case STARTED -> created.labelValues(server).inc();
-      case LOST -> restarted.labelValues(server).inc();
+      case LOST, RESTART_REQUESTED -> restarted.labelValues(server).inc();
       case EVICTED ->
           evicted
               .labelValues(

@@ -334,14 +334,13 @@ public final class AdminRoutes extends AllDirectives {
                                       + server
                                       + " is not ready (or gone): nothing to restart"));
                         }
+                        // the session lists it (restart requested, who and why) before it restarts
                         log.info(
                             "admin: upstream session {} of {} ({}) restarted {}",
                             sessionId,
                             server,
                             keyId,
                             detail);
-                        journal.action(
-                            "restart requested", server, keyId, Long.toString(sessionId), detail);
                         return McpResponses.json(
                             StatusCodes.OK,
                             message(
