@@ -64,21 +64,12 @@ final class HeadlessChromium implements AutoCloseable {
     Path profile = Files.createTempDirectory("chromium-profile");
     Process process =
         new ProcessBuilder(
-                BINARY.toString(),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-dev-shm-usage",
-                "--user-data-dir=" + profile,
-                "--window-size=" + width + "," + height,
-                "--remote-debugging-address=127.0.0.1",
-                "--remote-debugging-port=0",
-                url)
+                command(
+                    profile,
+                    "--window-size=" + width + "," + height,
+                    "--remote-debugging-address=127.0.0.1",
+                    "--remote-debugging-port=0",
+                    url))
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
     try {
@@ -111,6 +102,28 @@ final class HeadlessChromium implements AutoCloseable {
     }
   }
 
+  /**
+   * Headless, with a fresh profile, and without the background traffic a closed network refuses.
+   */
+  private static List<String> command(Path profile, String... more) {
+    List<String> command = new ArrayList<>();
+    command.add(BINARY.toString());
+    command.addAll(
+        List.of(
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--user-data-dir=" + profile));
+    command.addAll(List.of(more));
+    return command;
+  }
+
   private HeadlessChromium(Process process, Path profile, HttpClient http, URI page)
       throws Exception {
     this.process = process;
@@ -125,6 +138,26 @@ final class HeadlessChromium implements AutoCloseable {
     params.put("returnByValue", true);
     JsonNode result = call("Runtime.evaluate", params);
     return result.path("result").path("value");
+  }
+
+  /**
+   * Turns JavaScript off for what the page loads from now on (as a user's browser setting would).
+   */
+  void disableScripts() throws Exception {
+    call("Emulation.setScriptExecutionDisabled", JSON.createObjectNode().put("value", true));
+  }
+
+  void navigate(String url) throws Exception {
+    call("Page.navigate", JSON.createObjectNode().put("url", url));
+  }
+
+  /** The page's document as HTML, read through the DOM domain (no script of the page runs). */
+  String html() throws Exception {
+    long root =
+        call("DOM.getDocument", JSON.createObjectNode()).path("root").path("nodeId").asLong();
+    return call("DOM.getOuterHTML", JSON.createObjectNode().put("nodeId", root))
+        .path("outerHTML")
+        .asText();
   }
 
   /** A PNG of the page as it is now. */
@@ -151,6 +184,10 @@ final class HeadlessChromium implements AutoCloseable {
   public void close() {
     socket.abort();
     ChildProcesses.end(process, Duration.ofSeconds(10));
+    delete(profile);
+  }
+
+  private static void delete(Path profile) {
     try (var files = Files.walk(profile)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
     } catch (IOException e) {

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * runnable jar with the fixture and server-everything behind it; the test kills the fixture's
  * process and reads the page's DOM until it shows the restart and the server ready again. A
  * screenshot is kept ({@code src/target/operations-page/admin.png}; .ci/run copies it out) and
- * checked for size and content. Skipped where no Chromium is installed; .ci/run fails then.
+ * checked for size and content; then a browser with JavaScript off reads the same page as a
+ * snapshot. Skipped where no Chromium is installed; .ci/run fails then.
  */
 @Timeout(180)
 class OperationsPageBrowserIT {
@@ -112,6 +113,13 @@ class OperationsPageBrowserIT {
           assertTrue(
               distinctColours(image) > 50, "not blank: " + distinctColours(image) + " colours");
         }
+
+        // without JavaScript: the same tree, as a snapshot
+        String dom = withoutScripts(admin);
+        assertTrue(dom.contains("data-state=\"snapshot\""), "the page says it is a snapshot");
+        assertTrue(dom.contains("<article class=\"server\" data-server=\"fixture\""), dom);
+        assertTrue(dom.contains("data-restarts=\"1\""), "the restart, in the snapshot too");
+        assertTrue(dom.contains("data-kind=\"lost\""), "and the events so far");
       }
     }
   }
@@ -142,6 +150,21 @@ class OperationsPageBrowserIT {
       page = browser.evaluate(read);
     }
     return page;
+  }
+
+  /** The page as a browser with JavaScript off shows it, once it has loaded. */
+  private static String withoutScripts(String url) throws Exception {
+    try (HeadlessChromium browser = HeadlessChromium.open("about:blank", 1280, 1000)) {
+      browser.disableScripts();
+      browser.navigate(url);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      String html = browser.html();
+      while (!html.contains("</main>") && System.nanoTime() < deadline) {
+        TimeUnit.MILLISECONDS.sleep(100); // polling the load with a bound
+        html = browser.html();
+      }
+      return html;
+    }
   }
 
   private static int distinctColours(BufferedImage image) {

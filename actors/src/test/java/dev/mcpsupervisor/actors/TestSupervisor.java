@@ -195,7 +195,11 @@ final class TestSupervisor implements AutoCloseable {
     final AtomicInteger restarted = new AtomicInteger();
     final Map<String, AtomicInteger> evicted = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+
+    /** The first {@link #KEPT_EVENTS} events: a churn test tells hundreds of thousands. */
     final List<SupervisionEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    static final int KEPT_EVENTS = 1_000;
 
     @Override
     public void sessionReused(String server) {
@@ -204,7 +208,9 @@ final class TestSupervisor implements AutoCloseable {
 
     @Override
     public void supervision(SupervisionEvent event) {
-      events.add(event);
+      if (events.size() < KEPT_EVENTS) {
+        events.add(event);
+      }
       switch (event.kind()) {
         case STARTED -> created.incrementAndGet();
         case LOST, RESTART_REQUESTED -> restarted.incrementAndGet();
