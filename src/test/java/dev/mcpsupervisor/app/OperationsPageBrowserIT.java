@@ -158,10 +158,14 @@ class OperationsPageBrowserIT {
       browser.disableScripts();
       browser.navigate(url);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      String html = browser.html();
+      String html = "";
       while (!html.contains("</main>") && System.nanoTime() < deadline) {
         TimeUnit.MILLISECONDS.sleep(100); // polling the load with a bound
-        html = browser.html();
+        try {
+          html = browser.html();
+        } catch (IllegalStateException replaced) {
+          // the document was replaced between asking for it and reading it: still loading
+        }
       }
       return html;
     }
