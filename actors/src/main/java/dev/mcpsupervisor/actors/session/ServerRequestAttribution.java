@@ -18,11 +18,11 @@ import java.util.function.Predicate;
  * that call's: the transport names the call whose response stream carried it (Streamable HTTP), or
  * its {@code _meta} names the call's upstream request id under {@link #RELATED_REQUEST}, or carries
  * the progress token the session gave the call. An untagged one is for the only context that could
- * have caused it: the one context with calls in flight (not counting, while another is free, a
- * context whose only call is parked on its client's answer to a server request); with none in
- * flight, for a roots/list the context that last sent roots/list_changed, else the only leased
- * context. When more than one could have caused it, it is nobody's and the session refuses it
- * upstream. Runs on the session's thread; decisions only.
+ * have caused it: the one context with calls in flight (not counting list calls while a call of
+ * another kind is in flight, nor, while another is free, a context whose only call is parked on its
+ * client's answer to a server request); with none in flight, for a roots/list the context that last
+ * sent roots/list_changed, else the only leased context. When more than one could have caused it,
+ * it is nobody's and the session refuses it upstream. Runs on the session's thread; decisions only.
  */
 final class ServerRequestAttribution {
 
@@ -30,6 +30,14 @@ final class ServerRequestAttribution {
   static final String RELATED_REQUEST = SupervisorErrors.RELATED_REQUEST;
 
   private static final String META = "_meta";
+
+  /** The lists the key actor caches: a call of one sends no server request. */
+  private static final Set<String> LISTS =
+      Set.of(
+          McpMethods.TOOLS_LIST,
+          McpMethods.PROMPTS_LIST,
+          McpMethods.RESOURCES_LIST,
+          McpMethods.RESOURCES_TEMPLATES_LIST);
 
   /**
    * Whose the request is: a call's ({@code call} and its context), a context's with no call of its
@@ -77,28 +85,16 @@ final class ServerRequestAttribution {
     if (tied != null) {
       return new Owner(tied, tied.call().context(), 1, true);
     }
-    // a context whose one call in flight is parked on its client's answer to a server request (say,
-    // a 2026-07-28 client that left its round) did not ask again: while another context is free, it
-    // claims nothing; a context with more calls might have, so it stays a claimant
-    Map<String, Integer> callsByContext = new LinkedHashMap<>();
-    Set<String> parked = new HashSet<>();
-    for (TrackedCall call : pending.inFlightCalls()) {
-      callsByContext.merge(call.call().context(), 1, Integer::sum);
-      if (answering.test(call)) {
-        parked.add(call.call().context());
-      }
+    // a list call asks nothing (the key's list cache serves one caller's fetch to every caller):
+    // while a call of another kind is in flight, a context with only list calls claims nothing
+    Predicate<TrackedCall> counted = ServerRequestAttribution::mayAsk;
+    Set<String> claimants = claimants(counted);
+    if (claimants.isEmpty()) {
+      counted = call -> true;
+      claimants = claimants(counted);
     }
-    Set<String> inFlight = callsByContext.keySet();
-    Set<String> free = new LinkedHashSet<>();
-    callsByContext.forEach(
-        (context, calls) -> {
-          if (calls > 1 || !parked.contains(context)) {
-            free.add(context);
-          }
-        });
-    Set<String> claimants = free.isEmpty() ? inFlight : free;
     if (claimants.size() == 1) {
-      TrackedCall call = newestOf(claimants.iterator().next());
+      TrackedCall call = newestOf(claimants.iterator().next(), counted);
       return new Owner(call, call.call().context(), 1);
     }
     if (claimants.size() > 1) {
@@ -112,6 +108,39 @@ final class ServerRequestAttribution {
     return leased.size() == 1
         ? new Owner(null, leased.iterator().next(), 1)
         : new Owner(null, null, leased.size());
+  }
+
+  private static boolean mayAsk(TrackedCall call) {
+    return !LISTS.contains(call.method());
+  }
+
+  /**
+   * The contexts that could have caused an untagged request, counting only the calls in flight
+   * {@code counted} accepts: a context whose one such call is parked on its client's answer to a
+   * server request (say, a 2026-07-28 client that left its round) did not ask again, so while
+   * another context is free it claims nothing; a context with more calls might have, so it stays a
+   * claimant.
+   */
+  private Set<String> claimants(Predicate<TrackedCall> counted) {
+    Map<String, Integer> callsByContext = new LinkedHashMap<>();
+    Set<String> parked = new HashSet<>();
+    for (TrackedCall call : pending.inFlightCalls()) {
+      if (!counted.test(call)) {
+        continue;
+      }
+      callsByContext.merge(call.call().context(), 1, Integer::sum);
+      if (answering.test(call)) {
+        parked.add(call.call().context());
+      }
+    }
+    Set<String> free = new LinkedHashSet<>();
+    callsByContext.forEach(
+        (context, calls) -> {
+          if (calls > 1 || !parked.contains(context)) {
+            free.add(context);
+          }
+        });
+    return free.isEmpty() ? callsByContext.keySet() : free;
   }
 
   /** The request as its client sees it: without our request id, which means nothing there. */
@@ -143,11 +172,11 @@ final class ServerRequestAttribution {
    * The context's newest call in flight not answering a server request already (a call waiting for
    * its client's answer rarely asks again), else its newest.
    */
-  private TrackedCall newestOf(String context) {
+  private TrackedCall newestOf(String context, Predicate<TrackedCall> counted) {
     TrackedCall newest = null;
     TrackedCall newestFree = null;
     for (TrackedCall call : pending.inFlightCalls()) {
-      if (!call.call().context().equals(context)) {
+      if (!call.call().context().equals(context) || !counted.test(call)) {
         continue;
       }
       if (newest == null || call.upstreamId > newest.upstreamId) {

@@ -124,6 +124,30 @@ class ServerRequestAttributionTest {
   }
 
   @Test
+  void aContextWithOnlyAListCallInFlightClaimsNothingWhileAnotherCallIsInFlight() {
+    TrackedCall interactive = send("a", null);
+    send("b", null, McpMethods.TOOLS_LIST); // a 2026-07-28 caller checking a tool's schema
+    Owner owner = attribution.ownerOf(sampling(null), null);
+    assertFalse(owner.isAmbiguous());
+    assertSame(interactive, owner.call());
+  }
+
+  @Test
+  void aListCallIsNeverTheCallOfItsContextThatAsked() {
+    TrackedCall call = send("a", null);
+    send("a", null, McpMethods.PROMPTS_LIST);
+    assertSame(call, attribution.ownerOf(sampling(null), null).call());
+  }
+
+  @Test
+  void withOnlyListCallsInFlightTheyStillClaimAsBefore() {
+    TrackedCall list = send("a", null, McpMethods.TOOLS_LIST);
+    assertSame(list, attribution.ownerOf(roots(), null).call());
+    send("b", null, McpMethods.RESOURCES_LIST);
+    assertTrue(attribution.ownerOf(roots(), null).isAmbiguous());
+  }
+
+  @Test
   void whenEveryContextIsParkedTheRequestIsStillAmbiguous() {
     send("a", null);
     send("b", null);
@@ -200,6 +224,10 @@ class ServerRequestAttributionTest {
   // --------------------------------------------------------------------------------------- helpers
 
   private TrackedCall send(String context, String callerToken) {
+    return send(context, callerToken, McpMethods.TOOLS_CALL);
+  }
+
+  private TrackedCall send(String context, String callerToken, String method) {
     ObjectNode params = JsonRpcCodec.emptyObject().put("name", "sample");
     if (callerToken != null) {
       params.putObject("_meta").put("progressToken", callerToken);
@@ -209,7 +237,7 @@ class ServerRequestAttributionTest {
             context,
             "alpha",
             nextCallId++,
-            McpMethods.TOOLS_CALL,
+            method,
             params,
             Duration.ofSeconds(30),
             null,
