@@ -5,6 +5,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.stream.McpResponses;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.HashSet;
@@ -12,8 +13,10 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.RemoteAddress;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
@@ -112,6 +115,16 @@ public final class AccessControl extends AllDirectives {
     }
     int colon = value.lastIndexOf(':');
     return colon < 0 ? value : value.substring(0, colon);
+  }
+
+  /** The client's address, when Pekko knows it (the server's remote-address attribute is on). */
+  public static Optional<InetAddress> clientAddress(HttpRequest request) {
+    return request.getAttribute(AttributeKeys.remoteAddress).flatMap(RemoteAddress::getAddress);
+  }
+
+  /** Whether the request comes from this machine; an unknown address does not. */
+  public static boolean fromLoopback(HttpRequest request) {
+    return clientAddress(request).filter(InetAddress::isLoopbackAddress).isPresent();
   }
 
   /**

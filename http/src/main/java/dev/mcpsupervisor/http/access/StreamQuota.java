@@ -2,10 +2,8 @@ package dev.mcpsupervisor.http.access;
 
 import java.net.InetAddress;
 import java.util.Optional;
-import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.RemoteAddress;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 
 /**
@@ -55,11 +53,10 @@ public final class StreamQuota {
     if (!caller.isAnonymous()) {
       return caller.key();
     }
-    Optional<InetAddress> address =
-        request.getAttribute(AttributeKeys.remoteAddress).flatMap(RemoteAddress::getAddress);
-    if (address.isPresent() && address.get().isLoopbackAddress()) {
+    if (AccessControl.fromLoopback(request)) {
       return null;
     }
-    return "address:" + address.map(InetAddress::getHostAddress).orElse("unknown");
+    return "address:"
+        + AccessControl.clientAddress(request).map(InetAddress::getHostAddress).orElse("unknown");
   }
 }

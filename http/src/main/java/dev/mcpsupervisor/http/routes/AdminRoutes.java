@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.http.access.AccessControl;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.StreamQuota;
 import dev.mcpsupervisor.http.ops.AdminPage;
@@ -17,7 +18,6 @@ import dev.mcpsupervisor.http.stream.SseFrames;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.upstream.Failures;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -27,12 +27,10 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
-import org.apache.pekko.http.javadsl.model.RemoteAddress;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.CacheControl;
@@ -173,11 +171,7 @@ public final class AdminRoutes extends AllDirectives {
     }
     return extractRequest(
         request ->
-            request
-                    .getAttribute(AttributeKeys.remoteAddress)
-                    .flatMap(RemoteAddress::getAddress)
-                    .filter(InetAddress::isLoopbackAddress)
-                    .isPresent()
+            AccessControl.fromLoopback(request)
                 ? inner.get()
                 : complete(
                     McpResponses.json(
