@@ -457,7 +457,10 @@ public final class McpRoutes extends AllDirectives {
 
   // --------------------------------------------------------------------------------------- helpers
 
-  /** Completes once every response stream open now is written out, or at {@code deadline}. */
+  /**
+   * Completes once no response stream is open, those opened meanwhile included, and all are written
+   * out, or at {@code deadline}; from then on a stopping cluster node passes no request on.
+   */
   public CompletionStage<Void> responsesWritten(Duration deadline) {
     return exchanges.responsesWritten(deadline);
   }

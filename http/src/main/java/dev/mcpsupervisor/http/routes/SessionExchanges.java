@@ -127,10 +127,17 @@ public final class SessionExchanges {
         Exchange.open(materializer, maxStreamBufferBytes, refusals::streamOverflowed));
   }
 
-  /** Completes once every response stream open now is written out, or at {@code deadline}. */
+  /**
+   * Completes once no response stream is open (those opened meanwhile too) and all are written out,
+   * or at {@code deadline}; from then on a stopping node passes no request on ({@link #passesOn}):
+   * its connections are about to be closed, which would cut the answer.
+   */
   CompletionStage<Void> responsesWritten(Duration deadline) {
-    return openExchanges.allClosed(deadline);
+    return openExchanges.allClosed(deadline).thenRun(() -> responsesWritten = true);
   }
+
+  /** Whether a stop waited for the responses: the connections close next. */
+  private volatile boolean responsesWritten;
 
   /**
    * The HTTP answer of an exchange, from its first event; 504 when none comes in time.
@@ -194,9 +201,12 @@ public final class SessionExchanges {
     return desk != null && (!directory.holds(sessionId) || !readiness.isReady());
   }
 
-  /** Whether a stopping node still takes {@code request}: a cluster node, for a session's. */
+  /**
+   * Whether a stopping node still takes {@code request}: a cluster node, for a session's, until its
+   * responses are written.
+   */
   boolean passesOn(HttpRequest request) {
-    return desk != null && McpRequestChecks.sessionId(request).isPresent();
+    return desk != null && !responsesWritten && McpRequestChecks.sessionId(request).isPresent();
   }
 
   ActorRef<NodeDesk.Command> desk() {

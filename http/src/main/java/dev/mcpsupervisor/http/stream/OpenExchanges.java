@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The response streams the gateway has open, so a stop can wait until every one is written out: a
@@ -16,9 +17,13 @@ public final class OpenExchanges {
 
   private final Set<CompletableFuture<Void>> open = ConcurrentHashMap.newKeySet();
 
+  /** How many exchanges were ever tracked: one opened during a grace restarts the wait. */
+  private final AtomicLong tracked = new AtomicLong();
+
   /** Counts {@code exchange} as open until its stream has terminated. */
   public Exchange track(Exchange exchange) {
     CompletableFuture<Void> done = exchange.terminated().toCompletableFuture();
+    tracked.incrementAndGet();
     open.add(done);
     done.whenComplete((ok, failure) -> open.remove(done));
     return exchange;
@@ -29,11 +34,19 @@ public final class OpenExchanges {
   }
 
   /**
-   * Completes once every stream open now has terminated and {@link #FLUSH_GRACE} more has passed,
-   * or at {@code deadline}. The grace is for the last frames between the stream's end and the
-   * socket (Pekko's rendering, the TCP write): nothing signals when those are out.
+   * Completes once no stream is open and {@link #FLUSH_GRACE} has passed with none opened, or at
+   * {@code deadline}. Not only the streams open now: a draining cluster node still takes a
+   * session's requests (and passes them on), so an exchange may open while the others finish, and
+   * the connections' termination that follows would cut it. The grace is for the last frames
+   * between the stream's end and the socket (Pekko's rendering, the TCP write): nothing signals
+   * when those are out.
    */
   public CompletionStage<Void> allClosed(Duration deadline) {
+    return untilNoneOpen().completeOnTimeout(null, deadline.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private CompletableFuture<Void> untilNoneOpen() {
+    long before = tracked.get();
     return CompletableFuture.allOf(open.toArray(CompletableFuture[]::new))
         .thenCompose(
             allEnded ->
@@ -41,7 +54,11 @@ public final class OpenExchanges {
                     () -> {},
                     CompletableFuture.delayedExecutor(
                         FLUSH_GRACE.toMillis(), TimeUnit.MILLISECONDS)))
-        .completeOnTimeout(null, deadline.toMillis(), TimeUnit.MILLISECONDS);
+        .thenCompose(
+            graced ->
+                tracked.get() == before && open.isEmpty()
+                    ? CompletableFuture.<Void>completedFuture(null)
+                    : untilNoneOpen());
   }
 
   static final Duration FLUSH_GRACE = Duration.ofMillis(200);
