@@ -243,17 +243,12 @@ public final class GatewayServer {
             readiness,
             desk);
     OpsRoutes ops = new OpsRoutes(supervisor, metrics, readiness);
-    AdminRoutes admin =
-        new AdminRoutes(
-            supervisor,
-            sessions,
-            metrics,
-            system.scheduler(),
-            mcp.streamQuota(),
-            config.requiresAuthentication());
     Authentication authentication =
         new Authentication(
             config, metrics, system.dispatchers().lookup(DispatcherSelector.blocking()));
+    AdminRoutes admin =
+        new AdminRoutes(
+            supervisor, sessions, metrics, system.scheduler(), mcp.streamQuota(), authentication);
     GatewayRoutes routes =
         new GatewayRoutes(new AccessControl(config, metrics), authentication, ops, admin, mcp);
     return Http.get(system)

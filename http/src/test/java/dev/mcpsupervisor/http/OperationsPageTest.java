@@ -247,6 +247,9 @@ class OperationsPageTest {
             TestGateway.stdioFixture("fixture"))) {
       HttpResponse<String> anonymous = gateway.get("/admin");
       assertEquals(401, anonymous.statusCode());
+      assertTrue(
+          anonymous.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Bearer"),
+          "the challenge, as every 401 here");
       assertTrue(anonymous.body().contains("id=\"token-form\""), "the page asks for the token");
       assertFalse(anonymous.body().contains("data-server="), "and shows nothing else");
       assertEquals(401, gateway.get("/admin/events").statusCode());

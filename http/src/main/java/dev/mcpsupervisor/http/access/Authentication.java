@@ -74,6 +74,20 @@ public final class Authentication extends AllDirectives {
         .orElseGet(this::reject);
   }
 
+  /** Whether callers must present a token (static tokens or OAuth are configured). */
+  public boolean required() {
+    return required;
+  }
+
+  /**
+   * {@code page}, a 401 that asks for the token in its own way (the operations page's form), with
+   * the challenge every other refusal here carries; counted as one.
+   */
+  public HttpResponse challenged(HttpResponse page) {
+    metrics.rejected("unauthorized");
+    return page.addHeader(WWWAuthenticate.create(challenge(null)));
+  }
+
   /** Serves {@code inner} as the request's identity, or refuses the request. */
   public Route authenticate(Function<Identity, Route> inner) {
     if (!required) {
@@ -129,15 +143,17 @@ public final class Authentication extends AllDirectives {
 
   private HttpResponse unauthorized(String error) {
     metrics.rejected("unauthorized");
-    HttpChallenge challenge =
-        resource
-            .map(published -> published.unauthorized(error))
-            .orElseGet(() -> HttpChallenge.create("Bearer", REALM));
     return McpResponses.error(
             StatusCodes.UNAUTHORIZED,
             INVALID_REQUEST,
             "Unauthorized: a valid bearer token is required")
-        .addHeader(WWWAuthenticate.create(challenge));
+        .addHeader(WWWAuthenticate.create(challenge(error)));
+  }
+
+  private HttpChallenge challenge(String error) {
+    return resource
+        .map(published -> published.unauthorized(error))
+        .orElseGet(() -> HttpChallenge.create("Bearer", REALM));
   }
 
   private static Optional<String> bearerToken(HttpRequest request) {

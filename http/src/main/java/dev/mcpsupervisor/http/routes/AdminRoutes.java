@@ -6,6 +6,7 @@ import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.http.access.AccessControl;
+import dev.mcpsupervisor.http.access.Authentication;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.StreamQuota;
 import dev.mcpsupervisor.http.ops.AdminPage;
@@ -72,12 +73,13 @@ public final class AdminRoutes extends AllDirectives {
   private final Scheduler scheduler;
   private final OpsJournal journal;
   private final StreamQuota streamQuota;
-  private final boolean tokensRequired;
+  private final Authentication authentication;
   private final SharedKillSwitch stopped = KillSwitches.shared("admin-event-streams");
 
   /**
    * @param streamQuota the streams a caller may hold open, shared with the MCP routes
-   * @param tokensRequired whether callers authenticate (else the admin endpoints are loopback-only)
+   * @param authentication whether callers authenticate (else the admin endpoints are
+   *     loopback-only), and how a refusal says so
    */
   public AdminRoutes(
       SessionSupervisor supervisor,
@@ -85,14 +87,14 @@ public final class AdminRoutes extends AllDirectives {
       GatewayMetrics metrics,
       Scheduler scheduler,
       StreamQuota streamQuota,
-      boolean tokensRequired) {
+      Authentication authentication) {
     this.supervisor = supervisor;
     this.sessions = sessions;
     this.metrics = metrics;
     this.scheduler = scheduler;
     this.journal = metrics.journal();
     this.streamQuota = streamQuota;
-    this.tokensRequired = tokensRequired;
+    this.authentication = authentication;
   }
 
   /**
@@ -100,7 +102,7 @@ public final class AdminRoutes extends AllDirectives {
    * that asks for the token (it shows nothing before the token is given).
    */
   Route tokenPage() {
-    if (!tokensRequired) {
+    if (!authentication.required()) {
       return reject();
     }
     return pathPrefix(
@@ -115,10 +117,11 @@ public final class AdminRoutes extends AllDirectives {
                                     request.getHeader("Authorization").isPresent()
                                         ? reject()
                                         : complete(
-                                            page(
-                                                StatusCodes.UNAUTHORIZED,
-                                                AdminPage.render(
-                                                    null, List.of(), Instant.now())))))));
+                                            authentication.challenged(
+                                                page(
+                                                    StatusCodes.UNAUTHORIZED,
+                                                    AdminPage.render(
+                                                        null, List.of(), Instant.now()))))))));
   }
 
   /** Everything under {@code /admin}, for {@code caller}. */
@@ -166,7 +169,7 @@ public final class AdminRoutes extends AllDirectives {
 
   /** Without tokens, the admin endpoints answer this machine only. */
   private Route loopbackUnlessTokens(java.util.function.Supplier<Route> inner) {
-    if (tokensRequired) {
+    if (authentication.required()) {
       return inner.get();
     }
     return extractRequest(
