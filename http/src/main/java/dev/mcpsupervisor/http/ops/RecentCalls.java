@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http.ops;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -10,7 +11,7 @@ import java.util.function.LongSupplier;
  * #SLOT} each, with a count, an error count and a latency histogram per slot. What the operations
  * page shows as calls/s, error rate, p50 and p99, and charts; Prometheus keeps the totals. Servers
  * are the configured ones only (a caller can name any server; those are not counted here).
- * Thread-safe: one lock per server.
+ * Thread-safe: one lock per server, none across them.
  */
 public final class RecentCalls {
 
@@ -24,7 +25,9 @@ public final class RecentCalls {
    */
   static final long[] BOUNDS_MICROS = bounds();
 
-  private final Map<String, Window> servers = new LinkedHashMap<>();
+  /** Replaced whole when servers are added, read without a lock: every call looks it up. */
+  private volatile Map<String, Window> servers = Map.of();
+
   private final LongSupplier clockMillis;
 
   public RecentCalls() {
@@ -37,21 +40,20 @@ public final class RecentCalls {
 
   /** The servers counted, in this order on the page. Called before any call is recorded. */
   public synchronized void servers(Iterable<String> names) {
-    names.forEach(name -> servers.putIfAbsent(name, new Window()));
+    Map<String, Window> added = new LinkedHashMap<>(servers);
+    names.forEach(name -> added.putIfAbsent(name, new Window()));
+    servers = Collections.unmodifiableMap(added);
   }
 
   public void record(String server, long nanos, boolean failed) {
-    Window window;
-    synchronized (this) {
-      window = servers.get(server);
-    }
+    Window window = servers.get(server);
     if (window != null) {
       window.record(clockMillis.getAsLong() / SLOT.toMillis(), nanos / 1_000, failed);
     }
   }
 
   /** Every configured server's summary over the window, in configuration order. */
-  public synchronized Map<String, Summary> summaries() {
+  public Map<String, Summary> summaries() {
     long slot = clockMillis.getAsLong() / SLOT.toMillis();
     Map<String, Summary> summaries = new LinkedHashMap<>();
     servers.forEach((name, window) -> summaries.put(name, window.summary(slot)));
