@@ -128,13 +128,23 @@ public final class OpsJournal {
     return followers.size();
   }
 
-  private static boolean offered(BoundedSourceQueue<Entry> follower, Entry entry) {
+  /**
+   * Offers {@code entry} to one follower: false when it is to be forgotten. Never throws: it runs
+   * on whichever actor told the event. A follower whose stream ended on its own (its client left)
+   * is only forgotten; one that fell behind is ended (a browser resumes from its last id).
+   */
+  static boolean offered(BoundedSourceQueue<Entry> follower, Entry entry) {
     QueueOfferResult result = follower.offer(entry);
     if (result == QueueOfferResult.enqueued()) {
       return true;
     }
-    // fallen behind (dropped), or its stream is gone: end it; a browser resumes from its last id
-    follower.complete();
+    if (result == QueueOfferResult.dropped()) {
+      try {
+        follower.complete();
+      } catch (IllegalStateException endedMeanwhile) {
+        // its stream ended on its own between the offer and now: nothing left to end
+      }
+    }
     return false;
   }
 }

@@ -1,10 +1,12 @@
 package dev.mcpsupervisor.http.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.actors.base.SupervisionEvent;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,9 +17,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.stream.BoundedSourceQueue;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.SinkQueueWithCancel;
+import org.apache.pekko.stream.javadsl.Source;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -135,6 +139,15 @@ class OpsJournalTest {
     record(journal, 1);
     assertEquals(1, one.toCompletableFuture().get(5, TimeUnit.SECONDS).size());
     awaitFollowers(journal, 0);
+  }
+
+  @Test
+  void aFollowerWhoseStreamEndedOnItsOwnIsForgottenWithoutAnError() {
+    BoundedSourceQueue<OpsJournal.Entry> ended =
+        Source.<OpsJournal.Entry>queue(4).to(Sink.ignore()).run(materializer);
+    ended.complete(); // as a client that left, before the journal forgot it
+    OpsJournal.Entry entry = new OpsJournal.Entry(1, Instant.EPOCH, "ready", "s", "k", "1", "");
+    assertFalse(OpsJournal.offered(ended, entry), "forgotten, and no exception for the recorder");
   }
 
   @Test
