@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -68,6 +70,27 @@ public final class SupervisorClient {
   public CompletionStage<List<McpTool>> listTools(String server) {
     return listAll(server, McpMethods.TOOLS_LIST, "tools")
         .thenApply(tools -> tools.stream().map(McpTool::fromJson).toList());
+  }
+
+  /**
+   * The server's tools known to send requests of their own to the client during a call (sampling,
+   * elicitation): those its config declares ({@code interactiveTools}) and those a call has shown
+   * since its key last started. Where nobody answers such requests (no {@link
+   * ServerRequestHandler}, no listener) these tools can only fail, so a framework's tool list
+   * leaves them out. Sorted.
+   */
+  public CompletionStage<SortedSet<String>> interactiveTools(String server) {
+    SortedSet<String> declared = new TreeSet<>();
+    supervisor.config().server(server).ifPresent(c -> declared.addAll(c.interactiveTools()));
+    return supervisor
+        .snapshot()
+        .thenApply(
+            snapshot -> {
+              snapshot.keys().stream()
+                  .filter(key -> key.server().equals(server))
+                  .forEach(key -> declared.addAll(key.interactiveTools()));
+              return declared;
+            });
   }
 
   /**

@@ -16,6 +16,7 @@ import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.tools.McpTool;
 import dev.mcpsupervisor.protocol.tools.ToolResult;
@@ -41,12 +42,14 @@ class SupervisorClientTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   private static final String PER_CONTEXT = "per-context";
+  private static final String DECLARING = "declaring";
 
   private final SessionSupervisor supervisor =
       SessionSupervisor.start(
           RealFixture.config(
               RealFixture.stdio(FIXTURE, 23),
-              RealFixture.contextIsolated(RealFixture.stdio(PER_CONTEXT, 24))));
+              RealFixture.contextIsolated(RealFixture.stdio(PER_CONTEXT, 24)),
+              declaringSample(RealFixture.stdio(DECLARING, 25))));
   private final SupervisorClient client = SupervisorClient.of(supervisor);
 
   @AfterAll
@@ -132,6 +135,21 @@ class SupervisorClientTest {
   }
 
   @Test
+  void interactiveToolsAreThoseDeclaredAndThoseACallShowedToSendServerRequests() {
+    assertEquals(Set.of(FixtureTools.SAMPLE), await(client.interactiveTools(DECLARING)));
+
+    SupervisorClient answering = client.answering(acceptingElicitations());
+    await(answering.callTool("run-3", DECLARING, FixtureTools.ELICIT, Map.of("message", "Go?")));
+    await(answering.callTool("run-3", DECLARING, FixtureTools.ADD, Map.of("a", 1, "b", 2)));
+
+    assertEquals(
+        List.of(FixtureTools.ELICIT, FixtureTools.SAMPLE).stream().sorted().toList(),
+        List.copyOf(await(client.interactiveTools(DECLARING))),
+        "the elicitation was learned, the plain add was not");
+    assertEquals(Set.of(), await(client.interactiveTools("nowhere")));
+  }
+
+  @Test
   void withoutAHandlerASamplingRequestIsRefusedWithAClearError() {
     CompletionException failure =
         assertThrows(
@@ -174,5 +192,37 @@ class SupervisorClientTest {
     } catch (Exception e) {
       throw new AssertionError("no answer within " + WAIT + ": " + e, e);
     }
+  }
+
+  private static ServerConfig declaringSample(ServerConfig server) {
+    return new ServerConfig(
+        server.name(),
+        server.spec(),
+        server.isolation(),
+        server.maxSessions(),
+        server.maxInflightPerSession(),
+        server.requestTimeout(),
+        server.idleTimeout(),
+        server.toolPrefix(),
+        null,
+        null,
+        Set.of(FixtureTools.SAMPLE));
+  }
+
+  private static ServerRequestHandler acceptingElicitations() {
+    return new ServerRequestHandler() {
+      @Override
+      public Set<ClientCapability> capabilities() {
+        return Set.of(ClientCapability.ELICITATION);
+      }
+
+      @Override
+      public CompletionStage<JsonNode> answer(String server, CallOutcome.InputRequest request) {
+        ObjectNode result = JsonRpcCodec.emptyObject();
+        result.put("action", "accept");
+        result.putObject("content").put("answer", "yes");
+        return CompletableFuture.completedFuture(result);
+      }
+    };
   }
 }

@@ -24,6 +24,9 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
    * @param leases context → id of the session serving it
    * @param circuit "closed", "open" or "half-open"
    * @param listWaiters callers waiting for a list page the key fetches once for all of them
+   * @param interactiveTools the server's tools that send server requests of their own (sampling,
+   *     elicitation): declared in its config ({@code interactiveTools}) or learned from a call;
+   *     sorted
    */
   public record KeySnapshot(
       String server,
@@ -33,10 +36,12 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
       List<SessionSnapshot> sessions,
       Map<String, Long> leases,
       String circuit,
-      int listWaiters) {
+      int listWaiters,
+      List<String> interactiveTools) {
     public KeySnapshot {
       sessions = List.copyOf(sessions);
       leases = Map.copyOf(leases);
+      interactiveTools = List.copyOf(interactiveTools);
     }
   }
 

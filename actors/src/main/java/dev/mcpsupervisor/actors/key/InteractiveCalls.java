@@ -72,6 +72,11 @@ final class InteractiveCalls<C> {
     return name != null && name.isTextual() && tools.contains(name.textValue());
   }
 
+  /** The interactive tools, declared or learned, sorted. */
+  List<String> tools() {
+    return tools.stream().sorted().toList();
+  }
+
   /** A call of the tool sent a server request: answers whether that is news. */
   boolean mark(String tool) {
     return tools.add(tool);

@@ -34,6 +34,7 @@ final class KeySnapshots {
       LeaseTable<ActorRef<SessionActor.Command>, ?> table,
       String circuit,
       int listWaiters,
+      List<String> interactiveTools,
       SupervisorSettings settings,
       ActorRef<KeySnapshot> replyTo) {
     Map<Long, Integer> refCounts = new HashMap<>();
@@ -75,7 +76,8 @@ final class KeySnapshots {
                     .toList(),
                 leases,
                 circuit,
-                listWaiters),
+                listWaiters,
+                interactiveTools),
         replyTo);
   }
 

@@ -558,6 +558,7 @@ public final class ServerKeyActor {
             table,
             circuit.state().word,
             lists.waiting(),
+            interactive.tools(),
             env.settings(),
             get.replyTo()));
     return Behaviors.same();
