@@ -58,6 +58,7 @@ class BomVersionsTest {
             "mcp-supervisor-protocol",
             "mcp-supervisor-upstream",
             "mcp-supervisor-actors",
+            "mcp-supervisor-cluster",
             "mcp-supervisor-http",
             "mcp-supervisor-spring-ai",
             "mcp-supervisor-langchain4j")) {
