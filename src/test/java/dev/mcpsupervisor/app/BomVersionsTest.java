@@ -33,9 +33,14 @@ class BomVersionsTest {
             "pekko.version",
             "pekko-http.version",
             "scala.binary.version",
-            "scala-library.version")) {
+            "scala-library.version",
+            "typesafe-config.version")) {
       assertEquals(property(parent, property), property(bom, property), property);
     }
+    assertEquals(
+        property(read(ROOT.resolve("integrations/langchain4j/pom.xml")), "kotlin-stdlib.version"),
+        property(bom, "kotlin-stdlib.version"),
+        "the Kotlin stdlib the LangChain4j module is built with");
     assertEquals(projectVersion(parent), projectVersion(bom), "the BOM's own version");
     assertEquals(
         property(parent, "spotless.version"),
