@@ -11,7 +11,7 @@ import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.call.CallOptions;
 import dev.mcpsupervisor.actors.call.CallOutcome;
 import dev.mcpsupervisor.actors.call.RoundTripCall;
-import dev.mcpsupervisor.actors.cluster.ClusterSettings;
+import dev.mcpsupervisor.actors.cluster.ClusterNodes;
 import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.key.KeyRouter;
@@ -73,6 +73,8 @@ public final class SessionSupervisor implements AutoCloseable {
   /** Where the caller's trace context is taken from (into {@code params._meta}). */
   private final McpTelemetry telemetry;
 
+  private final Membership membership;
+
   /** Call ids only name calls (for cancellation and timers); they hold no state. */
   private final AtomicLong callIds = new AtomicLong();
 
@@ -81,8 +83,10 @@ public final class SessionSupervisor implements AutoCloseable {
       ActorRef<KeyRouter.Command> router,
       SupervisorConfig config,
       SupervisorSettings settings,
-      McpTelemetry telemetry) {
+      McpTelemetry telemetry,
+      Membership membership) {
     this.telemetry = telemetry;
+    this.membership = membership;
     this.system = system;
     this.router = router;
     this.config = config;
@@ -120,6 +124,9 @@ public final class SessionSupervisor implements AutoCloseable {
   /**
    * Starts a supervisor that traces its upstream requests with {@code telemetry} ({@link
    * McpTelemetry#OFF}: not at all).
+   *
+   * @throws IllegalStateException when {@code gateway.cluster} is set and {@code
+   *     mcp-supervisor-cluster} is not on the classpath (see {@link ClusterNodes})
    */
   public static SessionSupervisor start(
       SupervisorConfig config,
@@ -137,13 +144,12 @@ public final class SessionSupervisor implements AutoCloseable {
             .withFallback(actorSystemConfig);
     // an embedding without a gateway section is a single node
     ClusterConfig cluster = config.gateway() == null ? null : config.gateway().cluster();
+    ClusterNodes nodes = cluster == null ? null : ClusterNodes.load();
     ActorSystem<SupervisorGuardian.Command> system =
         ActorSystem.create(
             SupervisorGuardian.create(config, settings, connector, observer, telemetry),
-            cluster == null ? ClusterSettings.SYSTEM_NAME : ClusterSettings.systemName(cluster),
-            cluster == null
-                ? withPhaseTimeout
-                : ClusterSettings.actorSystemConfig(cluster, withPhaseTimeout));
+            nodes == null ? ClusterNodes.SYSTEM_NAME : nodes.systemName(cluster),
+            nodes == null ? withPhaseTimeout : nodes.actorSystemConfig(cluster, withPhaseTimeout));
     ActorRef<KeyRouter.Command> router;
     try {
       router =
@@ -163,7 +169,13 @@ public final class SessionSupervisor implements AutoCloseable {
           "the supervisor did not start: " + e.getCause(), e.getCause());
     }
     SessionSupervisor supervisor =
-        new SessionSupervisor(system, router, config, settings, telemetry);
+        new SessionSupervisor(
+            system,
+            router,
+            config,
+            settings,
+            telemetry,
+            nodes == null ? Membership.SINGLE_NODE : nodes.membership(system));
     CoordinatedShutdown.get(system)
         .addTask(
             CoordinatedShutdown.PhaseServiceStop(),
@@ -392,7 +404,7 @@ public final class SessionSupervisor implements AutoCloseable {
    * without one.
    */
   public Membership membership() {
-    return Membership.of(system);
+    return membership;
   }
 
   /**
