@@ -54,6 +54,17 @@ class EmbedLifecycleTest {
   }
 
   @Test
+  void returningFromMainWithoutCloseEndsTheJvmOverStreamableHttp() throws Exception {
+    try (FixtureProcess server = FixtureProcess.startHttp()) {
+      EmbedRun run = EmbedRun.of("return", server.url());
+
+      assertTrue(run.exitedWithin(EXIT_BOUND), run.failure("the JVM did not exit after main"));
+      assertEquals(0, run.exitCode(), run.failure("exit status"));
+      assertQuiet(run);
+    }
+  }
+
+  @Test
   void returningFromMainAfterCloseEndsTheJvmQuietly() throws Exception {
     EmbedRun run = EmbedRun.of("close");
 
@@ -159,9 +170,11 @@ class EmbedLifecycleTest {
     final List<String> output = new CopyOnWriteArrayList<>();
     private final CompletableFuture<Long> returnedAt = new CompletableFuture<>();
     private final CompletableFuture<Long> exitedAt;
+    private final String mode;
 
-    private EmbedRun(Process process) {
+    private EmbedRun(Process process, String mode) {
       this.process = process;
+      this.mode = mode;
       this.exitedAt = process.onExit().thenApply(ended -> System.currentTimeMillis());
       Thread reader =
           new Thread(
@@ -191,9 +204,10 @@ class EmbedLifecycleTest {
       reader.start();
     }
 
-    static EmbedRun of(String mode) throws IOException {
+    static EmbedRun of(String... arguments) throws IOException {
       Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-      List<String> command =
+      List<String> command = new ArrayList<>();
+      command.addAll(
           List.of(
               Files.isExecutable(java) ? java.toString() : "java",
               "-XX:TieredStopAtLevel=1",
@@ -201,9 +215,11 @@ class EmbedLifecycleTest {
               "-Dlogback.configurationFile=logback-embed.xml",
               "-cp",
               FixtureProcess.classpath(),
-              PlainEmbedMain.class.getName(),
-              mode);
-      return new EmbedRun(new ProcessBuilder(command).redirectErrorStream(true).start());
+              PlainEmbedMain.class.getName()));
+      command.addAll(List.of(arguments));
+      return new EmbedRun(
+          new ProcessBuilder(command).redirectErrorStream(true).start(),
+          String.join(" ", arguments));
     }
 
     /** Waits for main to return (or the JVM to end), then at most {@code bound} for the exit. */
@@ -222,7 +238,11 @@ class EmbedLifecycleTest {
       }
       if (returned > 0) {
         System.out.println(
-            "embed exit: " + (exitedAt.join() - returned) + " ms from main's return to the exit");
+            "embed exit ("
+                + mode
+                + "): "
+                + (exitedAt.join() - returned)
+                + " ms from main's return to the exit");
       }
       return true;
     }

@@ -6,9 +6,10 @@ import java.time.Duration;
 
 /**
  * A plain embed in a JVM of its own, for {@link EmbedLifecycleTest}: starts a supervisor on the
- * real stdio fixture, makes one call, prints the server's pid, then returns from {@code main} with
- * {@code close()} (argument {@code close}) or without it (argument {@code return}). Its last line
- * is the wall-clock time it returned at, so the test can tell how long the JVM took to exit.
+ * real fixture, makes one call, prints the server's pid, then returns from {@code main} with {@code
+ * close()} (first argument {@code close}) or without it ({@code return}). The fixture is a stdio
+ * child process, or the Streamable HTTP server at the second argument's URL. Its last line is the
+ * wall-clock time it returned at, so the test can tell how long the JVM took to exit.
  */
 public final class PlainEmbedMain {
 
@@ -20,7 +21,11 @@ public final class PlainEmbedMain {
   public static void main(String[] args) {
     boolean close = args[0].equals("close");
     SessionSupervisor supervisor =
-        SessionSupervisor.start(RealFixture.config(RealFixture.stdio("fixture", 0)));
+        SessionSupervisor.start(
+            RealFixture.config(
+                args.length > 1
+                    ? RealFixture.streamableHttp("fixture", args[1])
+                    : RealFixture.stdio("fixture", 0)));
     String echoed =
         RealFixture.text(
             RealFixture.await(
@@ -31,8 +36,7 @@ public final class PlainEmbedMain {
       throw new AssertionError("echo answered " + echoed);
     }
     SupervisorSnapshot snapshot = supervisor.snapshot().toCompletableFuture().join();
-    long pid = snapshot.keys().get(0).sessions().get(0).pid().orElseThrow();
-    System.out.println(PID + pid);
+    snapshot.keys().get(0).sessions().get(0).pid().ifPresent(pid -> System.out.println(PID + pid));
     if (close) {
       supervisor.close();
     }
