@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The embedding API: shares upstream MCP sessions safely among many concurrent callers. No Pekko
- * types in its signatures except {@link #actorSystem()}, which in-process integrations (the HTTP
- * gateway) use to bind on the same system.
+ * types in its signatures except {@link #spawn} and {@link #actorSystem()}, which in-process
+ * integrations (the HTTP gateway) use to run their actors and bind on the same system.
  *
  * <p>A <em>context</em> is who holds a lease (a flow run id, a downstream session id). A context
  * holds at most one lease per server; {@link #request} acquires it on first use; {@link #release}
