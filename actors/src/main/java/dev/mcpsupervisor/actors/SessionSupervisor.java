@@ -38,11 +38,12 @@ import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
+import org.slf4j.LoggerFactory;
 
 /**
  * The embedding API: shares upstream MCP sessions safely among many concurrent callers. No Pekko
- * types in its signatures except {@link #actorSystem()}, which in-process integrations (the HTTP
- * gateway) use to bind on the same system.
+ * types in its signatures except {@link #spawn} and {@link #actorSystem()}, which in-process
+ * integrations (the HTTP gateway) use to run their actors and bind on the same system.
  *
  * <p>A <em>context</em> is who holds a lease (a flow run id, a downstream session id). A context
  * holds at most one lease per server; {@link #request} acquires it on first use; {@link #release}
@@ -58,6 +59,11 @@ import org.apache.pekko.actor.typed.Behavior;
  * variants for heavy work).
  */
 public final class SessionSupervisor implements AutoCloseable {
+
+  /**
+   * Pekko's settings of the supervisor's own actor system, in the actors module's reference.conf.
+   */
+  private static final String OWN_PEKKO_SETTINGS = "mcp-supervisor.supervisor-pekko";
 
   private final ActorSystem<SupervisorGuardian.Command> system;
 
@@ -134,6 +140,9 @@ public final class SessionSupervisor implements AutoCloseable {
       SupervisorObserver observer,
       Config actorSystemConfig,
       McpTelemetry telemetry) {
+    // SLF4J set up here, before the actor system's threads race to log: else it warns that it
+    // replays their first lines
+    LoggerFactory.getILoggerFactory();
     SupervisorSettings settings = SupervisorSettings.fromConfig(actorSystemConfig);
     // closing every session must fit in the phase that runs it
     Config withPhaseTimeout =
@@ -141,6 +150,7 @@ public final class SessionSupervisor implements AutoCloseable {
                 "pekko.coordinated-shutdown.phases.service-stop.timeout = "
                     + (settings.shutdownTimeout().toMillis() + 2_000)
                     + "ms")
+            .withFallback(actorSystemConfig.getConfig(OWN_PEKKO_SETTINGS))
             .withFallback(actorSystemConfig);
     // an embedding without a gateway section is a single node
     ClusterConfig cluster = config.gateway() == null ? null : config.gateway().cluster();
@@ -418,9 +428,19 @@ public final class SessionSupervisor implements AutoCloseable {
         .thenApply(terminated -> null);
   }
 
-  /** {@link #shutdown()} and wait for it (bounded by the configured shutdown timeout). */
+  /**
+   * {@link #shutdown()} and wait for it (bounded by the configured shutdown timeout). Idempotent,
+   * and safe from any thread: called on one of the supervisor's own threads (in a callback of a
+   * stage it completed) it starts the shutdown and returns without waiting.
+   */
   @Override
   public void close() {
+    if (Thread.currentThread().getName().startsWith(system.name() + "-")) {
+      // the callback may run inside an actor's turn: waiting here would hold up the very actor
+      // that has to close its session
+      shutdown();
+      return;
+    }
     try {
       shutdown()
           .toCompletableFuture()
