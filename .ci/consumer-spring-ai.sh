@@ -3,18 +3,17 @@
 # mcp-supervisor-spring-ai and Spring Boot, the Agent exactly as written there, a scripted ChatModel bean (no network)
 # that asks for server-everything's echo tool and answers with its result, server-everything from the pinned .ci/.work.
 # The Agent must print its answer and exit by itself within 10 s of printing it, leaving no process; once per pair of
-# the matrix (SPRING_AI_MATRIX, as in .ci/matrix-spring-ai.sh).
+# the matrix (SPRING_AI_MATRIX, as in .ci/matrix-spring-ai.sh). EXIT_WITHIN_SECONDS overrides the 10 s.
 # Needs our artifacts installed (.ci/consumer.sh runs `mvn -B -q -DskipTests install` first); MAVEN_REPO_LOCAL names
 # another local repository for both (a private one, to leave ~/.m2's snapshots alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root="$(pwd)"
 
 # shellcheck source=node-env.sh
 source .ci/node-env.sh
 
 SPRING_AI_MATRIX="${SPRING_AI_MATRIX:-4.0.7:2.0.1 4.0.9:2.0.1 4.1.2:2.0.1}"
-EXIT_SECONDS=10
+EXIT_SECONDS="${EXIT_WITHIN_SECONDS:-10}"
 repo=()
 [ -n "${MAVEN_REPO_LOCAL:-}" ] && repo=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL")
 version="$(python3 -c 'import xml.etree.ElementTree as ET; ns={"m": "http://maven.apache.org/POM/4.0.0"}; print(ET.parse("pom.xml").getroot().find("m:version", ns).text)')"

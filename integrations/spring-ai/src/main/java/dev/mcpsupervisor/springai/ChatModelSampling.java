@@ -18,14 +18,15 @@ import org.springframework.ai.chat.messages.SystemMessage;
 import org.springframework.ai.chat.messages.UserMessage;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 
 /**
  * Answers a server's {@code sampling/createMessage} with the application's {@link ChatModel}: the
- * request's system prompt and the text of its messages become the prompt, the model's text the
- * {@code CreateMessageResult}. Non-text content (images, audio) is not passed on. The model's
- * defaults apply (the request's {@code maxTokens} and model preferences are hints a server may
- * give; the application chose its model).
+ * request's system prompt and the text of its messages become the prompt, with its {@code
+ * maxTokens}, {@code temperature} and {@code stopSequences} as options over the model's own; the
+ * model's text is the {@code CreateMessageResult}. Non-text content (images, audio) and model
+ * preferences are not passed on: the application chose its model.
  */
 final class ChatModelSampling implements ServerRequestHandler {
 
@@ -60,7 +61,20 @@ final class ChatModelSampling implements ServerRequestHandler {
               ? new AssistantMessage(text)
               : new UserMessage(text));
     }
-    return new Prompt(messages);
+    ChatOptions.Builder<?> options = ChatOptions.builder();
+    if (params.path("maxTokens").isInt()) {
+      options.maxTokens(params.path("maxTokens").asInt());
+    }
+    if (params.path("temperature").isNumber()) {
+      options.temperature(params.path("temperature").asDouble());
+    }
+    if (params.path("stopSequences").isArray()) {
+      options.stopSequences(
+          StreamSupport.stream(params.path("stopSequences").spliterator(), false)
+              .map(JsonNode::asText)
+              .toList());
+    }
+    return new Prompt(messages, options.build());
   }
 
   /** The text parts of a content block or of a list of them, joined by newlines. */

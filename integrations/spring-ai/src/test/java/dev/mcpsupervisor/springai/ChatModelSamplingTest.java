@@ -11,16 +11,19 @@ import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.MessageType;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
 
 class ChatModelSamplingTest {
 
   @Test
-  void theSystemPromptAndEachMessagesTextMakeThePromptInOrder() throws Exception {
+  void theSystemPromptAndEachMessagesTextMakeThePromptInOrderWithTheRequestsOptions()
+      throws Exception {
     JsonNode params =
         JsonRpcCodec.mapper()
             .readTree(
                 """
-                {"systemPrompt": "be brief", "maxTokens": 10, "messages": [
+                {"systemPrompt": "be brief", "maxTokens": 10, "temperature": 0.2,
+                 "stopSequences": ["."], "messages": [
                   {"role": "user", "content": {"type": "text", "text": "2+2?"}},
                   {"role": "assistant", "content": {"type": "text", "text": "4"}},
                   {"role": "user", "content": [{"type": "text", "text": "and"},
@@ -28,7 +31,8 @@ class ChatModelSamplingTest {
                     {"type": "text", "text": "3+3?"}]}]}
                 """);
 
-    List<Message> messages = ChatModelSampling.prompt(params).getInstructions();
+    Prompt prompt = ChatModelSampling.prompt(params);
+    List<Message> messages = prompt.getInstructions();
 
     assertEquals(
         List.of(MessageType.SYSTEM, MessageType.USER, MessageType.ASSISTANT, MessageType.USER),
@@ -36,6 +40,9 @@ class ChatModelSamplingTest {
     assertEquals(
         List.of("be brief", "2+2?", "4", "and\n3+3?"),
         messages.stream().map(Message::getText).toList());
+    assertEquals(10, prompt.getOptions().getMaxTokens());
+    assertEquals(0.2, prompt.getOptions().getTemperature());
+    assertEquals(List.of("."), prompt.getOptions().getStopSequences());
   }
 
   @Test
