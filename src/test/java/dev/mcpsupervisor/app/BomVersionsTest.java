@@ -33,9 +33,14 @@ class BomVersionsTest {
             "pekko.version",
             "pekko-http.version",
             "scala.binary.version",
-            "scala-library.version")) {
+            "scala-library.version",
+            "typesafe-config.version")) {
       assertEquals(property(parent, property), property(bom, property), property);
     }
+    assertEquals(
+        property(read(ROOT.resolve("integrations/langchain4j/pom.xml")), "kotlin-stdlib.version"),
+        property(bom, "kotlin-stdlib.version"),
+        "the Kotlin stdlib the LangChain4j module is built with");
     assertEquals(projectVersion(parent), projectVersion(bom), "the BOM's own version");
     assertEquals(
         property(parent, "spotless.version"),
@@ -58,6 +63,7 @@ class BomVersionsTest {
             "mcp-supervisor-protocol",
             "mcp-supervisor-upstream",
             "mcp-supervisor-actors",
+            "mcp-supervisor-cluster",
             "mcp-supervisor-http",
             "mcp-supervisor-spring-ai",
             "mcp-supervisor-langchain4j")) {

@@ -74,7 +74,9 @@ class DefaultsHaveOneHomeTest {
   void everyKeyAndEverySectionIsSetByExactlyOneReferenceConf() throws IOException {
     Map<String, Config> files = ourReferenceFiles();
     assertEquals(
-        4, files.size(), () -> "protocol, actors, http and the application: " + files.keySet());
+        5,
+        files.size(),
+        () -> "protocol, actors, cluster, http and the application: " + files.keySet());
     Map<String, List<String>> keyHomes = new TreeMap<>();
     Map<String, List<String>> sectionHomes = new TreeMap<>();
     files.forEach(

@@ -11,7 +11,7 @@ import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.call.CallOptions;
 import dev.mcpsupervisor.actors.call.CallOutcome;
 import dev.mcpsupervisor.actors.call.RoundTripCall;
-import dev.mcpsupervisor.actors.cluster.ClusterSettings;
+import dev.mcpsupervisor.actors.cluster.ClusterNodes;
 import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.key.KeyRouter;
@@ -38,11 +38,12 @@ import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
+import org.slf4j.LoggerFactory;
 
 /**
  * The embedding API: shares upstream MCP sessions safely among many concurrent callers. No Pekko
- * types in its signatures except {@link #actorSystem()}, which in-process integrations (the HTTP
- * gateway) use to bind on the same system.
+ * types in its signatures except {@link #spawn} and {@link #actorSystem()}, which in-process
+ * integrations (the HTTP gateway) use to run their actors and bind on the same system.
  *
  * <p>A <em>context</em> is who holds a lease (a flow run id, a downstream session id). A context
  * holds at most one lease per server; {@link #request} acquires it on first use; {@link #release}
@@ -59,6 +60,11 @@ import org.apache.pekko.actor.typed.Behavior;
  */
 public final class SessionSupervisor implements AutoCloseable {
 
+  /**
+   * Pekko's settings of the supervisor's own actor system, in the actors module's reference.conf.
+   */
+  private static final String OWN_PEKKO_SETTINGS = "mcp-supervisor.supervisor-pekko";
+
   private final ActorSystem<SupervisorGuardian.Command> system;
 
   /** Every call goes here: the router of server keys, a child of the {@link SupervisorGuardian}. */
@@ -73,6 +79,8 @@ public final class SessionSupervisor implements AutoCloseable {
   /** Where the caller's trace context is taken from (into {@code params._meta}). */
   private final McpTelemetry telemetry;
 
+  private final Membership membership;
+
   /** Call ids only name calls (for cancellation and timers); they hold no state. */
   private final AtomicLong callIds = new AtomicLong();
 
@@ -81,8 +89,10 @@ public final class SessionSupervisor implements AutoCloseable {
       ActorRef<KeyRouter.Command> router,
       SupervisorConfig config,
       SupervisorSettings settings,
-      McpTelemetry telemetry) {
+      McpTelemetry telemetry,
+      Membership membership) {
     this.telemetry = telemetry;
+    this.membership = membership;
     this.system = system;
     this.router = router;
     this.config = config;
@@ -120,6 +130,9 @@ public final class SessionSupervisor implements AutoCloseable {
   /**
    * Starts a supervisor that traces its upstream requests with {@code telemetry} ({@link
    * McpTelemetry#OFF}: not at all).
+   *
+   * @throws IllegalStateException when {@code gateway.cluster} is set and {@code
+   *     mcp-supervisor-cluster} is not on the classpath (see {@link ClusterNodes})
    */
   public static SessionSupervisor start(
       SupervisorConfig config,
@@ -127,6 +140,9 @@ public final class SessionSupervisor implements AutoCloseable {
       SupervisorObserver observer,
       Config actorSystemConfig,
       McpTelemetry telemetry) {
+    // SLF4J set up here, before the actor system's threads race to log: else it warns that it
+    // replays their first lines
+    LoggerFactory.getILoggerFactory();
     SupervisorSettings settings = SupervisorSettings.fromConfig(actorSystemConfig);
     // closing every session must fit in the phase that runs it
     Config withPhaseTimeout =
@@ -134,16 +150,16 @@ public final class SessionSupervisor implements AutoCloseable {
                 "pekko.coordinated-shutdown.phases.service-stop.timeout = "
                     + (settings.shutdownTimeout().toMillis() + 2_000)
                     + "ms")
+            .withFallback(actorSystemConfig.getConfig(OWN_PEKKO_SETTINGS))
             .withFallback(actorSystemConfig);
     // an embedding without a gateway section is a single node
     ClusterConfig cluster = config.gateway() == null ? null : config.gateway().cluster();
+    ClusterNodes nodes = cluster == null ? null : ClusterNodes.load();
     ActorSystem<SupervisorGuardian.Command> system =
         ActorSystem.create(
             SupervisorGuardian.create(config, settings, connector, observer, telemetry),
-            cluster == null ? ClusterSettings.SYSTEM_NAME : ClusterSettings.systemName(cluster),
-            cluster == null
-                ? withPhaseTimeout
-                : ClusterSettings.actorSystemConfig(cluster, withPhaseTimeout));
+            nodes == null ? ClusterNodes.SYSTEM_NAME : nodes.systemName(cluster),
+            nodes == null ? withPhaseTimeout : nodes.actorSystemConfig(cluster, withPhaseTimeout));
     ActorRef<KeyRouter.Command> router;
     try {
       router =
@@ -163,7 +179,13 @@ public final class SessionSupervisor implements AutoCloseable {
           "the supervisor did not start: " + e.getCause(), e.getCause());
     }
     SessionSupervisor supervisor =
-        new SessionSupervisor(system, router, config, settings, telemetry);
+        new SessionSupervisor(
+            system,
+            router,
+            config,
+            settings,
+            telemetry,
+            nodes == null ? Membership.SINGLE_NODE : nodes.membership(system));
     CoordinatedShutdown.get(system)
         .addTask(
             CoordinatedShutdown.PhaseServiceStop(),
@@ -392,7 +414,7 @@ public final class SessionSupervisor implements AutoCloseable {
    * without one.
    */
   public Membership membership() {
-    return Membership.of(system);
+    return membership;
   }
 
   /**
@@ -406,9 +428,19 @@ public final class SessionSupervisor implements AutoCloseable {
         .thenApply(terminated -> null);
   }
 
-  /** {@link #shutdown()} and wait for it (bounded by the configured shutdown timeout). */
+  /**
+   * {@link #shutdown()} and wait for it (bounded by the configured shutdown timeout). Idempotent,
+   * and safe from any thread: called on one of the supervisor's own threads (in a callback of a
+   * stage it completed) it starts the shutdown and returns without waiting.
+   */
   @Override
   public void close() {
+    if (Thread.currentThread().getName().startsWith(system.name() + "-")) {
+      // the callback may run inside an actor's turn: waiting here would hold up the very actor
+      // that has to close its session
+      shutdown();
+      return;
+    }
     try {
       shutdown()
           .toCompletableFuture()

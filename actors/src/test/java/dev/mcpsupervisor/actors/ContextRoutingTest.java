@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.actors;
 
+import static dev.mcpsupervisor.actors.ServerKeyActorTest.callParams;
 import static dev.mcpsupervisor.actors.SessionActorTest.numbered;
 import static dev.mcpsupervisor.actors.SessionActorTest.progress;
 import static dev.mcpsupervisor.actors.SessionActorTest.withProgressToken;
@@ -16,6 +17,8 @@ import dev.mcpsupervisor.actors.FakeConnector.FakeConnection;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.Isolation;
+import dev.mcpsupervisor.protocol.config.Root;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -218,7 +221,7 @@ class ContextRoutingTest {
       FakeConnection connection = test.connector.nextConnection();
 
       // the silent context has no listener, but it could have caused the request as well
-      connection.push(new JsonRpcRequest(TextNode.valueOf("up-1"), McpMethods.ROOTS_LIST, null));
+      connection.push(elicitation("up-1"));
       JsonRpcResponse refused = (JsonRpcResponse) connection.nextSent();
       assertEquals(TextNode.valueOf("up-1"), refused.id());
       assertTrue(refused.error().message().startsWith("ambiguous server request"));
@@ -226,10 +229,54 @@ class ContextRoutingTest {
 
       await(test.supervisor.release("silent", "alpha"));
       test.onlySession(); // a barrier: the release has reached the session
-      connection.push(new JsonRpcRequest(TextNode.valueOf("up-2"), McpMethods.ROOTS_LIST, null));
+      connection.push(elicitation("up-2"));
       ServerRequestSeen asked = listening.nextServerRequest();
-      asked.answer().complete(JsonRpcResponse.success(asked.request().id(), roots()));
+      asked.answer().complete(JsonRpcResponse.success(asked.request().id(), declined()));
       assertEquals(TextNode.valueOf("up-2"), ((JsonRpcResponse) connection.nextSent()).id());
+    }
+  }
+
+  @Test
+  void rootsAndPingAskedDuringCallsAreAnsweredHereAndTeachNoToolToBeInteractive() {
+    ServerConfig alpha =
+        withRoots(TestSupervisor.shared("alpha"), List.of(new Root("file:///work", "work")));
+    try (TestSupervisor test = TestSupervisor.start(alpha)) {
+      CountingListener first = new CountingListener();
+      CountingListener second = new CountingListener();
+      test.supervisor.register("first", first);
+      test.supervisor.register("second", second);
+      CompletionStage<JsonRpcResponse> firstCall =
+          test.supervisor.request(
+              "first", "alpha", McpMethods.TOOLS_CALL, callParams("echo"), null);
+      CompletionStage<JsonRpcResponse> secondCall =
+          test.supervisor.request(
+              "second", "alpha", McpMethods.TOOLS_CALL, callParams("echo"), null);
+      FakeConnection connection = test.connector.nextConnection();
+      List<JsonRpcRequest> calls = List.of(connection.nextRequest(), connection.nextRequest());
+
+      // no hint (stdio), two callers in flight: neither announced roots, so neither is asked
+      connection.push(new JsonRpcRequest(TextNode.valueOf("up-1"), McpMethods.ROOTS_LIST, null));
+      JsonRpcResponse roots = (JsonRpcResponse) connection.nextSent();
+      assertEquals(TextNode.valueOf("up-1"), roots.id());
+      assertEquals(
+          "{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}",
+          roots.result().toString(),
+          "the configured roots");
+      connection.push(new JsonRpcRequest(TextNode.valueOf("up-2"), McpMethods.PING, null));
+      JsonRpcResponse pong = (JsonRpcResponse) connection.nextSent();
+      assertEquals(TextNode.valueOf("up-2"), pong.id());
+      assertEquals("{}", pong.result().toString());
+      assertTrue(first.serverRequests.isEmpty() && second.serverRequests.isEmpty());
+
+      calls.forEach(call -> connection.respond(call.id(), FakeConnector.text("done")));
+      await(firstCall);
+      await(secondCall);
+      // a tool learnt interactive would put the next two callers' calls on two sessions
+      test.supervisor.request("third", "alpha", McpMethods.TOOLS_CALL, callParams("echo"), null);
+      test.supervisor.request("fourth", "alpha", McpMethods.TOOLS_CALL, callParams("echo"), null);
+      connection.nextRequest();
+      connection.nextRequest();
+      assertEquals(1, test.connector.connects.get(), "one upstream session for plain calls");
     }
   }
 
@@ -251,6 +298,31 @@ class ContextRoutingTest {
   private static JsonRpcNotification log(String data) {
     ObjectNode params = JsonRpcCodec.emptyObject().put("level", "info").put("data", data);
     return new JsonRpcNotification(McpMethods.NOTIFICATION_MESSAGE, params);
+  }
+
+  private static ServerConfig withRoots(ServerConfig server, List<Root> roots) {
+    return new ServerConfig(
+        server.name(),
+        server.spec(),
+        server.isolation(),
+        server.maxSessions(),
+        server.maxInflightPerSession(),
+        server.requestTimeout(),
+        server.idleTimeout(),
+        server.toolPrefix(),
+        server.toolFilter(),
+        server.upstreamLimits(),
+        server.interactiveTools(),
+        roots);
+  }
+
+  private static JsonRpcRequest elicitation(String id) {
+    return new JsonRpcRequest(
+        TextNode.valueOf(id), McpMethods.ELICITATION_CREATE, JsonRpcCodec.emptyObject());
+  }
+
+  private static JsonNode declined() {
+    return JsonRpcCodec.emptyObject().put("action", "decline");
   }
 
   private static JsonNode roots() {

@@ -461,7 +461,11 @@ class SessionActorTest {
 
       // no hint (stdio) with both contexts in flight: either could have caused it, so neither
       // is asked and the upstream is refused at once
-      connection.push(new JsonRpcRequest(TextNode.valueOf("up-8"), McpMethods.ROOTS_LIST, null));
+      connection.push(
+          new JsonRpcRequest(
+              TextNode.valueOf("up-8"),
+              McpMethods.SAMPLING_CREATE_MESSAGE,
+              JsonRpcCodec.emptyObject()));
       JsonRpcResponse refused = (JsonRpcResponse) connection.nextSent();
       assertEquals(TextNode.valueOf("up-8"), refused.id());
       assertEquals(JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST, refused.error().code());

@@ -14,10 +14,10 @@ import java.util.Set;
 
 /**
  * Where a server key's interactive calls run — calls of tools that send their client requests of
- * their own (sampling, elicitation, roots) — so that the owner of a request that names no call (a
- * stdio server's) is never in doubt: an interactive call goes to a session where no interactive
- * call of another owner is in flight, else to a new session while there may be more, else it waits,
- * in order of arrival. Plain calls are none of its business.
+ * their own (sampling, elicitation) — so that the owner of a request that names no call (a stdio
+ * server's) is never in doubt: an interactive call goes to a session where no interactive call of
+ * another owner is in flight, else to a new session while there may be more, else it waits, in
+ * order of arrival. Plain calls are none of its business.
  *
  * <p>A tool is interactive when the server's config declares it ({@code interactiveTools}) or once
  * one of its calls sent a server request (the session reports it). An owner is whoever one server

@@ -20,9 +20,10 @@ import java.util.function.Predicate;
  * the progress token the session gave the call. An untagged one is for the only context that could
  * have caused it: the one context with calls in flight (not counting list calls while a call of
  * another kind is in flight, nor, while another is free, a context whose only call is parked on its
- * client's answer to a server request); with none in flight, for a roots/list the context that last
- * sent roots/list_changed, else the only leased context. When more than one could have caused it,
- * it is nobody's and the session refuses it upstream. Runs on the session's thread; decisions only.
+ * client's answer to a server request); with none in flight, the only leased context. When more
+ * than one could have caused it, it is nobody's and the session refuses it upstream. A roots/list
+ * is decided apart ({@link #rootsOwnerOf}): nobody caused it. Runs on the session's thread;
+ * decisions only.
  */
 final class ServerRequestAttribution {
 
@@ -100,14 +101,48 @@ final class ServerRequestAttribution {
     if (claimants.size() > 1) {
       return new Owner(null, null, claimants.size());
     }
-    String notifier = contexts.lastNotifier();
-    if (McpMethods.ROOTS_LIST.equals(request.method()) && notifier != null) {
-      return new Owner(null, notifier, 1); // it announced its roots changed: it asked for this
-    }
     Set<String> leased = contexts.all();
     return leased.size() == 1
         ? new Owner(null, leased.iterator().next(), 1)
         : new Owner(null, null, leased.size());
+  }
+
+  /**
+   * Whose a {@code roots/list} is, or null when the supervisor answers it from its configuration. A
+   * server asks for roots on its own (after initialize, after roots/list_changed), not for a call,
+   * so it is a caller's only when that caller has roots of its own to give and nobody else could be
+   * meant: the call the request names, when that call declares what it answers (its own delivery: a
+   * round-trip call) or its context announced roots (sent roots/list_changed); else the context
+   * that announced roots, while no other context has calls in flight.
+   */
+  Owner rootsOwnerOf(JsonRpcRequest request, JsonNode transportRelatedId) {
+    String announcer = contexts.lastNotifier();
+    TrackedCall tied = tiedCall(request, transportRelatedId);
+    if (tied != null) {
+      boolean answersRoots =
+          tied.call().callDelivery() != null || tied.call().context().equals(announcer);
+      return answersRoots ? new Owner(tied, tied.call().context(), 1, true) : null;
+    }
+    if (announcer == null) {
+      return null;
+    }
+    Set<String> inFlight = new HashSet<>();
+    pending.inFlightCalls().forEach(call -> inFlight.add(call.call().context()));
+    if (inFlight.isEmpty()) {
+      return new Owner(null, announcer, 1);
+    }
+    return inFlight.equals(Set.of(announcer))
+        ? new Owner(newestOf(announcer, call -> true), announcer, 1)
+        : null;
+  }
+
+  /**
+   * Whether a request could only have been sent for a call (sampling, elicitation): only such a
+   * request teaches that the call's tool is interactive. Roots and ping are the session's.
+   */
+  static boolean isForACall(String method) {
+    return McpMethods.SAMPLING_CREATE_MESSAGE.equals(method)
+        || McpMethods.ELICITATION_CREATE.equals(method);
   }
 
   private static boolean mayAsk(TrackedCall call) {

@@ -119,7 +119,7 @@ public final class SessionActor {
   public record InteractiveCallEnded(long sessionId, long callId) implements Report {}
 
   /**
-   * A call of {@code tool} sent its client a request (sampling, elicitation, roots): the tool is
+   * A call of {@code tool} sent its client a request (sampling, elicitation): the tool is
    * interactive.
    */
   public record ToolIsInteractive(String tool) implements Report {}

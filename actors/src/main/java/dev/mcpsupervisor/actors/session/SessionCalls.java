@@ -109,6 +109,7 @@ final class SessionCalls {
             progressTokens,
             pending,
             parent,
+            env.server().roots(),
             sender::message,
             this::listChanged);
     this.health = new SessionHealth(settings.evictAfterConsecutiveFailures());

@@ -1,15 +1,20 @@
 package dev.mcpsupervisor.actors.session;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.config.Root;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -32,6 +37,9 @@ final class UpstreamInbox {
   private final ServerRequestAttribution attribution;
   private final ActorRef<SessionActor.Report> parent;
 
+  /** The result of a roots/list answered here: the server's configured roots. */
+  private final JsonNode configuredRoots;
+
   /** The tools this session told its key actor are interactive. */
   private final Set<String> reportedTools = new HashSet<>();
 
@@ -47,6 +55,7 @@ final class UpstreamInbox {
   /**
    * @param transmit sends a message on a link (a failure needs no handling: nothing waits for it)
    * @param parent the key actor, told which tools turn out interactive
+   * @param roots what a roots/list no caller answers is answered with
    * @param listChanged told which list_changed notification the upstream sent (before any context
    *     sees it), with the link if there is one
    */
@@ -57,6 +66,7 @@ final class UpstreamInbox {
       ProgressTokens progressTokens,
       PendingRequests pending,
       ActorRef<SessionActor.Report> parent,
+      List<Root> roots,
       BiConsumer<SessionCalls.Link, JsonRpcMessage> transmit,
       BiConsumer<String, SessionCalls.Link> listChanged) {
     this.server = server;
@@ -68,6 +78,7 @@ final class UpstreamInbox {
         new ServerRequestAttribution(
             pending, progressTokens, contexts, call -> serverRequests.isAsking(deliveryFor(call)));
     this.parent = parent;
+    this.configuredRoots = rootsResult(roots);
     this.transmit = transmit;
     this.listChanged = listChanged;
   }
@@ -119,12 +130,27 @@ final class UpstreamInbox {
   }
 
   /**
-   * Sampling, elicitation, roots: to the one context {@link ServerRequestAttribution} names; more
-   * than one could have caused it, or nobody to ask → an error upstream at once.
+   * Sampling, elicitation: to the one context {@link ServerRequestAttribution} names; more than one
+   * could have caused it, or nobody to ask → an error upstream at once. Ping, and roots no caller
+   * announced, are answered here (quietly: they are the session's, not a caller's).
    */
   void onServerRequest(JsonRpcRequest request, JsonNode relatedRequestId, SessionCalls.Link ready) {
-    ServerRequestAttribution.Owner owner = attribution.ownerOf(request, relatedRequestId);
-    reportInteractiveTool(owner);
+    if (McpMethods.PING.equals(request.method())) {
+      transmit.accept(ready, JsonRpcResponse.success(request.id(), JsonRpcCodec.emptyObject()));
+      return;
+    }
+    boolean roots = McpMethods.ROOTS_LIST.equals(request.method());
+    ServerRequestAttribution.Owner owner =
+        roots
+            ? attribution.rootsOwnerOf(request, relatedRequestId)
+            : attribution.ownerOf(request, relatedRequestId);
+    if (owner == null) {
+      transmit.accept(ready, JsonRpcResponse.success(request.id(), configuredRoots.deepCopy()));
+      return;
+    }
+    if (ServerRequestAttribution.isForACall(request.method())) {
+      reportInteractiveTool(owner);
+    }
     JsonRpcResponse refusal;
     if (owner.isAmbiguous()) {
       refusal =
@@ -171,6 +197,19 @@ final class UpstreamInbox {
     }
   }
 
+  /** A ListRootsResult of {@code roots}. */
+  static JsonNode rootsResult(List<Root> roots) {
+    ObjectNode result = JsonRpcCodec.emptyObject();
+    ArrayNode list = result.putArray("roots");
+    for (Root root : roots) {
+      ObjectNode entry = list.addObject().put("uri", root.uri());
+      if (root.name() != null) {
+        entry.put("name", root.name());
+      }
+    }
+    return result;
+  }
+
   /** The tool a tools/call calls, else null. */
   private static String toolOf(TrackedCall call) {
     if (!McpMethods.TOOLS_CALL.equals(call.method()) || call.call().params() == null) {
@@ -199,7 +238,9 @@ final class UpstreamInbox {
   }
 
   void onClientNotification(SessionActor.ClientNotification notification, SessionCalls.Link ready) {
-    contexts.notifiedBy(notification.context());
+    if (McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED.equals(notification.method())) {
+      contexts.notifiedBy(notification.context()); // it has roots of its own to give
+    }
     if (!McpMethods.NOTIFICATION_INITIALIZED.equals(
         notification.method())) { // the link sent its own
       transmit.accept(ready, new JsonRpcNotification(notification.method(), notification.params()));

@@ -279,6 +279,8 @@ final class UpstreamLink {
         TimerKey.ATTEMPT, ClosedByUs.INSTANCE, env.settings().shutdownTimeout());
     return Behaviors.receive(Command.class)
         .onMessageEquals(ClosedByUs.INSTANCE, () -> Behaviors.stopped())
+        // the end of the connection we are closing: expected, not a message to log as unhandled
+        .onMessage(Lost.class, lost -> Behaviors.same())
         .build();
   }
 

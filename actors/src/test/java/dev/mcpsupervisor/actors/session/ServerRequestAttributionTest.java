@@ -142,9 +142,9 @@ class ServerRequestAttributionTest {
   @Test
   void withOnlyListCallsInFlightTheyStillClaimAsBefore() {
     TrackedCall list = send("a", null, McpMethods.TOOLS_LIST);
-    assertSame(list, attribution.ownerOf(roots(), null).call());
+    assertSame(list, attribution.ownerOf(sampling(null), null).call());
     send("b", null, McpMethods.RESOURCES_LIST);
-    assertTrue(attribution.ownerOf(roots(), null).isAmbiguous());
+    assertTrue(attribution.ownerOf(sampling(null), null).isAmbiguous());
   }
 
   @Test
@@ -156,30 +156,8 @@ class ServerRequestAttributionTest {
     assertTrue(attribution.ownerOf(sampling(null), null).isAmbiguous());
   }
 
-  @Test
-  void untaggedRootsListWithTwoContextsInFlightIsNobodysDespiteANotifier() {
-    contexts.leased("a", "d-a");
-    contexts.notifiedBy("a");
-    send("a", null);
-    send("b", null);
-    assertTrue(attribution.ownerOf(roots(), null).isAmbiguous());
-  }
-
   // --------------------------------------------------------------------- untagged, nothing in
   // flight
-
-  @Test
-  void rootsListWithNoCallInFlightIsTheLastNotifiersAmongSeveralLeases() {
-    contexts.leased("a", "d-a");
-    contexts.leased("b", "d-b");
-    contexts.notifiedBy("b");
-    Owner owner = attribution.ownerOf(roots(), null);
-    assertEquals("b", owner.context());
-    assertNull(owner.call());
-    assertTrue(
-        attribution.ownerOf(sampling(null), null).isAmbiguous(),
-        "a notifier asked for roots, not for sampling");
-  }
 
   @Test
   void withNoCallInFlightTheOnlyLeasedContextOwnsItListenerOrNot() {
@@ -202,6 +180,83 @@ class ServerRequestAttributionTest {
     assertNull(owner.context());
     assertFalse(owner.isAmbiguous());
     assertEquals(0, owner.claimants());
+  }
+
+  // ----------------------------------------------------------------------------------------- roots
+
+  @Test
+  void rootsAskedWhileTwentyContextsAreInFlightAreTheSupervisorsNotAmbiguous() {
+    for (int i = 0; i < 20; i++) {
+      contexts.leased("caller-" + i, "d-" + i);
+      send("caller-" + i, null);
+    }
+    assertNull(attribution.rootsOwnerOf(roots(), null), "answered from the configuration");
+  }
+
+  @Test
+  void rootsAskedDuringTheOnlyCallOfAContextWithoutRootsAreTheSupervisors() {
+    contexts.leased("a", "d-a");
+    TrackedCall call = send("a", null);
+    assertNull(attribution.rootsOwnerOf(roots(), null));
+    assertNull(
+        attribution.rootsOwnerOf(roots(), LongNode.valueOf(call.upstreamId)),
+        "even named by the transport: its caller has no roots to give");
+  }
+
+  @Test
+  void rootsNamingACallOfTheContextThatAnnouncedRootsAreThatCalls() {
+    contexts.leased("a", "d-a");
+    contexts.leased("b", "d-b");
+    contexts.notifiedBy("a");
+    TrackedCall announcers = send("a", null);
+    send("b", null);
+    Owner owner = attribution.rootsOwnerOf(roots(), LongNode.valueOf(announcers.upstreamId));
+    assertSame(announcers, owner.call());
+    assertTrue(owner.tied());
+  }
+
+  @Test
+  void rootsWithNoCallInFlightAreTheAnnouncersAmongSeveralLeases() {
+    contexts.leased("a", "d-a");
+    contexts.leased("b", "d-b");
+    contexts.notifiedBy("b");
+    Owner owner = attribution.rootsOwnerOf(roots(), null);
+    assertEquals("b", owner.context());
+    assertNull(owner.call());
+    assertTrue(
+        attribution.ownerOf(sampling(null), null).isAmbiguous(),
+        "an announcer asked for roots, not for sampling");
+  }
+
+  @Test
+  void rootsWhileOnlyTheAnnouncerIsInFlightGoToItsNewestCall() {
+    contexts.leased("a", "d-a");
+    contexts.leased("b", "d-b");
+    contexts.notifiedBy("a");
+    send("a", null);
+    TrackedCall newest = send("a", null);
+    assertSame(newest, attribution.rootsOwnerOf(roots(), null).call());
+  }
+
+  @Test
+  void rootsWhileAnotherContextIsInFlightBesideTheAnnouncerAreTheSupervisors() {
+    contexts.leased("a", "d-a");
+    contexts.leased("b", "d-b");
+    contexts.notifiedBy("a");
+    send("a", null);
+    send("b", null);
+    assertNull(attribution.rootsOwnerOf(roots(), null), "whose roots would they be?");
+    contexts.unleased("a");
+    assertNull(attribution.rootsOwnerOf(roots(), null), "an announcer gone announces nothing");
+  }
+
+  @Test
+  void onlySamplingAndElicitationAreSentForACall() {
+    assertTrue(ServerRequestAttribution.isForACall(McpMethods.SAMPLING_CREATE_MESSAGE));
+    assertTrue(ServerRequestAttribution.isForACall(McpMethods.ELICITATION_CREATE));
+    assertFalse(ServerRequestAttribution.isForACall(McpMethods.ROOTS_LIST));
+    assertFalse(ServerRequestAttribution.isForACall(McpMethods.PING));
+    assertFalse(ServerRequestAttribution.isForACall("x/y"));
   }
 
   // ------------------------------------------------------------------------------------ for client

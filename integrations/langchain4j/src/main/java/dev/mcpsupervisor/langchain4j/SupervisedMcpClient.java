@@ -2,7 +2,6 @@ package dev.mcpsupervisor.langchain4j;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolSpecification;
@@ -15,26 +14,32 @@ import dev.langchain4j.mcp.client.McpReadResourceResult;
 import dev.langchain4j.mcp.client.McpResource;
 import dev.langchain4j.mcp.client.McpResourceTemplate;
 import dev.langchain4j.mcp.client.McpRoot;
-import dev.langchain4j.mcp.client.SupervisorResultMapping;
+import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.SupervisorClient;
 import dev.mcpsupervisor.actors.SupervisorException;
 import dev.mcpsupervisor.actors.call.CallOptions;
-import dev.mcpsupervisor.actors.call.CallOutcome;
-import dev.mcpsupervisor.actors.call.ServerRequestHandler;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.protocol.tools.McpTool;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.function.BiFunction;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * LangChain4j's {@link McpClient} for one server of a {@link SessionSupervisor}: hand these to
@@ -47,11 +52,22 @@ import java.util.function.BiFunction;
  * InvocationContext#chatMemoryId()}) runs for the context {@code String.valueOf(memoryId)} on that
  * context's lease, so an {@code isolation: context} server keeps one conversation's session across
  * turns; {@link #close()} (or {@code supervisor.releaseAll(memoryId)}) ends those leases. Calls
- * without a memory id hold no lease. Results and errors are read by LangChain4j's own readers, as
- * {@code DefaultMcpClient} reads them. Roots given to {@link #setRoots} answer the server's {@code
- * roots/list} during calls; sampling and elicitation requests are refused upstream (-32009).
+ * without a memory id hold no lease. Results and errors read as {@code DefaultMcpClient} reads
+ * them.
+ *
+ * <p>Server requests during calls: roots given to {@link #setRoots} answer {@code roots/list};
+ * sampling and elicitation are answered by the handlers given to the {@link #builder} ({@link
+ * Builder#sampling}, {@link Builder#elicitation}) and refused upstream (-32009) without them. A
+ * client with neither leaves the server's interactive tools ({@link
+ * SupervisorClient#interactiveTools}: declared, or learned from a call) out of {@link #listTools},
+ * since they could only fail; {@link Builder#keepInteractiveTools()} offers them anyway.
+ *
+ * <p>Built on LangChain4j's public API only; runs with langchain4j-mcp 1.11 and every later 1.x,
+ * checked when the client is built.
  */
 public final class SupervisedMcpClient implements McpClient {
+
+  private static final Logger log = LoggerFactory.getLogger(SupervisedMcpClient.class);
 
   /**
    * For {@code McpToolProvider.builder().toolNameMapper(...)}: names each tool {@code
@@ -68,33 +84,36 @@ public final class SupervisedMcpClient implements McpClient {
   private final SupervisorClient client;
   private final String server;
   private final ServerConfig serverConfig;
+  private final boolean offersInteractiveTools;
   private volatile List<McpRoot> roots = List.of();
   private final Set<String> leasedContexts = ConcurrentHashMap.newKeySet();
 
-  private SupervisedMcpClient(SupervisorClient client, ServerConfig serverConfig) {
+  /** The interactive tools left out so far, each logged the first time. */
+  private final Set<String> leftOut = ConcurrentHashMap.newKeySet();
+
+  private SupervisedMcpClient(Builder builder, ServerConfig serverConfig) {
     this.server = serverConfig.name();
     this.serverConfig = serverConfig;
-    this.client = client.answering(new RootsAnswer());
+    ServerRequests serverRequests =
+        new ServerRequests(() -> roots, builder.sampling, builder.elicitation, builder.blocking);
+    this.offersInteractiveTools =
+        builder.keepInteractiveTools || serverRequests.answersInteractiveTools();
+    this.client = SupervisorClient.of(builder.supervisor).answering(serverRequests);
   }
 
-  /** The client for one configured server. */
+  /** A builder for clients with server-request handlers or options of their own. */
+  public static Builder builder(SessionSupervisor supervisor) {
+    return new Builder(supervisor);
+  }
+
+  /** The client for one configured server, without sampling or elicitation handlers. */
   public static SupervisedMcpClient of(SessionSupervisor supervisor, String server) {
-    ServerConfig serverConfig =
-        supervisor
-            .config()
-            .server(server)
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "no server " + server + " in " + supervisor.config().servers().keySet()));
-    return new SupervisedMcpClient(SupervisorClient.of(supervisor), serverConfig);
+    return builder(supervisor).build(server);
   }
 
-  /** A client per configured server, in configuration order. */
+  /** A client per configured server, in configuration order, without handlers. */
   public static List<McpClient> forEveryServer(SessionSupervisor supervisor) {
-    return supervisor.config().servers().keySet().stream()
-        .map(server -> (McpClient) of(supervisor, server))
-        .toList();
+    return builder(supervisor).forEveryServer();
   }
 
   /** The server's name in the configuration. */
@@ -110,9 +129,23 @@ public final class SupervisedMcpClient implements McpClient {
 
   @Override
   public List<ToolSpecification> listTools(InvocationContext invocationContext) {
-    ArrayNode tools = JsonRpcCodec.mapper().createArrayNode();
-    join(client.listTools(server)).forEach(tool -> tools.add(tool.json()));
-    return SupervisorResultMapping.toolSpecifications(tools);
+    List<McpTool> tools = join(client.listTools(server));
+    Set<String> interactive =
+        offersInteractiveTools ? Set.of() : join(client.interactiveTools(server));
+    List<ToolSpecification> offered = new ArrayList<>();
+    for (McpTool tool : tools) {
+      if (!interactive.contains(tool.name())) {
+        offered.add(McpResults.toolSpecification(tool.json()));
+      } else if (leftOut.add(tool.name())) {
+        log.info(
+            "{}: tool {} left out of LangChain4j's tools: it asks the client for sampling or"
+                + " elicitation and no handler answers (SupervisedMcpClient.builder(...).sampling,"
+                + " .elicitation or .keepInteractiveTools())",
+            server,
+            tool.name());
+      }
+    }
+    return offered;
   }
 
   @Override
@@ -132,11 +165,13 @@ public final class SupervisedMcpClient implements McpClient {
     } else {
       leasedContexts.add(context);
     }
-    CompletionStage<JsonNode> result =
-        client
-            .callTool(context, server, request.name(), arguments, options)
-            .thenApply(toolResult -> toolResult.json());
-    return SupervisorResultMapping.toolExecutionResult(message(result));
+    JsonNode result =
+        join(
+            client
+                .callTool(context, server, request.name(), arguments, options)
+                .thenApply(toolResult -> toolResult.json()),
+            McpResults::toolError);
+    return McpResults.toolResult(result);
   }
 
   @Override
@@ -146,8 +181,7 @@ public final class SupervisedMcpClient implements McpClient {
 
   @Override
   public List<McpResource> listResources(InvocationContext invocationContext) {
-    return SupervisorResultMapping.resources(
-        message(listed(McpMethods.RESOURCES_LIST, "resources")));
+    return McpResults.resources(listed(McpMethods.RESOURCES_LIST, "resources"));
   }
 
   @Override
@@ -157,8 +191,8 @@ public final class SupervisedMcpClient implements McpClient {
 
   @Override
   public List<McpResourceTemplate> listResourceTemplates(InvocationContext invocationContext) {
-    return SupervisorResultMapping.resourceTemplates(
-        message(listed(McpMethods.RESOURCES_TEMPLATES_LIST, "resourceTemplates")));
+    return McpResults.resourceTemplates(
+        listed(McpMethods.RESOURCES_TEMPLATES_LIST, "resourceTemplates"));
   }
 
   @Override
@@ -169,13 +203,26 @@ public final class SupervisedMcpClient implements McpClient {
   @Override
   public McpReadResourceResult readResource(String uri, InvocationContext invocationContext) {
     ObjectNode params = JsonRpcCodec.emptyObject().put("uri", uri);
-    return SupervisorResultMapping.resourceContents(
-        message(leaseless(McpMethods.RESOURCES_READ, params)));
+    return McpResults.resourceContents(leaseless(McpMethods.RESOURCES_READ, params));
+  }
+
+  /**
+   * Subscribes the server key to the resource (langchain4j-mcp 1.15 and later): the supervisor
+   * keeps the subscription across restarts and hands {@code notifications/resources/updated} to its
+   * notification listeners.
+   */
+  public void subscribeToResource(String uri) {
+    leaseless(McpMethods.RESOURCES_SUBSCRIBE, JsonRpcCodec.emptyObject().put("uri", uri));
+  }
+
+  /** Ends a {@link #subscribeToResource} (langchain4j-mcp 1.15 and later). */
+  public void unsubscribeFromResource(String uri) {
+    leaseless(McpMethods.RESOURCES_UNSUBSCRIBE, JsonRpcCodec.emptyObject().put("uri", uri));
   }
 
   @Override
   public List<McpPrompt> listPrompts() {
-    return SupervisorResultMapping.prompts(message(listed(McpMethods.PROMPTS_LIST, "prompts")));
+    return McpResults.prompts(listed(McpMethods.PROMPTS_LIST, "prompts"));
   }
 
   @Override
@@ -183,8 +230,7 @@ public final class SupervisedMcpClient implements McpClient {
     ObjectNode params = JsonRpcCodec.emptyObject().put("name", name);
     params.set(
         "arguments", JsonRpcCodec.mapper().valueToTree(arguments == null ? Map.of() : arguments));
-    return SupervisorResultMapping.promptContents(
-        message(leaseless(McpMethods.PROMPTS_GET, params)));
+    return McpResults.promptContents(leaseless(McpMethods.PROMPTS_GET, params));
   }
 
   /**
@@ -193,7 +239,7 @@ public final class SupervisedMcpClient implements McpClient {
    */
   @Override
   public void checkHealth() {
-    join(leaseless(McpMethods.PING, JsonRpcCodec.emptyObject()));
+    leaseless(McpMethods.PING, JsonRpcCodec.emptyObject());
   }
 
   /**
@@ -226,24 +272,19 @@ public final class SupervisedMcpClient implements McpClient {
     leasedContexts.clear();
   }
 
-  private CompletionStage<JsonNode> listed(String method, String itemsField) {
-    return client
-        .listAll(server, method, itemsField)
-        .thenApply(
-            items -> {
-              ObjectNode result = JsonRpcCodec.emptyObject();
-              items.forEach(result.putArray(itemsField)::add);
-              return result;
-            });
+  private List<JsonNode> listed(String method, String itemsField) {
+    return join(client.listAll(server, method, itemsField), McpResults::error);
   }
 
-  private CompletionStage<JsonNode> leaseless(String method, JsonNode params) {
-    return client.send(
-        SupervisorClient.LEASELESS_CONTEXT,
-        server,
-        method,
-        params,
-        CallOptions.defaults().withoutLease());
+  private JsonNode leaseless(String method, JsonNode params) {
+    return join(
+        client.send(
+            SupervisorClient.LEASELESS_CONTEXT,
+            server,
+            method,
+            params,
+            CallOptions.defaults().withoutLease()),
+        McpResults::error);
   }
 
   private static String contextOf(InvocationContext invocationContext) {
@@ -265,33 +306,17 @@ public final class SupervisedMcpClient implements McpClient {
   }
 
   /**
-   * The call's answer as the JSON-RPC response LangChain4j's readers take: {@code {"result": ...}},
-   * or {@code {"error": {code, message, data}}} for a supervisor or upstream error.
+   * Waits for a stage; a JSON-RPC error (the supervisor's or the upstream's) is thrown as {@code
+   * asLangChain4j} makes it, any other failure as itself rather than wrapped.
    */
-  private static JsonNode message(CompletionStage<JsonNode> result) {
-    ObjectNode message = JsonRpcCodec.emptyObject();
-    try {
-      message.set("result", result.toCompletableFuture().join());
-    } catch (CompletionException e) {
-      if (!(e.getCause() instanceof SupervisorException failure)) {
-        throw e;
-      }
-      JsonRpcError error = failure.error();
-      ObjectNode errorNode = message.putObject("error");
-      errorNode.put("code", error.code());
-      errorNode.put("message", error.message());
-      if (error.data() != null) {
-        errorNode.set("data", error.data());
-      }
-    }
-    return message;
-  }
-
-  /** Waits for a stage, rethrowing a supervisor error as itself rather than wrapped. */
-  private static <T> T join(CompletionStage<T> stage) {
+  private static <T> T join(
+      CompletionStage<T> stage, Function<JsonRpcError, RuntimeException> asLangChain4j) {
     try {
       return stage.toCompletableFuture().join();
     } catch (CompletionException e) {
+      if (e.getCause() instanceof SupervisorException failure) {
+        throw asLangChain4j.apply(failure.error());
+      }
       if (e.getCause() instanceof RuntimeException cause) {
         throw cause;
       }
@@ -299,24 +324,85 @@ public final class SupervisedMcpClient implements McpClient {
     }
   }
 
-  /** Answers roots/list from {@link #roots}; declares nothing until roots are set. */
-  private final class RootsAnswer implements ServerRequestHandler {
-    @Override
-    public Set<CallOptions.ClientCapability> capabilities() {
-      return roots.isEmpty() ? Set.of() : Set.of(CallOptions.ClientCapability.ROOTS);
+  /** {@link #join(CompletionStage, Function)} for the supervisor's own answers (lists of tools). */
+  private static <T> T join(CompletionStage<T> stage) {
+    return join(stage, McpResults::error);
+  }
+
+  /**
+   * Clients of one supervisor with the same handlers and options: {@link #build} one server's,
+   * {@link #forEveryServer()} all of them.
+   */
+  public static final class Builder {
+
+    private final SessionSupervisor supervisor;
+    private ChatModel sampling;
+    private ElicitationHandler elicitation;
+    private boolean keepInteractiveTools;
+    private Executor blocking = ForkJoinPool.commonPool();
+
+    private Builder(SessionSupervisor supervisor) {
+      this.supervisor = Objects.requireNonNull(supervisor, "supervisor");
     }
 
-    @Override
-    public CompletionStage<JsonNode> answer(String server, CallOutcome.InputRequest request) {
-      ObjectNode result = JsonRpcCodec.emptyObject();
-      ArrayNode list = result.putArray("roots");
-      for (McpRoot root : roots) {
-        ObjectNode entry = list.addObject().put("uri", root.uri());
-        if (root.name() != null) {
-          entry.put("name", root.name());
-        }
-      }
-      return CompletableFuture.completedFuture(result);
+    /**
+     * Answers the server's {@code sampling/createMessage} with this model (the application's own,
+     * so its key, quota and logging apply): the request's messages, system prompt, max tokens,
+     * temperature and stop sequences as one chat request; the answer's text back.
+     */
+    public Builder sampling(ChatModel model) {
+      this.sampling = Objects.requireNonNull(model, "model");
+      return this;
+    }
+
+    /** Answers the server's {@code elicitation/create} with this handler (it asks the user). */
+    public Builder elicitation(ElicitationHandler handler) {
+      this.elicitation = Objects.requireNonNull(handler, "handler");
+      return this;
+    }
+
+    /**
+     * Offers the server's interactive tools to the model even without a sampling or elicitation
+     * handler (each call of one fails with -32009 unless its server needs no answer after all).
+     */
+    public Builder keepInteractiveTools() {
+      this.keepInteractiveTools = true;
+      return this;
+    }
+
+    /**
+     * Where the model and the elicitation handler run (they may block); by default the common
+     * fork-join pool.
+     */
+    public Builder executor(Executor executor) {
+      this.blocking = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * The client for one configured server.
+     *
+     * @throws IllegalStateException when the langchain4j-mcp on the class path is not supported
+     * @throws IllegalArgumentException when the server is not configured
+     */
+    public SupervisedMcpClient build(String server) {
+      LangChain4jVersion.requireSupported();
+      ServerConfig serverConfig =
+          supervisor
+              .config()
+              .server(server)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "no server " + server + " in " + supervisor.config().servers().keySet()));
+      return new SupervisedMcpClient(this, serverConfig);
+    }
+
+    /** A client per configured server, in configuration order. */
+    public List<McpClient> forEveryServer() {
+      return supervisor.config().servers().keySet().stream()
+          .map(server -> (McpClient) build(server))
+          .toList();
     }
   }
 }

@@ -27,11 +27,12 @@ import java.util.regex.Pattern;
  * over the defaults in {@code reference.conf}, and validates it completely.
  *
  * <p>The file is the one MCP clients use: {@code mcpServers.<name>} (or VS Code's {@code
- * servers.<name>}), plus an optional {@code gateway} section. Every file is parsed as HOCON, a
- * superset of JSON, so substitutions work in {@code .json} files too. A file with neither {@code
- * mcpServers} nor {@code servers} is rejected (most likely the wrong file); an explicitly empty
- * {@code "mcpServers": {}} is valid and configures no server. Servers keep file order (by line;
- * servers that share a line are ordered by name, because HOCON keeps no member order).
+ * servers.<name>}), plus an optional {@code gateway} section and an optional {@code roots} list
+ * (every server's, unless it has its own). Every file is parsed as HOCON, a superset of JSON, so
+ * substitutions work in {@code .json} files too. A file with neither {@code mcpServers} nor {@code
+ * servers} is rejected (most likely the wrong file); an explicitly empty {@code "mcpServers": {}}
+ * is valid and configures no server. Servers keep file order (by line; servers that share a line
+ * are ordered by name, because HOCON keeps no member order).
  */
 public final class ConfigLoader {
 
@@ -49,7 +50,10 @@ public final class ConfigLoader {
   static final Set<String> IGNORED_TOP_LEVEL_FIELDS = Set.of("inputs", "$schema");
 
   static final FieldRules TOP_LEVEL_RULES =
-      new FieldRules(List.of(MCP_SERVERS, SERVERS, GATEWAY), IGNORED_TOP_LEVEL_FIELDS, Map.of());
+      new FieldRules(
+          List.of(MCP_SERVERS, SERVERS, GATEWAY, RootsReader.ROOTS),
+          IGNORED_TOP_LEVEL_FIELDS,
+          Map.of());
 
   /** The root of this module's block in reference.conf. */
   public static final String DEFAULTS_ROOT = "mcp-supervisor";
@@ -84,7 +88,8 @@ public final class ConfigLoader {
     ConfigSection top = new ConfigSection(parseAndResolve(text, origin), origin, "");
     Config defaults = reference();
     TOP_LEVEL_RULES.check(top);
-    Map<String, ServerConfig> servers = servers(top, defaults.getConfig(SERVER_DEFAULTS));
+    Map<String, ServerConfig> servers =
+        servers(top, defaults.getConfig(SERVER_DEFAULTS), RootsReader.read(top, List.of()));
     ConfigSection gateway = top.section(GATEWAY);
     if (gateway == null) {
       gateway = new ConfigSection(ConfigFactory.empty(), origin, GATEWAY);
@@ -184,7 +189,8 @@ public final class ConfigLoader {
         + "} where it may be absent)";
   }
 
-  private static Map<String, ServerConfig> servers(ConfigSection top, Config serverDefaults) {
+  private static Map<String, ServerConfig> servers(
+      ConfigSection top, Config serverDefaults, List<Root> roots) {
     boolean hasMcpServers = top.has(MCP_SERVERS);
     boolean hasServers = top.has(SERVERS);
     if (hasMcpServers && hasServers) {
@@ -205,7 +211,7 @@ public final class ConfigLoader {
             name, "must be an object, got " + ConfigSection.typeOf(member.getValue()));
       }
       ConfigSection server = section.section(name);
-      Optional<ServerConfig> config = ServerConfigReader.read(name, server, serverDefaults);
+      Optional<ServerConfig> config = ServerConfigReader.read(name, server, serverDefaults, roots);
       if (config.isEmpty()) {
         continue;
       }

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -13,10 +14,13 @@ import java.util.Set;
  *     {@link ToolFilter#ALL})
  * @param upstreamLimits what the server may send, and how long HTTP waits for it (default: {@link
  *     UpstreamLimits#defaults})
- * @param interactiveTools tools declared to send server requests (sampling, elicitation, roots)
- *     during their calls ({@code interactiveTools}; reference.conf's default is none: each is
- *     learnt from its first call that sends one); a call of one gets an upstream session where it
- *     is the only interactive call of its caller in flight
+ * @param interactiveTools tools declared to send server requests (sampling, elicitation) during
+ *     their calls ({@code interactiveTools}; reference.conf's default is none: each is learnt from
+ *     its first call that sends one); a call of one gets an upstream session where it is the only
+ *     interactive call of its caller in flight
+ * @param roots what the supervisor answers the server's {@code roots/list} with, unless a caller
+ *     that announced roots of its own owns the request ({@code roots}, else the top level's;
+ *     default none)
  */
 public record ServerConfig(
     String name,
@@ -29,13 +33,43 @@ public record ServerConfig(
     String toolPrefix,
     ToolFilter toolFilter,
     UpstreamLimits upstreamLimits,
-    Set<String> interactiveTools) {
+    Set<String> interactiveTools,
+    List<Root> roots) {
 
   public ServerConfig {
     toolFilter = toolFilter == null ? ToolFilter.ALL : toolFilter;
     upstreamLimits =
         upstreamLimits == null ? UpstreamLimits.defaults(requestTimeout) : upstreamLimits;
     interactiveTools = interactiveTools == null ? Set.of() : Set.copyOf(interactiveTools);
+    roots = roots == null ? List.of() : List.copyOf(roots);
+  }
+
+  /** No roots: the server's {@code roots/list} is answered with none. */
+  public ServerConfig(
+      String name,
+      ServerSpec spec,
+      Isolation isolation,
+      int maxSessions,
+      int maxInflightPerSession,
+      Duration requestTimeout,
+      Duration idleTimeout,
+      String toolPrefix,
+      ToolFilter toolFilter,
+      UpstreamLimits upstreamLimits,
+      Set<String> interactiveTools) {
+    this(
+        name,
+        spec,
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        toolFilter,
+        upstreamLimits,
+        interactiveTools,
+        null);
   }
 
   /** No tool declared interactive (each is learnt from its calls). */
@@ -121,6 +155,8 @@ public record ServerConfig(
         idleTimeout,
         toolPrefix,
         toolFilter,
-        upstreamLimits);
+        upstreamLimits,
+        interactiveTools,
+        roots);
   }
 }

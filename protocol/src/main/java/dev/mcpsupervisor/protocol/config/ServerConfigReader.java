@@ -85,7 +85,8 @@ final class ServerConfigReader {
               HTTP_TIMEOUT,
               SSE_RETRY_MIN,
               SSE_RETRY_MAX,
-              INTERACTIVE_TOOLS),
+              INTERACTIVE_TOOLS,
+              RootsReader.ROOTS),
           IGNORED_CLIENT_FIELDS,
           UNSUPPORTED_CLIENT_FIELDS);
 
@@ -125,8 +126,11 @@ final class ServerConfigReader {
   /**
    * The server, or empty when it is disabled (a disabled server is checked for unknown fields
    * only).
+   *
+   * @param roots the top level's roots, for a server without its own
    */
-  static Optional<ServerConfig> read(String name, ConfigSection server, Config serverDefaults) {
+  static Optional<ServerConfig> read(
+      String name, ConfigSection server, Config serverDefaults, List<Root> roots) {
     RULES.check(server);
     if (server.bool(DISABLED, false)) {
       return Optional.empty();
@@ -156,7 +160,8 @@ final class ServerConfigReader {
             toolPrefix,
             toolFilter,
             upstreamLimits(section, requestTimeout),
-            interactiveTools(section)));
+            interactiveTools(section),
+            RootsReader.read(server, roots)));
   }
 
   /** Tool names the server's calls of which may send server requests; an empty name is an error. */

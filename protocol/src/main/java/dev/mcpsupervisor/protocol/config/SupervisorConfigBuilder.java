@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.protocol.config;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.time.Duration;
@@ -69,6 +70,21 @@ public final class SupervisorConfigBuilder {
     }
     Object written = value instanceof Duration duration ? duration.toMillis() + "ms" : value;
     ((ObjectNode) servers.get(server)).set(field, JsonRpcCodec.mapper().valueToTree(written));
+    return this;
+  }
+
+  /**
+   * The roots every server's {@code roots/list} is answered with (a server's own {@code roots}, set
+   * with {@link #option}, replace them): the top level's {@code roots}.
+   */
+  public SupervisorConfigBuilder roots(List<Root> roots) {
+    ArrayNode list = document.putArray(RootsReader.ROOTS);
+    for (Root root : roots) {
+      ObjectNode entry = list.addObject().put(RootsReader.URI_FIELD, root.uri());
+      if (root.name() != null) {
+        entry.put(RootsReader.NAME, root.name());
+      }
+    }
     return this;
   }
 

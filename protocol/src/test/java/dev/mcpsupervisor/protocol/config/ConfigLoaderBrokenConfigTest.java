@@ -220,6 +220,44 @@ class ConfigLoaderBrokenConfigTest {
             server("\"command\": \"x\", \"interactiveTools\": \"sample\""),
             "mcpServers.a.interactiveTools: must be a list of strings, got string"),
         broken(
+            "roots a string",
+            server("\"command\": \"x\", \"roots\": \"file:///work\""),
+            "mcpServers.a.roots: must be a list, got string"),
+        broken(
+            "root a string",
+            server("\"command\": \"x\", \"roots\": [\"file:///work\"]"),
+            "mcpServers.a.roots[0]: must be an object, got string"),
+        broken(
+            "root without uri",
+            server("\"command\": \"x\", \"roots\": [{\"name\": \"work\"}]"),
+            "mcpServers.a.roots[0].uri: missing (a root is a file:// URI and an optional name)"),
+        broken(
+            "root uri not a file",
+            server("\"command\": \"x\", \"roots\": [{\"uri\": \"https://x.example/repo\"}]"),
+            "mcpServers.a.roots[0].uri: must be a file:// URI (MCP roots are files), got"
+                + " \"https://x.example/repo\""),
+        broken(
+            "root uri not a URI",
+            server("\"command\": \"x\", \"roots\": [{\"uri\": \"file:///my work\"}]"),
+            "mcpServers.a.roots[0].uri: not a valid URI (Illegal character in path at index 10)"),
+        broken(
+            "root url",
+            server("\"command\": \"x\", \"roots\": [{\"url\": \"file:///work\"}]"),
+            "mcpServers.a.roots[0].url: unknown field; did you mean \"uri\"?"),
+        broken(
+            "root with an empty name",
+            server("\"command\": \"x\", \"roots\": [{\"uri\": \"file:///w\", \"name\": \"\"}]"),
+            "mcpServers.a.roots[0].name: must not be empty"),
+        broken(
+            "root listed twice",
+            server(
+                "\"command\": \"x\", \"roots\": [{\"uri\": \"file:///w\"}, {\"uri\": \"file:///w\"}]"),
+            "mcpServers.a.roots[1].uri: \"file:///w\" is listed twice"),
+        broken(
+            "top-level root a relative path",
+            "{\"mcpServers\": {}, \"roots\": [{\"uri\": \"work/repo\"}]}",
+            "roots[0].uri: must be a file:// URI (MCP roots are files), got \"work/repo\""),
+        broken(
             "tools a string",
             server("\"command\": \"x\", \"disabledTools\": \"write\""),
             "mcpServers.a.disabledTools: must be a list of strings, got string"),
@@ -243,7 +281,7 @@ class ConfigLoaderBrokenConfigTest {
             "mcpServers.a.restartPolicy: unknown field (expected one of command, args, env, cwd, inheritEnv, url, headers,"
                 + " transport, type, protocol, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout,"
                 + " toolPrefix, tools, includeTools, disabledTools, excludeTools, disabled, maxMessageBytes, httpTimeout,"
-                + " sseRetryMin, sseRetryMax, interactiveTools)"),
+                + " sseRetryMin, sseRetryMax, interactiveTools, roots)"),
         broken(
             "envFile",
             server("\"command\": \"npx\", \"envFile\": \"${workspaceFolder}/.env\""),

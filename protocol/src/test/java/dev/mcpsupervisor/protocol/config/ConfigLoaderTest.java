@@ -432,6 +432,34 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aServersRootsAreItsOwnElseTheTopLevelsElseNone() {
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            """
+        {"roots": [{"uri": "file:///work/repo", "name": "repo"}, {"uri": "file:///tmp"}],
+         "mcpServers": {
+          "inherits": {"command": "x"},
+          "own": {"command": "x", "roots": [{"uri": "file:///srv/data", "name": "data"}]},
+          "none": {"command": "x", "roots": []}
+        }}
+        """,
+            "t.json");
+    assertEquals(
+        List.of(new Root("file:///work/repo", "repo"), new Root("file:///tmp", null)),
+        config.servers().get("inherits").roots());
+    assertEquals(
+        List.of(new Root("file:///srv/data", "data")), config.servers().get("own").roots());
+    assertEquals(List.of(), config.servers().get("none").roots());
+    assertEquals(
+        List.of(),
+        ConfigLoader.parse("{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}", "t.json")
+            .servers()
+            .get("a")
+            .roots(),
+        "by default the roots/list answer is an empty list");
+  }
+
+  @Test
   void explicitToolPrefixAndCwdAreKept() {
     ServerConfig server =
         ConfigLoader.parse(

@@ -47,6 +47,27 @@ class SupervisorConfigBuilderTest {
   }
 
   @Test
+  void rootsBuiltInCodeAreEveryServersUnlessOneHasItsOwn() {
+    SupervisorConfig built =
+        SupervisorConfig.builder()
+            .stdio("plain", "npx")
+            .stdio("own", "npx")
+            .option("own", "roots", List.of(Map.of("uri", "file:///srv")))
+            .roots(List.of(new Root("file:///work", "work"), new Root("file:///tmp", null)))
+            .build();
+    assertEquals(
+        List.of(new Root("file:///work", "work"), new Root("file:///tmp", null)),
+        built.servers().get("plain").roots());
+    assertEquals(List.of(new Root("file:///srv", null)), built.servers().get("own").roots());
+    ConfigException error =
+        assertThrows(
+            ConfigException.class,
+            SupervisorConfig.builder().stdio("a", "npx").roots(List.of(new Root("/work", null)))
+                ::build);
+    assertTrue(error.getMessage().contains("roots[0].uri"), error.getMessage());
+  }
+
+  @Test
   void aBadOptionFailsNamingTheServerAndTheField() {
     SupervisorConfigBuilder builder =
         SupervisorConfig.builder().stdio("files", "npx").option("files", "maxSessions", 0);

@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.actors.cluster;
+package dev.mcpsupervisor.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
+import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.protocol.CrossNode;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
@@ -35,6 +36,8 @@ import org.junit.jupiter.api.Test;
 class ClusterNodeTest {
 
   private static final String SECRET = "a-shared-secret-of-32-characters!";
+
+  private static final ClusterSettings SETTINGS = new ClusterSettings();
 
   /** A message that may cross nodes, as later ones will. */
   record Crossing(String session, long sequence) implements CrossNode {}
@@ -82,7 +85,7 @@ class ClusterNodeTest {
     try {
       Membership membership = supervisor.membership();
       assertTrue(membership.clustered());
-      assertEquals(ClusterSettings.systemName(cluster), supervisor.actorSystem().name());
+      assertEquals(SETTINGS.systemName(cluster), supervisor.actorSystem().name());
       TestProbe<Void> probe = TestProbe.create(supervisor.actorSystem());
       probe.awaitAssert(
           Duration.ofSeconds(20),
@@ -94,7 +97,7 @@ class ClusterNodeTest {
           List.of(new Membership.MemberView(membership.selfAddress(), "up", true)),
           membership.members());
       assertEquals(
-          "pekko://" + ClusterSettings.systemName(cluster) + "@127.0.0.1:" + port,
+          "pekko://" + SETTINGS.systemName(cluster) + "@127.0.0.1:" + port,
           membership.selfAddress());
 
       Serialization serialization =

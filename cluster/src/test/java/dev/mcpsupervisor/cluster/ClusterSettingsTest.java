@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.actors.cluster;
+package dev.mcpsupervisor.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +16,8 @@ class ClusterSettingsTest {
 
   private static final String SECRET = "a-shared-secret-of-32-characters!";
 
+  private static final ClusterSettings SETTINGS = new ClusterSettings();
+
   private static ClusterConfig cluster(String secret) {
     return new ClusterConfig(
         "10.0.0.5",
@@ -28,17 +30,17 @@ class ClusterSettingsTest {
 
   @Test
   void nodesOfOneSecretShareASystemNameAndOtherSecretsGetAnother() {
-    String name = ClusterSettings.systemName(cluster(SECRET));
-    assertEquals(name, ClusterSettings.systemName(cluster(SECRET)));
+    String name = SETTINGS.systemName(cluster(SECRET));
+    assertEquals(name, SETTINGS.systemName(cluster(SECRET)));
     assertTrue(name.matches("mcp-supervisor-[0-9a-f]{16}"), name);
-    assertNotEquals(name, ClusterSettings.systemName(cluster(SECRET + "x")));
+    assertNotEquals(name, SETTINGS.systemName(cluster(SECRET + "x")));
     assertFalse(name.contains(SECRET), "the secret is never part of a name");
   }
 
   @Test
   void aNodeRunsTheClusterProviderOnItsOwnAddressWithTheSplitBrainResolver() {
-    Config config = ClusterSettings.actorSystemConfig(cluster(SECRET), ConfigFactory.load());
-    String name = ClusterSettings.systemName(cluster(SECRET));
+    Config config = SETTINGS.actorSystemConfig(cluster(SECRET), ConfigFactory.load());
+    String name = SETTINGS.systemName(cluster(SECRET));
     assertEquals("cluster", config.getString("pekko.actor.provider"));
     assertEquals("tcp", config.getString("pekko.remote.artery.transport"));
     assertEquals("10.0.0.5", config.getString("pekko.remote.artery.canonical.hostname"));
