@@ -104,7 +104,8 @@ POM
   for _ in $(seq 1 1200); do
     if [ -z "$answered" ] && grep -q "^ANSWER: " "$out"; then answered=$(date +%s.%N); fi
     kill -0 "$agent_pid" 2>/dev/null || break
-    if [ -n "$answered" ] && [ "$(echo "$(date +%s.%N) - $answered > $EXIT_SECONDS" | bc)" = 1 ]; then break; fi
+    if [ -n "$answered" ] && awk -v now="$(date +%s.%N)" -v at="$answered" -v limit="$EXIT_SECONDS" \
+      'BEGIN { exit !(now - at > limit) }'; then break; fi
     sleep 0.1
   done
   if kill -0 "$agent_pid" 2>/dev/null; then
@@ -127,5 +128,6 @@ POM
     exit 1
   fi
   printf 'Agent on Spring Boot %s, Spring AI %s: answered %.1f s after start, exited %.1f s after its answer, no process left\n' \
-    "$boot" "$ai" "$(echo "$answered - $started" | bc)" "$(echo "$ended - $answered" | bc)"
+    "$boot" "$ai" "$(awk -v a="$answered" -v b="$started" 'BEGIN { print a - b }')" \
+    "$(awk -v a="$ended" -v b="$answered" 'BEGIN { print a - b }')"
 done

@@ -21,5 +21,5 @@ for pair in $SPRING_AI_MATRIX; do
       || { echo "error: $report on Spring Boot $boot, Spring AI $ai" >&2; exit 1; }
   done
   echo "Spring Boot $boot, Spring AI $ai: $(cat integrations/spring-ai/target/surefire-reports/TEST-*.xml \
-    | grep -Eo '<testsuite [^>]*tests="[0-9]+"' | grep -Eo 'tests="[0-9]+"' | tr -dc '0-9\n' | paste -sd+ | bc) tests passed"
+    | grep -Eo '<testsuite [^>]*tests="[0-9]+"' | grep -Eo 'tests="[0-9]+"' | grep -Eo '[0-9]+' | awk '{ n += $1 } END { print n }') tests passed"
 done
