@@ -44,9 +44,12 @@ public final class SupervisedToolCallback implements ToolCallback {
   private final String server;
   private final McpTool tool;
   private final ToolDefinition definition;
+  private final ToolCallObserver observer;
 
-  SupervisedToolCallback(SupervisorClient client, ServerConfig server, McpTool tool) {
+  SupervisedToolCallback(
+      SupervisorClient client, ServerConfig server, McpTool tool, ToolCallObserver observer) {
     this.client = client;
+    this.observer = observer;
     this.server = server.name();
     this.tool = tool;
     this.definition =
@@ -85,6 +88,7 @@ public final class SupervisedToolCallback implements ToolCallback {
     Object context = entries.get(CONTEXT_KEY);
     CallOptions options =
         context == null ? CallOptions.defaults().withoutLease() : CallOptions.defaults();
+    long started = System.nanoTime();
     ToolResult result;
     try {
       result =
@@ -99,8 +103,14 @@ public final class SupervisedToolCallback implements ToolCallback {
               .toCompletableFuture()
               .join();
     } catch (CompletionException e) {
+      observer.completed(server, tool.name(), System.nanoTime() - started, ToolCallObserver.FAILED);
       throw new ToolExecutionException(definition, e.getCause());
     }
+    observer.completed(
+        server,
+        tool.name(),
+        System.nanoTime() - started,
+        result.isError() ? ToolCallObserver.TOOL_ERROR : ToolCallObserver.SUCCESS);
     if (result.isError()) {
       throw new ToolExecutionException(
           definition, new IllegalStateException("Error calling tool: " + contentJson(result)));
