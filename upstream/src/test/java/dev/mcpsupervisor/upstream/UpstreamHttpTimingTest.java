@@ -30,6 +30,12 @@ class UpstreamHttpTimingTest {
       "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\","
           + "\"capabilities\":{},\"serverInfo\":{\"name\":\"scripted\",\"version\":\"1\"}}}";
 
+  /**
+   * Long enough that a loaded machine still sends the headers of an answered POST within it (200 ms
+   * failed once in a full build beside other builds: the first POST's headers were late).
+   */
+  private static final Duration HTTP_TIMEOUT = Duration.ofSeconds(2);
+
   private final RecordingListener listener = new RecordingListener();
   private final CountDownLatch release = new CountDownLatch(1);
   private ScriptedHttpServer server;
@@ -73,8 +79,7 @@ class UpstreamHttpTimingTest {
                   "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"ok\":true}}");
             });
     UpstreamLimits limits =
-        new UpstreamLimits(
-            1024 * 1024, Duration.ofMillis(300), Duration.ofSeconds(1), Duration.ofMinutes(1));
+        new UpstreamLimits(1024 * 1024, HTTP_TIMEOUT, Duration.ofSeconds(1), Duration.ofMinutes(1));
     UpstreamConnection connection = connect(limits);
 
     ExecutionException failed =
@@ -111,8 +116,7 @@ class UpstreamHttpTimingTest {
               }
             });
     UpstreamLimits limits =
-        new UpstreamLimits(
-            1024 * 1024, Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofMinutes(1));
+        new UpstreamLimits(1024 * 1024, HTTP_TIMEOUT, Duration.ofSeconds(1), Duration.ofMinutes(1));
     UpstreamConnection connection = connect(limits);
     Rpc.send(connection, Rpc.echo(1, "long")); // its stream is open
 
