@@ -86,6 +86,13 @@ public final class NodeDesk {
    */
   public record Leave(ActorRef<Done> replyTo) implements Command {}
 
+  /**
+   * This node's drain deadline passed: every exchange still served on another node for it ends now
+   * with the error its owner's loss means ({@link ExchangeEdge.Abandon}). Replies once they are
+   * told; their last frames are written after.
+   */
+  public record Abandon(ActorRef<Done> replyTo) implements Command {}
+
   // Between desks.
 
   /**
@@ -376,6 +383,18 @@ public final class NodeDesk {
             RoundRetry.class,
             retry -> {
               serveRetry(retry);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Abandon.class,
+            abandon -> {
+              // every child is an edge (see edge())
+              context
+                  .getChildren()
+                  .forEach(
+                      child ->
+                          child.<Exchange.Event>unsafeUpcast().tell(ExchangeEdge.Abandon.INSTANCE));
+              abandon.replyTo().tell(Done.getInstance());
               return Behaviors.same();
             })
         .onMessage(
