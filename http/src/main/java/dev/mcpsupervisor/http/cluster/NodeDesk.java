@@ -183,7 +183,10 @@ public final class NodeDesk {
 
   private record DesksChanged(Receptionist.Listing listing) implements Command {}
 
-  /** A session's record, looked up for a request this node does not serve. */
+  /**
+   * A session's record, looked up for a request this node does not serve; {@code found} is null
+   * when the replicas did not answer in time.
+   */
   private record Found(ToSession request, SessionReplicas.Found found) implements Command {}
 
   /** Time to route the waiting requests again. */
@@ -363,6 +366,9 @@ public final class NodeDesk {
         .onMessage(
             Found.class,
             found -> {
+              if (found.found() == null) {
+                return lookUpAgain(desks, waiting, next, found.request());
+              }
               SessionRecord record = found.found().record();
               if (record == null) {
                 gone(found.request());
@@ -476,13 +482,28 @@ public final class NodeDesk {
           served.replicas(),
           UNKNOWN_NODE_WAIT,
           replyTo -> new SessionReplicas.Find(request.sessionId(), replyTo),
-          (found, failure) ->
-              new Found(
-                  request,
-                  found != null ? found : new SessionReplicas.Found(request.sessionId(), null)));
+          (found, failure) -> new Found(request, found));
     } else {
       gone(request);
     }
+  }
+
+  /**
+   * The replicas did not answer in time (a loaded node, a majority changing): that says nothing of
+   * the session, so it is no 404. The lookup counts as a hop and is made again; past {@link
+   * SessionRoutes#MAX_HOPS} the client is told to send the request again.
+   */
+  private Behavior<Command> lookUpAgain(
+      Desks desks,
+      List<Waiting> waiting,
+      BiFunction<Desks, List<Waiting>, Behavior<Command>> next,
+      ToSession request) {
+    ToSession again = request.passedOn(null);
+    if (again.hops() > SessionRoutes.MAX_HOPS) {
+      giveUp(again);
+      return Behaviors.same();
+    }
+    return route(desks, waiting, next, again);
   }
 
   /** How long a request that must wait may: longer for a node that cannot be reached. */
