@@ -340,6 +340,23 @@ public final class GatewayServer {
     return version != null ? version : "0.1.0";
   }
 
+  /**
+   * In a cluster, ends the exchanges still served on other nodes ({@link NodeDesk.Abandon}) and
+   * waits until those are written.
+   */
+  private CompletionStage<Void> abandonPassedOn() {
+    if (desk == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return Asks.<NodeDesk.Command, Done>ask(
+            desk,
+            NodeDesk.Abandon::new,
+            CLOSE_CONNECTIONS_DEADLINE,
+            system.scheduler(),
+            timedOut -> Done.getInstance())
+        .thenCompose(told -> mcp.responsesWritten(CLOSE_CONNECTIONS_DEADLINE));
+  }
+
   /** The bound address (with the real port when port 0 was asked). */
   public InetSocketAddress address() {
     return binding.localAddress();
@@ -387,6 +404,9 @@ public final class GatewayServer {
                         timedOut -> Done.getInstance()))
             // answered is not yet written: the last frames of a streamed answer are on their way
             .thenCompose(exchangesAnswered -> mcp.responsesWritten(drain))
+            // what another node still serves for this one at the deadline ends with an error on
+            // its stream, written before the connections close (closing would cut it)
+            .thenCompose(written -> abandonPassedOn())
             .thenCompose(written -> binding.unbind())
             .thenCompose(unbound -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
             .thenCompose(

@@ -122,7 +122,8 @@ public final class TestGateway implements AutoCloseable {
         "dev.mcpsupervisor.http.cluster.NodeDesk$Found",
         "dev.mcpsupervisor.http.cluster.NodeDesk$Leave",
         "dev.mcpsupervisor.http.cluster.NodeDesk$ExchangeOver",
-        "dev.mcpsupervisor.http.cluster.NodeDesk$EdgeGone"]
+        "dev.mcpsupervisor.http.cluster.NodeDesk$EdgeGone",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$Abandon"]
       pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
       """;
 

@@ -29,12 +29,16 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
@@ -81,6 +85,13 @@ public final class NodeDesk {
    * them too.
    */
   public record Leave(ActorRef<Done> replyTo) implements Command {}
+
+  /**
+   * This node's drain deadline passed: every exchange still served on another node for it ends now
+   * with the error its owner's loss means ({@link ExchangeEdge.Abandon}). Replies once they are
+   * told; their last frames are written after.
+   */
+  public record Abandon(ActorRef<Done> replyTo) implements Command {}
 
   // Between desks.
 
@@ -157,6 +168,12 @@ public final class NodeDesk {
     }
   }
 
+  /**
+   * The node of {@code desk} stops: pass it nothing from now on (it passes on what still reaches
+   * it). Told by a stopping desk to every other one, before it passes anything on to them.
+   */
+  public record Stopping(ActorRef<Command> desk) implements Command, CrossNode {}
+
   /** The retry of a round parked here. */
   public record RoundRetry(
       ObjectNode retry, RequestStates.State state, boolean sse, ActorRef<Exchange.Event> edge)
@@ -166,7 +183,10 @@ public final class NodeDesk {
 
   private record DesksChanged(Receptionist.Listing listing) implements Command {}
 
-  /** A session's record, looked up for a request this node does not serve. */
+  /**
+   * A session's record, looked up for a request this node does not serve; {@code found} is null
+   * when the replicas did not answer in time.
+   */
   private record Found(ToSession request, SessionReplicas.Found found) implements Command {}
 
   /** Time to route the waiting requests again. */
@@ -197,9 +217,28 @@ public final class NodeDesk {
   /** An edge of something served here stopped: its client went away, or its exchange is over. */
   private record EdgeGone(Runnable whenGone) implements Command {}
 
-  /** The desks of the nodes, by address, and the addresses by the tag their session ids carry. */
-  private record Desks(Map<String, ActorRef<Command>> byAddress, Map<String, String> byTag) {
-    static final Desks NONE = new Desks(Map.of(), Map.of());
+  /**
+   * The desks of the nodes, by address, the addresses by the tag their session ids carry, and the
+   * desks that said their node stops.
+   */
+  private record Desks(
+      Map<String, ActorRef<Command>> byAddress,
+      Map<String, String> byTag,
+      Set<ActorRef<Command>> leaving) {
+    static final Desks NONE = new Desks(Map.of(), Map.of(), Set.of());
+
+    /** A new listing: the desks that said they stop and are still listed still stop. */
+    Desks listed(Desks listing) {
+      Set<ActorRef<Command>> still = new HashSet<>(leaving);
+      still.retainAll(listing.byAddress().values());
+      return new Desks(listing.byAddress(), listing.byTag(), Set.copyOf(still));
+    }
+
+    Desks leaving(ActorRef<Command> desk) {
+      Set<ActorRef<Command>> more = new HashSet<>(leaving);
+      more.add(desk);
+      return new Desks(byAddress, byTag, Set.copyOf(more));
+    }
   }
 
   /**
@@ -246,45 +285,76 @@ public final class NodeDesk {
 
   /** Serves the sessions it holds and adopts those it is picked for. */
   private Behavior<Command> serving(Desks desks, List<Waiting> waiting) {
-    return desk(desks, waiting, true);
-  }
-
-  /** Its node stops: every session request goes on to the node that stays and serves it. */
-  private Behavior<Command> leaving(Desks desks, List<Waiting> waiting) {
-    return desk(desks, waiting, false);
-  }
-
-  private Behavior<Command> next(Desks desks, List<Waiting> waiting, boolean selfServes) {
-    return selfServes ? serving(desks, waiting) : leaving(desks, waiting);
-  }
-
-  private Behavior<Command> desk(Desks desks, List<Waiting> waiting, boolean selfServes) {
-    return Behaviors.receive(Command.class)
+    return desk(desks, waiting, this::serving)
         .onMessage(
             DesksChanged.class,
-            changed ->
-                next(
-                    desksOf(changed.listing()),
-                    recheck(desksOf(changed.listing()), waiting, selfServes),
-                    selfServes))
+            changed -> {
+              Desks now = desks.listed(desksOf(changed.listing()));
+              return serving(now, recheck(now, waiting));
+            })
         .onMessage(
-            Recheck.class, recheck -> next(desks, recheck(desks, waiting, selfServes), selfServes))
+            Leave.class,
+            leave -> {
+              Desks left = desks.leaving(context.getSelf());
+              tellStopping(left);
+              leave.replyTo().tell(Done.getInstance());
+              return leaving(left, recheck(left, waiting));
+            })
+        .build();
+  }
+
+  /**
+   * Its node stops: it has left routing (the other desks were told), and every session request that
+   * still reaches it goes on to the node that stays and serves it.
+   */
+  private Behavior<Command> leaving(Desks desks, List<Waiting> waiting) {
+    return desk(desks, waiting, this::leaving)
+        .onMessage(
+            DesksChanged.class,
+            changed -> {
+              Desks now = desks.listed(desksOf(changed.listing())).leaving(context.getSelf());
+              tellStopping(now); // a node that joined meanwhile learns it too
+              return leaving(now, recheck(now, waiting));
+            })
         .onMessage(
             Leave.class,
             leave -> {
               leave.replyTo().tell(Done.getInstance());
-              return leaving(desks, recheck(desks, waiting, false));
+              return Behaviors.same();
+            })
+        .build();
+  }
+
+  /** Tells every other listed desk that this node stops. */
+  private void tellStopping(Desks desks) {
+    ActorRef<Command> self = context.getSelf();
+    desks.byAddress().values().stream()
+        .filter(desk -> !desk.equals(self))
+        .forEach(desk -> desk.tell(new Stopping(self)));
+  }
+
+  /** What a desk does in either state; {@code next} is the state it stays in. */
+  private BehaviorBuilder<Command> desk(
+      Desks desks,
+      List<Waiting> waiting,
+      BiFunction<Desks, List<Waiting>, Behavior<Command>> next) {
+    return Behaviors.receive(Command.class)
+        .onMessage(Recheck.class, recheck -> next.apply(desks, recheck(desks, waiting)))
+        .onMessage(
+            Stopping.class,
+            left -> {
+              Desks now = desks.leaving(left.desk());
+              return next.apply(now, recheck(now, waiting));
             })
         .onMessage(
-            ForwardToSession.class,
-            forward -> route(desks, waiting, selfServes, toSession(forward)))
+            ForwardToSession.class, forward -> route(desks, waiting, next, toSession(forward)))
         .onMessage(
             ForwardDelete.class,
             delete ->
                 route(
                     desks,
                     waiting,
-                    selfServes,
+                    next,
                     new SessionDelete(
                         delete.sessionId(),
                         delete.path(),
@@ -292,17 +362,20 @@ public final class NodeDesk {
                         delete.replyTo(),
                         null,
                         0)))
-        .onMessage(ToSession.class, request -> route(desks, waiting, selfServes, request))
+        .onMessage(ToSession.class, request -> route(desks, waiting, next, request))
         .onMessage(
             Found.class,
             found -> {
+              if (found.found() == null) {
+                return lookUpAgain(desks, waiting, next, found.request());
+              }
               SessionRecord record = found.found().record();
               if (record == null) {
                 gone(found.request());
                 return Behaviors.same();
               }
               // a lookup counts as a hop: a request the nodes keep passing on ends somewhere
-              return route(desks, waiting, selfServes, found.request().passedOn(record));
+              return route(desks, waiting, next, found.request().passedOn(record));
             })
         .onMessage(
             ForwardRetry.class,
@@ -310,12 +383,24 @@ public final class NodeDesk {
               if (forwardRetry(desks, retry)) {
                 return Behaviors.same();
               }
-              return next(desks, waitFor(waiting, retry, UNKNOWN_NODE_WAIT), selfServes);
+              return next.apply(desks, waitFor(waiting, retry, UNKNOWN_NODE_WAIT));
             })
         .onMessage(
             RoundRetry.class,
             retry -> {
               serveRetry(retry);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Abandon.class,
+            abandon -> {
+              // every child is an edge (see edge())
+              context
+                  .getChildren()
+                  .forEach(
+                      child ->
+                          child.<Exchange.Event>unsafeUpcast().tell(ExchangeEdge.Abandon.INSTANCE));
+              abandon.replyTo().tell(Done.getInstance());
               return Behaviors.same();
             })
         .onMessage(
@@ -329,8 +414,7 @@ public final class NodeDesk {
             gone -> {
               gone.whenGone().run();
               return Behaviors.same();
-            })
-        .build();
+            });
   }
 
   // ------------------------------------------------------------------------------ session routing
@@ -362,8 +446,12 @@ public final class NodeDesk {
    * Serves the request here, sends it to the desk that serves it, looks its record up, or waits.
    */
   private Behavior<Command> route(
-      Desks desks, List<Waiting> waiting, boolean selfServes, ToSession request) {
-    if (selfServes && served.directory().holds(request.sessionId())) {
+      Desks desks,
+      List<Waiting> waiting,
+      BiFunction<Desks, List<Waiting>, Behavior<Command>> next,
+      ToSession request) {
+    SessionRoutes routes = routes(desks);
+    if (routes.selfServes() && served.directory().holds(request.sessionId())) {
       serveHere(request, null);
       return Behaviors.same();
     }
@@ -371,11 +459,9 @@ public final class NodeDesk {
       gone(request);
       return Behaviors.same();
     }
-    SessionRoutes.Route route =
-        routes(desks, selfServes).of(request.sessionId(), request.record(), request.hops());
+    SessionRoutes.Route route = routes.of(request.sessionId(), request.record(), request.hops());
     if (route instanceof SessionRoutes.Wait) {
-      return next(
-          desks, waitFor(waiting, request, patience(request, desks, selfServes)), selfServes);
+      return next.apply(desks, waitFor(waiting, request, patience(request, routes)));
     }
     act(desks, request, route);
     return Behaviors.same();
@@ -396,18 +482,32 @@ public final class NodeDesk {
           served.replicas(),
           UNKNOWN_NODE_WAIT,
           replyTo -> new SessionReplicas.Find(request.sessionId(), replyTo),
-          (found, failure) ->
-              new Found(
-                  request,
-                  found != null ? found : new SessionReplicas.Found(request.sessionId(), null)));
+          (found, failure) -> new Found(request, found));
     } else {
       gone(request);
     }
   }
 
+  /**
+   * The replicas did not answer in time (a loaded node, a majority changing): that says nothing of
+   * the session, so it is no 404. The lookup counts as a hop and is made again; past {@link
+   * SessionRoutes#MAX_HOPS} the client is told to send the request again.
+   */
+  private Behavior<Command> lookUpAgain(
+      Desks desks,
+      List<Waiting> waiting,
+      BiFunction<Desks, List<Waiting>, Behavior<Command>> next,
+      ToSession request) {
+    ToSession again = request.passedOn(null);
+    if (again.hops() > SessionRoutes.MAX_HOPS) {
+      giveUp(again);
+      return Behaviors.same();
+    }
+    return route(desks, waiting, next, again);
+  }
+
   /** How long a request that must wait may: longer for a node that cannot be reached. */
-  private Duration patience(ToSession request, Desks desks, boolean selfServes) {
-    SessionRoutes routes = routes(desks, selfServes);
+  private Duration patience(ToSession request, SessionRoutes routes) {
     String home = request.record() != null ? request.record().home() : null;
     boolean unreachable =
         home != null
@@ -416,16 +516,28 @@ public final class NodeDesk {
     return unreachable ? UNREACHABLE_NODE_WAIT : UNKNOWN_NODE_WAIT;
   }
 
-  private SessionRoutes routes(Desks desks, boolean selfServes) {
+  private SessionRoutes routes(Desks desks) {
+    Set<String> leaving = new HashSet<>();
+    desks
+        .byAddress()
+        .forEach(
+            (address, desk) -> {
+              if (desks.leaving().contains(desk)) {
+                leaving.add(address);
+              }
+            });
+    if (desks.leaving().contains(context.getSelf())) { // listed or not yet
+      leaving.add(served.node());
+    }
     return new SessionRoutes(
         desks.byTag(),
         SessionRoutes.membersOf(served.membership().members()),
         served.node(),
-        selfServes);
+        Set.copyOf(leaving));
   }
 
   /** The waiting requests that still wait; the others are routed, or told their node is gone. */
-  private List<Waiting> recheck(Desks desks, List<Waiting> waiting, boolean selfServes) {
+  private List<Waiting> recheck(Desks desks, List<Waiting> waiting) {
     List<Waiting> left = new ArrayList<>();
     long now = System.nanoTime();
     for (Waiting each : waiting) {
@@ -437,7 +549,7 @@ public final class NodeDesk {
       }
       ToSession request = (ToSession) each.request();
       SessionRoutes.Route route =
-          routes(desks, selfServes).of(request.sessionId(), request.record(), request.hops());
+          routes(desks).of(request.sessionId(), request.record(), request.hops());
       if (route instanceof SessionRoutes.Wait) {
         keepOrGiveUp(left, each, now);
       } else {
@@ -632,7 +744,10 @@ public final class NodeDesk {
 
   // ------------------------------------------------------------------------------------- helpers
 
-  /** The desks of the listing by their node's address (this node's own under its address). */
+  /**
+   * The desks of the listing by their node's address (this node's own under its address), none said
+   * to stop yet.
+   */
   private Desks desksOf(Receptionist.Listing listing) {
     Map<String, ActorRef<Command>> byAddress = new HashMap<>();
     Map<String, String> byTag = new HashMap<>();
@@ -642,7 +757,7 @@ public final class NodeDesk {
       byAddress.put(node, desk);
       byTag.put(SessionIds.nodeTag(node), node);
     }
-    return new Desks(Map.copyOf(byAddress), Map.copyOf(byTag));
+    return new Desks(Map.copyOf(byAddress), Map.copyOf(byTag), Set.of());
   }
 
   /**

@@ -9,26 +9,29 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Where a request for a 2025-era session goes when this node does not serve it: the node its id
  * names while that node is in the cluster; otherwise the node its replicated {@link SessionRecord}
- * says serves it; otherwise, when that node is gone or stopping, the node that adopts it. Every
- * node picks the same adopter for a session (highest random weight over the nodes that serve: the
- * loss of one node moves only its own sessions), so concurrent requests of an orphaned session meet
- * on one node. Plain logic on a snapshot of the desks and the membership; {@link NodeDesk} acts on
- * it.
+ * says serves it; otherwise, when that node is gone or stopping, the node that adopts it. A node
+ * that stops leaves routing first: from the moment its desk says so, no node passes it a request
+ * (nor back to it), and it adopts nothing; it only passes on what still reaches it. Every node
+ * picks the same adopter for a session (highest random weight over the nodes that serve: the loss
+ * of one node moves only its own sessions), so concurrent requests of an orphaned session meet on
+ * one node. Plain logic on a snapshot of the desks and the membership; {@link NodeDesk} acts on it.
  *
  * @param desks the nodes whose desks are listed: tag of their session ids → address
  * @param members this node's view of the cluster's members, by address
  * @param self this node's address
- * @param selfServes whether this node takes sessions (false once it is stopping)
+ * @param leaving the nodes whose desks said they stop (this one's included once it stops): still
+ *     members, still listed, no longer serving
  */
 record SessionRoutes(
     Map<String, String> desks,
     Map<String, Membership.MemberView> members,
     String self,
-    boolean selfServes) {
+    Set<String> leaving) {
 
   /** Where one request goes. */
   sealed interface Route {}
@@ -70,7 +73,7 @@ record SessionRoutes(
         case GONE -> FIND;
       };
     }
-    if (hops >= MAX_HOPS && selfServes) {
+    if (hops >= MAX_HOPS && selfServes()) {
       return new To(self); // the nodes disagree about who serves it: this one ends the passing on
     }
     Standing home = standing(record.home());
@@ -89,13 +92,24 @@ record SessionRoutes(
     UNREACHABLE,
     /** Up and reachable, its desk not listed here yet (it has just joined). */
     NOT_LISTED_YET,
-    /** Not a member any more, leaving, or this node once it stops. */
+    /**
+     * Not a member any more, leaving (its desk said so, or the cluster), or this node once it
+     * stops.
+     */
     GONE
   }
 
+  /** Whether this node takes sessions: until it stops. */
+  boolean selfServes() {
+    return !leaving.contains(self);
+  }
+
   Standing standing(String address) {
+    if (leaving.contains(address)) {
+      return Standing.GONE;
+    }
     if (address.equals(self)) {
-      return selfServes ? Standing.SERVES : Standing.GONE;
+      return Standing.SERVES;
     }
     Membership.MemberView member = members.get(address);
     if (member == null || !serving(member.status())) {

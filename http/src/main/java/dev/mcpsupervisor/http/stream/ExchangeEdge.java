@@ -18,6 +18,15 @@ public final class ExchangeEdge {
   /** The exchange is served by {@code owner} (an actor on the node that serves it). */
   public record ServedBy(ActorRef<?> owner) implements Exchange.Event {}
 
+  /**
+   * This node's drain deadline passed before the owner answered: the exchange ends now as it would
+   * had the owner gone (an error the client can act on), before the node's connections are closed,
+   * which would cut it.
+   */
+  public enum Abandon implements Exchange.Event {
+    INSTANCE
+  }
+
   private ExchangeEdge() {}
 
   /**
@@ -44,6 +53,12 @@ public final class ExchangeEdge {
               }
               context.watch(served.owner());
               return relaying(context, exchange, ownerGone, served.owner());
+            })
+        .onMessage(
+            Abandon.class,
+            abandon -> {
+              exchange.tell(ownerGone);
+              return Behaviors.stopped();
             })
         .onMessage(
             Exchange.Event.class,

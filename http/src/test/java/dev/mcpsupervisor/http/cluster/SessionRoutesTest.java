@@ -13,6 +13,7 @@ import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class SessionRoutesTest {
@@ -86,6 +87,38 @@ class SessionRoutesTest {
   }
 
   @Test
+  void aNodeWhoseDeskSaidItStopsIsPassedNothingThoughItIsStillAnUpMemberAndListed() {
+    for (int i = 0; i < 50; i++) {
+      String ofB = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
+      SessionRoutes fromC = routes(C, Set.of(B), List.of(A, B, C), UP_A, UP_B, UP_C);
+      assertEquals(SessionRoutes.FIND, fromC.of(ofB, null, 0), "its id names a stopping node");
+      SessionRoutes.Route served = fromC.of(ofB, record(ofB, B), 1);
+      assertTrue(
+          served.equals(new SessionRoutes.To(A)) || served.equals(new SessionRoutes.To(C)),
+          "adopted by a node that stays, never sent back to B: " + served);
+      assertEquals(
+          served,
+          routes(A, Set.of(B), List.of(A, B, C), UP_A, UP_B, UP_C).of(ofB, record(ofB, B), 1),
+          "every staying node agrees on the adopter");
+      assertEquals(
+          served,
+          routes(B, Set.of(B), List.of(A, B, C), UP_A, UP_B, UP_C).of(ofB, record(ofB, B), 1),
+          "and so does B, which passes on what still reaches it");
+    }
+  }
+
+  @Test
+  void aRequestPassedOnByAStoppingNodeIsServedByTheNodeItReachesNotSentBack() {
+    String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
+    SessionRoutes fromC = routes(C, Set.of(B), List.of(B, C), UP_B, UP_C);
+    assertEquals(new SessionRoutes.To(C), fromC.of(id, record(id, B), 2));
+    assertEquals(
+        SessionRoutes.NOWHERE,
+        routes(C, Set.of(B, C), List.of(B, C), UP_B, UP_C).of(id, record(id, B), 2),
+        "both stop: nobody adopts");
+  }
+
+  @Test
   void passingOnEndsWithTheDeskThatHasItAfterTooManyHops() {
     String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     assertEquals(
@@ -113,10 +146,15 @@ class SessionRoutesTest {
 
   private static SessionRoutes routes(
       String self, boolean selfServes, List<String> listed, MemberView... members) {
+    return routes(self, selfServes ? Set.of() : Set.of(self), listed, members);
+  }
+
+  private static SessionRoutes routes(
+      String self, Set<String> leaving, List<String> listed, MemberView... members) {
     Map<String, String> desks = new HashMap<>();
     listed.forEach(address -> desks.put(SessionIds.nodeTag(address), address));
     Map<String, MemberView> byAddress = SessionRoutes.membersOf(List.of(members));
-    return new SessionRoutes(desks, byAddress, self, selfServes);
+    return new SessionRoutes(desks, byAddress, self, leaving);
   }
 
   private static SessionRecord record(String id, String home) {
