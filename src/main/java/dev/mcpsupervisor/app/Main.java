@@ -68,7 +68,10 @@ public final class Main implements Callable<Integer> {
   /** The application's own settings in reference.conf. */
   private static final String SETTINGS = "mcp-supervisor.application";
 
-  /** Slack beyond the drain and the supervisor's shutdownTimeout (closing every session). */
+  /**
+   * Slack beyond the drain and the supervisor's own shutdown (its drainTimeout, which finds nothing
+   * in flight after the gateway's drain unless that timed out, and its shutdownTimeout).
+   */
   private static final Duration STOP_SLACK = Duration.ofSeconds(10);
 
   @Option(
@@ -210,7 +213,7 @@ public final class Main implements Callable<Integer> {
     Duration drainDeadline = settings.getDuration("drainDeadline");
     Duration stopBound =
         drainDeadline
-            .plus(SupervisorSettings.fromConfig(ConfigFactory.load()).shutdownTimeout())
+            .plus(SupervisorSettings.fromConfig(ConfigFactory.load()).shutdownBound())
             .plus(STOP_SLACK);
     CompletableFuture<String> signalled = TerminationSignals.install();
     Warmup.run(warmup, signalled);

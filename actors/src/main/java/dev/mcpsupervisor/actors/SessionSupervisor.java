@@ -144,11 +144,11 @@ public final class SessionSupervisor implements AutoCloseable {
     // replays their first lines
     LoggerFactory.getILoggerFactory();
     SupervisorSettings settings = SupervisorSettings.fromConfig(actorSystemConfig);
-    // closing every session must fit in the phase that runs it
+    // the drain and closing every session must fit in the phase that runs them
     Config withPhaseTimeout =
         ConfigFactory.parseString(
                 "pekko.coordinated-shutdown.phases.service-stop.timeout = "
-                    + (settings.shutdownTimeout().toMillis() + 2_000)
+                    + (settings.shutdownBound().toMillis() + 2_000)
                     + "ms")
             .withFallback(actorSystemConfig.getConfig(OWN_PEKKO_SETTINGS))
             .withFallback(actorSystemConfig);
@@ -194,7 +194,7 @@ public final class SessionSupervisor implements AutoCloseable {
                 Asks.<KeyRouter.Command, Done>ask(
                     router,
                     KeyRouter.Shutdown::new,
-                    settings.shutdownTimeout().plusSeconds(1),
+                    settings.shutdownBound().plusSeconds(1),
                     system.scheduler(),
                     failure -> Done.getInstance()));
     return supervisor;
@@ -418,10 +418,16 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * Closes every session and child process, then stops the actor system. Completes when all is
-   * gone.
+   * Refuses new calls and acquires at once ("shutting down"), lets the calls in flight be answered
+   * (for at most {@code drainTimeout}), then closes every session and child process and stops the
+   * actor system. Completes when all is gone.
    */
   public CompletionStage<Void> shutdown() {
+    if (!asks.isTerminated()) {
+      // told before the coordinated shutdown's phases run: a call made after this returns is
+      // refused
+      router.tell(new KeyRouter.Shutdown(system.ignoreRef()));
+    }
     return CoordinatedShutdown.get(system)
         .runAll(CoordinatedShutdown.unknownReason())
         .thenCompose(done -> system.getWhenTerminated())
@@ -429,9 +435,10 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
-   * {@link #shutdown()} and wait for it (bounded by the configured shutdown timeout). Idempotent,
-   * and safe from any thread: called on one of the supervisor's own threads (in a callback of a
-   * stage it completed) it starts the shutdown and returns without waiting.
+   * {@link #shutdown()} and wait for it (bounded by the configured drain and shutdown timeouts):
+   * the calls in flight get their answers first. Idempotent, and safe from any thread: called on
+   * one of the supervisor's own threads (in a callback of a stage it completed) it starts the
+   * shutdown and returns without waiting.
    */
   @Override
   public void close() {
@@ -444,7 +451,7 @@ public final class SessionSupervisor implements AutoCloseable {
     try {
       shutdown()
           .toCompletableFuture()
-          .get(settings.shutdownTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
+          .get(settings.shutdownBound().toMillis() + 5_000, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {

@@ -35,6 +35,14 @@ final class TestSupervisor implements AutoCloseable {
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
   static final Duration IDLE_TIMEOUT = Duration.ofMinutes(5);
 
+  /**
+   * A drain's deadline would never come on manual time: close() drains nothing there (the drain is
+   * DrainOnCloseTest's, on the real clock).
+   */
+  private static final Config ON_MANUAL_TIME =
+      ConfigFactory.parseString("mcp-supervisor.supervisor.drainTimeout = 0s")
+          .withFallback(ManualTime.config());
+
   final FakeConnector connector = new FakeConnector();
   final CountingObserver observer = new CountingObserver();
   final SessionSupervisor supervisor;
@@ -43,7 +51,7 @@ final class TestSupervisor implements AutoCloseable {
   private TestSupervisor(SupervisorConfig config, String settings, boolean manualTime) {
     Config actorSystemConfig =
         ConfigFactory.parseString(settings)
-            .withFallback(manualTime ? ManualTime.config() : ConfigFactory.empty())
+            .withFallback(manualTime ? ON_MANUAL_TIME : ConfigFactory.empty())
             .withFallback(ConfigFactory.parseString("pekko.loglevel = WARNING"))
             .withFallback(ConfigFactory.load());
     supervisor = SessionSupervisor.start(config, connector, observer, actorSystemConfig);

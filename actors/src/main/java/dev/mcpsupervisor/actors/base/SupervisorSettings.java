@@ -25,6 +25,7 @@ public record SupervisorSettings(
     Duration askMargin,
     Duration acquireTimeout,
     Duration snapshotTimeout,
+    Duration drainTimeout,
     Duration shutdownTimeout,
     Duration listCacheTtl,
     Duration inputGatherWindow) {
@@ -52,6 +53,7 @@ public record SupervisorSettings(
         c.getDuration("askMargin"),
         c.getDuration("acquireTimeout"),
         c.getDuration("snapshotTimeout"),
+        c.getDuration("drainTimeout"),
         c.getDuration("shutdownTimeout"),
         c.getDuration("listCacheTtl"),
         c.getDuration("inputGatherWindow"));
@@ -71,6 +73,11 @@ public record SupervisorSettings(
   public Duration restartBackoff(int attempt, double random) {
     return backoff(
         restartBackoffMin, restartBackoffMax, restartBackoffRandomFactor, attempt, random);
+  }
+
+  /** The longest a shutdown can take: the drain, then closing every session. */
+  public Duration shutdownBound() {
+    return drainTimeout.plus(shutdownTimeout);
   }
 
   public Duration stillInitializingRetry(int attempt) {

@@ -93,8 +93,9 @@ public final class KeyRouter {
       String keyId, long sessionId, String reason, ActorRef<Boolean> replyTo) implements Command {}
 
   /**
-   * Closes every session (answering everything waiting with "shutting down"); replies when all are
-   * gone.
+   * Refuses new calls and leases from now on, lets the calls in flight be answered (for at most
+   * {@code drainTimeout}), then closes every session (answering what is left with "shutting down");
+   * replies when all are gone. Idempotent: a later one waits for the same shutdown.
    */
   public record Shutdown(ActorRef<Done> replyTo) implements Command {}
 
@@ -179,7 +180,9 @@ public final class KeyRouter {
         .build();
   }
 
-  /** Closing every key: nothing new starts; done once the last key actor has stopped. */
+  /**
+   * Draining, then closing every key: nothing new starts; done once the last key actor has stopped.
+   */
   private Behavior<Command> shuttingDown() {
     return withKeysKept(Behaviors.receive(Command.class))
         .onMessage(Request.class, this::rejectRequest)
@@ -455,7 +458,7 @@ public final class KeyRouter {
 
   private Behavior<Command> onShutdown(Shutdown shutdown) {
     keys.values().forEach(key -> send(key, ServerKeyActor.Shutdown.INSTANCE));
-    timers.startSingleTimer(ShutdownTimedOut.INSTANCE, settings.shutdownTimeout());
+    timers.startSingleTimer(ShutdownTimedOut.INSTANCE, settings.shutdownBound());
     onShutdownAgain(shutdown);
     return shuttingDown();
   }
@@ -475,7 +478,7 @@ public final class KeyRouter {
         .warn(
             "shutdown: {} server keys still closing after {}",
             keys.size(),
-            settings.shutdownTimeout());
+            settings.shutdownBound());
     completeShutdown();
     return Behaviors.same();
   }

@@ -17,6 +17,7 @@ import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.japi.function.Function;
@@ -86,6 +87,11 @@ public final class ServerKeyActor {
   record IdleTimeout(long sessionId) implements Command {}
 
   enum CooldownElapsed implements Command {
+    INSTANCE
+  }
+
+  /** The drain at shutdown took its {@code drainTimeout}: the sessions close now. */
+  private enum DrainElapsed implements Command {
     INSTANCE
   }
 
@@ -163,9 +169,16 @@ public final class ServerKeyActor {
   // ---------------------------------------------------------------------------------------- active
 
   private Behavior<Command> active() {
-    return Behaviors.receive(Command.class)
-        .onMessage(Acquire.class, fromRouter(this::onAcquire))
-        .onMessage(Request.class, fromRouter(this::onRequest))
+    return withSessionsKept(
+        Behaviors.receive(Command.class)
+            .onMessage(Acquire.class, fromRouter(this::onAcquire))
+            .onMessage(Request.class, fromRouter(this::onRequest))
+            .onMessage(Shutdown.class, fromRouter(notUsed -> onShutdown())));
+  }
+
+  /** What active and draining do alike: the sessions' calls, leases, reports and timers go on. */
+  private Behavior<Command> withSessionsKept(BehaviorBuilder<Command> builder) {
+    return builder
         .onMessage(Cancel.class, fromRouter(this::onCancel))
         .onMessage(Notify.class, fromRouter(this::onNotify))
         .onMessage(
@@ -176,7 +189,6 @@ public final class ServerKeyActor {
         .onMessage(Release.class, fromRouter(this::onRelease))
         .onMessage(GetSnapshot.class, fromRouter(this::onGetSnapshot))
         .onMessage(RestartSession.class, fromRouter(this::onRestartSession))
-        .onMessage(Shutdown.class, fromRouter(notUsed -> onShutdown()))
         .onMessage(FromSession.class, from -> onSessionReport(from.report()))
         .onMessage(ListRequests.Event.class, event -> same(() -> lists.on(event)))
         .onMessage(SubscriptionRequests.Event.class, event -> same(() -> subscriptions.on(event)))
@@ -437,6 +449,8 @@ public final class ServerKeyActor {
       interactiveCallEnded(ended);
     } else if (report instanceof SessionActor.ToolIsInteractive tool) {
       toolIsInteractive(tool);
+    } else if (report instanceof SessionActor.Drained drained) {
+      return onDrained(drained);
     }
     return Behaviors.same();
   }
@@ -486,14 +500,59 @@ public final class ServerKeyActor {
   // --------------------------------------------------------------------------------- shutting down
 
   /**
-   * Every session is told to close; the actor stops once all have stopped. Nothing new is accepted
-   * meanwhile.
+   * Shutdown starts with a drain (none with a zero {@code drainTimeout}): nothing new is taken, the
+   * calls the sessions hold go on (an interactive call still waiting for a session is refused: none
+   * will open for it).
    */
   private Behavior<Command> onShutdown() {
-    lists.shutdown();
     interactive
         .drain()
         .forEach(call -> call.reject(SupervisorErrors.shuttingDown(), env.observer()));
+    if (table.live().isEmpty() || env.settings().drainTimeout().isZero()) {
+      return closeEverything();
+    }
+    table.live().forEach(session -> session.ref.tell(SessionActor.Drain.INSTANCE));
+    timers.startSingleTimer(DrainElapsed.INSTANCE, env.settings().drainTimeout());
+    return draining();
+  }
+
+  /**
+   * Every session answers the calls it holds; one that holds none ({@link SessionActor.Drained}) is
+   * closed. Once none is left, or at the drain's deadline, whatever remains closes.
+   */
+  private Behavior<Command> draining() {
+    return withSessionsKept(
+        Behaviors.receive(Command.class)
+            .onMessage(Acquire.class, fromRouter(this::refuseAcquire))
+            .onMessage(Request.class, fromRouter(this::refuseRequest))
+            .onMessage(Shutdown.class, fromRouter(notUsed -> Behaviors.same()))
+            .onMessageEquals(DrainElapsed.INSTANCE, this::closeEverything)
+            .onMessage(FromSession.class, from -> untilDrained(onSessionReport(from.report())))
+            .onMessage(
+                SessionTerminated.class,
+                terminated -> untilDrained(onSessionTerminated(terminated))));
+  }
+
+  /** A session that may have left the table (drained, evicted, stopped): the last one ends it. */
+  private Behavior<Command> untilDrained(Behavior<Command> next) {
+    return table.live().isEmpty() ? closeEverything() : next;
+  }
+
+  private Behavior<Command> onDrained(SessionActor.Drained drained) {
+    var session = table.get(drained.sessionId());
+    if (session != null) {
+      sessions.evict(session, CloseReason.SHUTDOWN, "shutdown");
+    }
+    return Behaviors.same();
+  }
+
+  /**
+   * Every session is told to close (what they still hold is answered "shutting down"); the actor
+   * stops once all have stopped. Nothing new is accepted meanwhile.
+   */
+  private Behavior<Command> closeEverything() {
+    timers.cancel(DrainElapsed.INSTANCE);
+    lists.shutdown();
     table.live().forEach(s -> sessions.evict(s, CloseReason.SHUTDOWN, "shutdown"));
     table
         .closing()
@@ -501,20 +560,20 @@ public final class ServerKeyActor {
     return table.isEmpty() ? Behaviors.stopped() : shuttingDown();
   }
 
+  private Behavior<Command> refuseAcquire(Acquire acquire) {
+    acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.shuttingDown()));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> refuseRequest(Request request) {
+    request.call().reject(SupervisorErrors.shuttingDown(), env.observer());
+    return Behaviors.same();
+  }
+
   private Behavior<Command> shuttingDown() {
     return Behaviors.receive(Command.class)
-        .onMessage(
-            Acquire.class,
-            acquire ->
-                same(
-                    () ->
-                        acquire
-                            .replyTo()
-                            .tell(AcquireReply.failed(SupervisorErrors.shuttingDown()))))
-        .onMessage(
-            Request.class,
-            request ->
-                same(() -> request.call().reject(SupervisorErrors.shuttingDown(), env.observer())))
+        .onMessage(Acquire.class, this::refuseAcquire)
+        .onMessage(Request.class, this::refuseRequest)
         .onMessage(GetSnapshot.class, this::onGetSnapshot)
         .onMessage(RestartSession.class, restart -> same(() -> restart.replyTo().tell(false)))
         .onMessage(SessionTerminated.class, this::onTerminatedWhileShuttingDown)

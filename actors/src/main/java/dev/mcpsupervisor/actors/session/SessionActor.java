@@ -77,6 +77,14 @@ public final class SessionActor {
   /** Answers with the upstream's initialize result once ready (at once if ready now). */
   public record AwaitReady(ActorRef<AcquireReply> replyTo) implements Command {}
 
+  /**
+   * The supervisor is shutting down: the session goes on with the calls it holds (no new ones come)
+   * and tells its key actor {@link Drained} once it holds none. Sent only by the key actor.
+   */
+  public enum Drain implements Command {
+    INSTANCE
+  }
+
   /** Answers everything held, closes the connection, stops. Sent only by the key actor. */
   public record Close(CloseReason reason, String detail) implements Command {}
 
@@ -123,6 +131,9 @@ public final class SessionActor {
    * interactive.
    */
   public record ToolIsInteractive(String tool) implements Report {}
+
+  /** After {@link Drain}: the session holds no call, it may be closed. */
+  public record Drained(long sessionId) implements Report {}
 
   /** The session's requests keep failing: evict it. */
   public record SessionFailing(long sessionId, String reason) implements Report {}
@@ -438,6 +449,7 @@ public final class SessionActor {
         .onMessage(
             UpstreamLink.Received.class,
             received -> same(() -> receivedWhileLinking(received, link)))
+        .onMessageEquals(Drain.INSTANCE, () -> same(calls::drain))
         .onMessage(Close.class, close -> onClose(close, link))
         .onMessage(Restart.class, restart -> notReady(restart))
         // whatever else is left is stale: events of an earlier link, ticks of a state already left

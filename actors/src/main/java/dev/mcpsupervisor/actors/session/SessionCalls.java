@@ -76,6 +76,13 @@ final class SessionCalls {
   private final SessionTools tools;
   private final SessionHealth health;
 
+  /**
+   * Set by {@link #drain()} at shutdown, never unset: the key actor then hears {@link
+   * SessionActor.Drained} once no call is held. The calls' own state, not the connection's, so it
+   * holds across every state of the session.
+   */
+  private boolean draining;
+
   SessionCalls(
       long sessionId,
       KeyEnvironment env,
@@ -133,6 +140,21 @@ final class SessionCalls {
 
   int waiting() {
     return waiting.size();
+  }
+
+  /**
+   * Shutting down: the calls held go on (waiting ones still go out when the session is ready); the
+   * key actor hears {@link SessionActor.Drained} once none is left, now if none is.
+   */
+  void drain() {
+    draining = true;
+    reportIfDrained();
+  }
+
+  private void reportIfDrained() {
+    if (draining && held.isEmpty()) {
+      parent.tell(new SessionActor.Drained(sessionId));
+    }
   }
 
   // ------------------------------------------------------------------------------------- admission
@@ -406,6 +428,7 @@ final class SessionCalls {
     }
     env.observer()
         .requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
+    reportIfDrained();
   }
 
   private void answerError(TrackedCall call, JsonRpcError error) {
