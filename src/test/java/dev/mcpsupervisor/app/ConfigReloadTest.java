@@ -60,6 +60,7 @@ class ConfigReloadTest {
       String keepPid = probe.callToolText(FixtureTools.PID, JSON.createObjectNode());
       String changePid = changed.callToolText(FixtureTools.PID, JSON.createObjectNode());
       String fingerprint = admin(application).path("config").path("fingerprint").asText();
+      CompletableFuture<String> listChanged = firstListChanged(changed, change);
 
       AtomicBoolean stop = new AtomicBoolean();
       AtomicInteger answered = new AtomicInteger();
@@ -120,6 +121,7 @@ class ConfigReloadTest {
       ProcessHandle.of(Long.parseLong(changePid)).ifPresent(process -> process.onExit().join());
       String newChangePid = changed.callToolText(FixtureTools.PID, JSON.createObjectNode());
       assertNotEquals(changePid, newChangePid);
+      assertEquals("notifications/tools/list_changed", listChanged.get(30, TimeUnit.SECONDS));
 
       int atReload = answered.get();
       awaitAnswered(answered, atReload + 100);
@@ -168,6 +170,40 @@ class ConfigReloadTest {
       assertTrue(page.contains(fingerprint), "the page shows the fingerprint");
     } finally {
       application.stop(Duration.ofSeconds(5)).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Opens the session's GET stream (answered once its headers arrive) and completes with the first
+   * list_changed method it carries.
+   */
+  private CompletableFuture<String> firstListChanged(McpHttpSession session, URI endpoint)
+      throws Exception {
+    HttpRequest get =
+        HttpRequest.newBuilder(endpoint)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", session.sessionId())
+            .header("MCP-Protocol-Version", McpHttpSession.PROTOCOL_VERSION)
+            .GET()
+            .build();
+    HttpResponse<java.util.stream.Stream<String>> stream =
+        http.sendAsync(get, HttpResponse.BodyHandlers.ofLines()).get(30, TimeUnit.SECONDS);
+    assertEquals(200, stream.statusCode());
+    return CompletableFuture.supplyAsync(
+        () ->
+            stream
+                .body()
+                .filter(line -> line.startsWith("data:") && line.contains("list_changed"))
+                .map(line -> parse(line.substring(5)).path("method").asText())
+                .findFirst()
+                .orElse("stream ended"));
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 

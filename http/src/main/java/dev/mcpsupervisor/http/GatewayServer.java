@@ -274,6 +274,9 @@ public final class GatewayServer {
             mcp.streamQuota(),
             authentication,
             reloader);
+    // a changed server's tools may differ: its sessions' clients are told, as by the server itself
+    reloader.onApplied(
+        change -> sessions.tell(new DownstreamSessions.ServersChanged(change.changed())));
     GatewayRoutes routes =
         new GatewayRoutes(new AccessControl(config, metrics), authentication, ops, admin, mcp);
     return Http.get(system)

@@ -8,7 +8,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +52,9 @@ public final class ConfigReloader {
   private final GatewayMetrics metrics;
   private final AtomicReference<Loaded> loaded;
 
+  /** Told every applied change (the gateway's sessions, to tell their clients). */
+  private final List<Consumer<ConfigChange>> listeners = new CopyOnWriteArrayList<>();
+
   /** The last reload asked for: the next one starts when it is done. */
   private CompletableFuture<Outcome> last = CompletableFuture.completedFuture(null);
 
@@ -64,6 +69,11 @@ public final class ConfigReloader {
     this.metrics = metrics;
     this.loaded = new AtomicReference<>(new Loaded(fingerprint, Instant.now()));
     metrics.configLoaded(fingerprint);
+  }
+
+  /** {@code listener} hears every change applied from now on, after the supervisor took it. */
+  public void onApplied(Consumer<ConfigChange> listener) {
+    listeners.add(listener);
   }
 
   public Loaded loaded() {
@@ -117,6 +127,7 @@ public final class ConfigReloader {
                       + change.unchanged().size();
               log.info("reload {}: {}", by, message);
               metrics.journal().action("reloaded", "", "", "", message + " (" + by + ")");
+              listeners.forEach(listener -> listener.accept(change));
               return new Outcome("reloaded", message, change, now);
             });
   }
