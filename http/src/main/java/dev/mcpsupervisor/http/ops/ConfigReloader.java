@@ -39,7 +39,8 @@ public final class ConfigReloader {
 
   /**
    * @param status {@code reloaded}, {@code invalid} (the file does not load), {@code refused} (it
-   *     changes what needs a restart) or {@code unavailable} (no file, or no answer)
+   *     changes what needs a restart), {@code unavailable} (no file to read) or {@code failed} (the
+   *     supervisor did not confirm: it is shutting down)
    * @param change what changed, for {@code reloaded} only
    */
   public record Outcome(String status, String message, ConfigChange change, Loaded loaded) {}
@@ -82,7 +83,8 @@ public final class ConfigReloader {
 
   /** Re-reads and applies the file; {@code by}: who asked (for the log and the event list). */
   public synchronized CompletionStage<Outcome> reload(String by) {
-    last = last.handle((previous, ignored) -> null).thenCompose(ignored -> apply(by));
+    // off the thread that completed the previous one (it may be an actor's): this reads a file
+    last = last.handle((previous, ignored) -> null).thenComposeAsync(ignored -> apply(by));
     return last;
   }
 
@@ -95,6 +97,9 @@ public final class ConfigReloader {
       next = source.read();
     } catch (ConfigException e) {
       return done(by, "invalid", e.getMessage() + "; the running configuration stays");
+    } catch (RuntimeException e) {
+      // a check outside the loader's (a record's own): still the file's fault, still nothing done
+      return done(by, "invalid", e + "; the running configuration stays");
     }
     List<String> needRestart = LiveChanges.needingRestart(supervisor.config(), next.config());
     if (!needRestart.isEmpty()) {
@@ -109,7 +114,7 @@ public final class ConfigReloader {
         .handle(
             (change, failure) -> {
               if (failure != null) {
-                return done(by, "unavailable", "not applied: " + failure.getMessage()).join();
+                return done(by, "failed", "not applied: " + failure.getMessage()).join();
               }
               Loaded now = new Loaded(next.fingerprint(), Instant.now());
               loaded.set(now);

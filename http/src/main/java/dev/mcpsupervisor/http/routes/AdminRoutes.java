@@ -368,6 +368,7 @@ public final class AdminRoutes extends AllDirectives {
                   switch (outcome.status()) {
                     case "reloaded" -> StatusCodes.OK;
                     case "invalid" -> StatusCodes.UNPROCESSABLE_ENTITY;
+                    case "failed" -> StatusCodes.SERVICE_UNAVAILABLE;
                     default -> StatusCodes.CONFLICT;
                   };
               if (outcome.change() != null) {
