@@ -4,6 +4,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.http.GatewayServer;
+import dev.mcpsupervisor.http.ops.ConfigReloader;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.upstream.DefaultConnectors;
@@ -23,12 +24,17 @@ public final class Application {
   private final SupervisorConfig config;
   private final SessionSupervisor supervisor;
   private final GatewayServer gateway;
+  private final ConfigReloader reloader;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
   private Application(
-      SupervisorConfig config, SessionSupervisor supervisor, GatewayServer gateway) {
+      SupervisorConfig config,
+      SessionSupervisor supervisor,
+      GatewayServer gateway,
+      ConfigReloader reloader) {
     this.config = config;
+    this.reloader = reloader;
     this.supervisor = supervisor;
     this.gateway = gateway;
   }
@@ -45,16 +51,29 @@ public final class Application {
   /** {@link #start(SupervisorConfig)}, traced with {@code telemetry}. */
   public static CompletionStage<Application> start(
       SupervisorConfig config, McpTelemetry telemetry) {
+    return start(config, telemetry, null, ConfigReloader.BUILT_IN);
+  }
+
+  /**
+   * {@link #start(SupervisorConfig, McpTelemetry)} of a configuration that {@link #reload} reads
+   * again from {@code source} (null: none); {@code fingerprint} is {@code config}'s.
+   */
+  public static CompletionStage<Application> start(
+      SupervisorConfig config,
+      McpTelemetry telemetry,
+      ConfigReloader.Source source,
+      String fingerprint) {
     GatewayMetrics metrics = new GatewayMetrics();
     SessionSupervisor supervisor =
         SessionSupervisor.start(
             config, DefaultConnectors.create(), metrics, ConfigFactory.load(), telemetry);
     CompletableFuture<Application> started = new CompletableFuture<>();
-    GatewayServer.start(supervisor, config.gateway(), metrics)
+    ConfigReloader reloader = new ConfigReloader(source, supervisor, metrics, fingerprint);
+    GatewayServer.start(supervisor, config.gateway(), metrics, reloader)
         .whenComplete(
             (gateway, failure) -> {
               if (failure == null) {
-                started.complete(new Application(config, supervisor, gateway));
+                started.complete(new Application(config, supervisor, gateway, reloader));
               } else {
                 supervisor
                     .shutdown()
@@ -74,6 +93,11 @@ public final class Application {
     String host = config.gateway().host();
     String printableHost = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     return "http://" + printableHost + ":" + address().getPort() + "/mcp";
+  }
+
+  /** Re-reads the configuration and applies it, or changes nothing and says why. */
+  public CompletionStage<ConfigReloader.Outcome> reload(String by) {
+    return reloader.reload(by);
   }
 
   public SessionSupervisor supervisor() {

@@ -7,6 +7,7 @@ import dev.mcpsupervisor.app.bench.BenchCommand;
 import dev.mcpsupervisor.app.chaos.ChaosCommand;
 import dev.mcpsupervisor.app.stdio.ConnectCommand;
 import dev.mcpsupervisor.app.stdio.StdioCommand;
+import dev.mcpsupervisor.http.ops.ConfigReloader;
 import dev.mcpsupervisor.protocol.config.BindSafety;
 import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
@@ -164,17 +165,26 @@ public final class Main implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    SupervisorConfig configuration;
+    ConfigReloader.Source source = config == null ? null : this::readConfig;
+    ConfigLoader.Loaded loaded;
     WarmupSettings warmup;
     try {
-      configuration =
-          withOverrides(config == null ? DemoConfig.create() : ConfigLoader.load(config));
+      loaded =
+          source == null
+              ? new ConfigLoader.Loaded(withOverrides(DemoConfig.create()), ConfigReloader.BUILT_IN)
+              : source.read();
       warmup = warmupSettings();
     } catch (ConfigException e) {
       err.println(e.getMessage());
       return EXIT_USAGE;
     }
-    return serve(configuration, warmup);
+    return serve(loaded, source, warmup);
+  }
+
+  /** The --config file with --host and --port over it: at start, and again at each reload. */
+  private ConfigLoader.Loaded readConfig() {
+    ConfigLoader.Loaded file = ConfigLoader.loadWithFingerprint(config);
+    return new ConfigLoader.Loaded(withOverrides(file.config()), file.fingerprint());
   }
 
   /** Applies {@code --host} and {@code --port} over the file's gateway section. */
@@ -207,7 +217,9 @@ public final class Main implements Callable<Integer> {
   /**
    * Warms up, starts the gateway, prints the listening line, and serves until SIGTERM or SIGINT.
    */
-  private int serve(SupervisorConfig configuration, WarmupSettings warmup) {
+  private int serve(
+      ConfigLoader.Loaded loaded, ConfigReloader.Source source, WarmupSettings warmup) {
+    SupervisorConfig configuration = loaded.config();
     Config settings = ConfigFactory.load().getConfig(SETTINGS);
     Duration startTimeout = settings.getDuration("startTimeout");
     Duration drainDeadline = settings.getDuration("drainDeadline");
@@ -228,7 +240,7 @@ public final class Main implements Callable<Integer> {
     Application application;
     try {
       application =
-          Application.start(configuration, tracing.telemetry())
+          Application.start(configuration, tracing.telemetry(), source, loaded.fingerprint())
               .toCompletableFuture()
               .get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
@@ -247,7 +259,8 @@ public final class Main implements Callable<Integer> {
       Thread.currentThread().interrupt();
       return EXIT_FAILED;
     }
-    // any other way the JVM ends (SIGHUP, an error elsewhere) still drains and closes every child
+    // any other way the JVM ends (System.exit, an error elsewhere) still drains and closes every
+    // child
     // process
     Runtime.getRuntime()
         .addShutdownHook(
@@ -257,6 +270,7 @@ public final class Main implements Callable<Integer> {
                   tracing.close();
                 },
                 "mcp-supervisor-shutdown"));
+    ReloadSignal.install(() -> application.reload("by SIGHUP"));
     out.println(LISTENING + application.mcpUrl());
     out.flush();
     CompletableFuture<Object> systemEnded =

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.actors.base.ConfigChange;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
@@ -70,7 +71,9 @@ public final class SessionSupervisor implements AutoCloseable {
   /** Every call goes here: the router of server keys, a child of the {@link SupervisorGuardian}. */
   private final ActorRef<KeyRouter.Command> router;
 
-  private final SupervisorConfig config;
+  /** The configuration calls are made by: replaced by {@link #reconfigure}. */
+  private volatile SupervisorConfig config;
+
   private final SupervisorSettings settings;
 
   /** The asks of the router behind {@link #request}, {@link #acquire}, releases and snapshots. */
@@ -385,8 +388,38 @@ public final class SessionSupervisor implements AutoCloseable {
         settings.snapshotTimeout());
   }
 
+  /** The configuration in force: the one started with, or the last {@link #reconfigure}'s. */
   public SupervisorConfig config() {
     return config;
+  }
+
+  /**
+   * Applies a new configuration while serving, server by server ({@link ConfigChange}): an
+   * unchanged server keeps its sessions, processes and leases; an added one starts on first use; a
+   * removed one is unknown to the next call, and a changed one's next calls go to new sessions
+   * under its new configuration — the sessions of both go on answering the calls they hold (for at
+   * most {@code drainTimeout}), then close. Completes with what changed once the next call is
+   * routed by {@code newConfig}. Fails with {@link IllegalArgumentException} when {@code
+   * gateway.cluster} differs (membership cannot change live; nothing changes then), with {@link
+   * SupervisorException} when the supervisor does not confirm in time (shutting down).
+   */
+  public synchronized CompletionStage<ConfigChange> reconfigure(SupervisorConfig newConfig) {
+    Objects.requireNonNull(newConfig, "newConfig");
+    if (!Objects.equals(clusterOf(config), clusterOf(newConfig))) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException(
+              "gateway.cluster cannot change while running: restart to apply it"));
+    }
+    // set before the router is told, under this lock: both see reconfigurations in one order
+    config = newConfig;
+    return asks.confirmed(
+        "reconfiguration",
+        replyTo -> new KeyRouter.Reconfigure(newConfig, replyTo),
+        settings.acquireTimeout());
+  }
+
+  private static ClusterConfig clusterOf(SupervisorConfig config) {
+    return config.gateway() == null ? null : config.gateway().cluster();
   }
 
   /**

@@ -18,6 +18,7 @@ import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.ServerAccess;
 import dev.mcpsupervisor.http.endpoint.ServerNamespace;
 import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
+import dev.mcpsupervisor.http.ops.ConfigReloader;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.ops.Readiness;
@@ -112,6 +113,22 @@ public final class GatewayServer {
    */
   public static CompletionStage<GatewayServer> start(
       SessionSupervisor supervisor, GatewayConfig config, GatewayMetrics metrics) {
+    return start(
+        supervisor,
+        config,
+        metrics,
+        new ConfigReloader(null, supervisor, metrics, ConfigReloader.BUILT_IN));
+  }
+
+  /**
+   * {@link #start(SessionSupervisor, GatewayConfig, GatewayMetrics)}, reloading its configuration
+   * with {@code reloader} ({@code POST /admin/reload}).
+   */
+  public static CompletionStage<GatewayServer> start(
+      SessionSupervisor supervisor,
+      GatewayConfig config,
+      GatewayMetrics metrics,
+      ConfigReloader reloader) {
     ActorSystem<?> system = supervisor.actorSystem();
     metrics.initServers(supervisor.config().servers().keySet());
     GatewaySettings settings =
@@ -210,7 +227,8 @@ public final class GatewayServer {
                                         access,
                                         endpoints,
                                         stateless,
-                                        desk))));
+                                        desk,
+                                        reloader))));
   }
 
   private static CompletionStage<GatewayServer> bind(
@@ -223,7 +241,8 @@ public final class GatewayServer {
       ServerAccess access,
       Map<String, McpEndpoint> endpoints,
       StatelessRequest.Gateway stateless,
-      ActorRef<NodeDesk.Command> desk) {
+      ActorRef<NodeDesk.Command> desk,
+      ConfigReloader reloader) {
     ActorSystem<?> system = supervisor.actorSystem();
     Membership membership = supervisor.membership();
     Readiness readiness = new Readiness(membership::isUp);
@@ -248,7 +267,16 @@ public final class GatewayServer {
             config, metrics, system.dispatchers().lookup(DispatcherSelector.blocking()));
     AdminRoutes admin =
         new AdminRoutes(
-            supervisor, sessions, metrics, system.scheduler(), mcp.streamQuota(), authentication);
+            supervisor,
+            sessions,
+            metrics,
+            system.scheduler(),
+            mcp.streamQuota(),
+            authentication,
+            reloader);
+    // a changed server's tools may differ: its sessions' clients are told, as by the server itself
+    reloader.onApplied(
+        change -> sessions.tell(new DownstreamSessions.ServersChanged(change.changed())));
     GatewayRoutes routes =
         new GatewayRoutes(new AccessControl(config, metrics), authentication, ops, admin, mcp);
     return Http.get(system)

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.actors.key;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.base.ConfigChange;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
@@ -86,6 +87,14 @@ public final class KeyRouter {
   public record GetSnapshot(ActorRef<SupervisorSnapshot> replyTo) implements Command {}
 
   /**
+   * Routes by {@code config} from now on; answers what changed. The keys of removed and changed
+   * servers are retired: nothing new reaches them, their calls in flight are answered (for at most
+   * {@code drainTimeout}), then their sessions close. Unchanged servers' keys are left alone.
+   */
+  public record Reconfigure(SupervisorConfig config, ActorRef<ConfigChange> replyTo)
+      implements Command {}
+
+  /**
    * An operator's restart of one upstream session ({@link SessionActor.Restart}); false when the
    * key has no such session, or it is not ready.
    */
@@ -131,7 +140,11 @@ public final class KeyRouter {
                         .active()));
   }
 
-  private final SupervisorConfig config;
+  /** What calls are routed by: replaced whole by {@link Reconfigure}. */
+  private SupervisorConfig config;
+
+  private ServerKeys serverKeys;
+
   private final SupervisorSettings settings;
   private final UpstreamConnector connector;
   private final SupervisorObserver observer;
@@ -139,9 +152,14 @@ public final class KeyRouter {
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
 
-  private final ServerKeys serverKeys;
-
   private final Map<String, KeyEntry> keys = new HashMap<>();
+
+  /**
+   * Key actors of servers removed or changed by a reconfiguration, by incarnation: draining, then
+   * stopping. Only cancels (of their calls in flight) and snapshots still reach them.
+   */
+  private final Map<Long, KeyEntry> retiring = new HashMap<>();
+
   private final ContextIndex index = new ContextIndex();
 
   private final ContextDeliveries deliveries;
@@ -175,6 +193,7 @@ public final class KeyRouter {
         .onMessage(Request.class, this::onRequest)
         .onMessage(Acquire.class, this::onAcquire)
         .onMessage(Register.class, this::onRegister)
+        .onMessage(Reconfigure.class, this::onReconfigure)
         .onMessage(Shutdown.class, this::onShutdown)
         .onMessage(KeyTerminated.class, this::onKeyTerminated)
         .build();
@@ -278,6 +297,8 @@ public final class KeyRouter {
         send(key, message);
       }
     }
+    // the call may be in flight on a key retired since (call ids are unique: others ignore it)
+    retiring.values().forEach(key -> send(key, message));
     return Behaviors.same();
   }
 
@@ -400,12 +421,13 @@ public final class KeyRouter {
     if (key != null && key.incarnation == terminated.incarnation()) {
       forget(key);
     }
+    retiring.remove(terminated.incarnation());
     return Behaviors.same();
   }
 
   private Behavior<Command> onKeyTerminatedWhileShuttingDown(KeyTerminated terminated) {
     onKeyTerminated(terminated);
-    if (keys.isEmpty()) {
+    if (keys.isEmpty() && retiring.isEmpty()) {
       completeShutdown();
     }
     return Behaviors.same();
@@ -414,6 +436,31 @@ public final class KeyRouter {
   private void forget(KeyEntry key) {
     keys.remove(key.keyId);
     index.removeKey(key.keyId);
+  }
+
+  // ------------------------------------------------------------------------------- reconfiguration
+
+  /**
+   * The new configuration routes the next message. A retired key is told to shut down (it drains
+   * first) and leaves the index: its contexts' leases end with its sessions, and their next calls
+   * lease on the new key.
+   */
+  private Behavior<Command> onReconfigure(Reconfigure reconfigure) {
+    ConfigChange change = ConfigChange.between(config, reconfigure.config());
+    for (String server : change.retired()) {
+      for (String keyId : serverKeys.keysOf(server)) {
+        KeyEntry key = keys.get(keyId);
+        if (key != null) {
+          forget(key);
+          retiring.put(key.incarnation, key);
+          send(key, ServerKeyActor.Shutdown.INSTANCE);
+        }
+      }
+    }
+    config = reconfigure.config();
+    serverKeys = new ServerKeys(config);
+    reconfigure.replyTo().tell(change);
+    return Behaviors.same();
   }
 
   private Behavior<Command> onSessionIdsReserved(SessionIdsReserved reserved) {
@@ -425,6 +472,7 @@ public final class KeyRouter {
 
   private Behavior<Command> onGetSnapshot(GetSnapshot get) {
     List<KeyEntry> live = new ArrayList<>(keys.values());
+    live.addAll(retiring.values());
     live.forEach(key -> key.outbox.sent());
     context.spawnAnonymous(
         Aggregator.create(
@@ -466,7 +514,7 @@ public final class KeyRouter {
   /** Another caller waits for the same shutdown; with no key left it is over already. */
   private Behavior<Command> onShutdownAgain(Shutdown shutdown) {
     shutdownWaiters.add(shutdown.replyTo());
-    if (keys.isEmpty()) {
+    if (keys.isEmpty() && retiring.isEmpty()) {
       completeShutdown();
     }
     return Behaviors.same();
@@ -477,7 +525,7 @@ public final class KeyRouter {
         .getLog()
         .warn(
             "shutdown: {} server keys still closing after {}",
-            keys.size(),
+            keys.size() + retiring.size(),
             settings.shutdownBound());
     completeShutdown();
     return Behaviors.same();

@@ -82,7 +82,7 @@ public final class AdminPage {
   /** The {@link #SECTIONS} as HTML, by id: a {@code view} event's data. */
   public static ObjectNode fragments(ObjectNode report) {
     ObjectNode fragments = JsonRpcCodec.emptyObject();
-    fragments.put("cluster", cluster(report.path("cluster")));
+    fragments.put("cluster", config(report.path("config")) + cluster(report.path("cluster")));
     fragments.put("servers", servers(report));
     fragments.put("sessions", sessions(report.path("downstreamSessions")));
     return fragments;
@@ -117,6 +117,18 @@ public final class AdminPage {
   }
 
   // ------------------------------------------------------------------------------------- sections
+
+  /** Which configuration is in force, and since when (a reload changes both). */
+  private static String config(JsonNode config) {
+    if (config.isMissingNode()) {
+      return "";
+    }
+    return "<p>Configuration <code>"
+        + escape(config.path("fingerprint").asText())
+        + "</code>, loaded "
+        + escape(config.path("loadedAt").asText())
+        + "</p>";
+  }
 
   private static String cluster(JsonNode cluster) {
     if (cluster.isMissingNode()) {

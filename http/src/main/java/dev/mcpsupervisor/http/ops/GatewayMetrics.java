@@ -112,6 +112,11 @@ public final class GatewayMetrics implements SupervisorObserver {
   private final Gauge leases = gauge("upstream_leases", "Contexts holding a lease", "server");
   private final Gauge downstreamSessions =
       gauge("downstream_sessions", "Open downstream MCP sessions");
+  private final Gauge configLoaded =
+      gauge(
+          "config_loaded_timestamp_seconds",
+          "When the configuration in force was loaded, labelled with its fingerprint",
+          "fingerprint");
 
   /** Registered at the first scrape of a node of a cluster: a single node has no cluster gauges. */
   private Gauge clusterMembers;
@@ -185,6 +190,12 @@ public final class GatewayMetrics implements SupervisorObserver {
       restarted.initLabelValues(server);
       KNOWN_EVICTION_REASONS.forEach(reason -> evicted.initLabelValues(server, reason));
     }
+  }
+
+  /** The configuration {@code fingerprint} is in force from now on: the only series. */
+  public synchronized void configLoaded(String fingerprint) {
+    configLoaded.clear();
+    configLoaded.labelValues(fingerprint).set(System.currentTimeMillis() / 1e3);
   }
 
   public void rejected(String reason) {

@@ -10,6 +10,7 @@ import dev.mcpsupervisor.http.access.Authentication;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.StreamQuota;
 import dev.mcpsupervisor.http.ops.AdminPage;
+import dev.mcpsupervisor.http.ops.ConfigReloader;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.OpsJournal;
 import dev.mcpsupervisor.http.session.AdminReport;
@@ -74,6 +75,7 @@ public final class AdminRoutes extends AllDirectives {
   private final OpsJournal journal;
   private final StreamQuota streamQuota;
   private final Authentication authentication;
+  private final ConfigReloader reloader;
   private final SharedKillSwitch stopped = KillSwitches.shared("admin-event-streams");
 
   /**
@@ -87,7 +89,8 @@ public final class AdminRoutes extends AllDirectives {
       GatewayMetrics metrics,
       Scheduler scheduler,
       StreamQuota streamQuota,
-      Authentication authentication) {
+      Authentication authentication,
+      ConfigReloader reloader) {
     this.supervisor = supervisor;
     this.sessions = sessions;
     this.metrics = metrics;
@@ -95,6 +98,7 @@ public final class AdminRoutes extends AllDirectives {
     this.journal = metrics.journal();
     this.streamQuota = streamQuota;
     this.authentication = authentication;
+    this.reloader = reloader;
   }
 
   /**
@@ -154,6 +158,7 @@ public final class AdminRoutes extends AllDirectives {
                                 .thenApply(report -> McpResponses.json(StatusCodes.OK, report))
                                 .exceptionally(this::unavailable)))),
         path("events", () -> get(() -> events(caller))),
+        path("reload", () -> post(() -> action(caller, reason -> reload(caller, reason)))),
         path(
             PathMatchers.segment("servers")
                 .slash(PathMatchers.segment())
@@ -348,6 +353,38 @@ public final class AdminRoutes extends AllDirectives {
         .exceptionally(this::unavailable);
   }
 
+  /**
+   * Re-reads the configuration file: 200 with what changed, 422 when the file does not load, 409
+   * when it changes what needs a restart or there is no file; nothing changes unless 200.
+   */
+  private CompletionStage<HttpResponse> reload(Identity caller, String reason) {
+    return reloader
+        .reload(audit(caller, reason))
+        .thenApply(
+            outcome -> {
+              ObjectNode json = message(outcome.status(), outcome.message());
+              json.set("config", loadedJson(outcome.loaded()));
+              StatusCode status =
+                  switch (outcome.status()) {
+                    case "reloaded" -> StatusCodes.OK;
+                    case "invalid" -> StatusCodes.UNPROCESSABLE_ENTITY;
+                    case "failed" -> StatusCodes.SERVICE_UNAVAILABLE;
+                    default -> StatusCodes.CONFLICT;
+                  };
+              if (outcome.change() != null) {
+                json.set("servers", JsonRpcCodec.mapper().valueToTree(outcome.change()));
+              }
+              return McpResponses.json(status, json);
+            })
+        .exceptionally(this::unavailable);
+  }
+
+  private static ObjectNode loadedJson(ConfigReloader.Loaded loaded) {
+    return JsonRpcCodec.emptyObject()
+        .put("fingerprint", loaded.fingerprint())
+        .put("loadedAt", loaded.at().toString());
+  }
+
   private CompletionStage<HttpResponse> close(Identity caller, String shownId, String reason) {
     String detail = audit(caller, reason);
     return Asks.<DownstreamSessions.Command, Boolean>ask(
@@ -402,12 +439,18 @@ public final class AdminRoutes extends AllDirectives {
         .thenCombine(
             supervisor.snapshot(),
             (listing, snapshot) ->
-                AdminReport.of(
-                    listing,
-                    snapshot,
-                    supervisor.membership(),
-                    metrics.recentCalls().summaries(),
-                    Instant.now()));
+                withConfig(
+                    AdminReport.of(
+                        listing,
+                        snapshot,
+                        supervisor.membership(),
+                        metrics.recentCalls().summaries(),
+                        Instant.now())));
+  }
+
+  private ObjectNode withConfig(ObjectNode report) {
+    report.set("config", loadedJson(reloader.loaded()));
+    return report;
   }
 
   /** A report without the supervisor's part would say "no sessions": say why not. */

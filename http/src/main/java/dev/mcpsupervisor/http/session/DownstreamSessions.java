@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http.session;
 
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.SessionIdSeal;
 import dev.mcpsupervisor.http.access.SessionIds;
@@ -12,7 +13,9 @@ import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.protocol.CrossNode;
+import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -110,6 +113,12 @@ public final class DownstreamSessions {
 
   private record SessionStopped(String sessionId) implements Command {}
 
+  /**
+   * A reload changed these servers: every session whose endpoint serves one hears its lists
+   * changed, as if the server had said so ({@code notifications/<kind>/list_changed}).
+   */
+  public record ServersChanged(List<String> servers) implements Command {}
+
   /** Time for the idle sweep ({@link SessionTable#askIdle}). */
   private enum SweepIdle implements Command {
     INSTANCE
@@ -166,6 +175,12 @@ public final class DownstreamSessions {
                             timers)
                         .active()));
   }
+
+  private static final List<String> LIST_CHANGES =
+      List.of(
+          McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED,
+          McpMethods.NOTIFICATION_PROMPTS_LIST_CHANGED,
+          McpMethods.NOTIFICATION_RESOURCES_LIST_CHANGED);
 
   private final SessionSupervisor supervisor;
   private final Map<String, McpEndpoint> endpointsByPath;
@@ -238,7 +253,26 @@ public final class DownstreamSessions {
         .onMessage(EndAll.class, this::onEndAll)
         .onMessage(SessionStopped.class, this::onSessionStopped)
         .onMessage(SweepIdle.class, notUsed -> onSweepIdle())
+        .onMessage(ServersChanged.class, this::onServersChanged)
         .build();
+  }
+
+  /** Through the path of an upstream's own list_changed: each session forwards what it may. */
+  private Behavior<Command> onServersChanged(ServersChanged changed) {
+    for (RoutedSession session : sessions.routableSessions()) {
+      McpEndpoint served = endpointsByPath.get(session.path);
+      for (String server : changed.servers()) {
+        if (served != null && served.servers().contains(server)) {
+          LIST_CHANGES.forEach(
+              method ->
+                  session.ref.tell(
+                      new DownstreamSession.FromContext(
+                          new ContextDelivery.Notification(
+                              server, new JsonRpcNotification(method, null), null))));
+        }
+      }
+    }
+    return Behaviors.same();
   }
 
   private Behavior<Command> onCreate(Create create) {

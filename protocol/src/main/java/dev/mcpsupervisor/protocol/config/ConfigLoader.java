@@ -3,9 +3,11 @@ package dev.mcpsupervisor.protocol.config;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import dev.mcpsupervisor.protocol.Digests;
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
@@ -81,6 +83,26 @@ public final class ConfigLoader {
   public static SupervisorConfig load(Path file) {
     String origin = file.toString();
     return parse(readText(file, origin), origin);
+  }
+
+  /**
+   * A file's configuration and its fingerprint: a short digest of the file as resolved (keys
+   * sorted, comments and layout left out, {@code ${VAR}} values in), the same on every node that
+   * reads the same settings; a rotated secret changes it, and it shows no value.
+   */
+  public record Loaded(SupervisorConfig config, String fingerprint) {}
+
+  /**
+   * {@link #load(Path)} and the file's {@link Loaded#fingerprint}.
+   *
+   * @throws ConfigException naming the file, the server and the field
+   */
+  public static Loaded loadWithFingerprint(Path file) {
+    String origin = file.toString();
+    String text = readText(file, origin);
+    SupervisorConfig config = parse(text, origin);
+    String rendered = parseAndResolve(text, origin).root().render(ConfigRenderOptions.concise());
+    return new Loaded(config, Digests.shortDigest(rendered, 16));
   }
 
   /** Parses config text; {@code origin} names it in errors (a file name, or "built-in default"). */
