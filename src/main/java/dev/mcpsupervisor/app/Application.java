@@ -45,12 +45,21 @@ public final class Application {
   /** {@link #start(SupervisorConfig)}, traced with {@code telemetry}. */
   public static CompletionStage<Application> start(
       SupervisorConfig config, McpTelemetry telemetry) {
+    return start(config, telemetry, CompletableFuture.completedFuture(null));
+  }
+
+  /**
+   * {@link #start(SupervisorConfig, McpTelemetry)}, warming up after the bind: {@code /readyz} says
+   * {@code warming} until {@code warmedUp} completes.
+   */
+  public static CompletionStage<Application> start(
+      SupervisorConfig config, McpTelemetry telemetry, CompletionStage<?> warmedUp) {
     GatewayMetrics metrics = new GatewayMetrics();
     SessionSupervisor supervisor =
         SessionSupervisor.start(
             config, DefaultConnectors.create(), metrics, ConfigFactory.load(), telemetry);
     CompletableFuture<Application> started = new CompletableFuture<>();
-    GatewayServer.start(supervisor, config.gateway(), metrics)
+    GatewayServer.start(supervisor, config.gateway(), metrics, warmedUp)
         .whenComplete(
             (gateway, failure) -> {
               if (failure == null) {

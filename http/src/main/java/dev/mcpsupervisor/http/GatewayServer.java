@@ -112,6 +112,19 @@ public final class GatewayServer {
    */
   public static CompletionStage<GatewayServer> start(
       SessionSupervisor supervisor, GatewayConfig config, GatewayMetrics metrics) {
+    return start(supervisor, config, metrics, CompletableFuture.completedFuture(null));
+  }
+
+  /**
+   * {@link #start(SessionSupervisor, GatewayConfig, GatewayMetrics)} for an application that warms
+   * up after the bind: it serves from the bind, and {@code /readyz} says {@code warming} until
+   * {@code warmedUp} completes.
+   */
+  public static CompletionStage<GatewayServer> start(
+      SessionSupervisor supervisor,
+      GatewayConfig config,
+      GatewayMetrics metrics,
+      CompletionStage<?> warmedUp) {
     ActorSystem<?> system = supervisor.actorSystem();
     metrics.initServers(supervisor.config().servers().keySet());
     GatewaySettings settings =
@@ -210,7 +223,8 @@ public final class GatewayServer {
                                         access,
                                         endpoints,
                                         stateless,
-                                        desk))));
+                                        desk,
+                                        warmedUp))));
   }
 
   private static CompletionStage<GatewayServer> bind(
@@ -223,10 +237,11 @@ public final class GatewayServer {
       ServerAccess access,
       Map<String, McpEndpoint> endpoints,
       StatelessRequest.Gateway stateless,
-      ActorRef<NodeDesk.Command> desk) {
+      ActorRef<NodeDesk.Command> desk,
+      CompletionStage<?> warmedUp) {
     ActorSystem<?> system = supervisor.actorSystem();
     Membership membership = supervisor.membership();
-    Readiness readiness = new Readiness(membership::isUp);
+    Readiness readiness = new Readiness(membership::isUp, warmedUp);
     McpRoutes mcp =
         new McpRoutes(
             sessions,
