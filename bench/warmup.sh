@@ -3,8 +3,9 @@
 # and measures its startup (wall and CPU to the "listening" line), the CPU per call over the first 3,000 calls after
 # start, then (after a long warm run) over 3,000 warm calls. One run, variants one after another; repeat with -r.
 # Variants: JVM options (plain, cds, c1, ...), and the gateway's own warm-up: nowarm (warmup.calls=0), warmup-N
-# (warmup.calls=N, no max duration to speak of); plain and the JVM variants run the default warm-up.
-# Usage: bench/warmup.sh [-r RUNS] [-w WARM_RUNS] [VARIANT...]   (see docs/benchmarks.md, "Warm-up")
+# (warmup.calls=N, no max duration to speak of); plain and the JVM variants run the default warm-up. On a JDK 25+
+# (JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java), aot and aot-nowarm run with an AOT cache and compact headers.
+# Usage: [JAVA=...] bench/warmup.sh [-r RUNS] [-w WARM_RUNS] [VARIANT...]   (see docs/benchmarks.md, "Warm-up")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -29,6 +30,8 @@ RAW="$(mktemp -d)"
 JAR="$RAW/mcp-supervisor.jar"
 cp "$ROOT/src/target/mcp-supervisor.jar" "$JAR"
 ARCHIVE="$RAW/warmup.jsa"
+AOT="$RAW/warmup.aot"
+JAVA="${JAVA:-java}"
 HZ="$(getconf CLK_TCK)"
 GATEWAY_PID=""
 trap '[ -z "$GATEWAY_PID" ] || kill -KILL "$GATEWAY_PID" 2>/dev/null || true; rm -rf "$RAW"' EXIT
@@ -44,6 +47,8 @@ jvm_options() { # VARIANT -> the JVM options it adds
     cds-c1) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:TieredStopAtLevel=1" ;;
     serial) echo "-XX:+UseSerialGC" ;;
     cds-serial) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:+UseSerialGC" ;;
+    aot) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT" ;;
+    aot-nowarm) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT -Dmcp-supervisor.application.warmup.calls=0" ;;
     cc1) echo "-XX:CICompilerCount=1 -XX:-TieredCompilation" ;;
     nowarm) echo "-Dmcp-supervisor.application.warmup.calls=0" ;;
     warmup-*) echo "-Dmcp-supervisor.application.warmup.calls=${1#warmup-} -Dmcp-supervisor.application.warmup.maxDuration=300s" ;;
@@ -60,9 +65,9 @@ start_gateway() {
   log="$RAW/gateway.log"
   start="$(date +%s%N)"
   # shellcheck disable=SC2068
-  java $@ -jar "$JAR" --config "$RAW/config.json" --host 127.0.0.1 --port "$port" >"$log" 2>&1 </dev/null &
+  "$JAVA" $@ -jar "$JAR" --config "$RAW/config.json" --host 127.0.0.1 --port "$port" >"$log" 2>&1 </dev/null &
   GATEWAY_PID=$!
-  for i in $(seq 1 3600); do # up to 180 s: the gateway warms up before it binds
+  for i in $(seq 1 3600); do # up to 180 s
     grep -q "mcp-supervisor listening on" "$log" && break
     kill -0 "$GATEWAY_PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
     sleep 0.05
@@ -93,6 +98,14 @@ if printf '%s\n' "${VARIANTS[@]}" | grep -q '^cds'; then
   bench 300 "$RAW/train.json"
   stop_gateway
   [ -s "$ARCHIVE" ] || { echo "no CDS archive written" >&2; exit 1; }
+fi
+
+if printf '%s\n' "${VARIANTS[@]}" | grep -q '^aot'; then
+  echo "creating the AOT cache: a training run of 3,000 calls with -XX:AOTCacheOutput" >&2
+  start_gateway "-XX:+UseCompactObjectHeaders -XX:AOTCacheOutput=$AOT"
+  bench 300 "$RAW/train.json"
+  stop_gateway
+  [ -s "$AOT" ] || { echo "no AOT cache written" >&2; exit 1; }
 fi
 
 printf 'variant\trun\tready ms\tready cpu ms\tfirst 3k cpu us/call\tfirst 3k calls/s\twarm cpu us/call\twarm calls/s\n'

@@ -51,25 +51,28 @@ public final class Application {
   /** {@link #start(SupervisorConfig)}, traced with {@code telemetry}. */
   public static CompletionStage<Application> start(
       SupervisorConfig config, McpTelemetry telemetry) {
-    return start(config, telemetry, null, ConfigReloader.BUILT_IN);
+    return start(
+        config, telemetry, null, ConfigReloader.BUILT_IN, CompletableFuture.completedFuture(null));
   }
 
   /**
    * {@link #start(SupervisorConfig, McpTelemetry)} of a configuration that {@link #reload} reads
-   * again from {@code source} (null: none); {@code fingerprint} is {@code config}'s.
+   * again from {@code source} (null: none; {@code fingerprint} is {@code config}'s), warming up
+   * after the bind: {@code /readyz} says {@code warming} until {@code warmedUp} completes.
    */
   public static CompletionStage<Application> start(
       SupervisorConfig config,
       McpTelemetry telemetry,
       ConfigReloader.Source source,
-      String fingerprint) {
+      String fingerprint,
+      CompletionStage<?> warmedUp) {
     GatewayMetrics metrics = new GatewayMetrics();
     SessionSupervisor supervisor =
         SessionSupervisor.start(
             config, DefaultConnectors.create(), metrics, ConfigFactory.load(), telemetry);
     CompletableFuture<Application> started = new CompletableFuture<>();
     ConfigReloader reloader = new ConfigReloader(source, supervisor, metrics, fingerprint);
-    GatewayServer.start(supervisor, config.gateway(), metrics, reloader)
+    GatewayServer.start(supervisor, config.gateway(), metrics, reloader, warmedUp)
         .whenComplete(
             (gateway, failure) -> {
               if (failure == null) {

@@ -30,12 +30,12 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code java -jar mcp-supervisor.jar [--config FILE] [--host H] [--port N]
- * [--allow-unauthenticated] [--warmup-calls N]}: warms up ({@link Warmup}), starts the gateway and
- * prints one line, {@code mcp-supervisor listening on http://H:N/mcp}, once it is bound. Exit
- * status: 0 after a clean shutdown (SIGTERM, SIGINT), 2 for a bad configuration or bad flags (one
- * line on stderr), 1 when the gateway cannot start. {@code bench URL ...} is the load generator
- * ({@link BenchCommand}); {@code stdio} and {@code connect URL} serve MCP on stdin/stdout ({@link
- * StdioCommand}, {@link ConnectCommand}).
+ * [--allow-unauthenticated] [--warmup-calls N]}: starts the gateway, prints one line, {@code
+ * mcp-supervisor listening on http://H:N/mcp}, once it is bound, then warms up ({@link Warmup}).
+ * Exit status: 0 after a clean shutdown (SIGTERM, SIGINT), 2 for a bad configuration or bad flags
+ * (one line on stderr), 1 when the gateway cannot start. {@code bench URL ...} is the load
+ * generator ({@link BenchCommand}); {@code stdio} and {@code connect URL} serve MCP on stdin/stdout
+ * ({@link StdioCommand}, {@link ConnectCommand}).
  */
 @Command(
     name = "mcp-supervisor",
@@ -113,9 +113,9 @@ public final class Main implements Callable<Integer> {
       names = "--warmup-calls",
       paramLabel = "N",
       description =
-          "before binding, run N calls through a private gateway in front of the built-in demo"
-              + " server so the first real calls run compiled code (overrides"
-              + " mcp-supervisor.application.warmup.calls; 0: no warm-up)")
+          "once listening, run N calls through a private gateway in front of the built-in demo"
+              + " server so that later calls run compiled code; /readyz answers 503 until it is"
+              + " done (overrides mcp-supervisor.application.warmup.calls; 0: no warm-up)")
   private Integer warmupCalls;
 
   private final PrintWriter out;
@@ -215,7 +215,7 @@ public final class Main implements Callable<Integer> {
   }
 
   /**
-   * Warms up, starts the gateway, prints the listening line, and serves until SIGTERM or SIGINT.
+   * Starts the gateway, prints the listening line, warms up, and serves until SIGTERM or SIGINT.
    */
   private int serve(
       ConfigLoader.Loaded loaded, ConfigReloader.Source source, WarmupSettings warmup) {
@@ -228,11 +228,7 @@ public final class Main implements Callable<Integer> {
             .plus(SupervisorSettings.fromConfig(ConfigFactory.load()).shutdownBound())
             .plus(STOP_SLACK);
     CompletableFuture<String> signalled = TerminationSignals.install();
-    Warmup.run(warmup, signalled);
-    if (signalled.isDone()) {
-      log.info("SIG{} received during the warm-up; not starting", signalled.join());
-      return EXIT_OK;
-    }
+    CompletableFuture<Void> warmedUp = new CompletableFuture<>();
     Tracing tracing = Tracing.of(otel, System::getenv);
     if (tracing.isOn()) {
       log.info("OpenTelemetry on: MCP requests are traced and timed");
@@ -240,7 +236,8 @@ public final class Main implements Callable<Integer> {
     Application application;
     try {
       application =
-          Application.start(configuration, tracing.telemetry(), source, loaded.fingerprint())
+          Application.start(
+                  configuration, tracing.telemetry(), source, loaded.fingerprint(), warmedUp)
               .toCompletableFuture()
               .get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
@@ -273,6 +270,9 @@ public final class Main implements Callable<Integer> {
     ReloadSignal.install(() -> application.reload("by SIGHUP"));
     out.println(LISTENING + application.mcpUrl());
     out.flush();
+    // after the bind: the gateway serves meanwhile (sharing the CPU), /readyz says warming
+    Warmup.run(warmup, signalled);
+    warmedUp.complete(null);
     CompletableFuture<Object> systemEnded =
         application
             .supervisor()

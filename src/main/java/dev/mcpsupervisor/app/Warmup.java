@@ -14,16 +14,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs tool calls through a private gateway before the real one binds, so that the JIT has compiled
- * the call path (HTTP, routing, sessions, stdio) by the first real call: cold, the first few
- * thousand calls cost several times a warm one (docs/benchmarks.md, "Warm-up").
+ * Runs tool calls through a private gateway once the real one listens (which serves meanwhile, and
+ * is not ready until this is over), so that the JIT compiles the call path (HTTP, routing,
+ * sessions, stdio) soon: cold, the first few thousand calls cost several times a warm one
+ * (docs/benchmarks.md, "Warm-up").
  *
  * <p>The private gateway is an {@link Application} of its own (actor system, supervisor, metrics,
  * session registry) in front of the built-in {@link DemoServer}, bound on 127.0.0.1 at a free port
- * and stopped before the real gateway starts: the JIT's compiled code is per class, so it carries
- * over, while nothing a client can see (sessions, metrics, servers) does. Its load is the {@code
- * bench} load generator's, in both protocol eras, sessions opened and deleted. A failure, a timeout
- * or a termination signal cuts it short with a warning; it never stops the real gateway.
+ * and stopped at the end: the JIT's compiled code is per class, so it carries over, while nothing a
+ * client can see (sessions, metrics, servers) does. Its load is the {@code bench} load generator's,
+ * in both protocol eras, sessions opened and deleted. A failure, a timeout or a termination signal
+ * cuts it short with a warning; it never stops the real gateway.
  */
 final class Warmup {
 
@@ -85,11 +86,11 @@ final class Warmup {
       log.warn("warm-up cut short by a termination signal");
     } catch (TimeoutException e) {
       log.warn(
-          "warm-up cut short after {} ms (mcp-supervisor.application.{}); the gateway starts anyway",
+          "warm-up cut short after {} ms (mcp-supervisor.application.{}); the gateway is ready anyway",
           settings.maxDuration().toMillis(),
           WarmupSettings.MAX_DURATION);
     } catch (ExecutionException | RuntimeException e) {
-      log.warn("warm-up failed, the gateway starts anyway: {}", Main.reason(e));
+      log.warn("warm-up failed, the gateway is ready anyway: {}", Main.reason(e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
@@ -121,7 +122,7 @@ final class Warmup {
       log.info("warm-up: {} calls in {} ms", warmupLoad.calls(), elapsedMillis);
       return true;
     }
-    log.warn("warm-up: not every call was answered ({}); the gateway starts anyway", problem);
+    log.warn("warm-up: not every call was answered ({}); the gateway is ready anyway", problem);
     return false;
   }
 

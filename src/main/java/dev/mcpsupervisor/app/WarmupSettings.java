@@ -5,11 +5,11 @@ import dev.mcpsupervisor.protocol.config.ConfigException;
 import java.time.Duration;
 
 /**
- * How much the gateway warms up before it binds ({@link Warmup}).
+ * How much the gateway warms up once it listens ({@link Warmup}).
  *
  * @param calls tool calls through the private warm-up gateway, split between the protocol eras; 0:
  *     no warm-up
- * @param maxDuration the warm-up is cut short after this long and the gateway starts anyway
+ * @param maxDuration the warm-up is cut short after this long and the gateway is ready anyway
  */
 record WarmupSettings(int calls, Duration maxDuration) {
 

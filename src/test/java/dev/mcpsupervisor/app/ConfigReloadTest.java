@@ -237,7 +237,8 @@ class ConfigReloadTest {
             loaded.config(),
             McpTelemetry.OFF,
             () -> ConfigLoader.loadWithFingerprint(file),
-            loaded.fingerprint())
+            loaded.fingerprint(),
+            CompletableFuture.completedFuture(null))
         .toCompletableFuture()
         .get(60, TimeUnit.SECONDS);
   }

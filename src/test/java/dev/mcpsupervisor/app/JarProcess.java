@@ -63,6 +63,28 @@ final class JarProcess implements AutoCloseable {
     return "-Dmcp-supervisor.application.warmup.calls=" + calls;
   }
 
+  /**
+   * bin/mcp-supervisor (the README's start command) on the built jar, with its cache in {@code
+   * cacheDir} and {@code JAVA_OPTS}; the java the launcher picks itself (no {@code JAVA_HOME}).
+   */
+  static JarProcess launch(Path cacheDir, String javaOptions, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(
+        Path.of(System.getProperty("basedir", "."), "..", "bin", "mcp-supervisor").toString());
+    command.addAll(List.of(args));
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
+    builder.environment().remove("JAVA_HOME");
+    builder.environment().put("MCP_SUPERVISOR_JAR", jar().toString());
+    builder.environment().put("MCP_SUPERVISOR_CDS_DIR", cacheDir.toString());
+    builder.environment().put("JAVA_OPTS", javaOptions);
+    try {
+      return new JarProcess(builder.start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + command, e);
+    }
+  }
+
   static JarProcess startWithJvmOptions(List<String> jvmOptions, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

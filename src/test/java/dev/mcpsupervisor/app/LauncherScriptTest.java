@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * bin/mcp-supervisor, run with a stand-in {@code java} (JAVA_HOME/bin/java, a script that records
- * its arguments and, given -XX:ArchiveClassesAtExit, writes that file as the JVM does at exit).
+ * its arguments and, given -XX:ArchiveClassesAtExit, writes that file as the JVM does at exit; as a
+ * Java 25, given -XX:AOTConfiguration or -XX:AOTCache, writes those as the JVM does).
  */
 class LauncherScriptTest {
 
@@ -35,8 +36,17 @@ class LauncherScriptTest {
       for argument in "$@"; do
         case "$argument" in
           -XX:ArchiveClassesAtExit=*) [ -n "${FAKE_NO_DUMP:-}" ] || echo archive >"${argument#*=}" ;;
+          -XX:AOTMode=record) record=1 ;;
+          -XX:AOTMode=create) create=1 ;;
+          -XX:AOTConfiguration=*) training="${argument#*=}" ;;
+          -XX:AOTCache=*) cache="${argument#*=}" ;;
         esac
       done
+      echo 'the gateway on stdout'
+      if [ -n "${record:-}" ] && [ -z "${FAKE_NO_DUMP:-}" ]; then
+        echo training >"$training"; echo " AOTConfiguration recorded: $training"
+      fi
+      if [ -n "${create:-}" ]; then grep -q training "$training" && echo cache >"$cache"; fi
       exit "${FAKE_STATUS:-0}"
       """;
 
@@ -124,6 +134,60 @@ class LauncherScriptTest {
   }
 
   @Test
+  void onJava25TheFirstRunTrainsTheLauncherAssemblesTheAotCacheAndLaterRunsUseIt()
+      throws Exception {
+    Files.writeString(javaHome.resolve("release"), "JAVA_VERSION=\"25.0.3\"\n");
+    assertEquals(0, launch(Map.of(), "--port", "0"));
+    List<Path> caches = files(".aot");
+    assertEquals(1, caches.size(), "one cache after the first run: " + caches);
+    Path cache = caches.get(0);
+    assertEquals(0, launch(Map.of(), "--port", "0"));
+    List<String> calls = Files.readAllLines(log);
+    assertEquals(3, calls.size(), "the training run, the assembly, the run with it: " + calls);
+    String options =
+        "-XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow -Xlog:disable ";
+    assertTrue(
+        calls
+            .get(0)
+            .startsWith(
+                options
+                    + "-Xlog:all=warning,aot=off,cds=off:stderr"
+                    + " -XX:AOTMode=record -XX:AOTConfiguration="
+                    + cache
+                    + "."),
+        calls.get(0));
+    assertTrue(calls.get(0).endsWith(" -jar " + jar + " --port 0"), calls.get(0));
+    assertTrue(calls.get(1).startsWith(options + "-XX:AOTMode=create"), calls.get(1));
+    assertEquals(
+        options + "-Xlog:all=warning:stderr -XX:AOTCache=" + cache + " -jar " + jar + " --port 0",
+        calls.get(2));
+    assertEquals(List.of(), archives(), "no class-data archive on 25");
+    try (Stream<Path> files = Files.list(cacheDir)) {
+      assertEquals(List.of(cache), files.toList(), "no training file left behind");
+    }
+    assertEquals(
+        List.of("the gateway on stdout", "the gateway on stdout"),
+        Files.readAllLines(temp.resolve("launcher.out")),
+        "the training run's line about its file is not on stdout (the stdio front's)");
+  }
+
+  @Test
+  void withoutJavaHomeTheNewestJdk25InTheJvmDirectoryIsUsed() throws Exception {
+    Path jvms = Files.createDirectories(temp.resolve("jvm"));
+    Files.writeString(javaHome.resolve("release"), "JAVA_VERSION=\"25.0.3\"\n");
+    Files.move(javaHome, jvms.resolve("temurin-25-jdk-amd64"));
+    Path jdk17 = Files.createDirectories(jvms.resolve("java-17-openjdk-amd64").resolve("bin"));
+    Files.writeString(jdk17.resolveSibling("release"), "JAVA_VERSION=\"17.0.15\"\n");
+    Files.copy(jvms.resolve("temurin-25-jdk-amd64/bin/java"), jdk17.resolve("java"));
+    javaHome = null;
+    assertEquals(0, launch(Map.of("MCP_SUPERVISOR_JVM_DIR", jvms.toString()), "--port", "0"));
+    assertTrue(
+        Files.readAllLines(log).get(0).contains("-XX:AOTMode=record"),
+        "the JDK 25 ran: " + Files.readAllLines(log));
+    assertEquals(1, files(".aot").size());
+  }
+
+  @Test
   void cdsOffRunsPlainJavaJar() throws Exception {
     assertEquals(0, launch(Map.of("MCP_SUPERVISOR_CDS", "off"), "--port", "0"));
     assertEquals(List.of("-jar " + jar + " --port 0"), Files.readAllLines(log));
@@ -134,12 +198,18 @@ class LauncherScriptTest {
         new ProcessBuilder(
             Stream.concat(Stream.of("bash", LAUNCHER.toString()), Stream.of(arguments)).toList());
     builder.environment().putAll(environment);
-    builder.environment().put("JAVA_HOME", javaHome.toString());
+    if (javaHome != null) {
+      builder.environment().put("JAVA_HOME", javaHome.toString());
+    } else {
+      builder.environment().remove("JAVA_HOME");
+    }
     builder.environment().put("MCP_SUPERVISOR_JAR", jar.toString());
     builder.environment().put("MCP_SUPERVISOR_CDS_DIR", cacheDir.toString());
     builder.environment().put("FAKE_LOG", log.toString());
     builder.environment().remove("JAVA_OPTS");
-    builder.redirectErrorStream(true).redirectOutput(temp.resolve("launcher.out").toFile());
+    builder
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(temp.resolve("launcher.out").toFile()));
     if (builderInput != null) {
       builder.redirectInput(builderInput.toFile());
     }
@@ -149,11 +219,15 @@ class LauncherScriptTest {
   }
 
   private List<Path> archives() throws IOException {
+    return files(".jsa");
+  }
+
+  private List<Path> files(String suffix) throws IOException {
     if (!Files.isDirectory(cacheDir)) {
       return List.of();
     }
     try (Stream<Path> files = Files.list(cacheDir)) {
-      return files.filter(file -> file.toString().endsWith(".jsa")).toList();
+      return files.filter(file -> file.toString().endsWith(suffix)).toList();
     }
   }
 }

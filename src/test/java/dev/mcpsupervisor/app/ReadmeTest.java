@@ -22,8 +22,8 @@ class ReadmeTest {
   @Test
   void readmeShowsTheTwoContractCommands() throws IOException {
     String readme = Files.readString(README);
-    assertTrue(
-        readme.contains("mvn -B -DskipTests package && java -jar src/target/mcp-supervisor.jar\n"));
+    assertTrue(readme.contains("```sh\nmvn -B -DskipTests package && bin/mcp-supervisor\n```"));
+    assertTrue(readme.contains("`java -jar src/target/mcp-supervisor.jar --config servers.json"));
     assertTrue(readme.contains("```sh\nmvn -B verify\n```"));
   }
 

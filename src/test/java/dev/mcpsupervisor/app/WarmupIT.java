@@ -17,24 +17,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The jar with its warm-up on: it warms up before it prints the listening line, and a client sees
- * nothing of it (no session, no demo server process, no call in the metrics). A warm-up that cannot
- * finish in its max duration still lets the gateway start.
+ * The jar with its warm-up on: it warms up after it prints the listening line, until {@code
+ * /readyz} says ready, and a client sees nothing of it (no session, no demo server process, no call
+ * in the metrics). A warm-up that cannot finish in its max duration still ends in a ready gateway.
  */
 @Timeout(180)
 class WarmupIT {
 
   private static final int WARMUP_CALLS = 1_000;
+  private static final Duration READY_BOUND = Duration.ofSeconds(120);
 
   @Test
-  void theWarmUpRunsBeforeTheGatewayListensAndLeavesNothingAClientCanSee() throws Exception {
+  void theWarmUpRunsOnceTheGatewayListensAndLeavesNothingAClientCanSee() throws Exception {
     try (JarProcess jar =
         JarProcess.startWithJvmOptions(
             List.of(JarProcess.warmupCalls(WARMUP_CALLS)), "--port", "0")) {
       String url = jar.awaitListening();
+      awaitReady(url);
       assertTrue(
           jar.stderrText().contains("warm-up: " + WARMUP_CALLS + " calls in "),
-          "the warm-up's summary before the listening line; stderr:\n" + jar.stderrText());
+          "the warm-up's summary before ready; stderr:\n" + jar.stderrText());
       // none of the warm-up's sessions, demo server processes or calls
       assertEquals(
           List.of(),
@@ -78,6 +80,7 @@ class WarmupIT {
             "--port",
             "0")) {
       String url = jar.awaitListening();
+      awaitReady(url);
       assertTrue(
           jar.stderrText().contains("warm-up cut short after 2000 ms"),
           "a warning; stderr:\n" + jar.stderrText());
@@ -91,16 +94,29 @@ class WarmupIT {
     }
   }
 
+  /** Polls {@code /readyz} (503 while warming) until 200, bounded. */
+  private static void awaitReady(String mcpUrl) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + READY_BOUND.toNanos();
+    while (probe(mcpUrl, "/readyz").statusCode() != 200) {
+      assertTrue(System.nanoTime() < deadline, "not ready within " + READY_BOUND);
+      Thread.sleep(50); // polling a probe, as a load balancer does
+    }
+  }
+
   private static String get(String mcpUrl, String path) throws IOException, InterruptedException {
-    HttpResponse<String> response =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(mcpUrl).resolve(path))
-                    .timeout(Duration.ofSeconds(30))
-                    .GET()
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response = probe(mcpUrl, path);
     assertEquals(200, response.statusCode(), path + ": " + response.body());
     return response.body();
+  }
+
+  private static HttpResponse<String> probe(String mcpUrl, String path)
+      throws IOException, InterruptedException {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(mcpUrl).resolve(path))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The warm-up in this JVM: it makes its calls through a private gateway and leaves no demo server
  * or load generator process behind; a demo server that cannot start, a max duration too short, or a
- * termination signal end it early with a warning, never with an exception (the real gateway then
- * starts anyway).
+ * termination signal end it early with a warning, never with an exception (the real gateway is then
+ * ready anyway).
  */
 @Timeout(120)
 class WarmupTest {

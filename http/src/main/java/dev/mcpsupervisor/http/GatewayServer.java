@@ -117,18 +117,22 @@ public final class GatewayServer {
         supervisor,
         config,
         metrics,
-        new ConfigReloader(null, supervisor, metrics, ConfigReloader.BUILT_IN));
+        new ConfigReloader(null, supervisor, metrics, ConfigReloader.BUILT_IN),
+        CompletableFuture.completedFuture(null));
   }
 
   /**
-   * {@link #start(SessionSupervisor, GatewayConfig, GatewayMetrics)}, reloading its configuration
-   * with {@code reloader} ({@code POST /admin/reload}).
+   * {@link #start(SessionSupervisor, GatewayConfig, GatewayMetrics)} for the application: it
+   * reloads its configuration with {@code reloader} ({@code POST /admin/reload}) and warms up after
+   * the bind: it serves from the bind, and {@code /readyz} says {@code warming} until {@code
+   * warmedUp} completes.
    */
   public static CompletionStage<GatewayServer> start(
       SessionSupervisor supervisor,
       GatewayConfig config,
       GatewayMetrics metrics,
-      ConfigReloader reloader) {
+      ConfigReloader reloader,
+      CompletionStage<?> warmedUp) {
     ActorSystem<?> system = supervisor.actorSystem();
     metrics.initServers(supervisor.config().servers().keySet());
     GatewaySettings settings =
@@ -228,7 +232,8 @@ public final class GatewayServer {
                                         endpoints,
                                         stateless,
                                         desk,
-                                        reloader))));
+                                        reloader,
+                                        warmedUp))));
   }
 
   private static CompletionStage<GatewayServer> bind(
@@ -242,10 +247,11 @@ public final class GatewayServer {
       Map<String, McpEndpoint> endpoints,
       StatelessRequest.Gateway stateless,
       ActorRef<NodeDesk.Command> desk,
-      ConfigReloader reloader) {
+      ConfigReloader reloader,
+      CompletionStage<?> warmedUp) {
     ActorSystem<?> system = supervisor.actorSystem();
     Membership membership = supervisor.membership();
-    Readiness readiness = new Readiness(membership::isUp);
+    Readiness readiness = new Readiness(membership::isUp, warmedUp);
     McpRoutes mcp =
         new McpRoutes(
             sessions,

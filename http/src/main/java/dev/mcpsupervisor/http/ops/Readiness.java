@@ -1,5 +1,7 @@
 package dev.mcpsupervisor.http.ops;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -7,13 +9,17 @@ import java.util.function.BooleanSupplier;
  * (before anything is unbound, so a draining gateway answers 503 rather than taking a request it
  * would then cut off). A flag, so the readiness probe and every request read it without asking an
  * actor. The probe also asks whether this node is {@code Up} in its cluster (a single node always
- * is): a node still joining is not ready for a load balancer.
+ * is): a node still joining is not ready for a load balancer; and whether the application's warm-up
+ * after the bind is done: a warming gateway serves every request, but a load balancer should send
+ * its traffic elsewhere while there is an elsewhere.
  */
 public final class Readiness {
 
   /** What {@code /readyz} says. */
   public enum Probe {
     READY,
+    /** Bound and serving, but still warming up. */
+    WARMING,
     /** Bound, but not {@code Up} in the cluster yet. */
     JOINING,
     /** Not bound yet, or stopping. */
@@ -21,19 +27,22 @@ public final class Readiness {
   }
 
   private final BooleanSupplier memberUp;
+  private final CompletionStage<?> warmedUp;
 
   private volatile boolean ready;
 
-  /** A single node's: ready once bound. */
+  /** A single node's, without a warm-up: ready once bound. */
   public Readiness() {
-    this(() -> true);
+    this(() -> true, CompletableFuture.completedFuture(null));
   }
 
   /**
    * @param memberUp whether this node is {@code Up} in its cluster; read at each probe
+   * @param warmedUp completes (either way) when the warm-up is over
    */
-  public Readiness(BooleanSupplier memberUp) {
+  public Readiness(BooleanSupplier memberUp, CompletionStage<?> warmedUp) {
     this.memberUp = memberUp;
+    this.warmedUp = warmedUp;
   }
 
   public void ready() {
@@ -52,6 +61,9 @@ public final class Readiness {
   public Probe probe() {
     if (!ready) {
       return Probe.STOPPING;
+    }
+    if (!warmedUp.toCompletableFuture().isDone()) {
+      return Probe.WARMING;
     }
     return memberUp.getAsBoolean() ? Probe.READY : Probe.JOINING;
   }

@@ -17,10 +17,10 @@ import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * Probes and metrics: {@code /healthz} (the process serves HTTP), {@code /readyz} (listening,
- * taking requests and {@code Up} in its cluster, from {@link Readiness}; 503 while joining or
- * stopping) and {@code /metrics} (Prometheus text). The {@code /admin} endpoints are {@link
- * AdminRoutes}. HTTP only.
+ * Probes and metrics: {@code /healthz} and {@code /livez} (the process serves HTTP: Kubernetes'
+ * liveness), {@code /readyz} (listening, taking requests, warmed up and {@code Up} in its cluster,
+ * from {@link Readiness}; 503 while warming, joining or stopping) and {@code /metrics} (Prometheus
+ * text). The {@code /admin} endpoints are {@link AdminRoutes}. HTTP only.
  */
 public final class OpsRoutes extends AllDirectives {
 
@@ -36,8 +36,10 @@ public final class OpsRoutes extends AllDirectives {
 
   /** Probes: open to anyone who passes the Host/Origin checks, even when tokens are configured. */
   Route probes() {
+    Route alive = get(() -> complete(status(StatusCodes.OK, "ok")));
     return concat(
-        path("healthz", () -> get(() -> complete(status(StatusCodes.OK, "ok")))),
+        path("healthz", () -> alive),
+        path("livez", () -> alive),
         path(
             "readyz",
             () ->
@@ -46,6 +48,7 @@ public final class OpsRoutes extends AllDirectives {
                         complete(
                             switch (readiness.probe()) {
                               case READY -> status(StatusCodes.OK, "ready");
+                              case WARMING -> status(StatusCodes.SERVICE_UNAVAILABLE, "warming");
                               case JOINING -> status(StatusCodes.SERVICE_UNAVAILABLE, "joining");
                               case STOPPING -> status(StatusCodes.SERVICE_UNAVAILABLE, "stopping");
                             }))));
