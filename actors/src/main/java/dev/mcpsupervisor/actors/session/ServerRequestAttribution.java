@@ -113,7 +113,8 @@ final class ServerRequestAttribution {
    * so it is a caller's only when that caller has roots of its own to give and nobody else could be
    * meant: the call the request names, when that call declares what it answers (its own delivery: a
    * round-trip call) or its context announced roots (sent roots/list_changed); else the context
-   * that announced roots, while no other context has calls in flight.
+   * that announced roots, while no other context has calls in flight; with no announcer, the one
+   * round-trip call asking ({@link #roundTripAsking}).
    */
   Owner rootsOwnerOf(JsonRpcRequest request, JsonNode transportRelatedId) {
     String announcer = contexts.lastNotifier();
@@ -124,7 +125,7 @@ final class ServerRequestAttribution {
       return answersRoots ? new Owner(tied, tied.call().context(), 1, true) : null;
     }
     if (announcer == null) {
-      return null;
+      return roundTripAsking();
     }
     Set<String> inFlight = new HashSet<>();
     pending.inFlightCalls().forEach(call -> inFlight.add(call.call().context()));
@@ -134,6 +135,27 @@ final class ServerRequestAttribution {
     return inFlight.equals(Set.of(announcer))
         ? new Owner(newestOf(announcer, call -> true), announcer, 1)
         : null;
+  }
+
+  /**
+   * With nobody having announced roots: the newest call of the one context asking (list calls
+   * aside), when it is a round-trip call — its caller declares what it answers (a 2026-07-28
+   * client's roots come back as an input round), as when a request names such a call. Else the
+   * supervisor's.
+   */
+  private Owner roundTripAsking() {
+    Set<String> asking = new HashSet<>();
+    for (TrackedCall call : pending.inFlightCalls()) {
+      if (mayAsk(call)) {
+        asking.add(call.call().context());
+      }
+    }
+    if (asking.size() != 1) {
+      return null;
+    }
+    String context = asking.iterator().next();
+    TrackedCall newest = newestOf(context, ServerRequestAttribution::mayAsk);
+    return newest.call().callDelivery() != null ? new Owner(newest, context, 1) : null;
   }
 
   /**

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.session.ServerRequestAttribution.Owner;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
@@ -19,6 +20,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
 import org.junit.jupiter.api.Test;
 
 /** Whose a server-to-client request is, without actors: every case of the rule. */
@@ -251,6 +253,24 @@ class ServerRequestAttributionTest {
   }
 
   @Test
+  void rootsAskedDuringTheOnlyRoundTripCallAreThatCallsThoughItsContextAnnouncedNothing() {
+    contexts.leased("a", null);
+    TrackedCall roundTrip = send("a", null, McpMethods.TOOLS_CALL, TestInbox.create());
+    Owner owner = attribution.rootsOwnerOf(roots(), null);
+    assertSame(roundTrip, owner.call(), "a 2026-07-28 caller's roots come back as its round");
+    assertFalse(owner.tied());
+  }
+
+  @Test
+  void rootsAskedWhileARoundTripCallAndAnotherContextAreInFlightAreTheSupervisors() {
+    contexts.leased("a", null);
+    contexts.leased("b", "d-b");
+    send("a", null, McpMethods.TOOLS_CALL, TestInbox.create());
+    send("b", null);
+    assertNull(attribution.rootsOwnerOf(roots(), null), "whose roots would they be?");
+  }
+
+  @Test
   void onlySamplingAndElicitationAreSentForACall() {
     assertTrue(ServerRequestAttribution.isForACall(McpMethods.SAMPLING_CREATE_MESSAGE));
     assertTrue(ServerRequestAttribution.isForACall(McpMethods.ELICITATION_CREATE));
@@ -283,6 +303,15 @@ class ServerRequestAttributionTest {
   }
 
   private TrackedCall send(String context, String callerToken, String method) {
+    return send(context, callerToken, method, null);
+  }
+
+  /** {@code callDelivery} non-null: a round-trip call, which answers its server requests itself. */
+  private TrackedCall send(
+      String context,
+      String callerToken,
+      String method,
+      TestInbox<ContextDelivery.Command> callDelivery) {
     ObjectNode params = JsonRpcCodec.emptyObject().put("name", "sample");
     if (callerToken != null) {
       params.putObject("_meta").put("progressToken", callerToken);
@@ -298,7 +327,7 @@ class ServerRequestAttributionTest {
             null,
             context + "-tag",
             null,
-            null);
+            callDelivery == null ? null : callDelivery.getRef());
     TrackedCall tracked =
         progressTokens.track(call, McpTelemetry.OFF.client(call.method(), call.params(), "pipe"));
     pending.sendCall(tracked);
