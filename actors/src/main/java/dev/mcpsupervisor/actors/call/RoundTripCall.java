@@ -200,7 +200,8 @@ public final class RoundTripCall {
                 null,
                 null,
                 callDelivery,
-                options.leaseless()),
+                options.leaseless(),
+                options.answers(CallOptions.ClientCapability.ROOTS)),
             options.statelessCaller()));
     timers.startSingleTimer(Overdue.INSTANCE, call.deadline().plus(settings.askMargin()));
     return running();

@@ -30,6 +30,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param leaseless the call holds no lease ({@link
  *     dev.mcpsupervisor.actors.call.CallOptions#leaseless}): the router does not remember the
  *     context, the key actor serves the call without leasing a pooled session
+ * @param answersRoots its caller gives roots of its own (a round-trip call whose caller declared
+ *     the roots capability): a {@code roots/list} during the call may be its
  */
 public record UpstreamCall(
     String context,
@@ -42,7 +44,36 @@ public record UpstreamCall(
     String tag,
     ActorRef<ContextDelivery.Command> delivery,
     ActorRef<ContextDelivery.Command> callDelivery,
-    boolean leaseless) {
+    boolean leaseless,
+    boolean answersRoots) {
+
+  /** A call whose caller gives no roots of its own. */
+  public UpstreamCall(
+      String context,
+      String server,
+      long callId,
+      String method,
+      JsonNode params,
+      Duration deadline,
+      ActorRef<JsonRpcResponse> replyTo,
+      String tag,
+      ActorRef<ContextDelivery.Command> delivery,
+      ActorRef<ContextDelivery.Command> callDelivery,
+      boolean leaseless) {
+    this(
+        context,
+        server,
+        callId,
+        method,
+        params,
+        deadline,
+        replyTo,
+        tag,
+        delivery,
+        callDelivery,
+        leaseless,
+        false);
+  }
 
   /** A call that takes (or uses) its context's lease. */
   public UpstreamCall(
@@ -82,7 +113,8 @@ public record UpstreamCall(
         tag,
         contextDelivery,
         callDelivery,
-        leaseless);
+        leaseless,
+        answersRoots);
   }
 
   /** The same call with less time left (it waited before it reached a session). */
@@ -98,7 +130,8 @@ public record UpstreamCall(
         tag,
         delivery,
         callDelivery,
-        leaseless);
+        leaseless,
+        answersRoots);
   }
 
   public JsonRpcResponse response(JsonRpcResponse upstream) {

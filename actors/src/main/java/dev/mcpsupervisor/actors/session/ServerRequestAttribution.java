@@ -111,8 +111,8 @@ final class ServerRequestAttribution {
    * Whose a {@code roots/list} is, or null when the supervisor answers it from its configuration. A
    * server asks for roots on its own (after initialize, after roots/list_changed), not for a call,
    * so it is a caller's only when that caller has roots of its own to give and nobody else could be
-   * meant: the call the request names, when that call declares what it answers (its own delivery: a
-   * round-trip call) or its context announced roots (sent roots/list_changed); else the context
+   * meant: the call the request names, when its caller declared roots (a round-trip call with the
+   * roots capability) or its context announced roots (sent roots/list_changed); else the context
    * that announced roots, while no other context has calls in flight; with no announcer, the one
    * round-trip call asking ({@link #roundTripAsking}).
    */
@@ -120,8 +120,7 @@ final class ServerRequestAttribution {
     String announcer = contexts.lastNotifier();
     TrackedCall tied = tiedCall(request, transportRelatedId);
     if (tied != null) {
-      boolean answersRoots =
-          tied.call().callDelivery() != null || tied.call().context().equals(announcer);
+      boolean answersRoots = tied.call().answersRoots() || tied.call().context().equals(announcer);
       return answersRoots ? new Owner(tied, tied.call().context(), 1, true) : null;
     }
     if (announcer == null) {
@@ -139,9 +138,9 @@ final class ServerRequestAttribution {
 
   /**
    * With nobody having announced roots: the newest call of the one context asking (list calls
-   * aside), when it is a round-trip call — its caller declares what it answers (a 2026-07-28
-   * client's roots come back as an input round), as when a request names such a call. Else the
-   * supervisor's.
+   * aside), when its caller gives roots of its own (a round-trip call that declared the roots
+   * capability: a 2026-07-28 client's roots come back as an input round), as when a request names
+   * such a call. Else the supervisor's.
    */
   private Owner roundTripAsking() {
     Set<String> asking = new HashSet<>();
@@ -155,7 +154,7 @@ final class ServerRequestAttribution {
     }
     String context = asking.iterator().next();
     TrackedCall newest = newestOf(context, ServerRequestAttribution::mayAsk);
-    return newest.call().callDelivery() != null ? new Owner(newest, context, 1) : null;
+    return newest.call().answersRoots() ? new Owner(newest, context, 1) : null;
   }
 
   /**

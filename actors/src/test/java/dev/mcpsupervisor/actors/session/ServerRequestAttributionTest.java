@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.session.ServerRequestAttribution.Owner;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
@@ -20,7 +19,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
 import org.junit.jupiter.api.Test;
 
 /** Whose a server-to-client request is, without actors: every case of the rule. */
@@ -253,19 +251,28 @@ class ServerRequestAttributionTest {
   }
 
   @Test
-  void rootsAskedDuringTheOnlyRoundTripCallAreThatCallsThoughItsContextAnnouncedNothing() {
+  void
+      rootsAskedDuringTheOnlyCallOfACallerThatDeclaredRootsAreThatCallsThoughNothingWasAnnounced() {
     contexts.leased("a", null);
-    TrackedCall roundTrip = send("a", null, McpMethods.TOOLS_CALL, TestInbox.create());
+    TrackedCall roundTrip = send("a", null, McpMethods.TOOLS_CALL, true);
     Owner owner = attribution.rootsOwnerOf(roots(), null);
     assertSame(roundTrip, owner.call(), "a 2026-07-28 caller's roots come back as its round");
     assertFalse(owner.tied());
   }
 
   @Test
-  void rootsAskedWhileARoundTripCallAndAnotherContextAreInFlightAreTheSupervisors() {
+  void rootsAskedDuringTheOnlyCallOfACallerThatDeclaredNoRootsAreTheSupervisors() {
+    contexts.leased("a", null);
+    TrackedCall call = send("a", null);
+    assertNull(attribution.rootsOwnerOf(roots(), null), "its caller has no roots to give");
+    assertNull(attribution.rootsOwnerOf(roots(), LongNode.valueOf(call.upstreamId)));
+  }
+
+  @Test
+  void rootsAskedWhileACallerWithRootsAndAnotherContextAreInFlightAreTheSupervisors() {
     contexts.leased("a", null);
     contexts.leased("b", "d-b");
-    send("a", null, McpMethods.TOOLS_CALL, TestInbox.create());
+    send("a", null, McpMethods.TOOLS_CALL, true);
     send("b", null);
     assertNull(attribution.rootsOwnerOf(roots(), null), "whose roots would they be?");
   }
@@ -303,15 +310,12 @@ class ServerRequestAttributionTest {
   }
 
   private TrackedCall send(String context, String callerToken, String method) {
-    return send(context, callerToken, method, null);
+    return send(context, callerToken, method, false);
   }
 
-  /** {@code callDelivery} non-null: a round-trip call, which answers its server requests itself. */
+  /** {@code answersRoots}: a round-trip call whose caller declared the roots capability. */
   private TrackedCall send(
-      String context,
-      String callerToken,
-      String method,
-      TestInbox<ContextDelivery.Command> callDelivery) {
+      String context, String callerToken, String method, boolean answersRoots) {
     ObjectNode params = JsonRpcCodec.emptyObject().put("name", "sample");
     if (callerToken != null) {
       params.putObject("_meta").put("progressToken", callerToken);
@@ -327,7 +331,9 @@ class ServerRequestAttributionTest {
             null,
             context + "-tag",
             null,
-            callDelivery == null ? null : callDelivery.getRef());
+            null,
+            false,
+            answersRoots);
     TrackedCall tracked =
         progressTokens.track(call, McpTelemetry.OFF.client(call.method(), call.params(), "pipe"));
     pending.sendCall(tracked);
