@@ -159,7 +159,7 @@ public record UpstreamCall(
    * shutdown).
    */
   public void reject(JsonRpcError error, SupervisorObserver observer) {
-    answer(errorResponse(error), delivery);
     observer.requestCompleted(server, method, 0L, SupervisorErrors.kind(error));
+    answer(errorResponse(error), delivery);
   }
 }

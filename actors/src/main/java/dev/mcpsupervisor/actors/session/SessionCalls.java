@@ -422,12 +422,13 @@ final class SessionCalls {
     call.span.end(response);
     progressTokens.forget(call);
     timers.cancel(call.callId());
+    // recorded before the answer leaves, so a caller that reads the meters after it sees it
+    env.observer()
+        .requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
     call.call().answer(response, inbox.deliveryFor(call));
     if (call.interactive) {
       parent.tell(new SessionActor.InteractiveCallEnded(sessionId, call.callId()));
     }
-    env.observer()
-        .requestCompleted(server, call.method(), System.nanoTime() - call.startNanos, errorKind);
     reportIfDrained();
   }
 
