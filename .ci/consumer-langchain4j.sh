@@ -3,18 +3,19 @@
 # (imported) with mcp-supervisor-langchain4j, the docs' code as written, and a main that hands it a scripted ChatModel
 # (no network: it asks for everything__echo, then answers with the tool's result). It runs against server-everything
 # from the pinned .ci/.work, for each LangChain4j release of the matrix, and must print its answer and exit by itself
-# within 10 s (EXIT_WITHIN_SECONDS), leaving no process.
+# within 10 s (EXIT_WITHIN_S), leaving no process (.ci/consumer-lib.sh).
 #
 # Assumes the artifacts are installed (.ci/consumer.sh runs `mvn -B -q -DskipTests install` first). MAVEN_REPO_LOCAL,
 # when set, is the local repository they were installed into. LANGCHAIN4J_VERSIONS overrides the matrix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/node-env.sh
+source .ci/consumer-lib.sh
 
 versions=(${LANGCHAIN4J_VERSIONS:-1.11.0 1.18.1})
 repo=()
 [ -n "${MAVEN_REPO_LOCAL:-}" ] && repo=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL")
-version="$(python3 -c 'import xml.etree.ElementTree as ET; ns={"m": "http://maven.apache.org/POM/4.0.0"}; print(ET.parse("pom.xml").getroot().find("m:version", ns).text)')"
+version="$(project_version)"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -22,12 +23,7 @@ trap 'rm -rf "$work"' EXIT
 for langchain4j in "${versions[@]}"; do
   project="$work/assistant-$langchain4j"
   mkdir -p "$project/src/main/java"
-  # the example between its marker and the end of its code block, as the docs have it
-  awk '/<!-- compiled: Assistant.java -->/ {found=1; next}
-       found && /^```java/ {inside=1; next}
-       inside && /^```/ {exit}
-       inside {print}' docs/embedding.md >"$project/src/main/java/Assistant.java"
-  [ -s "$project/src/main/java/Assistant.java" ] || { echo "error: no Assistant example in docs/embedding.md" >&2; exit 1; }
+  example_from docs/embedding.md Assistant.java "$project/src/main/java/Assistant.java"
   cat >"$project/src/main/java/Main.java" <<'JAVA'
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
@@ -54,10 +50,8 @@ public class Main implements ChatModel {
   }
 }
 JAVA
-  # a path of this run's own in the server's command line, to find any process it leaves
-  ln -s "$EVERYTHING_SERVER_JS" "$project/everything-server.js"
   cat >"$project/servers.json" <<JSON
-{ "mcpServers": { "everything": { "command": "$NODE_BIN", "args": ["$project/everything-server.js", "stdio"] } } }
+{ "mcpServers": { "everything": { "command": "$NODE_BIN", "args": ["$EVERYTHING_SERVER_JS", "stdio"] } } }
 JSON
   cat >"$project/pom.xml" <<POM
 <project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -112,20 +106,6 @@ POM
   echo "== LangChain4j $langchain4j: a new project on the BOM runs the docs' Assistant"
   (cd "$project" && mvn -B -q "${repo[@]}" compile dependency:build-classpath -Dmdep.outputFile=classpath.txt >/dev/null)
   grep -o "langchain4j-mcp-[^/]*\.jar" "$project/classpath.txt" | head -1
-  start=$(date +%s%N)
-  status=0
-  (cd "$project" && timeout "${EXIT_WITHIN_SECONDS:-10}" java -cp "target/classes:$(cat classpath.txt)" Main >out.txt 2>err.txt) || status=$?
-  millis=$(( ($(date +%s%N) - start) / 1000000 ))
-  left="$(pgrep -f "$project/" || true)"
-  if [ -n "$left" ]; then
-    kill $left 2>/dev/null || true
-  fi
-  if [ "$status" -ne 0 ] || ! grep -q "The echo tool answers: .*hello" "$project/out.txt" || [ -n "$left" ]; then
-    echo "error: LangChain4j $langchain4j: exit status $status after $millis ms (124: still running at ${EXIT_WITHIN_SECONDS:-10} s); processes left: ${left:-none}" >&2
-    cat "$project/out.txt" >&2
-    tail -20 "$project/err.txt" >&2
-    exit 1
-  fi
-  grep "The echo tool answers" "$project/out.txt"
-  echo "LangChain4j $langchain4j: answered and exited by itself in $millis ms, no process left"
+  run_to_exit "the Assistant on LangChain4j $langchain4j" "$project/out.txt" "The echo tool answers: .*hello" -- \
+    bash -c 'cd "$1" && exec java -cp "target/classes:$(cat classpath.txt)" Main' _ "$project"
 done

@@ -9,28 +9,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MAX_EMBED_MB=25
-EXIT_WITHIN_S=10
-ANSWER_WITHIN_S=120
 # what server-everything's echo tool answers to the example's "hi"
 ANSWER='Echo: hi'
 
 # server-everything, pinned, in .ci/.work (run from there, npx finds it without fetching)
 # shellcheck source=node-env.sh
 source .ci/node-env.sh
+# shellcheck source=consumer-lib.sh
+source .ci/consumer-lib.sh
 
 echo "== mvn -B -q -DskipTests install (the README's install step)"
 mvn -B -q -DskipTests install
 
-version="$(python3 -c 'import xml.etree.ElementTree as ET; ns={"m": "http://maven.apache.org/POM/4.0.0"}; print(ET.parse("pom.xml").getroot().find("m:version", ns).text)')"
+version="$(project_version)"
 project="$(mktemp -d)"
 trap 'rm -rf "$project"' EXIT
 mkdir -p "$project/src/main/java"
-# the example between its marker and the end of its code block
-awk '/<!-- compiled: ReadmeExample.java -->/ {found=1; next}
-     found && /^```java/ {inside=1; next}
-     inside && /^```/ {exit}
-     inside {print}' README.md >"$project/src/main/java/ReadmeExample.java"
-[ -s "$project/src/main/java/ReadmeExample.java" ] || { echo "error: no README example found" >&2; exit 1; }
+example_from README.md ReadmeExample.java "$project/src/main/java/ReadmeExample.java"
 cat >"$project/pom.xml" <<POM
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -94,56 +89,6 @@ if [ "$bytes" -gt $((MAX_EMBED_MB * 1000000)) ]; then
   exit 1
 fi
 
-# every process below $1, as "pid" lines
-descendants() {
-  local child
-  for child in $(ps -o pid= --ppid "$1"); do
-    echo "$child"
-    descendants "$child"
-  done
-}
-
-echo "== the README's example runs: it answers, and its JVM then exits by itself within ${EXIT_WITHIN_S}s"
-output="$project/run.out"
-(cd "$CI_WORK" && exec java -cp "$project/target/classes:$project/target/deps/*" ReadmeExample) >"$output" 2>&1 &
-jvm=$!
-seen="$project/run.pids"
-: >"$seen"
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-started="$(now_ms)"
-answered=""
-# bounded polling: the answer within ANSWER_WITHIN_S (a cold npx and JVM on a busy machine), then the exit within
-# EXIT_WITHIN_S of it; meanwhile note the JVM's children (the server's process tree)
-deadline=$((started + ANSWER_WITHIN_S * 1000))
-while kill -0 "$jvm" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do
-  descendants "$jvm" >>"$seen"
-  if [ -z "$answered" ] && grep -q "$ANSWER" "$output"; then
-    answered="$(now_ms)"
-    deadline=$((answered + EXIT_WITHIN_S * 1000))
-  fi
-  sleep 0.1
-done
-if kill -0 "$jvm" 2>/dev/null; then
-  echo "error: the README example's JVM still runs ${EXIT_WITHIN_S}s after its answer (or no answer within ${ANSWER_WITHIN_S}s); its threads that are not daemon:" >&2
-  jstack "$jvm" 2>/dev/null | grep '^"' | grep -v ' daemon ' >&2 || true
-  kill -9 $(descendants "$jvm") "$jvm" 2>/dev/null || true
-  cat "$output" >&2
-  exit 1
-fi
-exited="$(now_ms)"
-status=0
-wait "$jvm" || status=$?
-if [ "$status" -ne 0 ] || ! grep -q "$ANSWER" "$output"; then
-  cat "$output" >&2
-  echo "error: the README example exited with $status without its answer" >&2
-  exit 1
-fi
-grep "$ANSWER" "$output"
-left="$(sort -u "$seen" | while read -r pid; do kill -0 "$pid" 2>/dev/null && echo "$pid"; done || true)"
-if [ -n "$left" ]; then
-  echo "error: the README example left processes behind:" >&2
-  ps -o pid=,args= -p $left >&2 || true
-  kill -9 $left 2>/dev/null || true
-  exit 1
-fi
-echo "README example answered in $((${answered:-$exited} - started)) ms and exited by itself $((exited - ${answered:-$exited})) ms later, $(sort -u "$seen" | wc -l) child processes seen, none left"
+echo "== the README's example runs: it answers, and its JVM then exits by itself"
+run_to_exit "the README example" "$project/run.out" "$ANSWER" -- \
+  bash -c 'cd "$1" && exec java -cp "$2/target/classes:$2/target/deps/*" ReadmeExample' _ "$CI_WORK" "$project"
