@@ -20,7 +20,7 @@ COPY --from=build /build/src/target/mcp-supervisor.jar /app/mcp-supervisor.jar
 COPY --from=build /build/bin/mcp-supervisor /app/bin/mcp-supervisor
 USER 10001:10001
 # The training run: the launcher's first run records (the built-in demo server, 127.0.0.1:8080, its 5,000-call
-# warm-up, then 3,000 calls of both eras through /mcp from the jar's bench client); at SIGTERM the launcher
+# warm-up, then 3,000 calls of each era from the jar's bench client); at SIGTERM the launcher
 # assembles the cache. The build fails without one.
 RUN <<'TRAIN' bash
 set -euo pipefail
@@ -34,7 +34,7 @@ ready() { # /readyz answers 200 (bash's /dev/tcp: the JRE image has no HTTP clie
 launcher=$!
 for _ in $(seq 1 300); do ready 2>/dev/null && break; kill -0 "$launcher"; sleep 1; done
 ready
-java -jar /app/mcp-supervisor.jar bench http://127.0.0.1:8080/mcp -n 10 -m 300 >/dev/null
+java -jar /app/mcp-supervisor.jar bench http://127.0.0.1:8080/servers/demo/mcp -n 10 -m 300 >/dev/null
 kill -TERM "$launcher"
 wait "$launcher"
 ls /app/cache/mcp-supervisor-*.aot >/dev/null || { cat /tmp/training.err >&2; exit 1; }
