@@ -64,9 +64,6 @@ class DeployManifestsTest {
   /** What the kubelet gives {@code status.podIP}: a pod's address, not loopback. */
   private static final String POD_IP = "10.0.0.7";
 
-  /** The management port's default (Pekko Management's, and {@code discovery.managementPort}'s). */
-  private static final int MANAGEMENT_PORT_DEFAULT = 7626;
-
   private static List<JsonNode> manifests;
   private static JsonNode deployment;
   private static JsonNode container;
@@ -198,11 +195,12 @@ class DeployManifestsTest {
         discovery.getString("serviceName"));
     assertTrue(
         discovery.getInt("requiredContactPoints") <= deployment.at("/spec/replicas").asInt());
-    int management =
-        discovery.hasPath("managementPort")
-            ? discovery.getInt("managementPort")
-            : MANAGEMENT_PORT_DEFAULT;
-    assertEquals(ports.get("management"), management, "the port discovery looks up by name");
+    // written out, not left to the default, so that the pod's port can be compared with it
+    int management = discovery.getInt("managementPort");
+    // discovery reaches each pod's container port of this name (absent: managementPort itself)
+    String portName =
+        discovery.hasPath("portName") ? discovery.getString("portName") : "management";
+    assertEquals(ports.get(portName), management, "the management endpoint's container port");
   }
 
   @Test
