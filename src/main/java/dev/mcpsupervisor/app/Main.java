@@ -223,10 +223,7 @@ public final class Main implements Callable<Integer> {
     Config settings = ConfigFactory.load().getConfig(SETTINGS);
     Duration startTimeout = settings.getDuration("startTimeout");
     Duration drainDeadline = settings.getDuration("drainDeadline");
-    Duration stopBound =
-        drainDeadline
-            .plus(SupervisorSettings.fromConfig(ConfigFactory.load()).shutdownBound())
-            .plus(STOP_SLACK);
+    Duration stopBound = stopBound(ConfigFactory.load());
     CompletableFuture<String> signalled = TerminationSignals.install();
     CompletableFuture<Void> warmedUp = new CompletableFuture<>();
     Tracing tracing = Tracing.of(otel, System::getenv);
@@ -289,6 +286,17 @@ public final class Main implements Callable<Integer> {
     boolean stopped = awaitStopped(application, drainDeadline, stopBound);
     tracing.close();
     return stopped ? EXIT_OK : EXIT_FAILED;
+  }
+
+  /**
+   * How long a stop may take, at most, under {@code config}: the drain, the supervisor's shutdown,
+   * slack. A container's grace period must be longer (deploy/kubernetes is checked against it).
+   */
+  static Duration stopBound(Config config) {
+    return config
+        .getDuration(SETTINGS + ".drainDeadline")
+        .plus(SupervisorSettings.fromConfig(config).shutdownBound())
+        .plus(STOP_SLACK);
   }
 
   /**
