@@ -39,9 +39,8 @@ public final class AdminDesk {
     /** This node's {@code /admin/sessions} document; fails when it cannot be had. */
     CompletionStage<ObjectNode> report();
 
-    CompletionStage<Outcome> restart(String keyId, long sessionId, String detail);
-
-    CompletionStage<Outcome> close(String shownId, String detail);
+    /** Carries out {@code action} on this node (whatever its {@code node} and reply say). */
+    CompletionStage<Outcome> act(Action action);
   }
 
   /** An action's answer: the HTTP status and JSON body the operator gets. */
@@ -184,16 +183,14 @@ public final class AdminDesk {
   private void carryOut(Map<String, ActorRef<Command>> others, Action action) {
     ActorRef<Outcome> replyTo = action.replyTo();
     if (action.node().equals(self)) {
-      CompletionStage<Outcome> done =
-          action instanceof Restart restart
-              ? local.restart(restart.keyId(), restart.sessionId(), restart.detail())
-              : local.close(((Close) action).shownId(), ((Close) action).detail());
-      done.whenComplete(
-          (outcome, failure) ->
-              replyTo.tell(
-                  failure == null
-                      ? outcome
-                      : Outcome.of(503, "unavailable", "the action failed: " + failure)));
+      local
+          .act(action)
+          .whenComplete(
+              (outcome, failure) ->
+                  replyTo.tell(
+                      failure == null
+                          ? outcome
+                          : Outcome.of(503, "unavailable", "the action failed: " + failure)));
       return;
     }
     ActorRef<Command> desk = others.get(action.node());

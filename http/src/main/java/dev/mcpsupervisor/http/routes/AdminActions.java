@@ -80,7 +80,15 @@ public final class AdminActions implements AdminDesk.Local {
   }
 
   @Override
-  public CompletionStage<Outcome> restart(String keyId, long sessionId, String detail) {
+  public CompletionStage<Outcome> act(AdminDesk.Action action) {
+    if (action instanceof AdminDesk.Restart restart) {
+      return restart(restart.keyId(), restart.sessionId(), restart.detail());
+    }
+    AdminDesk.Close close = (AdminDesk.Close) action;
+    return close(close.shownId(), close.detail());
+  }
+
+  private CompletionStage<Outcome> restart(String keyId, long sessionId, String detail) {
     return supervisor
         .snapshot()
         .thenCompose(
@@ -121,8 +129,7 @@ public final class AdminActions implements AdminDesk.Local {
             });
   }
 
-  @Override
-  public CompletionStage<Outcome> close(String shownId, String detail) {
+  private CompletionStage<Outcome> close(String shownId, String detail) {
     return Asks.<DownstreamSessions.Command, Boolean>ask(
             sessions,
             replyTo ->

@@ -343,18 +343,14 @@ public final class AdminRoutes extends AllDirectives {
       outcome =
           Asks.ask(desk, action::apply, AdminDesk.MEMBER_TIMEOUT.plus(ASK_TIMEOUT), scheduler);
     } else {
+      // a single node acts here; no desk answers, so the action needs no reply
       AdminDesk.Action here = action.apply(null);
-      if (!here.node().equals(self)) {
-        outcome =
-            CompletableFuture.completedFuture(
-                AdminDesk.Outcome.of(
-                    404, "unknown", "this gateway is no cluster: no node " + here.node()));
-      } else if (here instanceof AdminDesk.Restart restart) {
-        outcome = actions.restart(restart.keyId(), restart.sessionId(), restart.detail());
-      } else {
-        AdminDesk.Close close = (AdminDesk.Close) here;
-        outcome = actions.close(close.shownId(), close.detail());
-      }
+      outcome =
+          here.node().equals(self)
+              ? actions.act(here)
+              : CompletableFuture.completedFuture(
+                  AdminDesk.Outcome.of(
+                      404, "unknown", "this gateway is no cluster: no node " + here.node()));
     }
     return outcome
         .thenApply(done -> McpResponses.json(StatusCodes.get(done.status()), done.body()))
