@@ -12,6 +12,7 @@ import dev.mcpsupervisor.http.access.CallerIdentity;
 import dev.mcpsupervisor.http.access.RequestHeaderDeadline;
 import dev.mcpsupervisor.http.access.SessionIdSeal;
 import dev.mcpsupervisor.http.access.StreamQuota;
+import dev.mcpsupervisor.http.cluster.AdminDesk;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
@@ -22,6 +23,7 @@ import dev.mcpsupervisor.http.ops.ConfigReloader;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.ops.Readiness;
+import dev.mcpsupervisor.http.routes.AdminActions;
 import dev.mcpsupervisor.http.routes.AdminRoutes;
 import dev.mcpsupervisor.http.routes.GatewayRoutes;
 import dev.mcpsupervisor.http.routes.McpRoutes;
@@ -220,20 +222,40 @@ public final class GatewayServer {
                                 : CompletableFuture.<ActorRef<NodeDesk.Command>>completedFuture(
                                     null))
                             .thenCompose(
-                                desk ->
-                                    bind(
-                                        supervisor,
-                                        config,
-                                        metrics,
-                                        settings,
-                                        registry,
-                                        directory,
-                                        access,
-                                        endpoints,
-                                        stateless,
-                                        desk,
-                                        reloader,
-                                        warmedUp))));
+                                desk -> {
+                                  AdminActions actions =
+                                      new AdminActions(
+                                          supervisor,
+                                          registry,
+                                          metrics,
+                                          system.scheduler(),
+                                          reloader);
+                                  // in a cluster, the operations page shows every member: their
+                                  // admin desks answer for them
+                                  return (membership.clustered()
+                                          ? supervisor.spawn(
+                                              AdminDesk.create(membership.selfAddress(), actions),
+                                              "mcp-gateway-admin-desk-" + instance)
+                                          : CompletableFuture
+                                              .<ActorRef<AdminDesk.Command>>completedFuture(null))
+                                      .thenCompose(
+                                          adminDesk ->
+                                              bind(
+                                                  supervisor,
+                                                  config,
+                                                  metrics,
+                                                  settings,
+                                                  registry,
+                                                  directory,
+                                                  access,
+                                                  endpoints,
+                                                  stateless,
+                                                  desk,
+                                                  actions,
+                                                  adminDesk,
+                                                  reloader,
+                                                  warmedUp));
+                                })));
   }
 
   private static CompletionStage<GatewayServer> bind(
@@ -247,6 +269,8 @@ public final class GatewayServer {
       Map<String, McpEndpoint> endpoints,
       StatelessRequest.Gateway stateless,
       ActorRef<NodeDesk.Command> desk,
+      AdminActions actions,
+      ActorRef<AdminDesk.Command> adminDesk,
       ConfigReloader reloader,
       CompletionStage<?> warmedUp) {
     ActorSystem<?> system = supervisor.actorSystem();
@@ -273,8 +297,9 @@ public final class GatewayServer {
             config, metrics, system.dispatchers().lookup(DispatcherSelector.blocking()));
     AdminRoutes admin =
         new AdminRoutes(
-            supervisor,
-            sessions,
+            actions,
+            adminDesk,
+            membership.selfAddress(),
             metrics,
             system.scheduler(),
             mcp.streamQuota(),

@@ -1,7 +1,6 @@
 package dev.mcpsupervisor.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -158,9 +157,19 @@ class AnyNodeTest {
     }
     assertTrue(entry != null, "the node holding it lists it: " + listed);
     assertEquals(home.supervisor.membership().selfAddress(), entry.path("node").asText());
-    assertFalse(
-        other.get("/admin/sessions").body().contains(shown),
-        "only the node holding a session lists it");
+    JsonNode listedThere =
+        TestGateway.json(other.get("/admin/sessions").body()).path("downstreamSessions");
+    List<String> nodesThere = new ArrayList<>();
+    listedThere.forEach(
+        each -> {
+          if (each.path("id").asText().equals(shown)) {
+            nodesThere.add(each.path("node").asText());
+          }
+        });
+    assertEquals(
+        List.of(home.supervisor.membership().selfAddress()),
+        nodesThere,
+        "the other node lists it once, as the holding node's");
     try (SseStream listening =
             SseStream.open(
                 other,

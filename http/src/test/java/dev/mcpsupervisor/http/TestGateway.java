@@ -10,6 +10,7 @@ import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
+import dev.mcpsupervisor.http.ops.ConfigReloader;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
@@ -60,6 +61,11 @@ public final class TestGateway implements AutoCloseable {
   final String base;
 
   private TestGateway(SupervisorConfig config, String settings, McpTelemetry telemetry) {
+    this(config, settings, telemetry, ConfigReloader.BUILT_IN);
+  }
+
+  private TestGateway(
+      SupervisorConfig config, String settings, McpTelemetry telemetry, String fingerprint) {
     supervisor =
         SessionSupervisor.start(
             config,
@@ -71,7 +77,14 @@ public final class TestGateway implements AutoCloseable {
                         "pekko.loglevel = WARNING\npekko.log-dead-letters = off"))
                 .withFallback(ConfigFactory.load()),
             telemetry);
-    server = await(GatewayServer.start(supervisor, config.gateway(), metrics));
+    server =
+        await(
+            GatewayServer.start(
+                supervisor,
+                config.gateway(),
+                metrics,
+                new ConfigReloader(null, supervisor, metrics, fingerprint),
+                CompletableFuture.completedFuture(null)));
     base = "http://127.0.0.1:" + server.address().getPort();
   }
 
@@ -81,6 +94,12 @@ public final class TestGateway implements AutoCloseable {
    */
   static TestGateway start(String settings, GatewayConfig gateway, ServerConfig... servers) {
     return new TestGateway(config(gateway, servers), settings, McpTelemetry.OFF);
+  }
+
+  /** As {@link #start(String, GatewayConfig, ServerConfig...)}, its configuration's fingerprint. */
+  static TestGateway start(
+      String settings, String fingerprint, GatewayConfig gateway, ServerConfig... servers) {
+    return new TestGateway(config(gateway, servers), settings, McpTelemetry.OFF, fingerprint);
   }
 
   /** A gateway tracing with {@code telemetry}. */
@@ -123,7 +142,9 @@ public final class TestGateway implements AutoCloseable {
         "dev.mcpsupervisor.http.cluster.NodeDesk$Leave",
         "dev.mcpsupervisor.http.cluster.NodeDesk$ExchangeOver",
         "dev.mcpsupervisor.http.cluster.NodeDesk$EdgeGone",
-        "dev.mcpsupervisor.http.cluster.NodeDesk$Abandon"]
+        "dev.mcpsupervisor.http.cluster.NodeDesk$Abandon",
+        "dev.mcpsupervisor.http.cluster.AdminDesk$Gather",
+        "dev.mcpsupervisor.http.cluster.AdminDesk$DesksChanged"]
       pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
       """;
 

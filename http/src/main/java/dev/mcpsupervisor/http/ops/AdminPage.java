@@ -147,7 +147,38 @@ public final class AdminPage {
           .append(escape(member.path("address").asText()))
           .append("</code></li>");
     }
-    return html.append("</ul>").toString();
+    html.append("</ul>");
+    JsonNode nodes = cluster.path("nodes");
+    if (nodes.isEmpty()) {
+      return html.toString();
+    }
+    if (cluster.path("drift").asBoolean()) {
+      html.append(
+          "<p class=\"drift\"><span class=\"badge bad\">configuration drift</span> the members"
+              + " run different configurations: reload the file where it is not the same</p>");
+    }
+    html.append(
+        "<table class=\"nodes\"><thead><tr><th>node</th><th>view</th><th>configuration</th>"
+            + "<th>loaded</th></tr></thead><tbody>");
+    for (JsonNode node : nodes) {
+      String state = node.path("state").asText();
+      html.append("<tr class=\"node\" data-node=\"")
+          .append(escape(node.path("node").asText()))
+          .append("\" data-state=\"")
+          .append(escape(state))
+          .append("\"><td><code>")
+          .append(escape(node.path("node").asText()))
+          .append("</code></td><td><span class=\"badge ")
+          .append("answered".equals(state) ? "good" : "bad")
+          .append("\">")
+          .append(escape(state))
+          .append("</span></td><td><code>")
+          .append(escape(node.path("fingerprint").asText("–")))
+          .append("</code></td><td>")
+          .append(escape(node.path("loadedAt").asText("–")))
+          .append("</td></tr>");
+    }
+    return html.append("</tbody></table>").toString();
   }
 
   private static String servers(ObjectNode report) {
@@ -294,8 +325,12 @@ public final class AdminPage {
         .append(" · key <code>")
         .append(escape(keyId))
         .append("</code> · ")
-        .append(count(key.path("leases").asInt(), "lease"))
-        .append("</p>");
+        .append(count(key.path("leases").asInt(), "lease"));
+    String node = key.path("node").asText("");
+    if (!node.isEmpty()) {
+      html.append(" · node <code>").append(escape(node)).append("</code>");
+    }
+    html.append("</p>");
     JsonNode sessions = key.path("sessions");
     if (sessions.isEmpty()) {
       return html.append("<p class=\"empty\">No upstream session.</p></section>").toString();
@@ -343,7 +378,7 @@ public final class AdminPage {
       if ("ready".equals(state)) {
         html.append(
             action(
-                "/admin/servers/" + path(keyId) + "/sessions/" + id + "/restart",
+                "/admin/servers/" + path(keyId) + "/sessions/" + id + "/restart" + onNode(node),
                 "Restart",
                 "Restart upstream session " + id + " of " + server + "?"));
       }
@@ -356,6 +391,8 @@ public final class AdminPage {
     if (sessions.isEmpty()) {
       return "<p class=\"empty\">No downstream session (2026-07-28 callers hold none).</p>";
     }
+    // in a cluster every node lists the sessions it serves
+    boolean clustered = sessions.get(0).has("node");
     Map<String, List<JsonNode>> byEndpoint = new TreeMap<>();
     for (JsonNode session : sessions) {
       byEndpoint
@@ -369,18 +406,26 @@ public final class AdminPage {
               .append(escape(endpoint))
               .append("</code> <small>")
               .append(count(list.size(), "session"))
-              .append("</small></h3><table><thead><tr><th>session</th><th>identity</th>")
+              .append("</small></h3><table><thead><tr><th>session</th>")
+              .append(clustered ? "<th>node</th>" : "")
+              .append("<th>identity</th>")
               .append("<th>era</th><th>client</th><th>idle</th><th>leases</th><th></th>")
               .append("</tr></thead><tbody>");
           for (JsonNode session : list) {
             String id = session.path("id").asText();
+            String node = session.path("node").asText("");
             JsonNode client = session.path("client");
             html.append("<tr class=\"downstream\" data-session=\"")
                 .append(escape(id))
+                .append("\" data-node=\"")
+                .append(escape(node))
                 .append("\"><td><code>")
                 .append(escape(id))
-                .append("</code></td><td>")
-                .append(escape(session.path("identity").asText()))
+                .append("</code></td><td>");
+            if (clustered) {
+              html.append("<code>").append(escape(node)).append("</code></td><td>");
+            }
+            html.append(escape(session.path("identity").asText()))
                 .append("</td><td>")
                 .append(escape(session.path("protocolVersion").asText("–")))
                 .append("</td><td>")
@@ -394,7 +439,7 @@ public final class AdminPage {
                 .append("</td><td>")
                 .append(
                     action(
-                        "/admin/sessions/" + path(id) + "/close",
+                        "/admin/sessions/" + path(id) + "/close" + onNode(node),
                         "Close",
                         "Close downstream session " + id + "? Its client must initialize again."))
                 .append("</td></tr>");
@@ -415,6 +460,11 @@ public final class AdminPage {
   }
 
   // ---------------------------------------------------------------------------------------- words
+
+  /** The query that names the member an action is carried out on; none for a single node. */
+  private static String onNode(String node) {
+    return node.isEmpty() ? "" : "?node=" + path(node);
+  }
 
   static String escape(String text) {
     StringBuilder escaped = new StringBuilder(text.length());

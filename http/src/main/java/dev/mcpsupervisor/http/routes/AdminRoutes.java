@@ -3,18 +3,15 @@ package dev.mcpsupervisor.http.routes;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.Asks;
-import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.http.access.AccessControl;
 import dev.mcpsupervisor.http.access.Authentication;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.StreamQuota;
+import dev.mcpsupervisor.http.cluster.AdminDesk;
 import dev.mcpsupervisor.http.ops.AdminPage;
 import dev.mcpsupervisor.http.ops.ConfigReloader;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.OpsJournal;
-import dev.mcpsupervisor.http.session.AdminReport;
-import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.stream.McpResponses;
 import dev.mcpsupervisor.http.stream.SseFrames;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -46,19 +43,16 @@ import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.SharedKillSwitch;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@code /admin} endpoints: the operations page {@code /admin} ({@link AdminPage}), its live
  * feed {@code /admin/events}, the report {@code /admin/sessions} (JSON, {@link AdminReport}), and
  * the page's two actions: restart an upstream session, close a downstream session (audited in the
- * log and the {@link OpsJournal}). Behind the bearer token when tokens are configured, for loopback
- * clients only when none are. HTTP only.
+ * log and the {@link OpsJournal}). In a cluster the report is every member's, and an action names
+ * its member ({@code ?node=}) and is carried out there, both through the {@link AdminDesk}. Behind
+ * the bearer token when tokens are configured, for loopback clients only when none are. HTTP only.
  */
 public final class AdminRoutes extends AllDirectives {
-
-  private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
 
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(5);
 
@@ -68,9 +62,9 @@ public final class AdminRoutes extends AllDirectives {
   /** Event streams at once, whoever holds them (loopback callers are not counted by the quota). */
   static final int MAX_EVENT_STREAMS = 64;
 
-  private final SessionSupervisor supervisor;
-  private final ActorRef<DownstreamSessions.Command> sessions;
-  private final GatewayMetrics metrics;
+  private final AdminActions actions;
+  private final ActorRef<AdminDesk.Command> desk;
+  private final String self;
   private final Scheduler scheduler;
   private final OpsJournal journal;
   private final StreamQuota streamQuota;
@@ -79,21 +73,25 @@ public final class AdminRoutes extends AllDirectives {
   private final SharedKillSwitch stopped = KillSwitches.shared("admin-event-streams");
 
   /**
+   * @param desk this node's admin desk in a cluster (every member is shown, and acted on there), or
+   *     null
+   * @param self this node's address in a cluster
    * @param streamQuota the streams a caller may hold open, shared with the MCP routes
    * @param authentication whether callers authenticate (else the admin endpoints are
    *     loopback-only), and how a refusal says so
    */
   public AdminRoutes(
-      SessionSupervisor supervisor,
-      ActorRef<DownstreamSessions.Command> sessions,
+      AdminActions actions,
+      ActorRef<AdminDesk.Command> desk,
+      String self,
       GatewayMetrics metrics,
       Scheduler scheduler,
       StreamQuota streamQuota,
       Authentication authentication,
       ConfigReloader reloader) {
-    this.supervisor = supervisor;
-    this.sessions = sessions;
-    this.metrics = metrics;
+    this.actions = actions;
+    this.desk = desk;
+    this.self = self;
     this.scheduler = scheduler;
     this.journal = metrics.journal();
     this.streamQuota = streamQuota;
@@ -165,11 +163,10 @@ public final class AdminRoutes extends AllDirectives {
                 .slash("sessions")
                 .slash(PathMatchers.longSegment())
                 .slash("restart"),
-            (keyId, sessionId) ->
-                post(() -> action(caller, reason -> restart(caller, keyId, sessionId, reason)))),
+            (keyId, sessionId) -> post(() -> restart(caller, keyId, sessionId))),
         path(
             PathMatchers.segment("sessions").slash(PathMatchers.segment()).slash("close"),
-            shownId -> post(() -> action(caller, reason -> close(caller, shownId, reason)))));
+            shownId -> post(() -> close(caller, shownId))));
   }
 
   /** Without tokens, the admin endpoints answer this machine only. */
@@ -306,50 +303,57 @@ public final class AdminRoutes extends AllDirectives {
         });
   }
 
-  private CompletionStage<HttpResponse> restart(
-      Identity caller, String keyId, long sessionId, String reason) {
-    return supervisor
-        .snapshot()
-        .thenCompose(
-            snapshot -> {
-              Optional<SupervisorSnapshot.KeySnapshot> key =
-                  snapshot.keys().stream().filter(k -> k.keyId().equals(keyId)).findFirst();
-              if (key.isEmpty()) {
-                return CompletableFuture.completedFuture(
-                    McpResponses.json(
-                        StatusCodes.NOT_FOUND, message("unknown", "no server key " + keyId)));
-              }
-              String server = key.get().server();
-              String detail = audit(caller, reason);
-              return supervisor
-                  .restartSession(keyId, sessionId, detail)
-                  .thenApply(
-                      restarted -> {
-                        if (!restarted) {
-                          return McpResponses.json(
-                              StatusCodes.CONFLICT,
-                              message(
-                                  "not restarted",
-                                  "upstream session "
-                                      + sessionId
-                                      + " of "
-                                      + server
-                                      + " is not ready (or gone): nothing to restart"));
-                        }
-                        // the session lists it (restart requested, who and why) before it restarts
-                        log.info(
-                            "admin: upstream session {} of {} ({}) restarted {}",
-                            sessionId,
-                            server,
-                            keyId,
-                            detail);
-                        return McpResponses.json(
-                            StatusCodes.OK,
-                            message(
-                                "restarting",
-                                "upstream session " + sessionId + " of " + server + " restarts"));
-                      });
-            })
+  private Route restart(Identity caller, String keyId, long sessionId) {
+    return nodeParameter(
+        node ->
+            action(
+                caller,
+                reason ->
+                    carryOut(
+                        replyTo ->
+                            new AdminDesk.Restart(
+                                node, keyId, sessionId, audit(caller, reason), replyTo))));
+  }
+
+  private Route close(Identity caller, String shownId) {
+    return nodeParameter(
+        node ->
+            action(
+                caller,
+                reason ->
+                    carryOut(
+                        replyTo ->
+                            new AdminDesk.Close(node, shownId, audit(caller, reason), replyTo))));
+  }
+
+  /** The member an action is for: {@code ?node=}, this node without one. */
+  private Route nodeParameter(java.util.function.Function<String, Route> inner) {
+    return parameterOptional("node", node -> inner.apply(node.orElse(self)));
+  }
+
+  /**
+   * An operator's action: carried out on the member it names (this node's own through its desk too,
+   * in a cluster), audited there.
+   */
+  private CompletionStage<HttpResponse> carryOut(
+      java.util.function.Function<ActorRef<AdminDesk.Outcome>, AdminDesk.Action> action) {
+    CompletionStage<AdminDesk.Outcome> outcome;
+    if (desk != null) {
+      // the desk bounds a member's answer; this bounds the desk's
+      outcome =
+          Asks.ask(desk, action::apply, AdminDesk.MEMBER_TIMEOUT.plus(ASK_TIMEOUT), scheduler);
+    } else {
+      // a single node acts here; no desk answers, so the action needs no reply
+      AdminDesk.Action here = action.apply(null);
+      outcome =
+          here.node().equals(self)
+              ? actions.act(here)
+              : CompletableFuture.completedFuture(
+                  AdminDesk.Outcome.of(
+                      404, "unknown", "this gateway is no cluster: no node " + here.node()));
+    }
+    return outcome
+        .thenApply(done -> McpResponses.json(StatusCodes.get(done.status()), done.body()))
         .exceptionally(this::unavailable);
   }
 
@@ -363,7 +367,7 @@ public final class AdminRoutes extends AllDirectives {
         .thenApply(
             outcome -> {
               ObjectNode json = message(outcome.status(), outcome.message());
-              json.set("config", loadedJson(outcome.loaded()));
+              json.set("config", AdminActions.loadedJson(outcome.loaded()));
               StatusCode status =
                   switch (outcome.status()) {
                     case "reloaded" -> StatusCodes.OK;
@@ -375,37 +379,6 @@ public final class AdminRoutes extends AllDirectives {
                 json.set("servers", JsonRpcCodec.mapper().valueToTree(outcome.change()));
               }
               return McpResponses.json(status, json);
-            })
-        .exceptionally(this::unavailable);
-  }
-
-  private static ObjectNode loadedJson(ConfigReloader.Loaded loaded) {
-    return JsonRpcCodec.emptyObject()
-        .put("fingerprint", loaded.fingerprint())
-        .put("loadedAt", loaded.at().toString());
-  }
-
-  private CompletionStage<HttpResponse> close(Identity caller, String shownId, String reason) {
-    String detail = audit(caller, reason);
-    return Asks.<DownstreamSessions.Command, Boolean>ask(
-            sessions,
-            replyTo ->
-                new DownstreamSessions.CloseShown(
-                    shownId, "closed by an operator " + detail, replyTo),
-            ASK_TIMEOUT,
-            scheduler)
-        .thenApply(
-            closed -> {
-              if (!closed) {
-                return McpResponses.json(
-                    StatusCodes.NOT_FOUND,
-                    message("unknown", "no downstream session " + shownId + " on this node"));
-              }
-              log.info("admin: downstream session {} closed {}", shownId, detail);
-              journal.action("session closed", "downstream", "", shownId, detail);
-              return McpResponses.json(
-                  StatusCodes.OK,
-                  message("closed", "downstream session " + shownId + " is closed"));
             })
         .exceptionally(this::unavailable);
   }
@@ -433,24 +406,21 @@ public final class AdminRoutes extends AllDirectives {
     return JsonRpcCodec.emptyObject().put("status", status).put("message", message);
   }
 
-  /** The {@code /admin/sessions} document as it is now. */
+  /**
+   * The {@code /admin/sessions} document as it is now: this node's, or in a cluster every member's
+   * ({@link AdminDesk.Gather}).
+   */
   private CompletionStage<ObjectNode> report() {
-    return listing()
-        .thenCombine(
-            supervisor.snapshot(),
-            (listing, snapshot) ->
-                withConfig(
-                    AdminReport.of(
-                        listing,
-                        snapshot,
-                        supervisor.membership(),
-                        metrics.recentCalls().summaries(),
-                        Instant.now())));
-  }
-
-  private ObjectNode withConfig(ObjectNode report) {
-    report.set("config", loadedJson(reloader.loaded()));
-    return report;
+    if (desk == null) {
+      return actions.report();
+    }
+    return Asks.<AdminDesk.Command, AdminDesk.Gathered>ask(
+            desk, AdminDesk.Gather::new, AdminDesk.MEMBER_TIMEOUT.plus(ASK_TIMEOUT), scheduler)
+        .thenCompose(
+            gathered ->
+                gathered.failure() == null
+                    ? CompletableFuture.completedFuture(gathered.report())
+                    : CompletableFuture.failedFuture(gathered.failure()));
   }
 
   /** A report without the supervisor's part would say "no sessions": say why not. */
@@ -465,9 +435,5 @@ public final class AdminRoutes extends AllDirectives {
   /** Ends the event streams: the gateway stops. */
   public void stop() {
     stopped.shutdown();
-  }
-
-  private CompletionStage<DownstreamSessions.Listing> listing() {
-    return Asks.ask(sessions, DownstreamSessions.ListSessions::new, ASK_TIMEOUT, scheduler);
   }
 }

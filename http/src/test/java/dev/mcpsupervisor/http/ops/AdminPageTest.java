@@ -44,6 +44,37 @@ class AdminPageTest {
   }
 
   @Test
+  void aClustersPageNamesEachSessionsNodeAndEachMembersConfiguration() {
+    String b = "pekko://sys@10.0.0.2:25520";
+    ObjectNode report = report();
+    ((ObjectNode) report.path("downstreamSessions").get(0)).put("node", b);
+    ((ObjectNode) report.path("serverKeys").get(0)).put("node", b);
+    ObjectNode cluster = report.putObject("cluster").put("self", "pekko://sys@10.0.0.1:25520");
+    cluster.putArray("members");
+    cluster.put("drift", true);
+    cluster
+        .putArray("nodes")
+        .add(object().put("node", b).put("state", "answered").put("fingerprint", "f00d"))
+        .add(object().put("node", "pekko://sys@10.0.0.3:25520").put("state", "unreachable"));
+    String page = AdminPage.render(report, List.of(), Instant.EPOCH);
+    String onB = "?node=pekko%3A%2F%2Fsys%4010.0.0.2%3A25520";
+    assertTrue(page.contains("data-action=\"/admin/servers/demo-1/sessions/3/restart" + onB));
+    assertTrue(page.contains("data-action=\"/admin/sessions/abcdefgh%E2%80%A6/close" + onB));
+    assertTrue(page.contains("<th>node</th>"), "a node column");
+    assertTrue(page.contains("data-node=\"" + b + "\" data-state=\"answered\""));
+    assertTrue(page.contains("<code>f00d</code>"));
+    assertTrue(page.contains("data-state=\"unreachable\""));
+    assertTrue(page.contains("configuration drift"));
+    String single = AdminPage.render(report(), List.of(), Instant.EPOCH);
+    assertFalse(single.contains("?node="), "a single node's actions name none");
+    assertFalse(single.contains("<th>node</th>"));
+  }
+
+  private static ObjectNode object() {
+    return JsonRpcCodec.emptyObject();
+  }
+
+  @Test
   void theTokenPageShowsNothingOfTheGateway() {
     String page = AdminPage.render(null, List.of(), Instant.EPOCH);
     assertTrue(page.contains("data-token=\"needed\""));
