@@ -218,6 +218,25 @@ class LauncherScriptTest {
     assertEquals(1, files(".aot").size());
   }
 
+  /** One client's front needs no C2: its compilations would delay the first answer. */
+  @Test
+  void theDesktopFrontsRunWithC1OnlyUnlessJavaOptsSayOtherwise() throws Exception {
+    Map<String, String> plain = Map.of("MCP_SUPERVISOR_CDS", "off");
+    assertEquals(0, launch(plain, "stdio"));
+    assertEquals(0, launch(plain, "connect", "http://127.0.0.1:1/mcp"));
+    assertEquals(0, launch(plain, "--port", "0"));
+    Map<String, String> overridden =
+        Map.of("MCP_SUPERVISOR_CDS", "off", "JAVA_OPTS", "-XX:TieredStopAtLevel=4");
+    assertEquals(0, launch(overridden, "stdio"));
+    assertEquals(
+        List.of(
+            "-XX:TieredStopAtLevel=1 -jar " + jar + " stdio",
+            "-XX:TieredStopAtLevel=1 -jar " + jar + " connect http://127.0.0.1:1/mcp",
+            "-jar " + jar + " --port 0",
+            "-XX:TieredStopAtLevel=1 -XX:TieredStopAtLevel=4 -jar " + jar + " stdio"),
+        Files.readAllLines(log));
+  }
+
   @Test
   void cdsOffRunsPlainJavaJar() throws Exception {
     assertEquals(0, launch(Map.of("MCP_SUPERVISOR_CDS", "off"), "--port", "0"));
@@ -237,7 +256,9 @@ class LauncherScriptTest {
     builder.environment().put("MCP_SUPERVISOR_JAR", jar.toString());
     builder.environment().put("MCP_SUPERVISOR_CDS_DIR", cacheDir.toString());
     builder.environment().put("FAKE_LOG", log.toString());
-    builder.environment().remove("JAVA_OPTS");
+    if (!environment.containsKey("JAVA_OPTS")) {
+      builder.environment().remove("JAVA_OPTS");
+    }
     builder
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(temp.resolve("launcher.out").toFile()));
