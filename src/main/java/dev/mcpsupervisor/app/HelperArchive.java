@@ -52,8 +52,7 @@ final class HelperArchive {
     return List.of(
         "-XX:SharedArchiveFile=" + archive(prefix, mainClass),
         "-Xshare:auto",
-        // the JVM's own warnings (e.g. an archive it cannot use) on stderr: stdout is the
-        // protocol's
+        // the JVM's warnings (an archive it cannot use) on stderr: stdout is the protocol's
         "-Xlog:disable",
         "-Xlog:all=warning:stderr");
   }
