@@ -3,7 +3,7 @@
 # and measures its startup (wall and CPU to the "listening" line), the CPU per call over the first 3,000 calls after
 # start, then (after a long warm run) over 3,000 warm calls. One run, variants one after another; repeat with -r.
 # Variants: JVM options (plain, cds, c1, ...), and the gateway's own warm-up: nowarm (warmup.calls=0), warmup-N
-# (warmup.calls=N, no max duration to speak of); plain and the JVM variants run the default warm-up. On a JDK 25+
+# (warmup.calls=N, no max duration to speak of), cds-nowarm; plain and the JVM variants run the default warm-up. On a JDK 25+
 # (JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java), aot and aot-nowarm run with an AOT cache and compact headers.
 # Usage: [JAVA=...] bench/warmup.sh [-r RUNS] [-w WARM_RUNS] [VARIANT...]   (see docs/benchmarks.md, "Warm-up")
 set -euo pipefail
@@ -43,6 +43,7 @@ jvm_options() { # VARIANT -> the JVM options it adds
   case "$1" in
     plain) ;;
     cds) echo "-XX:SharedArchiveFile=$ARCHIVE" ;;
+    cds-nowarm) echo "-XX:SharedArchiveFile=$ARCHIVE -Dmcp-supervisor.application.warmup.calls=0" ;;
     c1) echo "-XX:TieredStopAtLevel=1" ;;
     cds-c1) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:TieredStopAtLevel=1" ;;
     serial) echo "-XX:+UseSerialGC" ;;

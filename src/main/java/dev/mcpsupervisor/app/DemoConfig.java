@@ -65,13 +65,14 @@ public final class DemoConfig {
   }
 
   /**
-   * {@code <this java> <small-JVM options> -cp <this jar or classpath> <mainClass>}: a short-lived
-   * helper process run from the application's own code.
+   * {@code <this java> <small-JVM options> <its archive> -cp <this jar or classpath> <mainClass>}:
+   * a short-lived helper process run from the application's own code.
    */
   static List<String> smallJvmCommand(String mainClass) {
     List<String> command = new ArrayList<>();
     command.add(javaBinary());
     command.addAll(SMALL_JVM_OPTIONS);
+    command.addAll(HelperArchive.options(mainClass));
     command.add("-cp");
     command.add(absoluteClasspath());
     command.add(mainClass);

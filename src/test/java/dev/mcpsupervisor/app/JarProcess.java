@@ -120,10 +120,15 @@ final class JarProcess implements AutoCloseable {
    * Waits (bounded) for the process to end and for its output to be read; answers its exit status.
    */
   int awaitExit() {
+    return awaitExit(EXIT_TIMEOUT);
+  }
+
+  /** {@link #awaitExit()} within {@code bound}. */
+  int awaitExit(Duration bound) {
     try {
-      if (!process.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+      if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
         throw new IllegalStateException(
-            "still running after " + EXIT_TIMEOUT + "; stderr:\n" + stderrText());
+            "still running after " + bound + "; stderr:\n" + stderrText());
       }
       outputsEnded.get(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       return process.exitValue();

@@ -12,7 +12,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * bin/mcp-supervisor, run with a stand-in {@code java} (JAVA_HOME/bin/java, a script that records
  * its arguments and, given -XX:ArchiveClassesAtExit, writes that file as the JVM does at exit; as a
- * Java 25, given -XX:AOTConfiguration or -XX:AOTCache, writes those as the JVM does).
+ * Java 25, given -XX:AOTConfiguration or -XX:AOTCache, writes those as the JVM does; run as {@link
+ * HelperArchive}, writes the demo server's archive).
  */
 class LauncherScriptTest {
 
@@ -40,6 +43,8 @@ class LauncherScriptTest {
           -XX:AOTMode=create) create=1 ;;
           -XX:AOTConfiguration=*) training="${argument#*=}" ;;
           -XX:AOTCache=*) cache="${argument#*=}" ;;
+          -Dmcp-supervisor.helperArchive=*) helper="${argument#*=}" ;;
+          dev.mcpsupervisor.app.HelperArchive) echo archive >"$helper-DemoServer.jsa" ;;
         esac
       done
       echo 'the gateway on stdout'
@@ -81,13 +86,23 @@ class LauncherScriptTest {
 
     assertEquals(0, launch(Map.of(), "--port", "0"));
     List<String> calls = Files.readAllLines(log);
-    assertEquals(2, calls.size(), calls.toString());
-    assertTrue(calls.get(0).startsWith("-XX:ArchiveClassesAtExit=" + archive + "."), calls.get(0));
-    assertTrue(calls.get(0).endsWith(" -jar " + jar + " --port 0"), calls.get(0));
     assertEquals(
-        "-XX:SharedArchiveFile=" + archive + " -Xshare:auto -jar " + jar + " --port 0",
-        calls.get(1));
+        3, calls.size(), "the recording run, the demo server's, the run with it: " + calls);
+    String helpers = helperProperty(archive);
+    assertTrue(calls.get(0).startsWith("-XX:ArchiveClassesAtExit=" + archive + "."), calls.get(0));
+    assertTrue(calls.get(0).endsWith(helpers + " -jar " + jar + " --port 0"), calls.get(0));
+    assertEquals(helpers + " -cp " + jar + " dev.mcpsupervisor.app.HelperArchive", calls.get(1));
+    assertEquals(
+        "-XX:SharedArchiveFile="
+            + archive
+            + " -Xshare:auto "
+            + helpers
+            + " -jar "
+            + jar
+            + " --port 0",
+        calls.get(2));
     assertEquals(List.of(archive), archives());
+    assertEquals(List.of(demoServerArchive(archive)), helperArchives());
   }
 
   @Test
@@ -112,10 +127,14 @@ class LauncherScriptTest {
     Path old = archives().get(0);
     Files.setLastModifiedTime(jar, FileTime.from(Instant.now().plusSeconds(60)));
     assertEquals(0, launch(Map.of(), "--port", "0"));
-    assertTrue(Files.readAllLines(log).get(1).startsWith("-XX:ArchiveClassesAtExit="));
+    assertTrue(Files.readAllLines(log).get(2).startsWith("-XX:ArchiveClassesAtExit="));
     List<Path> archives = archives();
     assertEquals(1, archives.size(), archives.toString());
     assertFalse(archives.contains(old), "the old jar's archive is gone");
+    assertEquals(
+        List.of(demoServerArchive(archives.get(0))),
+        helperArchives(),
+        "the demo server's archive of the old jar is gone too");
   }
 
   /** The stdio front's client talks on stdin: the recording run (a background job) gets it too. */
@@ -126,11 +145,12 @@ class LauncherScriptTest {
     assertEquals(0, launch(Map.of("FAKE_STDIN", "1"), "stdio"));
     assertEquals(0, launch(Map.of("FAKE_STDIN", "1"), "stdio"));
     List<String> calls = Files.readAllLines(log);
-    assertEquals(4, calls.size(), calls.toString());
+    assertEquals(6, calls.size(), "each run, then what it read, the demo server's too: " + calls);
     assertTrue(calls.get(0).contains("-XX:ArchiveClassesAtExit="), "recorded: " + calls);
-    assertTrue(calls.get(2).contains("-XX:SharedArchiveFile="), "then used: " + calls);
+    assertTrue(calls.get(4).contains("-XX:SharedArchiveFile="), "then used: " + calls);
     assertEquals("stdin: {\"jsonrpc\":\"2.0\"}", calls.get(1));
-    assertEquals("stdin: {\"jsonrpc\":\"2.0\"}", calls.get(3));
+    assertEquals("stdin: ", calls.get(3), "the demo server's recording reads none of it");
+    assertEquals("stdin: {\"jsonrpc\":\"2.0\"}", calls.get(5));
   }
 
   @Test
@@ -143,7 +163,8 @@ class LauncherScriptTest {
     Path cache = caches.get(0);
     assertEquals(0, launch(Map.of(), "--port", "0"));
     List<String> calls = Files.readAllLines(log);
-    assertEquals(3, calls.size(), "the training run, the assembly, the run with it: " + calls);
+    assertEquals(
+        4, calls.size(), "the training run, the assembly, the demo server's, the run: " + calls);
     String options =
         "-XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow -Xlog:disable ";
     assertTrue(
@@ -159,11 +180,21 @@ class LauncherScriptTest {
     assertTrue(calls.get(0).endsWith(" -jar " + jar + " --port 0"), calls.get(0));
     assertTrue(calls.get(1).startsWith(options + "-XX:AOTMode=create"), calls.get(1));
     assertEquals(
-        options + "-Xlog:all=warning:stderr -XX:AOTCache=" + cache + " -jar " + jar + " --port 0",
-        calls.get(2));
-    assertEquals(List.of(), archives(), "no class-data archive on 25");
+        options
+            + "-Xlog:all=warning:stderr -XX:AOTCache="
+            + cache
+            + " "
+            + helperProperty(cache)
+            + " -jar "
+            + jar
+            + " --port 0",
+        calls.get(3));
+    assertEquals(List.of(), archives(), "no class-data archive of the gateway's on 25");
     try (Stream<Path> files = Files.list(cacheDir)) {
-      assertEquals(List.of(cache), files.toList(), "no training file left behind");
+      assertEquals(
+          Set.of(cache, demoServerArchive(cache)),
+          files.collect(Collectors.toSet()),
+          "no training file left behind");
     }
     assertEquals(
         List.of("the gateway on stdout", "the gateway on stdout"),
@@ -187,6 +218,25 @@ class LauncherScriptTest {
     assertEquals(1, files(".aot").size());
   }
 
+  /** One client's front needs no C2: its compilations would delay the first answer. */
+  @Test
+  void theDesktopFrontsRunWithC1OnlyUnlessJavaOptsSayOtherwise() throws Exception {
+    Map<String, String> plain = Map.of("MCP_SUPERVISOR_CDS", "off");
+    assertEquals(0, launch(plain, "stdio"));
+    assertEquals(0, launch(plain, "connect", "http://127.0.0.1:1/mcp"));
+    assertEquals(0, launch(plain, "--port", "0"));
+    Map<String, String> overridden =
+        Map.of("MCP_SUPERVISOR_CDS", "off", "JAVA_OPTS", "-XX:TieredStopAtLevel=4");
+    assertEquals(0, launch(overridden, "stdio"));
+    assertEquals(
+        List.of(
+            "-XX:TieredStopAtLevel=1 -jar " + jar + " stdio",
+            "-XX:TieredStopAtLevel=1 -jar " + jar + " connect http://127.0.0.1:1/mcp",
+            "-jar " + jar + " --port 0",
+            "-XX:TieredStopAtLevel=1 -XX:TieredStopAtLevel=4 -jar " + jar + " stdio"),
+        Files.readAllLines(log));
+  }
+
   @Test
   void cdsOffRunsPlainJavaJar() throws Exception {
     assertEquals(0, launch(Map.of("MCP_SUPERVISOR_CDS", "off"), "--port", "0"));
@@ -206,7 +256,9 @@ class LauncherScriptTest {
     builder.environment().put("MCP_SUPERVISOR_JAR", jar.toString());
     builder.environment().put("MCP_SUPERVISOR_CDS_DIR", cacheDir.toString());
     builder.environment().put("FAKE_LOG", log.toString());
-    builder.environment().remove("JAVA_OPTS");
+    if (!environment.containsKey("JAVA_OPTS")) {
+      builder.environment().remove("JAVA_OPTS");
+    }
     builder
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(temp.resolve("launcher.out").toFile()));
@@ -218,8 +270,29 @@ class LauncherScriptTest {
     return process.exitValue();
   }
 
+  /** The gateway's class-data archives. */
   private List<Path> archives() throws IOException {
-    return files(".jsa");
+    return files(".jsa").stream()
+        .filter(file -> !file.toString().endsWith("-DemoServer.jsa"))
+        .toList();
+  }
+
+  private List<Path> helperArchives() throws IOException {
+    return files("-DemoServer.jsa");
+  }
+
+  /** The launcher's property for the demo server's archive, beside the gateway's {@code cache}. */
+  private static String helperProperty(Path cache) {
+    return "-D" + HelperArchive.PROPERTY + "=" + withoutExtension(cache);
+  }
+
+  private static Path demoServerArchive(Path cache) {
+    return Path.of(withoutExtension(cache) + "-DemoServer.jsa");
+  }
+
+  private static String withoutExtension(Path cache) {
+    String name = cache.toString();
+    return name.substring(0, name.lastIndexOf('.'));
   }
 
   private List<Path> files(String suffix) throws IOException {
