@@ -12,37 +12,46 @@ class LiveChangesTest {
   private static final String TOKEN = "t".repeat(40);
 
   @Test
-  void serversChangedInPlaceNeedNoRestart() {
-    SupervisorConfig running = config("{a: {command: x, args: [\"1\"]}, b: {command: y}}", "");
+  void serversAddedRemovedOrChangedAndAccessSettingsNeedNoRestart() {
+    SupervisorConfig running =
+        config(
+            "{a: {command: x, args: [\"1\"]}, b: {command: y}}",
+            "authTokens: [\""
+                + TOKEN
+                + "\"], allowedOrigins: [\"https://a.example\"],"
+                + " identities: {token-1: {servers: [a]}}");
     SupervisorConfig next =
         config(
-            "{a: {command: x, args: [\"2\"], maxSessions: 3},"
-                + " b: {command: y, disabledTools: [t]}}",
-            "");
+            "{a: {command: x, args: [\"2\"], maxSessions: 3, toolPrefix: aa},"
+                + " c: {command: z, disabledTools: [t]}}",
+            "authTokens: [\""
+                + TOKEN.replace('t', 'u')
+                + "\"], allowedOrigins: [\"https://b.example\"],"
+                + " allowedHosts: [\"gw.example\"], identities: {token-1: {servers: [c]}}");
 
     assertEquals(List.of(), LiveChanges.needingRestart(running, next));
   }
 
   @Test
-  void addedOrRemovedServersAPrefixAndGatewaySettingsAreNamedNeverTheirValues() {
+  void theBindTheClusterAndTheLimitsAreNamedNeverTheirValues() {
     SupervisorConfig running =
         config(
-            "{a: {command: x}, b: {command: y}}",
+            "{a: {command: x}}",
             "host: \"127.0.0.1\", port: 8080, authTokens: [\"" + TOKEN + "\"]");
     SupervisorConfig next =
         config(
-            "{a: {command: x, toolPrefix: aa}, c: {command: z}}",
-            "host: \"127.0.0.1\", port: 9090, authTokens: [\"" + TOKEN.replace('t', 'u') + "\"]");
+            "{a: {command: x}}",
+            "host: \"127.0.0.2\", port: 9090, maxBatchLength: 3, maxBodyBytes: 1000");
 
     List<String> named = LiveChanges.needingRestart(running, next);
 
     assertEquals(
         List.of(
-            "servers added (c)",
-            "servers removed (b)",
-            "servers.a.toolPrefix",
+            "gateway.host",
             "gateway.port",
-            "gateway.authTokens"),
+            "gateway.authentication (on or off)",
+            "gateway.maxBodyBytes",
+            "gateway.sessionLimits"),
         named);
     assertEquals(false, String.join(" ", named).contains(TOKEN));
   }
