@@ -131,7 +131,6 @@ public final class GatewayServer {
     metrics.initServers(supervisor.config().servers().keySet());
     GatewaySettings settings =
         GatewaySettings.fromConfig(system.settings().config())
-            .withLimits(config.sessionLimits())
             .inCluster(config.cluster(), system.settings().config());
     InForce inForce =
         new InForce(
@@ -243,7 +242,6 @@ public final class GatewayServer {
             directory,
             Materializer.matFromSystem(system),
             settings,
-            config,
             metrics,
             answerTimeout(system, supervisor),
             stateless,

@@ -14,11 +14,11 @@ import java.util.function.Function;
  * What a reload may not change while the gateway serves, so that a reload changing it is refused
  * whole. Live: the servers (added, removed, changed, their {@code toolPrefix}: the endpoints and
  * the aggregated namespace follow the configuration in force), and of the gateway section the
- * static tokens, OAuth, identities and their allow-lists, origins and allowed hosts (read by each
- * request as it arrives). Not live: the bind (host, port) and the cluster, which never can be;
- * whether callers authenticate at all (answers say whether they may be cached publicly); the
- * limits, the body size and the idle timeout (counted and sized by the actors and streams made at
- * start); and {@code watchConfig} (the watch starts with the gateway).
+ * static tokens, OAuth, identities and their allow-lists, origins, allowed hosts and the limits
+ * (read by each request, session or stream as it arrives). Not live: the bind (host, port, and the
+ * connection settings it was made with) and the cluster, which never can be; whether callers
+ * authenticate at all (answers say whether they may be cached publicly); the idle timeout (the
+ * registries' sweeps run by it); and {@code watchConfig} (the watch starts with the gateway).
  */
 public final class LiveChanges {
 
@@ -52,10 +52,10 @@ public final class LiveChanges {
     fields.put("port", GatewayConfig::port);
     fields.put("cluster", GatewayConfig::cluster);
     fields.put("authentication (on or off)", GatewayConfig::requiresAuthentication);
-    fields.put("maxBodyBytes", GatewayConfig::maxBodyBytes);
+    fields.put(
+        "requestHeaderTimeout", gateway -> gateway.connectionLimits().requestHeaderTimeout());
+    fields.put("maxConnections", gateway -> gateway.connectionLimits().maxConnections());
     fields.put("sessionIdleTimeout", GatewayConfig::sessionIdleTimeout);
-    fields.put("connectionLimits", GatewayConfig::connectionLimits);
-    fields.put("sessionLimits", GatewayConfig::sessionLimits);
     fields.put("watchConfig", GatewayConfig::watchConfig);
     return Collections.unmodifiableMap(fields);
   }

@@ -24,7 +24,6 @@ import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.McpResponses;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
-import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -96,7 +95,6 @@ public final class McpRoutes extends AllDirectives {
       SessionDirectory directory,
       Materializer materializer,
       GatewaySettings settings,
-      GatewayConfig gateway,
       GatewayMetrics metrics,
       Duration answerTimeout,
       StatelessRequest.Gateway stateless,
@@ -112,10 +110,14 @@ public final class McpRoutes extends AllDirectives {
     this.readiness = readiness;
     this.pending = stateless.pending();
     this.refusals = new McpRefusals(metrics);
-    this.checks = new McpRequestChecks(refusals, gateway.maxBodyBytes());
+    this.checks = new McpRequestChecks(refusals, () -> inForce.get().gateway().maxBodyBytes());
     this.screen = new EnvelopeScreen(metrics);
     this.bodies =
-        new PostBodies(checks, materializer, gateway.maxBodyBytes(), settings.bodyReadTimeout());
+        new PostBodies(
+            checks,
+            materializer,
+            () -> inForce.get().gateway().maxBodyBytes(),
+            settings.bodyReadTimeout());
     this.exchanges =
         new SessionExchanges(
             sessions,
@@ -124,12 +126,13 @@ public final class McpRoutes extends AllDirectives {
             materializer,
             settings,
             answerTimeout,
-            gateway.connectionLimits().maxStreamBufferBytes(),
+            () -> inForce.get().gateway().connectionLimits().maxStreamBufferBytes(),
             refusals,
             desk,
             readiness);
     this.streamQuota =
-        new StreamQuota(gateway.connectionLimits().maxStreamsPerIdentity(), refusals);
+        new StreamQuota(
+            () -> inForce.get().gateway().connectionLimits().maxStreamsPerIdentity(), refusals);
     this.stateless =
         new StatelessRoutes(exchanges, settings, metrics, stateless, inForce, callers, streamQuota);
     this.spans = new ServerSpans(stateless.supervisor().telemetry());
@@ -282,7 +285,7 @@ public final class McpRoutes extends AllDirectives {
       messages.add(single.message());
     } else {
       List<ParsedPayload.Element> elements = ((ParsedPayload.Batch) payload).elements();
-      int maxBatchLength = settings.limits().maxBatchLength();
+      int maxBatchLength = inForce.get().gateway().sessionLimits().maxBatchLength();
       for (int i = 0; i < elements.size(); i++) {
         ParsedPayload.Element element = elements.get(i);
         if (element.error() != null) {

@@ -85,7 +85,8 @@ final class StatelessRoutes {
     this.inForce = inForce;
     this.callers = callers;
     this.streamQuota = streamQuota;
-    this.inflight = new CallerLimit(settings.limits().maxInflightPerIdentity());
+    this.inflight =
+        new CallerLimit(() -> inForce.get().gateway().sessionLimits().maxInflightPerIdentity());
   }
 
   /**
@@ -140,7 +141,7 @@ final class StatelessRoutes {
                   CallerLimit.overloaded(
                       call.id(),
                       "this caller",
-                      settings.limits().maxInflightPerIdentity(),
+                      inForce.get().gateway().sessionLimits().maxInflightPerIdentity(),
                       "maxInflightPerIdentity"))));
     }
     // only an endpoint with an isolation: context server calls in the caller's context

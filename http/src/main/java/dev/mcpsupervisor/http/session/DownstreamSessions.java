@@ -227,8 +227,8 @@ public final class DownstreamSessions {
     this.timers = timers;
     this.quota =
         new SessionQuota(
-            settings.limits().maxDownstreamSessions(),
-            settings.limits().maxDownstreamSessionsPerIdentity());
+            () -> inForce.get().gateway().sessionLimits().maxDownstreamSessions(),
+            () -> inForce.get().gateway().sessionLimits().maxDownstreamSessionsPerIdentity());
     timers.startTimerWithFixedDelay(
         SweepIdle.INSTANCE, SessionTable.idleSweepInterval(idleTimeout));
   }
@@ -337,7 +337,8 @@ public final class DownstreamSessions {
             context.getSelf(),
             new RouteGate(),
             owner,
-            replication);
+            replication,
+            () -> inForce.get().gateway().sessionLimits().maxInflightPerDownstreamSession());
     ActorRef<DownstreamSession.Command> session =
         context.spawn(
             // a fault while handling one message must not drop the session's streams and leases

@@ -12,7 +12,7 @@ class LiveChangesTest {
   private static final String TOKEN = "t".repeat(40);
 
   @Test
-  void serversAddedRemovedOrChangedAndAccessSettingsNeedNoRestart() {
+  void serversAddedRemovedOrChangedAccessSettingsAndLimitsNeedNoRestart() {
     SupervisorConfig running =
         config(
             "{a: {command: x, args: [\"1\"]}, b: {command: y}}",
@@ -27,13 +27,15 @@ class LiveChangesTest {
             "authTokens: [\""
                 + TOKEN.replace('t', 'u')
                 + "\"], allowedOrigins: [\"https://b.example\"],"
-                + " allowedHosts: [\"gw.example\"], identities: {token-1: {servers: [c]}}");
+                + " allowedHosts: [\"gw.example\"], identities: {token-1: {servers: [c]}},"
+                + " maxBodyBytes: 1000, maxBatchLength: 3, maxDownstreamSessions: 5,"
+                + " maxStreamsPerIdentity: 2, maxStreamBufferBytes: 4096");
 
     assertEquals(List.of(), LiveChanges.needingRestart(running, next));
   }
 
   @Test
-  void theBindTheClusterAndTheLimitsAreNamedNeverTheirValues() {
+  void theBindAndTheIdleTimeoutAreNamedNeverTheirValues() {
     SupervisorConfig running =
         config(
             "{a: {command: x}}",
@@ -41,7 +43,8 @@ class LiveChangesTest {
     SupervisorConfig next =
         config(
             "{a: {command: x}}",
-            "host: \"127.0.0.2\", port: 9090, maxBatchLength: 3, maxBodyBytes: 1000");
+            "host: \"127.0.0.2\", port: 9090, maxBatchLength: 3, maxBodyBytes: 1000,"
+                + " maxConnections: 10, sessionIdleTimeout: 1m");
 
     List<String> named = LiveChanges.needingRestart(running, next);
 
@@ -50,8 +53,8 @@ class LiveChangesTest {
             "gateway.host",
             "gateway.port",
             "gateway.authentication (on or off)",
-            "gateway.maxBodyBytes",
-            "gateway.sessionLimits"),
+            "gateway.maxConnections",
+            "gateway.sessionIdleTimeout"),
         named);
     assertEquals(false, String.join(" ", named).contains(TOKEN));
   }
