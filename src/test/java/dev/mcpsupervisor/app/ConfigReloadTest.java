@@ -208,7 +208,8 @@ class ConfigReloadTest {
         List.of(KEPT_TOKEN, RETIRED_TOKEN));
     adminToken = KEPT_TOKEN;
     Application application = start(file);
-    try {
+    // the server added is the fixture over Streamable HTTP
+    try (FixtureProcess httpFixture = FixtureProcess.startHttp()) {
       URI all = URI.create(application.mcpUrl());
       McpHttpSession aggregate = McpHttpSession.open(http, all, KEPT_TOKEN);
       McpHttpSession changed =
@@ -246,8 +247,8 @@ class ConfigReloadTest {
                       FixtureTools.SLEEP, JSON.createObjectNode().put("ms", SLEEP_MS)));
       awaitInFlight(application, "change");
 
-      Map<String, Object> added = new LinkedHashMap<>(fixture(4));
-      added.put("toolPrefix", "more");
+      Map<String, Object> added =
+          Map.of("url", httpFixture.url(), "transport", "streamable-http", "toolPrefix", "more");
       write(
           file,
           Map.of("keep", fixture(1), "change", fixture(5), "added", added),
@@ -262,14 +263,17 @@ class ConfigReloadTest {
       assertEquals("[\"keep\"]", servers.path("unchanged").toString());
 
       // clients are told on both eras' streams, and the lists follow the servers in force at once
+      // (the changed server's new process may still be starting: left out of a list it is late for)
       assertEquals("notifications/tools/list_changed", streamListChanged.get(30, TimeUnit.SECONDS));
       assertEquals("notifications/tools/list_changed", listenListChanged.get(30, TimeUnit.SECONDS));
-      List<String> listed = toolNames(aggregate.call("tools/list", null));
-      assertTrue(listed.contains("more__echo") && listed.contains("keep__echo"), listed.toString());
-      assertTrue(listed.stream().noneMatch(name -> name.startsWith("gone__")), listed.toString());
-      List<String> statelessListed =
-          toolNames(stateless(all, KEPT_TOKEN, "tools/list", null, JSON.createObjectNode()));
-      assertEquals(listed, statelessListed);
+      for (List<String> listed :
+          List.of(
+              toolNames(aggregate.call("tools/list", null)),
+              toolNames(stateless(all, KEPT_TOKEN, "tools/list", null, JSON.createObjectNode())))) {
+        assertTrue(
+            listed.contains("more__echo") && listed.contains("keep__echo"), listed.toString());
+        assertTrue(listed.stream().noneMatch(name -> name.startsWith("gone__")), listed.toString());
+      }
       // the removed server: its process ends, its endpoint is unknown, its names unknown
       ProcessHandle.of(Long.parseLong(gonePid))
           .ifPresent(process -> process.onExit().orTimeout(30, TimeUnit.SECONDS).join());
@@ -284,9 +288,9 @@ class ConfigReloadTest {
               .call("tools/call", JSON.createObjectNode().put("name", "gone__pid"))
               .has("error"));
       // the added server starts on first use, under its prefix
-      String addedPid =
-          aggregate.callToolText("more__" + FixtureTools.PID, JSON.createObjectNode());
-      assertTrue(List.of(keepPid, changePid, gonePid).stream().noneMatch(addedPid::equals));
+      assertEquals(
+          Long.toString(httpFixture.pid()),
+          aggregate.callToolText("more__" + FixtureTools.PID, JSON.createObjectNode()));
       // the changed one: the call in flight gets its answer, the old process then ends
       assertEquals("slept " + SLEEP_MS, inFlight.get(60, TimeUnit.SECONDS));
       ProcessHandle.of(Long.parseLong(changePid))

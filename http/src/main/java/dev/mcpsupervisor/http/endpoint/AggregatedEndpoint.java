@@ -28,7 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code /mcp}: every configured server behind one MCP endpoint.
+ * {@code /mcp}: every server in force behind one MCP endpoint. Which servers, and their prefixes,
+ * each request reads from the configuration in force ({@link InForce}): a session opened before a
+ * reload lists and calls the servers of after it.
  *
  * <ul>
  *   <li>initialize asks every server in parallel (bounded by {@code upstreamInitializeTimeout}) and
