@@ -9,6 +9,7 @@ import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.upstream.DefaultConnectors;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -96,6 +97,20 @@ public final class Application {
     String host = config.gateway().host();
     String printableHost = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     return "http://" + printableHost + ":" + address().getPort() + "/mcp";
+  }
+
+  /**
+   * From now on, reloads the configuration when the contents of {@code file} change ({@code
+   * gateway.watchConfig}): looked at every {@code interval}, reloaded {@code by file watch} once a
+   * change reads the same at two looks in a row ({@link ConfigFileWatch}).
+   */
+  public CompletionStage<Void> watch(Path file, Duration interval) {
+    log.info("watching {} for changes (gateway.watchConfig)", file);
+    return supervisor
+        .spawn(
+            ConfigFileWatch.create(file, interval, () -> reload("by file watch")),
+            "mcp-config-file-watch")
+        .thenApply(watching -> null);
   }
 
   /** Re-reads the configuration and applies it, or changes nothing and says why. */

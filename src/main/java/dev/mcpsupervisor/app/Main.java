@@ -75,6 +75,11 @@ public final class Main implements Callable<Integer> {
    */
   private static final Duration STOP_SLACK = Duration.ofSeconds(10);
 
+  /**
+   * How often {@code gateway.watchConfig} looks at the file: a change is applied within 2 looks.
+   */
+  private static final Duration WATCH_INTERVAL = Duration.ofSeconds(1);
+
   @Option(
       names = "--config",
       paramLabel = "FILE",
@@ -265,6 +270,9 @@ public final class Main implements Callable<Integer> {
                 },
                 "mcp-supervisor-shutdown"));
     ReloadSignal.install(() -> application.reload("by SIGHUP"));
+    if (config != null && configuration.gateway().watchConfig()) {
+      application.watch(config, WATCH_INTERVAL);
+    }
     out.println(LISTENING + application.mcpUrl());
     out.flush();
     // after the bind: the gateway serves meanwhile (sharing the CPU), /readyz says warming

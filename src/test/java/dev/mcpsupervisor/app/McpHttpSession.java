@@ -28,25 +28,36 @@ final class McpHttpSession {
   private final String sessionId;
   private final AtomicLong ids;
 
-  private McpHttpSession(HttpClient http, URI endpoint, String sessionId, AtomicLong ids) {
+  /** The bearer token every request carries, or null. */
+  private final String token;
+
+  private McpHttpSession(
+      HttpClient http, URI endpoint, String sessionId, AtomicLong ids, String token) {
     this.http = http;
     this.endpoint = endpoint;
     this.sessionId = sessionId;
     this.ids = ids;
+    this.token = token;
   }
 
   /** The same session, its requests sent to {@code other} (another node of a cluster). */
   McpHttpSession via(URI other) {
-    return new McpHttpSession(http, other, sessionId, ids);
+    return new McpHttpSession(http, other, sessionId, ids, token);
   }
 
   /** initialize, then notifications/initialized: a ready downstream session. */
   static McpHttpSession open(HttpClient http, URI endpoint) {
+    return open(http, endpoint, null);
+  }
+
+  /** {@link #open(HttpClient, URI)}, every request with {@code token} (null: none). */
+  static McpHttpSession open(HttpClient http, URI endpoint, String token) {
     ObjectNode params = JSON.createObjectNode();
     params.put("protocolVersion", PROTOCOL_VERSION);
     params.putObject("capabilities");
     params.putObject("clientInfo").put("name", "mcp-supervisor-test").put("version", "1");
-    HttpResponse<String> response = post(http, endpoint, null, request(0, "initialize", params));
+    HttpResponse<String> response =
+        post(http, endpoint, null, token, request(0, "initialize", params));
     if (response.statusCode() != 200) {
       throw new IllegalStateException(
           "initialize answered " + response.statusCode() + ": " + response.body());
@@ -56,10 +67,10 @@ final class McpHttpSession {
             .headers()
             .firstValue("Mcp-Session-Id")
             .orElseThrow(() -> new IllegalStateException("no session id"));
-    McpHttpSession session = new McpHttpSession(http, endpoint, sessionId, new AtomicLong());
+    McpHttpSession session = new McpHttpSession(http, endpoint, sessionId, new AtomicLong(), token);
     ObjectNode initialized =
         JSON.createObjectNode().put("jsonrpc", "2.0").put("method", "notifications/initialized");
-    int status = post(http, endpoint, sessionId, initialized).statusCode();
+    int status = post(http, endpoint, sessionId, token, initialized).statusCode();
     if (status != 202) {
       throw new IllegalStateException("notifications/initialized answered " + status);
     }
@@ -73,7 +84,8 @@ final class McpHttpSession {
   /** Sends a request and answers the JSON-RPC response to it (result or error). */
   JsonNode call(String method, JsonNode params) {
     long id = ids.incrementAndGet();
-    HttpResponse<String> response = post(http, endpoint, sessionId, request(id, method, params));
+    HttpResponse<String> response =
+        post(http, endpoint, sessionId, token, request(id, method, params));
     if (response.statusCode() != 200) {
       throw new IllegalStateException(
           method + " answered " + response.statusCode() + ": " + response.body());
@@ -113,6 +125,11 @@ final class McpHttpSession {
   }
 
   static HttpResponse<String> post(HttpClient http, URI endpoint, String sessionId, JsonNode body) {
+    return post(http, endpoint, sessionId, null, body);
+  }
+
+  private static HttpResponse<String> post(
+      HttpClient http, URI endpoint, String sessionId, String token, JsonNode body) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(endpoint)
             .timeout(REQUEST_TIMEOUT)
@@ -122,6 +139,9 @@ final class McpHttpSession {
             .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
     if (sessionId != null) {
       request.header("Mcp-Session-Id", sessionId);
+    }
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
     }
     return send(http, request.build());
   }

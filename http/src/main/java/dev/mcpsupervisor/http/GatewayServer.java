@@ -6,19 +6,13 @@ import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.actors.cluster.Membership;
-import dev.mcpsupervisor.http.access.AccessControl;
-import dev.mcpsupervisor.http.access.Authentication;
 import dev.mcpsupervisor.http.access.CallerIdentity;
 import dev.mcpsupervisor.http.access.RequestHeaderDeadline;
 import dev.mcpsupervisor.http.access.SessionIdSeal;
 import dev.mcpsupervisor.http.access.StreamQuota;
 import dev.mcpsupervisor.http.cluster.AdminDesk;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
-import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
-import dev.mcpsupervisor.http.endpoint.McpEndpoint;
-import dev.mcpsupervisor.http.endpoint.ServerAccess;
-import dev.mcpsupervisor.http.endpoint.ServerNamespace;
-import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
+import dev.mcpsupervisor.http.endpoint.InForce;
 import dev.mcpsupervisor.http.ops.ConfigReloader;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
@@ -39,8 +33,8 @@ import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
@@ -139,22 +133,15 @@ public final class GatewayServer {
     metrics.initServers(supervisor.config().servers().keySet());
     GatewaySettings settings =
         GatewaySettings.fromConfig(system.settings().config())
-            .withLimits(config.sessionLimits())
             .inCluster(config.cluster(), system.settings().config());
-    Map<String, McpEndpoint> endpoints = new LinkedHashMap<>();
-    endpoints.put(
-        AggregatedEndpoint.PATH,
-        new AggregatedEndpoint(new ServerNamespace(supervisor.config()), settings, version()));
-    supervisor
-        .config()
-        .servers()
-        .keySet()
-        .forEach(
-            server ->
-                endpoints.put(
-                    SingleServerEndpoint.pathOf(server),
-                    new SingleServerEndpoint(server, settings)));
-    ServerAccess access = new ServerAccess(config.identities());
+    InForce inForce =
+        new InForce(
+            supervisor.config(),
+            config,
+            settings,
+            version(),
+            metrics,
+            system.dispatchers().lookup(DispatcherSelector.blocking()));
     SessionDirectory directory = new SessionDirectory();
     long instance = INSTANCES.incrementAndGet();
     Membership membership = supervisor.membership();
@@ -175,11 +162,10 @@ public final class GatewayServer {
                     Behaviors.supervise(
                             DownstreamSessions.create(
                                 supervisor,
-                                endpoints,
+                                inForce,
                                 settings,
                                 config.sessionIdleTimeout(),
                                 metrics,
-                                access,
                                 directory,
                                 replicated))
                         .onFailure(SupervisorStrategy.resume()),
@@ -247,8 +233,7 @@ public final class GatewayServer {
                                                   settings,
                                                   registry,
                                                   directory,
-                                                  access,
-                                                  endpoints,
+                                                  inForce,
                                                   stateless,
                                                   desk,
                                                   actions,
@@ -265,8 +250,7 @@ public final class GatewayServer {
       GatewaySettings settings,
       ActorRef<DownstreamSessions.Command> sessions,
       SessionDirectory directory,
-      ServerAccess access,
-      Map<String, McpEndpoint> endpoints,
+      InForce inForce,
       StatelessRequest.Gateway stateless,
       ActorRef<NodeDesk.Command> desk,
       AdminActions actions,
@@ -282,19 +266,14 @@ public final class GatewayServer {
             directory,
             Materializer.matFromSystem(system),
             settings,
-            config,
             metrics,
             answerTimeout(system, supervisor),
             stateless,
-            endpoints,
+            inForce,
             new CallerIdentity(settings.agentIdHeader()),
-            access,
             readiness,
             desk);
     OpsRoutes ops = new OpsRoutes(supervisor, metrics, readiness);
-    Authentication authentication =
-        new Authentication(
-            config, metrics, system.dispatchers().lookup(DispatcherSelector.blocking()));
     AdminRoutes admin =
         new AdminRoutes(
             actions,
@@ -303,13 +282,21 @@ public final class GatewayServer {
             metrics,
             system.scheduler(),
             mcp.streamQuota(),
-            authentication,
+            () -> inForce.get().authentication(),
             reloader);
-    // a changed server's tools may differ: its sessions' clients are told, as by the server itself
+    // the next request is served by the new configuration; then the clients of sessions whose
+    // lists may differ are told, as by a server itself, so that they list again under it
     reloader.onApplied(
-        change -> sessions.tell(new DownstreamSessions.ServersChanged(change.changed())));
-    GatewayRoutes routes =
-        new GatewayRoutes(new AccessControl(config, metrics), authentication, ops, admin, mcp);
+        (applied, change) -> {
+          metrics.initServers(change.added());
+          inForce.apply(applied);
+          List<String> listed = new ArrayList<>(change.retired());
+          listed.addAll(change.added());
+          if (!listed.isEmpty()) {
+            sessions.tell(new DownstreamSessions.ServersChanged(listed));
+          }
+        });
+    GatewayRoutes routes = new GatewayRoutes(inForce, ops, admin, mcp);
     return Http.get(system)
         .newServerAt(config.host(), config.port())
         .withSettings(serverSettings(system, supervisor, config))

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 
 /**
  * What each caller holds at once, against a cap: stateless requests in flight (so that one caller's
@@ -18,21 +19,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class CallerLimit {
 
-  private final int max;
+  /** The cap in force: read at each acquire. */
+  private final IntSupplier max;
+
   private final ConcurrentMap<String, Integer> inFlight = new ConcurrentHashMap<>();
 
-  public CallerLimit(int max) {
+  public CallerLimit(IntSupplier max) {
     this.max = max;
   }
 
   /** Counts one more request of {@code key}; false (nothing counted) when it has {@code max}. */
   boolean tryAcquire(String key) {
     boolean[] acquired = {false};
+    int cap = max.getAsInt();
     inFlight.compute(
         key,
         (k, count) -> {
           int now = count == null ? 0 : count;
-          if (now >= max) {
+          if (now >= cap) {
             return count;
           }
           acquired[0] = true;

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http.access;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntSupplier;
 
 /**
  * How many downstream sessions are alive, in all and per caller identity, against {@code
@@ -11,15 +12,17 @@ import java.util.Map;
  */
 public final class SessionQuota {
 
-  private final int max;
-  private final int maxPerIdentity;
+  /** The limits in force: read at each new session. */
+  private final IntSupplier max;
+
+  private final IntSupplier maxPerIdentity;
 
   /** The identity of each counted session ("" when it has none). */
   private final Map<String, String> identityOf = new HashMap<>();
 
   private final Map<String, Integer> perIdentity = new HashMap<>();
 
-  public SessionQuota(int max, int maxPerIdentity) {
+  public SessionQuota(IntSupplier max, IntSupplier maxPerIdentity) {
     this.max = max;
     this.maxPerIdentity = maxPerIdentity;
   }
@@ -37,12 +40,14 @@ public final class SessionQuota {
 
   /** Why a new session of {@code identity} (null: none) may not start now, or null when it may. */
   public String refusal(String identity) {
-    if (identityOf.size() >= max) {
-      return "the gateway has " + max + " sessions, its maxDownstreamSessions";
+    int most = max.getAsInt();
+    if (identityOf.size() >= most) {
+      return "the gateway has " + most + " sessions, its maxDownstreamSessions";
     }
-    if (identity != null && perIdentity.getOrDefault(identity, 0) >= maxPerIdentity) {
+    int mostPerIdentity = maxPerIdentity.getAsInt();
+    if (identity != null && perIdentity.getOrDefault(identity, 0) >= mostPerIdentity) {
       return "this caller has "
-          + maxPerIdentity
+          + mostPerIdentity
           + " sessions, the gateway's maxDownstreamSessionsPerIdentity";
     }
     return null;

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http.access;
 
 import java.net.InetAddress;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -15,10 +16,13 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
 public final class StreamQuota {
 
   private final CallerLimit permits;
-  private final int maxPerIdentity;
+  private final IntSupplier maxPerIdentity;
   private final McpRefusals refusals;
 
-  public StreamQuota(int maxPerIdentity, McpRefusals refusals) {
+  /**
+   * @param maxPerIdentity {@code gateway.maxStreamsPerIdentity} in force
+   */
+  public StreamQuota(IntSupplier maxPerIdentity, McpRefusals refusals) {
     this.permits = new CallerLimit(maxPerIdentity);
     this.maxPerIdentity = maxPerIdentity;
     this.refusals = refusals;
@@ -41,7 +45,7 @@ public final class StreamQuota {
         StatusCodes.TOO_MANY_REQUESTS,
         "too_many_streams",
         "Too Many Requests: this caller has "
-            + maxPerIdentity
+            + maxPerIdentity.getAsInt()
             + " streams open already (close one first)");
   }
 

@@ -20,15 +20,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code /mcp}: every configured server behind one MCP endpoint.
+ * {@code /mcp}: every server in force behind one MCP endpoint. Which servers, and their prefixes,
+ * each request reads from the configuration in force ({@link InForce}): a session opened before a
+ * reload lists and calls the servers of after it.
  *
  * <ul>
  *   <li>initialize asks every server in parallel (bounded by {@code upstreamInitializeTimeout}) and
@@ -61,23 +63,26 @@ public final class AggregatedEndpoint implements McpEndpoint {
 
   private static final Logger log = LoggerFactory.getLogger(AggregatedEndpoint.class);
 
-  private final ServerNamespace namespace;
+  /** The namespace in force for the session or request: read once by each request. */
+  private final Supplier<ServerNamespace> namespaces;
+
   private final GatewaySettings settings;
   private final String version;
   private final AggregatedLists lists;
   private final ToolSchemas schemas;
 
-  public AggregatedEndpoint(ServerNamespace namespace, GatewaySettings settings, String version) {
-    this.namespace = namespace;
+  AggregatedEndpoint(
+      Supplier<ServerNamespace> namespaces, GatewaySettings settings, String version) {
+    this.namespaces = namespaces;
     this.settings = settings;
     this.version = version;
     this.lists = new AggregatedLists(settings);
     this.schemas = new ToolSchemas(lists);
   }
 
-  /** The same endpoint over these servers only (an identity's allow-list). */
-  AggregatedEndpoint restrictedTo(Set<String> servers) {
-    return new AggregatedEndpoint(namespace.restrictedTo(servers), settings, version);
+  /** The same endpoint over the servers {@code namespaces} gives (an identity's allow-list). */
+  AggregatedEndpoint over(Supplier<ServerNamespace> narrowed) {
+    return new AggregatedEndpoint(narrowed, settings, version);
   }
 
   @Override
@@ -87,7 +92,7 @@ public final class AggregatedEndpoint implements McpEndpoint {
 
   @Override
   public List<String> servers() {
-    return namespace.servers();
+    return namespaces.get().servers();
   }
 
   // ------------------------------------------------------------------------------------ initialize
@@ -95,7 +100,7 @@ public final class AggregatedEndpoint implements McpEndpoint {
   @Override
   public CompletionStage<Outcome> initialize(UpstreamCalls calls, String protocolVersion) {
     Map<String, CompletableFuture<JsonNode>> answers = new LinkedHashMap<>();
-    for (String server : namespace.servers()) {
+    for (String server : namespaces.get().servers()) {
       answers.put(
           server,
           calls
@@ -176,7 +181,7 @@ public final class AggregatedEndpoint implements McpEndpoint {
 
   @Override
   public CompletionStage<JsonNode> toolSchema(String name, UpstreamCalls calls) {
-    Optional<ServerNamespace.Qualified> target = namespace.resolve(name);
+    Optional<ServerNamespace.Qualified> target = namespaces.get().resolve(name);
     return target.isEmpty()
         ? CompletableFuture.completedFuture(null)
         : schemas.of(target.get().server(), target.get().name(), calls);
@@ -185,8 +190,9 @@ public final class AggregatedEndpoint implements McpEndpoint {
   /** tools/list, prompts/list: every server's items, each renamed {@code <prefix>__<name>}. */
   private CompletionStage<Outcome> listNamed(
       JsonRpcRequest request, View view, UpstreamCalls calls, String capability, String field) {
+    ServerNamespace namespace = namespaces.get();
     return lists
-        .collect(request, calls, serversWith(capability, view.upstreams()), field)
+        .collect(request, calls, serversWith(namespace, capability, view.upstreams()), field)
         .thenApply(
             collected -> {
               ArrayNode all = JsonRpcCodec.mapper().createArrayNode();
@@ -247,7 +253,7 @@ public final class AggregatedEndpoint implements McpEndpoint {
       return done(
           new Outcome.Failure(new JsonRpcError(INVALID_PARAMS, "params.name must be a string")));
     }
-    Optional<ServerNamespace.Qualified> target = namespace.resolve(name.textValue());
+    Optional<ServerNamespace.Qualified> target = namespaces.get().resolve(name.textValue());
     if (target.isEmpty()) {
       return done(new Outcome.Failure(ServerNamespace.unknownPrefix(kind, name.textValue())));
     }
@@ -295,7 +301,7 @@ public final class AggregatedEndpoint implements McpEndpoint {
     String type = ref == null ? "" : ref.path("type").asText("");
     if ("ref/prompt".equals(type) && ref.path("name").isTextual()) {
       String published = ref.get("name").textValue();
-      Optional<ServerNamespace.Qualified> target = namespace.resolve(published);
+      Optional<ServerNamespace.Qualified> target = namespaces.get().resolve(published);
       if (target.isEmpty()) {
         return done(new Outcome.Failure(ServerNamespace.unknownPrefix("prompt", published)));
       }
@@ -380,6 +386,11 @@ public final class AggregatedEndpoint implements McpEndpoint {
    * (not up yet).
    */
   private List<String> serversWith(String capability, Map<String, JsonNode> upstreams) {
+    return serversWith(namespaces.get(), capability, upstreams);
+  }
+
+  private static List<String> serversWith(
+      ServerNamespace namespace, String capability, Map<String, JsonNode> upstreams) {
     List<String> servers = new ArrayList<>();
     for (String server : namespace.servers()) {
       JsonNode init = upstreams.get(server);

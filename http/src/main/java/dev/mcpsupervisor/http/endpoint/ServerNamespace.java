@@ -32,7 +32,7 @@ public final class ServerNamespace {
   private final Map<String, String> serverByPrefix = new HashMap<>();
   private final Map<String, String> prefixByServer = new HashMap<>();
 
-  public ServerNamespace(SupervisorConfig config) {
+  ServerNamespace(SupervisorConfig config) {
     this(config.servers().values());
   }
 

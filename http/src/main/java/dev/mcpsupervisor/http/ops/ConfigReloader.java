@@ -4,13 +4,14 @@ import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.ConfigChange;
 import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +54,9 @@ public final class ConfigReloader {
   private final GatewayMetrics metrics;
   private final AtomicReference<Loaded> loaded;
 
-  /** Told every applied change (the gateway's sessions, to tell their clients). */
-  private final List<Consumer<ConfigChange>> listeners = new CopyOnWriteArrayList<>();
+  /** Told every applied configuration and its change (the gateway's routes and sessions). */
+  private final List<BiConsumer<SupervisorConfig, ConfigChange>> listeners =
+      new CopyOnWriteArrayList<>();
 
   /** The last reload asked for: the next one starts when it is done. */
   private CompletableFuture<Outcome> last = CompletableFuture.completedFuture(null);
@@ -72,8 +74,11 @@ public final class ConfigReloader {
     metrics.configLoaded(fingerprint);
   }
 
-  /** {@code listener} hears every change applied from now on, after the supervisor took it. */
-  public void onApplied(Consumer<ConfigChange> listener) {
+  /**
+   * {@code listener} hears every configuration applied from now on, with what it changed, after the
+   * supervisor took it, in the order applied.
+   */
+  public void onApplied(BiConsumer<SupervisorConfig, ConfigChange> listener) {
     listeners.add(listener);
   }
 
@@ -132,7 +137,7 @@ public final class ConfigReloader {
                       + change.unchanged().size();
               log.info("reload {}: {}", by, message);
               metrics.journal().action("reloaded", "", "", "", message + " (" + by + ")");
-              listeners.forEach(listener -> listener.accept(change));
+              listeners.forEach(listener -> listener.accept(next.config(), change));
               return new Outcome("reloaded", message, change, now);
             });
   }

@@ -5,7 +5,6 @@ import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.http.stream.StreamReplay;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
-import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
@@ -23,8 +22,7 @@ public record GatewaySettings(
     Duration bodyReadTimeout,
     RequestStates requestStates,
     StreamReplay.Settings sseResume,
-    String agentIdHeader,
-    SessionLimits limits) {
+    String agentIdHeader) {
 
   public static final String PATH = "mcp-supervisor.http";
 
@@ -43,23 +41,7 @@ public record GatewaySettings(
         c.getDuration("bodyReadTimeout"),
         requestStatesOf(c.getString("requestStateKey")),
         StreamReplay.Settings.fromConfig(c.getConfig("sseResume")),
-        c.getString("agentIdHeader").trim(),
-        SessionLimits.defaults());
-  }
-
-  /** These settings under the limits of the config file's {@code gateway} section. */
-  public GatewaySettings withLimits(SessionLimits newLimits) {
-    return new GatewaySettings(
-        sseKeepAlive,
-        upstreamInitializeTimeout,
-        serverRequestTimeout,
-        aggregatedListTimeout,
-        maxListPages,
-        bodyReadTimeout,
-        requestStates,
-        sseResume,
-        agentIdHeader,
-        newLimits);
+        c.getString("agentIdHeader").trim());
   }
 
   /**
@@ -81,8 +63,7 @@ public record GatewaySettings(
         bodyReadTimeout,
         clusterRequestStates(cluster.secret()),
         sseResume,
-        agentIdHeader,
-        limits);
+        agentIdHeader);
   }
 
   /**

@@ -1,20 +1,24 @@
 package dev.mcpsupervisor.http.ops;
 
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
-import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * What a reload may change while the gateway serves: each server's configuration (its key actors
- * are replaced, see {@code SessionSupervisor.reconfigure}). Not yet live, so a reload that changes
- * them is refused whole: which servers there are and their {@code toolPrefix} (the endpoints and
- * the aggregated namespace are built from them at start), and the gateway section (the bind, TLS
- * and cluster never can be; tokens, origins, hosts, identities and limits are read at start).
+ * What a reload may not change while the gateway serves, so that a reload changing it is refused
+ * whole. Live: the servers (added, removed, changed, their {@code toolPrefix}: the endpoints and
+ * the aggregated namespace follow the configuration in force), and of the gateway section the
+ * static tokens, OAuth, identities and their allow-lists, origins, allowed hosts and the limits
+ * (read by each request, session or stream as it arrives). Not live: the bind (host, port, and the
+ * connection settings it was made with) and the cluster, which never can be; whether callers
+ * authenticate at all (answers say whether they may be cached publicly); the idle timeout (the
+ * registries' sweeps run by it); and {@code watchConfig} (the watch starts with the gateway).
  */
 public final class LiveChanges {
 
@@ -25,29 +29,6 @@ public final class LiveChanges {
   /** The settings {@code next} changes that need a restart, named (never their values). */
   public static List<String> needingRestart(SupervisorConfig running, SupervisorConfig next) {
     List<String> named = new ArrayList<>();
-    List<String> added =
-        next.servers().keySet().stream()
-            .filter(name -> !running.servers().containsKey(name))
-            .toList();
-    List<String> removed =
-        running.servers().keySet().stream()
-            .filter(name -> !next.servers().containsKey(name))
-            .toList();
-    if (!added.isEmpty()) {
-      named.add("servers added (" + String.join(", ", added) + ")");
-    }
-    if (!removed.isEmpty()) {
-      named.add("servers removed (" + String.join(", ", removed) + ")");
-    }
-    running
-        .servers()
-        .forEach(
-            (name, server) -> {
-              ServerConfig after = next.servers().get(name);
-              if (after != null && !server.toolPrefix().equals(after.toolPrefix())) {
-                named.add("servers." + name + ".toolPrefix");
-              }
-            });
     GatewayConfig was = running.gateway();
     GatewayConfig is = next.gateway();
     if (was == null || is == null) {
@@ -66,19 +47,16 @@ public final class LiveChanges {
   }
 
   private static Map<String, Function<GatewayConfig, Object>> fields() {
-    Map<String, Function<GatewayConfig, Object>> fields = new java.util.LinkedHashMap<>();
+    Map<String, Function<GatewayConfig, Object>> fields = new LinkedHashMap<>();
     fields.put("host", GatewayConfig::host);
     fields.put("port", GatewayConfig::port);
-    fields.put("authTokens", GatewayConfig::namedTokens);
-    fields.put("allowedOrigins", GatewayConfig::allowedOrigins);
-    fields.put("allowedHosts", GatewayConfig::allowedHosts);
-    fields.put("maxBodyBytes", GatewayConfig::maxBodyBytes);
-    fields.put("sessionIdleTimeout", GatewayConfig::sessionIdleTimeout);
-    fields.put("oauth", GatewayConfig::oauth);
-    fields.put("identities", GatewayConfig::identities);
-    fields.put("connectionLimits", GatewayConfig::connectionLimits);
-    fields.put("sessionLimits", GatewayConfig::sessionLimits);
     fields.put("cluster", GatewayConfig::cluster);
-    return java.util.Collections.unmodifiableMap(fields);
+    fields.put("authentication (on or off)", GatewayConfig::requiresAuthentication);
+    fields.put(
+        "requestHeaderTimeout", gateway -> gateway.connectionLimits().requestHeaderTimeout());
+    fields.put("maxConnections", gateway -> gateway.connectionLimits().maxConnections());
+    fields.put("sessionIdleTimeout", GatewayConfig::sessionIdleTimeout);
+    fields.put("watchConfig", GatewayConfig::watchConfig);
+    return Collections.unmodifiableMap(fields);
   }
 }

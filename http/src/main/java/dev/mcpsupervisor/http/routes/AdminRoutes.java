@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
@@ -68,7 +69,7 @@ public final class AdminRoutes extends AllDirectives {
   private final Scheduler scheduler;
   private final OpsJournal journal;
   private final StreamQuota streamQuota;
-  private final Authentication authentication;
+  private final Supplier<Authentication> authentication;
   private final ConfigReloader reloader;
   private final SharedKillSwitch stopped = KillSwitches.shared("admin-event-streams");
 
@@ -78,7 +79,7 @@ public final class AdminRoutes extends AllDirectives {
    * @param self this node's address in a cluster
    * @param streamQuota the streams a caller may hold open, shared with the MCP routes
    * @param authentication whether callers authenticate (else the admin endpoints are
-   *     loopback-only), and how a refusal says so
+   *     loopback-only), and how a refusal says so: the one in force
    */
   public AdminRoutes(
       AdminActions actions,
@@ -87,7 +88,7 @@ public final class AdminRoutes extends AllDirectives {
       GatewayMetrics metrics,
       Scheduler scheduler,
       StreamQuota streamQuota,
-      Authentication authentication,
+      Supplier<Authentication> authentication,
       ConfigReloader reloader) {
     this.actions = actions;
     this.desk = desk;
@@ -104,7 +105,7 @@ public final class AdminRoutes extends AllDirectives {
    * that asks for the token (it shows nothing before the token is given).
    */
   Route tokenPage() {
-    if (!authentication.required()) {
+    if (!authentication.get().required()) {
       return reject();
     }
     return pathPrefix(
@@ -119,11 +120,13 @@ public final class AdminRoutes extends AllDirectives {
                                     request.getHeader("Authorization").isPresent()
                                         ? reject()
                                         : complete(
-                                            authentication.challenged(
-                                                page(
-                                                    StatusCodes.UNAUTHORIZED,
-                                                    AdminPage.render(
-                                                        null, List.of(), Instant.now()))))))));
+                                            authentication
+                                                .get()
+                                                .challenged(
+                                                    page(
+                                                        StatusCodes.UNAUTHORIZED,
+                                                        AdminPage.render(
+                                                            null, List.of(), Instant.now()))))))));
   }
 
   /** Everything under {@code /admin}, for {@code caller}. */
@@ -170,8 +173,8 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   /** Without tokens, the admin endpoints answer this machine only. */
-  private Route loopbackUnlessTokens(java.util.function.Supplier<Route> inner) {
-    if (authentication.required()) {
+  private Route loopbackUnlessTokens(Supplier<Route> inner) {
+    if (authentication.get().required()) {
       return inner.get();
     }
     return extractRequest(

@@ -6,7 +6,9 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 import dev.mcpsupervisor.http.access.AccessControl;
 import dev.mcpsupervisor.http.access.Authentication;
 import dev.mcpsupervisor.http.access.SessionIds;
+import dev.mcpsupervisor.http.endpoint.InForce;
 import dev.mcpsupervisor.http.stream.McpResponses;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.Allow;
@@ -19,30 +21,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole route tree: Host/Origin checks on everything, the probes, the operations page's token
- * form and the protected resource metadata, then authentication for metrics, admin and MCP (which
- * serve the caller's identity). Failures never leak: an exception is logged (with the session,
- * shortened) and answered 500 with a JSON-RPC {@code -32603 internal error} body and no details; a
- * wrong method or path gets a JSON-RPC error body too.
+ * The whole route tree, under the configuration in force: Host/Origin checks on everything, the
+ * probes, the operations page's token form and the protected resource metadata, then authentication
+ * for metrics, admin and MCP (which serve the caller's identity). Failures never leak: an exception
+ * is logged (with the session, shortened) and answered 500 with a JSON-RPC {@code -32603 internal
+ * error} body and no details; a wrong method or path gets a JSON-RPC error body too.
  */
 public final class GatewayRoutes extends AllDirectives {
 
   private static final Logger log = LoggerFactory.getLogger(GatewayRoutes.class);
 
-  private final AccessControl access;
-  private final Authentication authentication;
+  private final InForce inForce;
   private final OpsRoutes ops;
   private final AdminRoutes admin;
   private final McpRoutes mcp;
 
-  public GatewayRoutes(
-      AccessControl access,
-      Authentication authentication,
-      OpsRoutes ops,
-      AdminRoutes admin,
-      McpRoutes mcp) {
-    this.access = access;
-    this.authentication = authentication;
+  /** The tree built for the configuration in force, rebuilt when a reload swaps it. */
+  private final AtomicReference<Built> built = new AtomicReference<>();
+
+  private record Built(InForce.Served served, Route route) {}
+
+  /**
+   * @param inForce the Host, Origin and authentication rules in force: each request is checked by
+   *     the ones in force when it arrives
+   */
+  public GatewayRoutes(InForce inForce, OpsRoutes ops, AdminRoutes admin, McpRoutes mcp) {
+    this.inForce = inForce;
     this.ops = ops;
     this.admin = admin;
     this.mcp = mcp;
@@ -51,22 +55,30 @@ public final class GatewayRoutes extends AllDirectives {
   public Route route() {
     return handleExceptions(
         exceptionHandler(),
+        () -> handleRejections(rejectionHandler(), () -> extractRequestContext(ignored -> now())));
+  }
+
+  private Route now() {
+    InForce.Served served = inForce.get();
+    Built last = built.get();
+    if (last != null && last.served() == served) {
+      return last.route();
+    }
+    Built rebuilt = new Built(served, checked(served.accessControl(), served.authentication()));
+    built.compareAndSet(last, rebuilt);
+    return rebuilt.route();
+  }
+
+  private Route checked(AccessControl access, Authentication authentication) {
+    return access.checkHostAndOrigin(
         () ->
-            handleRejections(
-                rejectionHandler(),
-                () ->
-                    access.checkHostAndOrigin(
-                        () ->
-                            concat(
-                                ops.probes(),
-                                admin.tokenPage(),
-                                authentication.metadata(),
-                                authentication.authenticate(
-                                    identity ->
-                                        concat(
-                                            ops.metrics(),
-                                            admin.route(identity),
-                                            mcp.route(identity)))))));
+            concat(
+                ops.probes(),
+                admin.tokenPage(),
+                authentication.metadata(),
+                authentication.authenticate(
+                    identity ->
+                        concat(ops.metrics(), admin.route(identity), mcp.route(identity)))));
   }
 
   private ExceptionHandler exceptionHandler() {

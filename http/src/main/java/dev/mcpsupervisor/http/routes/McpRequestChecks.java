@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -46,9 +47,11 @@ final class McpRequestChecks {
   private static final long DRAIN_LIMIT_FACTOR = 4;
 
   private final McpRefusals refusals;
-  private final long maxBodyBytes;
 
-  McpRequestChecks(McpRefusals refusals, long maxBodyBytes) {
+  /** {@code gateway.maxBodyBytes} in force. */
+  private final LongSupplier maxBodyBytes;
+
+  McpRequestChecks(McpRefusals refusals, LongSupplier maxBodyBytes) {
     this.refusals = refusals;
     this.maxBodyBytes = maxBodyBytes;
   }
@@ -92,12 +95,11 @@ final class McpRequestChecks {
 
   BodySize bodySize(HttpRequest request) {
     long declared = request.entity().getContentLengthOption().orElse(0L);
-    if (declared <= maxBodyBytes) {
+    long max = maxBodyBytes.getAsLong();
+    if (declared <= max) {
       return BodySize.FITS;
     }
-    return declared > DRAIN_LIMIT_FACTOR * maxBodyBytes
-        ? BodySize.REFUSE
-        : BodySize.DRAIN_THEN_REFUSE;
+    return declared > DRAIN_LIMIT_FACTOR * max ? BodySize.REFUSE : BodySize.DRAIN_THEN_REFUSE;
   }
 
   /**
@@ -141,7 +143,7 @@ final class McpRequestChecks {
     return refusals.refuse(
         StatusCodes.CONTENT_TOO_LARGE,
         "payload_too_large",
-        "Payload Too Large: the body exceeds " + maxBodyBytes + " bytes");
+        "Payload Too Large: the body exceeds " + maxBodyBytes.getAsLong() + " bytes");
   }
 
   /**

@@ -10,8 +10,7 @@ import dev.mcpsupervisor.http.access.McpRefusals;
 import dev.mcpsupervisor.http.access.StreamQuota;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
-import dev.mcpsupervisor.http.endpoint.McpEndpoint;
-import dev.mcpsupervisor.http.endpoint.ServerAccess;
+import dev.mcpsupervisor.http.endpoint.InForce;
 import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
@@ -25,7 +24,6 @@ import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.McpResponses;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
-import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -34,9 +32,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -71,9 +67,8 @@ public final class McpRoutes extends AllDirectives {
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final Scheduler scheduler;
   private final GatewaySettings settings;
-  private final Set<String> servers;
   private final GatewayMetrics metrics;
-  private final ServerAccess access;
+  private final InForce inForce;
   private final Readiness readiness;
   private final StreamQuota streamQuota;
 
@@ -88,9 +83,8 @@ public final class McpRoutes extends AllDirectives {
   /**
    * @param answerTimeout see {@link SessionExchanges}
    * @param stateless what every 2026-07-28 request shares
-   * @param endpoints the endpoints by path
+   * @param inForce the endpoints and access rules in force
    * @param callers see {@link StatelessRoutes}
-   * @param access which servers each identity may use
    * @param readiness off while the gateway stops: new requests are then answered 503
    */
   /** The SERVER spans of the requests received. */
@@ -101,28 +95,29 @@ public final class McpRoutes extends AllDirectives {
       SessionDirectory directory,
       Materializer materializer,
       GatewaySettings settings,
-      GatewayConfig gateway,
       GatewayMetrics metrics,
       Duration answerTimeout,
       StatelessRequest.Gateway stateless,
-      Map<String, McpEndpoint> endpoints,
+      InForce inForce,
       CallerIdentity callers,
-      ServerAccess access,
       Readiness readiness,
       ActorRef<NodeDesk.Command> desk) {
     this.sessions = sessions;
     this.scheduler = stateless.scheduler();
     this.settings = settings;
-    this.servers = stateless.supervisor().config().servers().keySet();
     this.metrics = metrics;
-    this.access = access;
+    this.inForce = inForce;
     this.readiness = readiness;
     this.pending = stateless.pending();
     this.refusals = new McpRefusals(metrics);
-    this.checks = new McpRequestChecks(refusals, gateway.maxBodyBytes());
+    this.checks = new McpRequestChecks(refusals, () -> inForce.get().gateway().maxBodyBytes());
     this.screen = new EnvelopeScreen(metrics);
     this.bodies =
-        new PostBodies(checks, materializer, gateway.maxBodyBytes(), settings.bodyReadTimeout());
+        new PostBodies(
+            checks,
+            materializer,
+            () -> inForce.get().gateway().maxBodyBytes(),
+            settings.bodyReadTimeout());
     this.exchanges =
         new SessionExchanges(
             sessions,
@@ -131,15 +126,15 @@ public final class McpRoutes extends AllDirectives {
             materializer,
             settings,
             answerTimeout,
-            gateway.connectionLimits().maxStreamBufferBytes(),
+            () -> inForce.get().gateway().connectionLimits().maxStreamBufferBytes(),
             refusals,
             desk,
             readiness);
     this.streamQuota =
-        new StreamQuota(gateway.connectionLimits().maxStreamsPerIdentity(), refusals);
+        new StreamQuota(
+            () -> inForce.get().gateway().connectionLimits().maxStreamsPerIdentity(), refusals);
     this.stateless =
-        new StatelessRoutes(
-            exchanges, settings, metrics, stateless, endpoints, access, callers, streamQuota);
+        new StatelessRoutes(exchanges, settings, metrics, stateless, inForce, callers, streamQuota);
     this.spans = new ServerSpans(stateless.supervisor().telemetry());
   }
 
@@ -161,12 +156,13 @@ public final class McpRoutes extends AllDirectives {
   }
 
   private Route serverEndpoint(String server, Identity caller) {
-    if (!servers.contains(server)) {
+    InForce.Served served = inForce.get();
+    if (!served.serves(server)) {
       return complete(
           refusals.refuse(
               StatusCodes.NOT_FOUND, "unknown_server", "Not Found: no server named " + server));
     }
-    if (!access.mayUse(caller, server)) {
+    if (!served.access().mayUse(caller, server)) {
       return complete(
           refusals.refuse(
               StatusCodes.FORBIDDEN,
@@ -289,7 +285,7 @@ public final class McpRoutes extends AllDirectives {
       messages.add(single.message());
     } else {
       List<ParsedPayload.Element> elements = ((ParsedPayload.Batch) payload).elements();
-      int maxBatchLength = settings.limits().maxBatchLength();
+      int maxBatchLength = inForce.get().gateway().sessionLimits().maxBatchLength();
       for (int i = 0; i < elements.size(); i++) {
         ParsedPayload.Element element = elements.get(i);
         if (element.error() != null) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -20,11 +21,14 @@ final class PostBodies {
 
   private final McpRequestChecks checks;
   private final Materializer materializer;
-  private final long maxBodyBytes;
+  private final LongSupplier maxBodyBytes;
   private final Duration readTimeout;
 
   PostBodies(
-      McpRequestChecks checks, Materializer materializer, long maxBodyBytes, Duration readTimeout) {
+      McpRequestChecks checks,
+      Materializer materializer,
+      LongSupplier maxBodyBytes,
+      Duration readTimeout) {
     this.checks = checks;
     this.materializer = materializer;
     this.maxBodyBytes = maxBodyBytes;
@@ -60,7 +64,7 @@ final class PostBodies {
     return Asks.sameThread(
             request
                 .entity()
-                .withSizeLimit(maxBodyBytes)
+                .withSizeLimit(maxBodyBytes.getAsLong())
                 .toStrict(readTimeout.toMillis(), Long.MAX_VALUE, materializer))
         .thenApply(HttpEntity.Strict::getData);
   }

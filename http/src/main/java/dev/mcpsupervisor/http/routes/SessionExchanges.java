@@ -13,6 +13,7 @@ import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.OpenExchanges;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
@@ -39,7 +40,7 @@ public final class SessionExchanges {
   private final Scheduler scheduler;
   private final Materializer materializer;
   private final Duration answerTimeout;
-  private final long maxStreamBufferBytes;
+  private final LongSupplier maxStreamBufferBytes;
   private final McpRefusals refusals;
   private final ExchangeResponses responses;
   private final OpenExchanges openExchanges = new OpenExchanges();
@@ -54,7 +55,7 @@ public final class SessionExchanges {
    * @param answerTimeout a safety net: every upstream call has its own deadline, so a POST whose
    *     first answer has not come by then means something inside broke; it gets 504 instead of
    *     hanging
-   * @param maxStreamBufferBytes see {@link Exchange#open}
+   * @param maxStreamBufferBytes see {@link Exchange#open}: the one in force as an exchange opens
    */
   SessionExchanges(
       ActorRef<DownstreamSessions.Command> sessions,
@@ -63,7 +64,7 @@ public final class SessionExchanges {
       Materializer materializer,
       GatewaySettings settings,
       Duration answerTimeout,
-      long maxStreamBufferBytes,
+      LongSupplier maxStreamBufferBytes,
       McpRefusals refusals,
       ActorRef<NodeDesk.Command> desk,
       Readiness readiness) {
@@ -124,7 +125,7 @@ public final class SessionExchanges {
 
   Exchange openExchange() {
     return openExchanges.track(
-        Exchange.open(materializer, maxStreamBufferBytes, refusals::streamOverflowed));
+        Exchange.open(materializer, maxStreamBufferBytes.getAsLong(), refusals::streamOverflowed));
   }
 
   /**

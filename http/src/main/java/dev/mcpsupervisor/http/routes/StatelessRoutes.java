@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http.routes;
 
 import static dev.mcpsupervisor.http.routes.McpRequestChecks.header;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.Asks;
@@ -12,15 +13,14 @@ import dev.mcpsupervisor.http.access.SessionQuota;
 import dev.mcpsupervisor.http.access.StreamQuota;
 import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
+import dev.mcpsupervisor.http.endpoint.InForce;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
-import dev.mcpsupervisor.http.endpoint.ServerAccess;
 import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.session.ListenSession;
 import dev.mcpsupervisor.http.stateless.CallerContexts;
-import dev.mcpsupervisor.http.stateless.IdentityContexts;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
 import dev.mcpsupervisor.http.stateless.StatelessRequest;
 import dev.mcpsupervisor.http.stream.Exchange;
@@ -31,9 +31,7 @@ import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,11 +53,7 @@ final class StatelessRoutes {
   private final GatewaySettings settings;
   private final GatewayMetrics metrics;
   private final StatelessRequest.Gateway gateway;
-  private final Map<String, McpEndpoint> endpoints;
-  private final ServerAccess access;
-
-  /** The endpoints that reach an {@code isolation: context} server: only they use identities. */
-  private final Set<String> identityPaths;
+  private final InForce inForce;
 
   private final CallerIdentity callers;
   private final StreamQuota streamQuota;
@@ -72,8 +66,7 @@ final class StatelessRoutes {
 
   /**
    * @param gateway what every stateless request shares
-   * @param endpoints the endpoints by path
-   * @param access which servers each identity may use
+   * @param inForce the endpoints and access rules in force
    * @param callers who a stateless request comes from, for its {@code isolation: context} servers
    * @param streamQuota how many listen streams a caller may hold open
    */
@@ -82,21 +75,18 @@ final class StatelessRoutes {
       GatewaySettings settings,
       GatewayMetrics metrics,
       StatelessRequest.Gateway gateway,
-      Map<String, McpEndpoint> endpoints,
-      ServerAccess access,
+      InForce inForce,
       CallerIdentity callers,
       StreamQuota streamQuota) {
     this.exchanges = exchanges;
     this.settings = settings;
     this.metrics = metrics;
     this.gateway = gateway;
-    this.endpoints = Map.copyOf(endpoints);
-    this.access = access;
-    this.identityPaths =
-        IdentityContexts.pathsReachingContextIsolation(endpoints, gateway.supervisor().config());
+    this.inForce = inForce;
     this.callers = callers;
     this.streamQuota = streamQuota;
-    this.inflight = new CallerLimit(settings.limits().maxInflightPerIdentity());
+    this.inflight =
+        new CallerLimit(() -> inForce.get().gateway().sessionLimits().maxInflightPerIdentity());
   }
 
   /**
@@ -132,6 +122,14 @@ final class StatelessRoutes {
     if (McpMethods.SUBSCRIPTIONS_LISTEN.equals(call.method())) {
       return listen(call, request, server, accept, caller, traced);
     }
+    InForce.Served served = inForce.get();
+    McpEndpoint endpoint = served.endpoints().get(path);
+    if (endpoint == null) {
+      // its server was removed by a reload since the request was routed
+      return done(
+          McpResponses.error(
+              StatusCodes.NOT_FOUND, INVALID_REQUEST, "Not Found: no server named " + server));
+    }
     String callerContext = callers.contextOf(caller, name -> header(request, name));
     Runnable finished = admit(caller, callerContext, principal);
     if (finished == null) {
@@ -143,15 +141,15 @@ final class StatelessRoutes {
                   CallerLimit.overloaded(
                       call.id(),
                       "this caller",
-                      settings.limits().maxInflightPerIdentity(),
+                      inForce.get().gateway().sessionLimits().maxInflightPerIdentity(),
                       "maxInflightPerIdentity"))));
     }
     // only an endpoint with an isolation: context server calls in the caller's context
-    String identity = identityPaths.contains(path) ? callerContext : null;
+    String identity = served.contextIsolationPaths().contains(path) ? callerContext : null;
     StatelessRequest.Arrival arrival =
         new StatelessRequest.Arrival(
             call,
-            access.endpointFor(endpoints.get(path), caller),
+            inForce.endpointFor(endpoint, caller),
             "stateless-" + requestIds.incrementAndGet(),
             identity,
             principal,

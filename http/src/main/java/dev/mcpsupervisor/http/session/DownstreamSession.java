@@ -188,7 +188,7 @@ public final class DownstreamSession {
             requests,
             streams,
             relay,
-            spec.settings().limits().maxInflightPerDownstreamSession());
+            spec.maxInflight());
   }
 
   /** The session hears what its upstreams send from now on. */

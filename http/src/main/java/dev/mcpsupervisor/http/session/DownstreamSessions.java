@@ -7,8 +7,8 @@ import dev.mcpsupervisor.http.access.SessionIdSeal;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.access.SessionQuota;
 import dev.mcpsupervisor.http.endpoint.AggregatedEndpoint;
+import dev.mcpsupervisor.http.endpoint.InForce;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
-import dev.mcpsupervisor.http.endpoint.ServerAccess;
 import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
@@ -20,7 +20,6 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -146,16 +145,15 @@ public final class DownstreamSessions {
       Instant lastActivity) {}
 
   /**
-   * @param access which servers each identity's sessions reach
+   * @param inForce the endpoints and access rules in force
    * @param directory the directory of sessions this registry writes and the HTTP routes read
    */
   public static Behavior<Command> create(
       SessionSupervisor supervisor,
-      Map<String, McpEndpoint> endpointsByPath,
+      InForce inForce,
       GatewaySettings settings,
       Duration idleTimeout,
       GatewayMetrics metrics,
-      ServerAccess access,
       SessionDirectory directory,
       SessionReplicas.Replication replication) {
     return Behaviors.setup(
@@ -164,11 +162,10 @@ public final class DownstreamSessions {
                 timers ->
                     new DownstreamSessions(
                             supervisor,
-                            endpointsByPath,
+                            inForce,
                             settings,
                             idleTimeout,
                             metrics,
-                            access,
                             directory,
                             replication,
                             context,
@@ -183,11 +180,10 @@ public final class DownstreamSessions {
           McpMethods.NOTIFICATION_RESOURCES_LIST_CHANGED);
 
   private final SessionSupervisor supervisor;
-  private final Map<String, McpEndpoint> endpointsByPath;
+  private final InForce inForce;
   private final GatewaySettings settings;
   private final Duration idleTimeout;
   private final GatewayMetrics metrics;
-  private final ServerAccess access;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final SecureRandom random = new SecureRandom();
@@ -206,11 +202,10 @@ public final class DownstreamSessions {
 
   private DownstreamSessions(
       SessionSupervisor supervisor,
-      Map<String, McpEndpoint> endpointsByPath,
+      InForce inForce,
       GatewaySettings settings,
       Duration idleTimeout,
       GatewayMetrics metrics,
-      ServerAccess access,
       SessionDirectory directory,
       SessionReplicas.Replication replication,
       ActorContext<Command> context,
@@ -224,8 +219,7 @@ public final class DownstreamSessions {
     this.nodeTag = clustered ? SessionIds.nodeTag(supervisor.membership().selfAddress()) : null;
     this.seal = clustered ? SessionIdSeal.of(cluster) : null;
     this.sessions = new SessionTable(directory);
-    this.access = access;
-    this.endpointsByPath = Map.copyOf(endpointsByPath);
+    this.inForce = inForce;
     this.settings = settings;
     this.idleTimeout = idleTimeout;
     this.metrics = metrics;
@@ -233,8 +227,8 @@ public final class DownstreamSessions {
     this.timers = timers;
     this.quota =
         new SessionQuota(
-            settings.limits().maxDownstreamSessions(),
-            settings.limits().maxDownstreamSessionsPerIdentity());
+            () -> inForce.get().gateway().sessionLimits().maxDownstreamSessions(),
+            () -> inForce.get().gateway().sessionLimits().maxDownstreamSessionsPerIdentity());
     timers.startTimerWithFixedDelay(
         SweepIdle.INSTANCE, SessionTable.idleSweepInterval(idleTimeout));
   }
@@ -257,12 +251,16 @@ public final class DownstreamSessions {
         .build();
   }
 
-  /** Through the path of an upstream's own list_changed: each session forwards what it may. */
+  /**
+   * Through the path of an upstream's own list_changed: each session forwards what it may. A
+   * session of {@code /mcp} hears of every server changed, added or removed; one of a server's own
+   * endpoint, of its server.
+   */
   private Behavior<Command> onServersChanged(ServersChanged changed) {
     for (RoutedSession session : sessions.routableSessions()) {
-      McpEndpoint served = endpointsByPath.get(session.path);
       for (String server : changed.servers()) {
-        if (served != null && served.servers().contains(server)) {
+        if (session.path.equals(AggregatedEndpoint.PATH)
+            || session.path.equals(SingleServerEndpoint.pathOf(server))) {
           LIST_CHANGES.forEach(
               method ->
                   session.ref.tell(
@@ -280,7 +278,7 @@ public final class DownstreamSessions {
         create.server() == null
             ? AggregatedEndpoint.PATH
             : SingleServerEndpoint.pathOf(create.server());
-    McpEndpoint served = endpointsByPath.get(path);
+    McpEndpoint served = inForce.get().endpoints().get(path);
     if (!sessions.accepting() || served == null) {
       create.replyTo().tell(new Created(null, null));
       return Behaviors.same();
@@ -303,7 +301,7 @@ public final class DownstreamSessions {
    */
   private Behavior<Command> onAdopt(Adopt adopt) {
     SessionRecord record = adopt.record();
-    McpEndpoint served = endpointsByPath.get(record.path());
+    McpEndpoint served = inForce.get().endpoints().get(record.path());
     if (sessions.accepting() && served != null && sessions.routable(record.id()) == null) {
       start(record.id(), served, record.owner(), Kind.SESSION, record);
       sessions
@@ -332,14 +330,15 @@ public final class DownstreamSessions {
     SessionSpec spec =
         new SessionSpec(
             id,
-            access.endpointFor(served, owner),
+            inForce.endpointFor(served, owner),
             supervisor,
             settings,
             idleTimeout,
             context.getSelf(),
             new RouteGate(),
             owner,
-            replication);
+            replication,
+            () -> inForce.get().gateway().sessionLimits().maxInflightPerDownstreamSession());
     ActorRef<DownstreamSession.Command> session =
         context.spawn(
             // a fault while handling one message must not drop the session's streams and leases

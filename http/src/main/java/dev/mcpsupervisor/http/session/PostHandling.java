@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.function.IntSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,7 +63,9 @@ final class PostHandling {
   private final ClientRequests requests;
   private final DownstreamStreams streams;
   private final UpstreamRelay relay;
-  private final int maxInflight;
+
+  /** {@code gateway.maxInflightPerDownstreamSession} in force. */
+  private final IntSupplier maxInflight;
 
   /** Tells a request's answer from that of an earlier request under the same id. */
   private long nextSequence;
@@ -74,7 +77,7 @@ final class PostHandling {
       ClientRequests requests,
       DownstreamStreams streams,
       UpstreamRelay relay,
-      int maxInflight) {
+      IntSupplier maxInflight) {
     this.sessionId = sessionId;
     this.supervisor = supervisor;
     this.registry = registry;
@@ -140,11 +143,12 @@ final class PostHandling {
     }
     // what is in flight leaves the streams on every end (answer, error, timeout, cancel, session
     // end)
-    if (streams.allInFlight().size() >= maxInflight) {
+    int cap = maxInflight.getAsInt();
+    if (streams.allInFlight().size() >= cap) {
       streams.answer(
           exchange,
           CallerLimit.overloaded(
-              request.id(), "this session", maxInflight, "maxInflightPerDownstreamSession"));
+              request.id(), "this session", cap, "maxInflightPerDownstreamSession"));
       return taken;
     }
     long sequence = nextSequence++;

@@ -5,6 +5,7 @@ import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import java.time.Duration;
+import java.util.function.IntSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -15,6 +16,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param gate what the HTTP routes tell it passes ({@link SessionDirectory})
  * @param owner the identity it is bound to
  * @param replication where a cluster node's sessions keep their records
+ * @param maxInflight {@code gateway.maxInflightPerDownstreamSession} in force
  */
 record SessionSpec(
     String id,
@@ -25,4 +27,5 @@ record SessionSpec(
     ActorRef<DownstreamSessions.Command> registry,
     RouteGate gate,
     Identity owner,
-    SessionReplicas.Replication replication) {}
+    SessionReplicas.Replication replication,
+    IntSupplier maxInflight) {}

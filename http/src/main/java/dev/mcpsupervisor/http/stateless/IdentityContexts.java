@@ -1,15 +1,10 @@
 package dev.mcpsupervisor.http.stateless;
 
 import dev.mcpsupervisor.http.access.CallerIdentity;
-import dev.mcpsupervisor.http.endpoint.McpEndpoint;
-import dev.mcpsupervisor.protocol.config.Isolation;
-import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The callers' identity contexts ({@link CallerIdentity}) and how many 2026-07-28 requests use each
@@ -39,24 +34,6 @@ public final class IdentityContexts<W> {
   }
 
   private final Map<String, Context<W>> contexts = new HashMap<>();
-
-  /**
-   * The endpoints that reach an {@code isolation: context} server: only their sessions use identity
-   * contexts.
-   */
-  public static Set<String> pathsReachingContextIsolation(
-      Map<String, McpEndpoint> endpointsByPath, SupervisorConfig config) {
-    Set<String> paths = new HashSet<>();
-    endpointsByPath.forEach(
-        (path, endpoint) -> {
-          if (endpoint.servers().stream()
-              .map(server -> config.servers().get(server))
-              .anyMatch(server -> server != null && server.isolation() == Isolation.CONTEXT)) {
-            paths.add(path);
-          }
-        });
-    return Set.copyOf(paths);
-  }
 
   /** A request of this context's caller is to run. */
   Entered enter(String context, W waiter) {

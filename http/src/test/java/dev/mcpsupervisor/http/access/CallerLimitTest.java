@@ -19,7 +19,7 @@ class CallerLimitTest {
 
   @Test
   void aKeyAtItsCapIsRefusedUntilOneIsReleasedAndOtherKeysAreNotAffected() {
-    CallerLimit limit = new CallerLimit(2);
+    CallerLimit limit = new CallerLimit(() -> 2);
     assertTrue(limit.tryAcquire("a"));
     assertTrue(limit.tryAcquire("a"));
     assertFalse(limit.tryAcquire("a"));
@@ -39,7 +39,7 @@ class CallerLimitTest {
   void hundredsOfRacingCallersNeverExceedTheCapAndLeaveNothingBehind() throws Exception {
     int cap = 8;
     int racers = 400;
-    CallerLimit limit = new CallerLimit(cap);
+    CallerLimit limit = new CallerLimit(() -> cap);
     AtomicInteger holding = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
     AtomicInteger refused = new AtomicInteger();
@@ -78,7 +78,7 @@ class CallerLimitTest {
 
   @Test
   void hundredsOfRacingOpenersGetExactlyTheCap() throws Exception {
-    CallerLimit permits = new CallerLimit(25);
+    CallerLimit permits = new CallerLimit(() -> 25);
     int openers = 400;
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService pool = Executors.newFixedThreadPool(64);
@@ -111,7 +111,7 @@ class CallerLimitTest {
 
   @Test
   void eachCallerHasItsOwnCapAndAReleasedPermitCanBeTakenAgain() {
-    CallerLimit permits = new CallerLimit(2);
+    CallerLimit permits = new CallerLimit(() -> 2);
     assertTrue(permits.tryAcquire("a"));
     assertTrue(permits.tryAcquire("a"));
     assertFalse(permits.tryAcquire("a"));
@@ -125,7 +125,7 @@ class CallerLimitTest {
 
   @Test
   void aPermitIsGivenBackOnceHoweverOftenItsReleaseRuns() {
-    CallerLimit limit = new CallerLimit(1);
+    CallerLimit limit = new CallerLimit(() -> 1);
     Runnable release = limit.acquire("a").orElseThrow();
     assertTrue(limit.acquire("a").isEmpty(), "the cap is held");
     release.run();

@@ -10,7 +10,7 @@ class SessionQuotaTest {
 
   @Test
   void refusesPastTheGatewayLimitUntilASessionStops() {
-    SessionQuota quota = new SessionQuota(3, 10);
+    SessionQuota quota = new SessionQuota(() -> 3, () -> 10);
     for (int i = 0; i < 3; i++) {
       assertNull(quota.refusal(null));
       quota.started("s" + i, null);
@@ -25,7 +25,7 @@ class SessionQuotaTest {
 
   @Test
   void refusesPastTheIdentityLimitWhileOtherIdentitiesStillGetSessions() {
-    SessionQuota quota = new SessionQuota(100, 2);
+    SessionQuota quota = new SessionQuota(() -> 100, () -> 2);
     quota.started("a1", "alice");
     quota.started("a2", "alice");
     assertNotNull(quota.refusal("alice"));

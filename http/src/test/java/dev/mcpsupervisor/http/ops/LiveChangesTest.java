@@ -12,37 +12,49 @@ class LiveChangesTest {
   private static final String TOKEN = "t".repeat(40);
 
   @Test
-  void serversChangedInPlaceNeedNoRestart() {
-    SupervisorConfig running = config("{a: {command: x, args: [\"1\"]}, b: {command: y}}", "");
+  void serversAddedRemovedOrChangedAccessSettingsAndLimitsNeedNoRestart() {
+    SupervisorConfig running =
+        config(
+            "{a: {command: x, args: [\"1\"]}, b: {command: y}}",
+            "authTokens: [\""
+                + TOKEN
+                + "\"], allowedOrigins: [\"https://a.example\"],"
+                + " identities: {token-1: {servers: [a]}}");
     SupervisorConfig next =
         config(
-            "{a: {command: x, args: [\"2\"], maxSessions: 3},"
-                + " b: {command: y, disabledTools: [t]}}",
-            "");
+            "{a: {command: x, args: [\"2\"], maxSessions: 3, toolPrefix: aa},"
+                + " c: {command: z, disabledTools: [t]}}",
+            "authTokens: [\""
+                + TOKEN.replace('t', 'u')
+                + "\"], allowedOrigins: [\"https://b.example\"],"
+                + " allowedHosts: [\"gw.example\"], identities: {token-1: {servers: [c]}},"
+                + " maxBodyBytes: 1000, maxBatchLength: 3, maxDownstreamSessions: 5,"
+                + " maxStreamsPerIdentity: 2, maxStreamBufferBytes: 4096");
 
     assertEquals(List.of(), LiveChanges.needingRestart(running, next));
   }
 
   @Test
-  void addedOrRemovedServersAPrefixAndGatewaySettingsAreNamedNeverTheirValues() {
+  void theBindAndTheIdleTimeoutAreNamedNeverTheirValues() {
     SupervisorConfig running =
         config(
-            "{a: {command: x}, b: {command: y}}",
+            "{a: {command: x}}",
             "host: \"127.0.0.1\", port: 8080, authTokens: [\"" + TOKEN + "\"]");
     SupervisorConfig next =
         config(
-            "{a: {command: x, toolPrefix: aa}, c: {command: z}}",
-            "host: \"127.0.0.1\", port: 9090, authTokens: [\"" + TOKEN.replace('t', 'u') + "\"]");
+            "{a: {command: x}}",
+            "host: \"127.0.0.2\", port: 9090, maxBatchLength: 3, maxBodyBytes: 1000,"
+                + " maxConnections: 10, sessionIdleTimeout: 1m");
 
     List<String> named = LiveChanges.needingRestart(running, next);
 
     assertEquals(
         List.of(
-            "servers added (c)",
-            "servers removed (b)",
-            "servers.a.toolPrefix",
+            "gateway.host",
             "gateway.port",
-            "gateway.authTokens"),
+            "gateway.authentication (on or off)",
+            "gateway.maxConnections",
+            "gateway.sessionIdleTimeout"),
         named);
     assertEquals(false, String.join(" ", named).contains(TOKEN));
   }

@@ -26,7 +26,7 @@ class McpRequestChecksTest {
   private static final long LIMIT = 10;
 
   private final McpRequestChecks checks =
-      new McpRequestChecks(new McpRefusals(new GatewayMetrics()), LIMIT);
+      new McpRequestChecks(new McpRefusals(new GatewayMetrics()), () -> LIMIT);
 
   private static HttpRequest post(String body, String... headers) {
     HttpRequest request = HttpRequest.POST("/mcp").withEntity(ContentTypes.APPLICATION_JSON, body);

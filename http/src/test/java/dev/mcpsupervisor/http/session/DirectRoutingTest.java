@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.http.TestGateway;
 import dev.mcpsupervisor.http.access.Identity;
-import dev.mcpsupervisor.http.endpoint.ServerAccess;
+import dev.mcpsupervisor.http.endpoint.InForce;
 import dev.mcpsupervisor.http.endpoint.SingleServerEndpoint;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.stream.Exchange;
@@ -24,7 +24,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -60,11 +59,16 @@ class DirectRoutingTest {
               gateway.supervisor.spawn(
                   DownstreamSessions.create(
                       gateway.supervisor,
-                      Map.of(PATH, new SingleServerEndpoint("fixture", settings)),
+                      new InForce(
+                          gateway.supervisor.config(),
+                          gateway.supervisor.config().gateway(),
+                          settings,
+                          "test",
+                          gateway.metrics,
+                          Runnable::run),
                       settings,
                       idleTimeout,
                       gateway.metrics,
-                      new ServerAccess(Map.of()),
                       directory,
                       SessionReplicas.Replication.NONE),
                   "direct-routing-" + REGISTRIES.incrementAndGet()));

@@ -12,6 +12,7 @@ import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ProbeSink;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.config.SessionLimits;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -58,7 +59,8 @@ class DownstreamSessionTest {
               registry.getRef(),
               gate,
               Identity.ANONYMOUS,
-              SessionReplicas.Replication.NONE);
+              SessionReplicas.Replication.NONE,
+              () -> SessionLimits.defaults().maxInflightPerDownstreamSession());
       Behavior<DownstreamSession.Command> behavior =
           listenStream ? ListenSession.create(spec) : DownstreamSession.create(spec);
       ref = supervisor.spawn(behavior, spec.id()).toCompletableFuture().join();

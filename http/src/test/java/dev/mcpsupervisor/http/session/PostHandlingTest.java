@@ -59,7 +59,8 @@ class PostHandlingTest {
       ClientRequests requests = new ClientRequests("s1", new NeverAnswers(), null);
       relay = new UpstreamRelay(streams, requests);
       posts =
-          new PostHandling("s1", null, registry.getRef(), requests, streams, relay, MAX_INFLIGHT);
+          new PostHandling(
+              "s1", null, registry.getRef(), requests, streams, relay, () -> MAX_INFLIGHT);
     }
 
     /** Takes a POST as the session does, keeping the outcomes it would await. */

@@ -25,6 +25,7 @@ import java.util.stream.IntStream;
  * @param connectionLimits what one connection and one caller's streams may hold
  * @param sessionLimits how many downstream sessions and requests may be held at once
  * @param cluster this gateway as one node of a cluster; null: a single node
+ * @param watchConfig whether the gateway reloads its configuration file when it changes
  */
 public record GatewayConfig(
     String host,
@@ -39,7 +40,8 @@ public record GatewayConfig(
     Map<String, IdentityPolicy> identities,
     ConnectionLimits connectionLimits,
     SessionLimits sessionLimits,
-    ClusterConfig cluster) {
+    ClusterConfig cluster,
+    boolean watchConfig) {
 
   /** Shorter bearer tokens are refused at start: they can be guessed. */
   public static final int MIN_TOKEN_LENGTH = 32;
@@ -58,6 +60,38 @@ public record GatewayConfig(
     identities = Map.copyOf(identities);
     Objects.requireNonNull(connectionLimits, "connectionLimits");
     Objects.requireNonNull(sessionLimits, "sessionLimits");
+  }
+
+  /** Not watching its file. */
+  public GatewayConfig(
+      String host,
+      int port,
+      List<String> authTokens,
+      List<String> allowedOrigins,
+      List<String> allowedHosts,
+      long maxBodyBytes,
+      Duration sessionIdleTimeout,
+      List<NamedToken> namedTokens,
+      OAuthConfig oauth,
+      Map<String, IdentityPolicy> identities,
+      ConnectionLimits connectionLimits,
+      SessionLimits sessionLimits,
+      ClusterConfig cluster) {
+    this(
+        host,
+        port,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities,
+        connectionLimits,
+        sessionLimits,
+        cluster,
+        false);
   }
 
   /** A single node (no {@code cluster} section). */
@@ -143,7 +177,8 @@ public record GatewayConfig(
         identities,
         connectionLimits,
         sessionLimits,
-        cluster);
+        cluster,
+        watchConfig);
   }
 
   /**
@@ -183,7 +218,8 @@ public record GatewayConfig(
         identities,
         connectionLimits,
         sessionLimits,
-        newCluster);
+        newCluster,
+        watchConfig);
   }
 
   /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */
@@ -222,6 +258,8 @@ public record GatewayConfig(
         + sessionLimits
         + ", cluster="
         + cluster
+        + ", watchConfig="
+        + watchConfig
         + "]";
   }
 }

@@ -36,6 +36,7 @@ final class GatewayConfigReader {
 
   static final String MAX_INFLIGHT_PER_IDENTITY = "maxInflightPerIdentity";
   static final String MAX_BATCH_LENGTH = "maxBatchLength";
+  static final String WATCH_CONFIG = "watchConfig";
 
   static final FieldRules RULES =
       new FieldRules(
@@ -59,6 +60,7 @@ final class GatewayConfigReader {
               MAX_INFLIGHT_PER_IDENTITY,
               MAX_BATCH_LENGTH,
               ClusterConfigReader.CLUSTER,
+              WATCH_CONFIG,
               DEPRECATED_MAX_INFLIGHT_PER_SESSION),
           Set.of(),
           Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
@@ -99,7 +101,8 @@ final class GatewayConfigReader {
         AuthConfigReader.identities(gateway, serverNames, tokens, oauth != null),
         connectionLimits(section),
         sessionLimits(section, inflightPerDownstreamSessionField(gateway, section)),
-        ClusterConfigReader.read(gateway, clusterDefaults, host));
+        ClusterConfigReader.read(gateway, clusterDefaults, host),
+        section.bool(WATCH_CONFIG, false));
   }
 
   static ConnectionLimits connectionLimits(ConfigSection section) {
