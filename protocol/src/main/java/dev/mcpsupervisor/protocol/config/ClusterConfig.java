@@ -103,7 +103,7 @@ public record ClusterConfig(
       this.configName = configName;
     }
 
-    /** As written in the configuration, and as pekko-discovery names it. */
+    /** As written in the configuration. */
     public String configName() {
       return configName;
     }
