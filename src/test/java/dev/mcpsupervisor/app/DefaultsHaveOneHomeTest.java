@@ -74,9 +74,11 @@ class DefaultsHaveOneHomeTest {
   void everyKeyAndEverySectionIsSetByExactlyOneReferenceConf() throws IOException {
     Map<String, Config> files = ourReferenceFiles();
     assertEquals(
-        5,
+        6,
         files.size(),
-        () -> "protocol, actors, cluster, http and the application: " + files.keySet());
+        () ->
+            "protocol, actors, cluster, cluster-bootstrap, http and the application: "
+                + files.keySet());
     Map<String, List<String>> keyHomes = new TreeMap<>();
     Map<String, List<String>> sectionHomes = new TreeMap<>();
     files.forEach(

@@ -224,6 +224,11 @@ public record GatewayConfig(
 
   /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */
   public boolean bindsLoopback() {
+    return isLoopback(host);
+  }
+
+  /** Whether {@code host} is a loopback address (a name that does not resolve is not). */
+  static boolean isLoopback(String host) {
     try {
       return InetAddress.getByName(host).isLoopbackAddress();
     } catch (UnknownHostException e) {

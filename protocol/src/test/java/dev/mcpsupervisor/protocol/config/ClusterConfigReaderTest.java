@@ -95,7 +95,11 @@ class ClusterConfigReaderTest {
     assertError(
         "cluster { seedNodes = []" + secret + " }",
         "gateway.cluster.seedNodes: must list at least one node as \"host:port\" (its Artery"
-            + " address); the first node lists itself first");
+            + " address; the first node lists itself first), or set discovery instead");
+    assertError(
+        "cluster { port = 25520" + secret + " }",
+        "gateway.cluster.seedNodes: must list at least one node as \"host:port\" (its Artery"
+            + " address; the first node lists itself first), or set discovery instead");
     assertError(
         "cluster { seedNodes = [\"127.0.0.1:25520\", \"pekko://x@h:1\"]" + secret + " }",
         "gateway.cluster.seedNodes[1]: \"pekko://x@h:1\" is not a node address (expected"
@@ -112,6 +116,121 @@ class ClusterConfigReaderTest {
         "cluster { seedNodes = [\"h:1\"], seeds = [\"h:1\"]" + secret + " }",
         "gateway.cluster.seeds: not supported; write the seed nodes as seedNodes ="
             + " [\"host:port\", ...]");
+  }
+
+  @Test
+  void discoveryTakesTheDefaultsAndReplacesTheSeedNodes() {
+    ClusterConfig cluster =
+        load("cluster { host = \"10.0.0.5\", discovery { method = \"kubernetes-api\" }, secret = \""
+                + SECRET
+                + "\" }")
+            .cluster();
+    assertEquals(List.of(), cluster.seedNodes());
+    assertEquals(
+        new ClusterConfig.Discovery(
+            ClusterConfig.DiscoveryMethod.KUBERNETES_API,
+            "mcp-supervisor",
+            2,
+            null,
+            7626,
+            List.of()),
+        cluster.discovery());
+    assertNull(cluster.tls());
+  }
+
+  @Test
+  void configDiscoveryListsTheManagementEndpoints() {
+    ClusterConfig cluster =
+        load("cluster { discovery { method = config, serviceName = gw, requiredContactPoints = 3,"
+                + " managementPort = 8558, endpoints = [\"127.0.0.1:8558\", \"[::1]:8559\"] },"
+                + " secret = \""
+                + SECRET
+                + "\" }")
+            .cluster();
+    assertEquals(
+        new ClusterConfig.Discovery(
+            ClusterConfig.DiscoveryMethod.CONFIG,
+            "gw",
+            3,
+            null,
+            8558,
+            List.of(
+                new ClusterConfig.ContactPoint("127.0.0.1", 8558),
+                new ClusterConfig.ContactPoint("::1", 8559))),
+        cluster.discovery());
+    assertEquals("[::1]:8559", cluster.discovery().endpoints().get(1).toString());
+  }
+
+  @Test
+  void badDiscoverySectionsAreRefused() {
+    String secret = ", secret = \"" + SECRET + "\"";
+    assertError(
+        "cluster { seedNodes = [\"h:1\"], discovery { method = dns }" + secret + " }",
+        "gateway.cluster: set either seedNodes (fixed addresses) or discovery (Cluster Bootstrap),"
+            + " not both");
+    assertError(
+        "cluster { discovery { serviceName = x }" + secret + " }",
+        "gateway.cluster.discovery.method: missing: one of \"kubernetes-api\", \"dns\","
+            + " \"config\"");
+    assertError(
+        "cluster { discovery { method = consul }" + secret + " }",
+        "gateway.cluster.discovery.method: \"consul\" is not one of \"kubernetes-api\","
+            + " \"dns\", \"config\"");
+    assertError(
+        "cluster { discovery { method = config }" + secret + " }",
+        "gateway.cluster.discovery.endpoints: missing: method \"config\" contacts the nodes listed"
+            + " here, as \"host:managementPort\"");
+    assertError(
+        "cluster { discovery { method = config, endpoints = [] }" + secret + " }",
+        "gateway.cluster.discovery.endpoints: must list at least one node's management endpoint"
+            + " as \"host:port\"");
+    assertError(
+        "cluster { discovery { method = dns, endpoints = [\"h:1\"] }" + secret + " }",
+        "gateway.cluster.discovery.endpoints: only for method \"config\"; dns finds the nodes");
+    assertError(
+        "cluster { discovery { method = config, endpoints = [\"h:1\"], portName = m }"
+            + secret
+            + " }",
+        "gateway.cluster.discovery.portName: only for methods kubernetes-api and dns; config's"
+            + " endpoints carry the port");
+    assertError(
+        "cluster { discovery { method = dns, requiredContactPoints = 0 }" + secret + " }",
+        "gateway.cluster.discovery.requiredContactPoints: must be at least 1, got 0");
+    assertError(
+        "cluster { discovery { method = dns, managmentPort = 1 }" + secret + " }",
+        "gateway.cluster.discovery.managmentPort: unknown field; did you mean"
+            + " \"managementPort\"?");
+  }
+
+  @Test
+  void tlsNamesBothStoresAndOnePasswordNeverPrinted() {
+    ClusterConfig cluster =
+        load("cluster { seedNodes = [\"h:1\"], tls { keyStore = /k.p12, trustStore = /t.p12,"
+                + " password = \"store-password\" }, secret = \""
+                + SECRET
+                + "\" }")
+            .cluster();
+    assertEquals(new ClusterConfig.Tls("/k.p12", "/t.p12", "store-password"), cluster.tls());
+    assertFalse(cluster.toString().contains("store-password"));
+  }
+
+  @Test
+  void aTlsSectionWithoutItsPasswordIsRefusedNamingTheField() {
+    String secret = ", secret = \"" + SECRET + "\"";
+    assertError(
+        "cluster { seedNodes = [\"h:1\"], tls { keyStore = /k, trustStore = /t }" + secret + " }",
+        "gateway.cluster.tls.password: missing: the password of both key stores; set password ="
+            + " ${MCP_SUPERVISOR_CLUSTER_TLS_PASSWORD}, never the password itself");
+    assertError(
+        "cluster { seedNodes = [\"h:1\"], tls { keyStore = /k, password = p }" + secret + " }",
+        "gateway.cluster.tls.trustStore: missing: the path of a PKCS #12 key store");
+    assertError(
+        "cluster { seedNodes = [\"h:1\"], tls { keyStore = /k, trustStore = /t, password = p,"
+            + " trustStorePassword = q }"
+            + secret
+            + " }",
+        "gateway.cluster.tls.trustStorePassword: not supported; both stores and the key open with"
+            + " the one password");
   }
 
   @Test
