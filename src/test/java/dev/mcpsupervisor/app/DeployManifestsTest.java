@@ -3,7 +3,6 @@ package dev.mcpsupervisor.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
@@ -11,7 +10,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigRenderOptions;
 import dev.mcpsupervisor.protocol.config.BindSafety;
-import dev.mcpsupervisor.protocol.config.ConfigException;
+import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.io.IOException;
@@ -49,17 +48,6 @@ class DeployManifestsTest {
 
   private static final Path ROOT = Path.of(System.getProperty("basedir", "."), "..");
   private static final Path KUBERNETES = ROOT.resolve("deploy/kubernetes");
-
-  /**
-   * Keys the ConfigMap uses that this branch's loader does not know yet (another change adds them),
-   * each with what is left out of the file while it is unknown: without {@code discovery} the
-   * cluster section would need seed nodes. {@link #theKeysNotYetKnownAreStillUnknown} fails once
-   * the loader knows one: then remove its entry, and the whole file is checked.
-   */
-  private static final Map<String, String> NOT_YET_KNOWN =
-      Map.of(
-          "gateway.watchConfig", "gateway.watchConfig",
-          "gateway.cluster.discovery", "gateway.cluster");
 
   /** What the kubelet gives {@code status.podIP}: a pod's address, not loopback. */
   private static final String POD_IP = "10.0.0.7";
@@ -145,40 +133,15 @@ class DeployManifestsTest {
 
   @Test
   void theConfigMapLoadsThroughTheRealLoader() {
-    SupervisorConfig config = ConfigLoader.parse(knownPart(resolvedConfigMap()), "gateway.conf");
+    SupervisorConfig config = ConfigLoader.parse(rendered(resolvedConfigMap()), "gateway.conf");
     assertEquals(
         containerPorts().get("http"), config.gateway().port(), "gateway.port, container's http");
     assertEquals(Optional.empty(), BindSafety.refusal(config.gateway(), false), "safe to serve");
     assertTrue(config.gateway().allowedHosts().contains(POD_IP), "the probes' Host: the pod IP");
-  }
-
-  @Test
-  void theKeysNotYetKnownAreStillUnknown() {
-    Config resolved = resolvedConfigMap();
-    NOT_YET_KNOWN.forEach(
-        (key, leftOut) -> {
-          Config withKey = resolved;
-          for (Map.Entry<String, String> other : NOT_YET_KNOWN.entrySet()) {
-            if (!other.getKey().equals(key)) {
-              withKey = withKey.withoutPath(other.getValue());
-            }
-          }
-          String file = withKey.root().render(ConfigRenderOptions.concise());
-          try {
-            ConfigLoader.parse(file, "gateway.conf");
-            fail("the loader knows " + key + " now: remove it from NOT_YET_KNOWN");
-          } catch (ConfigException unknown) {
-            assertTrue(
-                unknown.getMessage().contains(key + ": unknown field"),
-                "with "
-                    + key
-                    + " the file is refused, but not for that unknown field: "
-                    + unknown.getMessage()
-                    + " (when the loader knows "
-                    + key
-                    + " now, remove it from NOT_YET_KNOWN)");
-          }
-        });
+    assertTrue(config.gateway().watchConfig(), "a ConfigMap change is applied live");
+    assertEquals(
+        ClusterConfig.DiscoveryMethod.KUBERNETES_API,
+        config.gateway().cluster().discovery().method());
   }
 
   @Test
@@ -208,7 +171,7 @@ class DeployManifestsTest {
     // the ConfigMap's gateway on loopback (the pod's IP is not this machine's), a single node
     SupervisorConfig file =
         ConfigLoader.parse(
-            knownPart(resolvedConfigMap().withoutPath("gateway.cluster")), "gateway.conf");
+            rendered(resolvedConfigMap().withoutPath("gateway.cluster")), "gateway.conf");
     SupervisorConfig config =
         new SupervisorConfig(file.servers(), file.gateway().withAddress("127.0.0.1", 0));
     Application application =
@@ -324,13 +287,9 @@ class DeployManifestsTest {
     return ConfigFactory.parseString(text).resolveWith(ConfigFactory.parseMap(env));
   }
 
-  /** The file without what {@link #NOT_YET_KNOWN} leaves out, as the loader reads a file. */
-  private static String knownPart(Config resolved) {
-    Config known = resolved;
-    for (String leftOut : NOT_YET_KNOWN.values()) {
-      known = known.withoutPath(leftOut);
-    }
-    return known.root().render(ConfigRenderOptions.concise());
+  /** The file as the loader reads one. */
+  private static String rendered(Config resolved) {
+    return resolved.root().render(ConfigRenderOptions.concise());
   }
 
   /** The {@code -D} settings the container's JVM options set. */
