@@ -164,7 +164,7 @@ public final class GatewayServer {
                     SessionReplicas.create(membership, config.sessionIdleTimeout()),
                     "mcp-gateway-session-replicas-" + instance)
                 .thenApply(
-                    replicas -> new SessionReplicas.Replication(membership.selfAddress(), replicas))
+                    replicas -> new SessionReplicas.Replication(membership.selfNode(), replicas))
             : CompletableFuture.completedFuture(SessionReplicas.Replication.NONE);
     CompletionStage<ActorRef<DownstreamSessions.Command>> sessions =
         replication.thenCompose(
@@ -187,7 +187,7 @@ public final class GatewayServer {
             CallerContexts.create(supervisor, config.sessionIdleTimeout()),
             "mcp-gateway-caller-contexts-" + instance);
     PendingRounds pending =
-        new PendingRounds(membership.clustered() ? membership.selfAddress() : null);
+        new PendingRounds(membership.clustered() ? membership.selfNode() : null);
     return sessions
         .thenCombine(
             callerContexts,

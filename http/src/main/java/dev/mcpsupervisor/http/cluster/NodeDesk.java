@@ -218,26 +218,24 @@ public final class NodeDesk {
   private record EdgeGone(Runnable whenGone) implements Command {}
 
   /**
-   * The desks of the nodes, by address, the addresses by the tag their session ids carry, and the
-   * desks that said their node stops.
+   * The listed desks, and those that said their node stops. Which node each one is, is read from
+   * the membership when it is needed ({@link #byNode}): the receptionist names no incarnation, and
+   * may list a desk before this node sees its member.
    */
-  private record Desks(
-      Map<String, ActorRef<Command>> byAddress,
-      Map<String, String> byTag,
-      Set<ActorRef<Command>> leaving) {
-    static final Desks NONE = new Desks(Map.of(), Map.of(), Set.of());
+  private record Desks(Set<ActorRef<Command>> listed, Set<ActorRef<Command>> leaving) {
+    static final Desks NONE = new Desks(Set.of(), Set.of());
 
     /** A new listing: the desks that said they stop and are still listed still stop. */
-    Desks listed(Desks listing) {
+    Desks listed(Set<ActorRef<Command>> listing) {
       Set<ActorRef<Command>> still = new HashSet<>(leaving);
-      still.retainAll(listing.byAddress().values());
-      return new Desks(listing.byAddress(), listing.byTag(), Set.copyOf(still));
+      still.retainAll(listing);
+      return new Desks(Set.copyOf(listing), Set.copyOf(still));
     }
 
     Desks leaving(ActorRef<Command> desk) {
       Set<ActorRef<Command>> more = new HashSet<>(leaving);
       more.add(desk);
-      return new Desks(byAddress, byTag, Set.copyOf(more));
+      return new Desks(listed, Set.copyOf(more));
     }
   }
 
@@ -254,7 +252,7 @@ public final class NodeDesk {
       PendingRounds pending,
       SessionIdSeal seal) {
     String node() {
-      return membership.selfAddress();
+      return membership.selfNode();
     }
   }
 
@@ -328,7 +326,7 @@ public final class NodeDesk {
   /** Tells every other listed desk that this node stops. */
   private void tellStopping(Desks desks) {
     ActorRef<Command> self = context.getSelf();
-    desks.byAddress().values().stream()
+    desks.listed().stream()
         .filter(desk -> !desk.equals(self))
         .forEach(desk -> desk.tell(new Stopping(self)));
   }
@@ -471,7 +469,7 @@ public final class NodeDesk {
     if (route instanceof SessionRoutes.To to && to.address().equals(served.node())) {
       serveHere(request, request.record());
     } else if (route instanceof SessionRoutes.To to) {
-      ActorRef<Command> desk = desks.byAddress().get(to.address());
+      ActorRef<Command> desk = byNode(desks).get(to.address());
       if (request.hops() == 0) {
         edgeOf(request).ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk)));
       }
@@ -518,19 +516,20 @@ public final class NodeDesk {
 
   private SessionRoutes routes(Desks desks) {
     Set<String> leaving = new HashSet<>();
-    desks
-        .byAddress()
+    Map<String, String> byTag = new HashMap<>();
+    byNode(desks)
         .forEach(
-            (address, desk) -> {
+            (node, desk) -> {
+              byTag.put(SessionIds.nodeTag(node), node);
               if (desks.leaving().contains(desk)) {
-                leaving.add(address);
+                leaving.add(node);
               }
             });
     if (desks.leaving().contains(context.getSelf())) { // listed or not yet
       leaving.add(served.node());
     }
     return new SessionRoutes(
-        desks.byTag(),
+        Map.copyOf(byTag),
         SessionRoutes.membersOf(served.membership().members()),
         served.node(),
         Set.copyOf(leaving));
@@ -713,7 +712,7 @@ public final class NodeDesk {
 
   /** Sends the retry to the node its state names; false when that node is not listed. */
   private boolean forwardRetry(Desks desks, ForwardRetry retry) {
-    ActorRef<Command> owner = desks.byAddress().get(retry.state().node());
+    ActorRef<Command> owner = byNode(desks).get(retry.state().node());
     if (owner == null) {
       return false;
     }
@@ -744,20 +743,28 @@ public final class NodeDesk {
 
   // ------------------------------------------------------------------------------------- helpers
 
+  private static Set<ActorRef<Command>> desksOf(Receptionist.Listing listing) {
+    return listing.getServiceInstances(KEY);
+  }
+
   /**
-   * The desks of the listing by their node's address (this node's own under its address), none said
-   * to stop yet.
+   * The listed desks by their node (this node's own under {@link Served#node}); a desk whose member
+   * this node does not see (yet, or any more) is left out.
    */
-  private Desks desksOf(Receptionist.Listing listing) {
-    Map<String, ActorRef<Command>> byAddress = new HashMap<>();
-    Map<String, String> byTag = new HashMap<>();
-    for (ActorRef<Command> desk : listing.getServiceInstances(KEY)) {
+  private Map<String, ActorRef<Command>> byNode(Desks desks) {
+    List<Membership.MemberView> members = served.membership().members();
+    Map<String, ActorRef<Command>> byNode = new HashMap<>();
+    for (ActorRef<Command> desk : desks.listed()) {
       var address = desk.path().address();
-      String node = address.hasLocalScope() ? served.node() : address.toString();
-      byAddress.put(node, desk);
-      byTag.put(SessionIds.nodeTag(node), node);
+      String node =
+          address.hasLocalScope()
+              ? served.node()
+              : SessionRoutes.nodeAt(address.toString(), members);
+      if (node != null) {
+        byNode.put(node, desk);
+      }
     }
-    return new Desks(Map.copyOf(byAddress), Map.copyOf(byTag), Set.of());
+    return byNode;
   }
 
   /**

@@ -221,7 +221,7 @@ public final class DownstreamSessions {
     ClusterConfig cluster =
         supervisor.config().gateway() == null ? null : supervisor.config().gateway().cluster();
     boolean clustered = supervisor.membership().clustered() && cluster != null;
-    this.nodeTag = clustered ? SessionIds.nodeTag(supervisor.membership().selfAddress()) : null;
+    this.nodeTag = clustered ? SessionIds.nodeTag(supervisor.membership().selfNode()) : null;
     this.seal = clustered ? SessionIdSeal.of(cluster) : null;
     this.sessions = new SessionTable(directory);
     this.access = access;

@@ -25,8 +25,8 @@ public final class PendingRounds {
   private final String node;
 
   /**
-   * @param node this cluster node's address, which the states of the rounds parked here name; null
-   *     on a single node
+   * @param node this cluster node's incarnation ({@code Membership.selfNode}), which the states of
+   *     the rounds parked here name; null on a single node
    */
   public PendingRounds(String node) {
     this.node = node;
