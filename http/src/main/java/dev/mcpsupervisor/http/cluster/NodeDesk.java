@@ -4,6 +4,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_SESSION_LOST;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.SessionIdSeal;
@@ -33,6 +34,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -80,11 +82,12 @@ public final class NodeDesk {
       implements Command {}
 
   /**
-   * This node stops: the sessions it serves go on at the nodes that stay. Replies once every
-   * request it took before is with its session here, so the sessions' drain that follows waits for
-   * them too.
+   * This node stops: it leaves routing at once (the other desks are told {@link Stopping}), and the
+   * sessions it serves go on at the nodes that stay, each told to {@link Prepare} those it adopts.
+   * Replies once they are prepared, or at {@code handOver}; the sessions' drain follows (what this
+   * node took before goes on meanwhile).
    */
-  public record Leave(ActorRef<Done> replyTo) implements Command {}
+  public record Leave(Duration handOver, ActorRef<Done> replyTo) implements Command {}
 
   /**
    * This node's drain deadline passed: every exchange still served on another node for it ends now
@@ -174,6 +177,13 @@ public final class NodeDesk {
    */
   public record Stopping(ActorRef<Command> desk) implements Command, CrossNode {}
 
+  /**
+   * The node of a stopping desk hands this node the session {@code sessionId}, which it adopts: it
+   * takes the session over from its record and starts the upstream sessions it leases ({@link
+   * DownstreamSessions.Prepare}), before the session's requests come. Replies once they are ready.
+   */
+  public record Prepare(String sessionId, ActorRef<Done> replyTo) implements Command, CrossNode {}
+
   /** The retry of a round parked here. */
   public record RoundRetry(
       ObjectNode retry, RequestStates.State state, boolean sse, ActorRef<Exchange.Event> edge)
@@ -188,6 +198,9 @@ public final class NodeDesk {
    * when the replicas did not answer in time.
    */
   private record Found(ToSession request, SessionReplicas.Found found) implements Command {}
+
+  /** The record of a session to prepare, looked up; {@code found} is null as in {@link Found}. */
+  private record Preparing(Prepare prepare, SessionReplicas.Found found) implements Command {}
 
   /** Time to route the waiting requests again. */
   private enum Recheck implements Command {
@@ -295,7 +308,7 @@ public final class NodeDesk {
             leave -> {
               Desks left = desks.leaving(context.getSelf());
               tellStopping(left);
-              leave.replyTo().tell(Done.getInstance());
+              handOver(left, leave);
               return leaving(left, recheck(left, waiting));
             })
         .build();
@@ -329,6 +342,44 @@ public final class NodeDesk {
     desks.listed().stream()
         .filter(desk -> !desk.equals(self))
         .forEach(desk -> desk.tell(new Stopping(self)));
+  }
+
+  /**
+   * Tells the adopter of each session this node serves to prepare it; {@code leave} hears once all
+   * are prepared, or at its deadline.
+   */
+  private void handOver(Desks desks, Leave leave) {
+    SessionRoutes routes = routes(desks);
+    Map<String, ActorRef<Command>> byNode = byNode(desks);
+    List<CompletableFuture<Done>> prepared = new ArrayList<>();
+    for (String id : served.directory().ids()) {
+      String adopter = routes.adopter(id);
+      if (adopter != null && byNode.containsKey(adopter)) {
+        prepared.add(
+            Asks.ask(
+                byNode.get(adopter),
+                replyTo -> new Prepare(id, replyTo),
+                leave.handOver(),
+                context.getSystem().scheduler(),
+                late -> Done.getInstance()));
+      }
+    }
+    CompletableFuture.allOf(prepared.toArray(CompletableFuture[]::new))
+        .whenComplete((all, failure) -> leave.replyTo().tell(Done.getInstance()));
+  }
+
+  /** Looks the session's record up to adopt it warm; a stopping node adopts nothing. */
+  private void prepare(Desks desks, Prepare prepare) {
+    if (!routes(desks).selfServes()) {
+      prepare.replyTo().tell(Done.getInstance());
+      return;
+    }
+    context.ask(
+        SessionReplicas.Found.class,
+        served.replicas(),
+        UNKNOWN_NODE_WAIT,
+        replyTo -> new SessionReplicas.Find(prepare.sessionId(), replyTo),
+        (found, failure) -> new Preparing(prepare, found));
   }
 
   /** What a desk does in either state; {@code next} is the state it stays in. */
@@ -387,6 +438,27 @@ public final class NodeDesk {
             RoundRetry.class,
             retry -> {
               serveRetry(retry);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Prepare.class,
+            prepare -> {
+              prepare(desks, prepare);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Preparing.class,
+            preparing -> {
+              SessionRecord record = preparing.found() == null ? null : preparing.found().record();
+              if (record == null) { // nothing to prepare: its first request looks it up again
+                preparing.prepare().replyTo().tell(Done.getInstance());
+              } else {
+                served
+                    .registry()
+                    .tell(
+                        new DownstreamSessions.Prepare(
+                            record.servedFrom(served.node()), preparing.prepare().replyTo()));
+              }
               return Behaviors.same();
             })
         .onMessage(
