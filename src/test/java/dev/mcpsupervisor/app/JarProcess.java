@@ -25,7 +25,8 @@ import java.util.concurrent.TimeoutException;
 final class JarProcess implements AutoCloseable {
 
   static final String LISTENING_PREFIX = "mcp-supervisor listening on ";
-  static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+  // a bound for a loaded CI machine: three jar processes start at once beside other builds
+  static final Duration START_TIMEOUT = Duration.ofSeconds(120);
   static final Duration EXIT_TIMEOUT = Duration.ofSeconds(30);
 
   private final Process process;

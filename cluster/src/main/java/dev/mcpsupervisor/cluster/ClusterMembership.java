@@ -38,6 +38,11 @@ final class ClusterMembership implements Membership {
   }
 
   @Override
+  public String selfNode() {
+    return node(cluster.selfMember());
+  }
+
+  @Override
   public List<MemberView> members() {
     ClusterEvent.CurrentClusterState state = cluster.state();
     Set<Member> unreachable = state.getUnreachable();
@@ -45,7 +50,10 @@ final class ClusterMembership implements Membership {
     for (Member member : state.getMembers()) {
       members.add(
           new MemberView(
-              member.address().toString(), status(member.status()), !unreachable.contains(member)));
+              member.address().toString(),
+              node(member),
+              status(member.status()),
+              !unreachable.contains(member)));
     }
     return members;
   }
@@ -58,6 +66,10 @@ final class ClusterMembership implements Membership {
   @Override
   public int unreachableCount() {
     return cluster.state().getUnreachable().size();
+  }
+
+  private static String node(Member member) {
+    return member.address() + "#" + member.uniqueAddress().longUid();
   }
 
   private static String status(MemberStatus status) {

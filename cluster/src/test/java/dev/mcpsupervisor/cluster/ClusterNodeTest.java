@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.LocalActorRefProvider;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -94,8 +95,13 @@ class ClusterNodeTest {
             return null;
           });
       assertEquals(
-          List.of(new Membership.MemberView(membership.selfAddress(), "up", true)),
+          List.of(
+              new Membership.MemberView(
+                  membership.selfAddress(), membership.selfNode(), "up", true)),
           membership.members());
+      assertTrue(
+          membership.selfNode().matches(Pattern.quote(membership.selfAddress()) + "#-?\\d+"),
+          membership.selfNode());
       assertEquals(
           "pekko://" + SETTINGS.systemName(cluster) + "@127.0.0.1:" + port,
           membership.selfAddress());

@@ -153,7 +153,7 @@ public final class GatewayServer {
                     SessionReplicas.create(membership, config.sessionIdleTimeout()),
                     "mcp-gateway-session-replicas-" + instance)
                 .thenApply(
-                    replicas -> new SessionReplicas.Replication(membership.selfAddress(), replicas))
+                    replicas -> new SessionReplicas.Replication(membership.selfNode(), replicas))
             : CompletableFuture.completedFuture(SessionReplicas.Replication.NONE);
     CompletionStage<ActorRef<DownstreamSessions.Command>> sessions =
         replication.thenCompose(
@@ -175,7 +175,7 @@ public final class GatewayServer {
             CallerContexts.create(supervisor, config.sessionIdleTimeout()),
             "mcp-gateway-caller-contexts-" + instance);
     PendingRounds pending =
-        new PendingRounds(membership.clustered() ? membership.selfAddress() : null);
+        new PendingRounds(membership.clustered() ? membership.selfNode() : null);
     return sessions
         .thenCombine(
             callerContexts,
@@ -403,6 +403,11 @@ public final class GatewayServer {
         .thenCompose(told -> mcp.responsesWritten(CLOSE_CONNECTIONS_DEADLINE));
   }
 
+  /** What is left until {@code deadline} ({@link System#nanoTime}), at least a millisecond. */
+  private static Duration left(long deadline) {
+    return Duration.ofNanos(Math.max(Duration.ofMillis(1).toNanos(), deadline - System.nanoTime()));
+  }
+
   /** The bound address (with the real port when port 0 was asked). */
   public InetSocketAddress address() {
     return binding.localAddress();
@@ -429,12 +434,14 @@ public final class GatewayServer {
     // already streaming (an SSE answer), so it must not start before those are answered
     // in a cluster, the sessions this node serves go on at the nodes that stay: first its desk
     // passes their requests on, then the sessions drain what they took before
+    // the drain deadline covers it all: the hand-over, the drain, the last frames
+    long deadline = System.nanoTime() + drain.toNanos();
     CompletionStage<Done> handedOver =
         desk == null
             ? CompletableFuture.completedFuture(Done.getInstance())
             : Asks.<NodeDesk.Command, Done>ask(
                 desk,
-                NodeDesk.Leave::new,
+                replyTo -> new NodeDesk.Leave(drain, replyTo),
                 drain,
                 system.scheduler(),
                 timedOut -> Done.getInstance());
@@ -445,11 +452,18 @@ public final class GatewayServer {
                     Asks.<DownstreamSessions.Command, Done>ask(
                         sessions,
                         DownstreamSessions.Drain::new,
-                        drain,
+                        left(deadline),
                         system.scheduler(),
                         timedOut -> Done.getInstance()))
             // answered is not yet written: the last frames of a streamed answer are on their way
-            .thenCompose(exchangesAnswered -> mcp.responsesWritten(drain))
+            .thenCompose(exchangesAnswered -> mcp.responsesWritten(left(deadline)))
+            // in a cluster, a round parked here is retried through another node's desk: its call
+            // completes here if its client answers within the drain
+            .thenCompose(
+                written ->
+                    desk == null
+                        ? CompletableFuture.<Void>completedFuture(null)
+                        : mcp.roundsSettled(left(deadline)))
             // what another node still serves for this one at the deadline ends with an error on
             // its stream, written before the connections close (closing would cut it)
             .thenCompose(written -> abandonPassedOn())

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -38,7 +40,9 @@ import org.junit.jupiter.api.Timeout;
  * session goes on with no new initialize: its protocol state (here, the log level each session set:
  * half of them take warnings only, and no info log may ever reach those) is replicated, and the
  * node that adopts it serves it as the first did. Only calls in flight on the downed node may fail,
- * with the retryable "node gone" answer; the restarts fail none.
+ * with the retryable "node gone" answer; the restarts fail none. A 2026-07-28 call whose {@code
+ * input_required} round is parked on the second node when it stops is answered through the third
+ * meanwhile, and completes on the second within its drain.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -46,6 +50,10 @@ class SessionFailoverTest {
 
   private static final String SECRET = "the-cluster-secret-of-the-failover-nodes";
   private static final String FIXTURE = "/servers/fixture/mcp";
+
+  /** A server of its own for the 2026-07-28 round: no other client shares its session. */
+  private static final String ASKER = "/servers/asker/mcp";
+
   private static final int SESSIONS = 100;
   private static final Duration PHASE = Duration.ofSeconds(60);
 
@@ -111,12 +119,51 @@ class SessionFailoverTest {
                 "a lost call is told to send again, never that its session is unknown: "
                     + failure));
 
-    // a rolling restart: each node in turn drains, leaves and comes back on a new port
-    TestGateway secondAgain = restart(second, third, load, List.of(third));
+    // a rolling restart: each node in turn drains, leaves and comes back on a new port; a
+    // 2026-07-28 call's input_required round is parked on the second when it stops, and its
+    // client answers through the third meanwhile: the call completes on the second
+    StatelessClient asked = new StatelessClient(second, "{\"elicitation\":{}}");
+    String arguments = "{\"message\":\"Still there?\"}";
+    HttpResponse<String> firstRound =
+        second.post(
+            ASKER,
+            null,
+            asked.toolCall(1, "elicit", arguments, "", ""),
+            StatelessClient.headers("tools/call", "elicit"));
+    JsonNode round = TestGateway.answer(firstRound).path("result");
+    assertEquals("input_required", round.path("resultType").asText(), firstRound.body());
+    String retry =
+        asked.toolCall(
+            2,
+            "elicit",
+            arguments,
+            ",\"inputResponses\":{\""
+                + round.path("inputRequests").fieldNames().next()
+                + "\":{\"action\":\"accept\",\"content\":{\"answer\":\"across\"}}},"
+                + "\"requestState\":\""
+                + round.path("requestState").asText()
+                + "\"",
+            "");
+    AtomicReference<HttpResponse<String>> retried = new AtomicReference<>();
+    TestGateway secondAgain =
+        restart(
+            second,
+            third,
+            load,
+            List.of(third),
+            () ->
+                retried.set(
+                    third.post(
+                        ASKER, null, retry, StatelessClient.headers("tools/call", "elicit"))));
+    assertEquals(200, retried.get().statusCode(), retried.get().body());
+    assertEquals(
+        "accept:{\"answer\":\"across\"}",
+        TestGateway.text(TestGateway.answer(retried.get())),
+        "the round's call completed on the stopping node: " + retried.get().body());
     load.servedBy(List.of(secondAgain, third));
     load.phase = "second back";
     load.awaitEach(load.okNow() + 2, "after the second node came back");
-    TestGateway thirdAgain = restart(third, secondAgain, load, List.of(secondAgain));
+    TestGateway thirdAgain = restart(third, secondAgain, load, List.of(secondAgain), () -> {});
     load.servedBy(List.of(secondAgain, thirdAgain));
     load.phase = "third back";
     load.awaitEach(load.okNow() + 3, "after the third node came back");
@@ -141,14 +188,27 @@ class SessionFailoverTest {
 
   /**
    * Restarts {@code node}: the load goes to {@code during} meanwhile (as a load balancer stops
-   * sending to a node whose readiness says stopping), the node drains and leaves, and a new node on
-   * a new port joins through {@code seed}.
+   * sending to a node whose readiness says stopping), the node drains and leaves ({@code
+   * whileStopping} runs once its readiness says so), and a new node on a new port joins through
+   * {@code seed}.
    */
   private TestGateway restart(
-      TestGateway node, TestGateway seed, Load load, List<TestGateway> during) {
+      TestGateway node,
+      TestGateway seed,
+      Load load,
+      List<TestGateway> during,
+      Runnable whileStopping) {
     load.servedBy(during);
     load.phase = "restarting " + node.base;
-    node.close(DRAIN);
+    CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> node.close(DRAIN));
+    load.probe.awaitAssert(
+        PHASE,
+        () -> {
+          assertEquals(503, node.get("/readyz").statusCode(), "stopping");
+          return null;
+        });
+    whileStopping.run();
+    closed.join();
     load.phase = "starting again after " + node.base;
     int seedPort =
         AddressFromURIString.parse(seed.supervisor.membership().selfAddress()).getPort().get();
@@ -311,9 +371,27 @@ class SessionFailoverTest {
             TestGateway.CLUSTER_NODE_SETTINGS,
             TestGateway.clusterNode(
                 port, new ClusterConfig.SeedNode("127.0.0.1", seedPort), SECRET),
-            TestGateway.stdioFixture("fixture"));
+            TestGateway.stdioFixture("fixture"),
+            asker());
     started.add(node);
     return node;
+  }
+
+  /** The fixture over stdio as "asker", its {@code elicit} declared interactive. */
+  private static ServerConfig asker() {
+    ServerConfig fixture = TestGateway.stdioFixture("asker");
+    return new ServerConfig(
+        fixture.name(),
+        fixture.spec(),
+        fixture.isolation(),
+        fixture.maxSessions(),
+        fixture.maxInflightPerSession(),
+        fixture.requestTimeout(),
+        fixture.idleTimeout(),
+        fixture.toolPrefix(),
+        fixture.toolFilter(),
+        fixture.upstreamLimits(),
+        Set.of("elicit"));
   }
 
   private static long aliveChildren() {

@@ -139,6 +139,7 @@ public final class TestGateway implements AutoCloseable {
         "dev.mcpsupervisor.http.cluster.NodeDesk$Recheck",
         "dev.mcpsupervisor.http.cluster.NodeDesk$DesksChanged",
         "dev.mcpsupervisor.http.cluster.NodeDesk$Found",
+        "dev.mcpsupervisor.http.cluster.NodeDesk$Preparing",
         "dev.mcpsupervisor.http.cluster.NodeDesk$Leave",
         "dev.mcpsupervisor.http.cluster.NodeDesk$ExchangeOver",
         "dev.mcpsupervisor.http.cluster.NodeDesk$EdgeGone",

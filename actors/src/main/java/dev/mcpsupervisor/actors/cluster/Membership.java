@@ -15,8 +15,14 @@ public interface Membership {
   /** A single node's: always up, no cluster. */
   Membership SINGLE_NODE = new SingleNode();
 
-  /** One member as this node sees it. */
-  record MemberView(String address, String status, boolean reachable) {}
+  /**
+   * One member as this node sees it.
+   *
+   * @param address where it is ({@code pekko://name@host:port}): a node restarted there has it too
+   * @param node which incarnation it is ({@code address#uid}): a node restarted on the same address
+   *     is another node, with none of its previous incarnation's state
+   */
+  record MemberView(String address, String node, String status, boolean reachable) {}
 
   boolean clustered();
 
@@ -25,6 +31,12 @@ public interface Membership {
 
   /** This node's address ({@code pekko://name@host:port}); empty for a single node. */
   String selfAddress();
+
+  /**
+   * This node's incarnation ({@code pekko://name@host:port#uid}, see {@link MemberView#node}): what
+   * names the node that holds a session or a round; empty for a single node.
+   */
+  String selfNode();
 
   /** The members, by address, each with its status in lower case ({@code up}, {@code joining}). */
   List<MemberView> members();

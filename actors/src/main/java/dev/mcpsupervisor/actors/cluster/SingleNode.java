@@ -21,6 +21,11 @@ final class SingleNode implements Membership {
   }
 
   @Override
+  public String selfNode() {
+    return "";
+  }
+
+  @Override
   public List<MemberView> members() {
     return List.of();
   }

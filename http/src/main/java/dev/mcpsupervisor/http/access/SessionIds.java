@@ -37,11 +37,15 @@ public final class SessionIds {
         : seal.sealed(nodeTag + NODE_SEPARATOR + generate(random));
   }
 
-  /** The tag of the node at {@code address} (a cluster node's Pekko address) in its ids. */
-  public static String nodeTag(String address) {
+  /**
+   * The tag of {@code node} (a cluster node's incarnation, {@code Membership.selfNode}) in its ids:
+   * a node restarted on the same address has another tag, so it never takes the sessions of its
+   * previous incarnation for its own.
+   */
+  public static String nodeTag(String node) {
     try {
       byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(address.getBytes(StandardCharsets.UTF_8));
+          MessageDigest.getInstance("SHA-256").digest(node.getBytes(StandardCharsets.UTF_8));
       return Base64.getUrlEncoder()
           .withoutPadding()
           .encodeToString(digest)

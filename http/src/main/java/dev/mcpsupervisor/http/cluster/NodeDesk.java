@@ -4,6 +4,7 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_SESSION_LOST;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.access.SessionIdSeal;
@@ -33,6 +34,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -80,11 +82,12 @@ public final class NodeDesk {
       implements Command {}
 
   /**
-   * This node stops: the sessions it serves go on at the nodes that stay. Replies once every
-   * request it took before is with its session here, so the sessions' drain that follows waits for
-   * them too.
+   * This node stops: it leaves routing at once (the other desks are told {@link Stopping}), and the
+   * sessions it serves go on at the nodes that stay, each told to {@link Prepare} those it adopts.
+   * Replies once they are prepared, or at {@code handOver}; the sessions' drain follows (what this
+   * node took before goes on meanwhile).
    */
-  public record Leave(ActorRef<Done> replyTo) implements Command {}
+  public record Leave(Duration handOver, ActorRef<Done> replyTo) implements Command {}
 
   /**
    * This node's drain deadline passed: every exchange still served on another node for it ends now
@@ -174,6 +177,13 @@ public final class NodeDesk {
    */
   public record Stopping(ActorRef<Command> desk) implements Command, CrossNode {}
 
+  /**
+   * The node of a stopping desk hands this node the session {@code sessionId}, which it adopts: it
+   * takes the session over from its record and starts the upstream sessions it leases ({@link
+   * DownstreamSessions.Prepare}), before the session's requests come. Replies once they are ready.
+   */
+  public record Prepare(String sessionId, ActorRef<Done> replyTo) implements Command, CrossNode {}
+
   /** The retry of a round parked here. */
   public record RoundRetry(
       ObjectNode retry, RequestStates.State state, boolean sse, ActorRef<Exchange.Event> edge)
@@ -188,6 +198,9 @@ public final class NodeDesk {
    * when the replicas did not answer in time.
    */
   private record Found(ToSession request, SessionReplicas.Found found) implements Command {}
+
+  /** The record of a session to prepare, looked up; {@code found} is null as in {@link Found}. */
+  private record Preparing(Prepare prepare, SessionReplicas.Found found) implements Command {}
 
   /** Time to route the waiting requests again. */
   private enum Recheck implements Command {
@@ -218,26 +231,24 @@ public final class NodeDesk {
   private record EdgeGone(Runnable whenGone) implements Command {}
 
   /**
-   * The desks of the nodes, by address, the addresses by the tag their session ids carry, and the
-   * desks that said their node stops.
+   * The listed desks, and those that said their node stops. Which node each one is, is read from
+   * the membership when it is needed ({@link #byNode}): the receptionist names no incarnation, and
+   * may list a desk before this node sees its member.
    */
-  private record Desks(
-      Map<String, ActorRef<Command>> byAddress,
-      Map<String, String> byTag,
-      Set<ActorRef<Command>> leaving) {
-    static final Desks NONE = new Desks(Map.of(), Map.of(), Set.of());
+  private record Desks(Set<ActorRef<Command>> listed, Set<ActorRef<Command>> leaving) {
+    static final Desks NONE = new Desks(Set.of(), Set.of());
 
     /** A new listing: the desks that said they stop and are still listed still stop. */
-    Desks listed(Desks listing) {
+    Desks listed(Set<ActorRef<Command>> listing) {
       Set<ActorRef<Command>> still = new HashSet<>(leaving);
-      still.retainAll(listing.byAddress().values());
-      return new Desks(listing.byAddress(), listing.byTag(), Set.copyOf(still));
+      still.retainAll(listing);
+      return new Desks(Set.copyOf(listing), Set.copyOf(still));
     }
 
     Desks leaving(ActorRef<Command> desk) {
       Set<ActorRef<Command>> more = new HashSet<>(leaving);
       more.add(desk);
-      return new Desks(byAddress, byTag, Set.copyOf(more));
+      return new Desks(listed, Set.copyOf(more));
     }
   }
 
@@ -254,7 +265,7 @@ public final class NodeDesk {
       PendingRounds pending,
       SessionIdSeal seal) {
     String node() {
-      return membership.selfAddress();
+      return membership.selfNode();
     }
   }
 
@@ -297,7 +308,7 @@ public final class NodeDesk {
             leave -> {
               Desks left = desks.leaving(context.getSelf());
               tellStopping(left);
-              leave.replyTo().tell(Done.getInstance());
+              handOver(left, leave);
               return leaving(left, recheck(left, waiting));
             })
         .build();
@@ -328,9 +339,47 @@ public final class NodeDesk {
   /** Tells every other listed desk that this node stops. */
   private void tellStopping(Desks desks) {
     ActorRef<Command> self = context.getSelf();
-    desks.byAddress().values().stream()
+    desks.listed().stream()
         .filter(desk -> !desk.equals(self))
         .forEach(desk -> desk.tell(new Stopping(self)));
+  }
+
+  /**
+   * Tells the adopter of each session this node serves to prepare it; {@code leave} hears once all
+   * are prepared, or at its deadline.
+   */
+  private void handOver(Desks desks, Leave leave) {
+    SessionRoutes routes = routes(desks);
+    Map<String, ActorRef<Command>> byNode = byNode(desks);
+    List<CompletableFuture<Done>> prepared = new ArrayList<>();
+    for (String id : served.directory().ids()) {
+      String adopter = routes.adopter(id);
+      if (adopter != null && byNode.containsKey(adopter)) {
+        prepared.add(
+            Asks.ask(
+                byNode.get(adopter),
+                replyTo -> new Prepare(id, replyTo),
+                leave.handOver(),
+                context.getSystem().scheduler(),
+                late -> Done.getInstance()));
+      }
+    }
+    CompletableFuture.allOf(prepared.toArray(CompletableFuture[]::new))
+        .whenComplete((all, failure) -> leave.replyTo().tell(Done.getInstance()));
+  }
+
+  /** Looks the session's record up to adopt it warm; a stopping node adopts nothing. */
+  private void prepare(Desks desks, Prepare prepare) {
+    if (!routes(desks).selfServes()) {
+      prepare.replyTo().tell(Done.getInstance());
+      return;
+    }
+    context.ask(
+        SessionReplicas.Found.class,
+        served.replicas(),
+        UNKNOWN_NODE_WAIT,
+        replyTo -> new SessionReplicas.Find(prepare.sessionId(), replyTo),
+        (found, failure) -> new Preparing(prepare, found));
   }
 
   /** What a desk does in either state; {@code next} is the state it stays in. */
@@ -389,6 +438,27 @@ public final class NodeDesk {
             RoundRetry.class,
             retry -> {
               serveRetry(retry);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Prepare.class,
+            prepare -> {
+              prepare(desks, prepare);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Preparing.class,
+            preparing -> {
+              SessionRecord record = preparing.found() == null ? null : preparing.found().record();
+              if (record == null) { // nothing to prepare: its first request looks it up again
+                preparing.prepare().replyTo().tell(Done.getInstance());
+              } else {
+                served
+                    .registry()
+                    .tell(
+                        new DownstreamSessions.Prepare(
+                            record.servedFrom(served.node()), preparing.prepare().replyTo()));
+              }
               return Behaviors.same();
             })
         .onMessage(
@@ -471,7 +541,7 @@ public final class NodeDesk {
     if (route instanceof SessionRoutes.To to && to.address().equals(served.node())) {
       serveHere(request, request.record());
     } else if (route instanceof SessionRoutes.To to) {
-      ActorRef<Command> desk = desks.byAddress().get(to.address());
+      ActorRef<Command> desk = byNode(desks).get(to.address());
       if (request.hops() == 0) {
         edgeOf(request).ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk)));
       }
@@ -518,19 +588,20 @@ public final class NodeDesk {
 
   private SessionRoutes routes(Desks desks) {
     Set<String> leaving = new HashSet<>();
-    desks
-        .byAddress()
+    Map<String, String> byTag = new HashMap<>();
+    byNode(desks)
         .forEach(
-            (address, desk) -> {
+            (node, desk) -> {
+              byTag.put(SessionIds.nodeTag(node), node);
               if (desks.leaving().contains(desk)) {
-                leaving.add(address);
+                leaving.add(node);
               }
             });
     if (desks.leaving().contains(context.getSelf())) { // listed or not yet
       leaving.add(served.node());
     }
     return new SessionRoutes(
-        desks.byTag(),
+        Map.copyOf(byTag),
         SessionRoutes.membersOf(served.membership().members()),
         served.node(),
         Set.copyOf(leaving));
@@ -713,7 +784,7 @@ public final class NodeDesk {
 
   /** Sends the retry to the node its state names; false when that node is not listed. */
   private boolean forwardRetry(Desks desks, ForwardRetry retry) {
-    ActorRef<Command> owner = desks.byAddress().get(retry.state().node());
+    ActorRef<Command> owner = byNode(desks).get(retry.state().node());
     if (owner == null) {
       return false;
     }
@@ -744,20 +815,28 @@ public final class NodeDesk {
 
   // ------------------------------------------------------------------------------------- helpers
 
+  private static Set<ActorRef<Command>> desksOf(Receptionist.Listing listing) {
+    return listing.getServiceInstances(KEY);
+  }
+
   /**
-   * The desks of the listing by their node's address (this node's own under its address), none said
-   * to stop yet.
+   * The listed desks by their node (this node's own under {@link Served#node}); a desk whose member
+   * this node does not see (yet, or any more) is left out.
    */
-  private Desks desksOf(Receptionist.Listing listing) {
-    Map<String, ActorRef<Command>> byAddress = new HashMap<>();
-    Map<String, String> byTag = new HashMap<>();
-    for (ActorRef<Command> desk : listing.getServiceInstances(KEY)) {
+  private Map<String, ActorRef<Command>> byNode(Desks desks) {
+    List<Membership.MemberView> members = served.membership().members();
+    Map<String, ActorRef<Command>> byNode = new HashMap<>();
+    for (ActorRef<Command> desk : desks.listed()) {
       var address = desk.path().address();
-      String node = address.hasLocalScope() ? served.node() : address.toString();
-      byAddress.put(node, desk);
-      byTag.put(SessionIds.nodeTag(node), node);
+      String node =
+          address.hasLocalScope()
+              ? served.node()
+              : SessionRoutes.nodeAt(address.toString(), members);
+      if (node != null) {
+        byNode.put(node, desk);
+      }
     }
-    return new Desks(Map.copyOf(byAddress), Map.copyOf(byTag), Set.of());
+    return byNode;
   }
 
   /**

@@ -21,9 +21,13 @@ import java.util.Set;
  * of one node moves only its own sessions), so concurrent requests of an orphaned session meet on
  * one node. Plain logic on a snapshot of the desks and the membership; {@link NodeDesk} acts on it.
  *
- * @param desks the nodes whose desks are listed: tag of their session ids → address
- * @param members this node's view of the cluster's members, by address
- * @param self this node's address
+ * <p>A node is one incarnation ({@code Membership.selfNode}: address and uid): a node restarted on
+ * the same host and port is another node, so it is not taken for the home of its previous
+ * incarnation's sessions; those are adopted like any gone node's.
+ *
+ * @param desks the nodes whose desks are listed: tag of their session ids → node
+ * @param members this node's view of the cluster's members, by node
+ * @param self this node
  * @param leaving the nodes whose desks said they stop (this one's included once it stops): still
  *     members, still listed, no longer serving
  */
@@ -176,10 +180,25 @@ record SessionRoutes(
     }
   }
 
-  /** The members of {@code membership} by address. */
+  /** The members of {@code membership} by node. */
   static Map<String, Membership.MemberView> membersOf(List<Membership.MemberView> members) {
-    Map<String, Membership.MemberView> byAddress = new HashMap<>();
-    members.forEach(member -> byAddress.put(member.address(), member));
-    return byAddress;
+    Map<String, Membership.MemberView> byNode = new HashMap<>();
+    members.forEach(member -> byNode.put(member.node(), member));
+    return byNode;
+  }
+
+  /**
+   * The node at {@code address} (a listed desk's: the receptionist names no incarnation), or null
+   * when none is a member in {@code members}: the one that serves when an incarnation that left is
+   * still listed beside the one that replaced it.
+   */
+  static String nodeAt(String address, List<Membership.MemberView> members) {
+    String found = null;
+    for (Membership.MemberView member : members) {
+      if (member.address().equals(address) && (found == null || serving(member.status()))) {
+        found = member.node();
+      }
+    }
+    return found;
   }
 }

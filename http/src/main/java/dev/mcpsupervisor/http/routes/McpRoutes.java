@@ -174,13 +174,13 @@ public final class McpRoutes extends AllDirectives {
 
   /**
    * A draining gateway takes no new request: it could not promise to finish it. A draining cluster
-   * node still takes a session's requests (a load balancer that has not seen its readiness change
-   * yet sends them) and passes them on to the node that goes on serving the session.
+   * node still takes them until its responses are written ({@link
+   * SessionExchanges#takesWhileStopping}): the other nodes go on serving its sessions.
    */
   private Route endpoint(String path, String server, Identity caller) {
-    return extractRequest(
+    return extractRequest( // read at each request
         request ->
-            readiness.isReady() || exchanges.passesOn(request)
+            readiness.isReady() || exchanges.takesWhileStopping()
                 ? methods(path, server, caller)
                 : complete(drainingRefusal()));
   }
@@ -459,6 +459,14 @@ public final class McpRoutes extends AllDirectives {
    */
   public CompletionStage<Void> responsesWritten(Duration deadline) {
     return exchanges.responsesWritten(deadline);
+  }
+
+  /**
+   * Completes once no 2026-07-28 request is parked on a round, or after {@code within} (see {@link
+   * PendingRounds#settled}).
+   */
+  public CompletionStage<Void> roundsSettled(Duration within) {
+    return pending.settled(within);
   }
 
   /** The gateway stops: the 2026-07-28 requests parked on a round are given up. */

@@ -17,7 +17,6 @@ import java.util.function.LongSupplier;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
@@ -130,8 +129,8 @@ public final class SessionExchanges {
 
   /**
    * Completes once no response stream is open (those opened meanwhile too) and all are written out,
-   * or at {@code deadline}; from then on a stopping node passes no request on ({@link #passesOn}):
-   * its connections are about to be closed, which would cut the answer.
+   * or at {@code deadline}; from then on a stopping node takes no request ({@link
+   * #takesWhileStopping}): its connections are about to be closed, which would cut the answer.
    */
   CompletionStage<Void> responsesWritten(Duration deadline) {
     return openExchanges.allClosed(deadline).thenRun(() -> responsesWritten = true);
@@ -203,11 +202,14 @@ public final class SessionExchanges {
   }
 
   /**
-   * Whether a stopping node still takes {@code request}: a cluster node, for a session's, until its
-   * responses are written.
+   * Whether a stopping node still takes {@code request}: a cluster node, until its responses are
+   * written (a load balancer that has not seen its readiness change yet still sends to it). A
+   * session's request it passes on to the node that goes on serving the session; a 2026-07-28
+   * request holds no state beyond its call, so it serves it itself, within the drain; an initialize
+   * is refused all the same (no session starts on a stopping node).
    */
-  boolean passesOn(HttpRequest request) {
-    return desk != null && !responsesWritten && McpRequestChecks.sessionId(request).isPresent();
+  boolean takesWhileStopping() {
+    return desk != null && !responsesWritten;
   }
 
   ActorRef<NodeDesk.Command> desk() {

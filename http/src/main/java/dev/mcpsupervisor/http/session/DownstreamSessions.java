@@ -20,6 +20,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -73,6 +74,14 @@ public final class DownstreamSessions {
   public record Adopt(
       SessionRecord record, String path, Identity caller, DownstreamSession.Routed command)
       implements Command {}
+
+  /**
+   * A warm hand-over: the session another cluster node stops serving is adopted here from its
+   * record before any of its requests comes, and leases the servers its record names (starting
+   * their upstream sessions), so its first request here pays no cold start. Replies once they are
+   * ready (or failed, or the session is not adopted here).
+   */
+  public record Prepare(SessionRecord record, ActorRef<Done> replyTo) implements Command {}
 
   /** DELETE: ends the session; replies once its leases are released. */
   public record Terminate(String sessionId, String path, Identity caller, ActorRef<Reply> replyTo)
@@ -216,7 +225,7 @@ public final class DownstreamSessions {
     ClusterConfig cluster =
         supervisor.config().gateway() == null ? null : supervisor.config().gateway().cluster();
     boolean clustered = supervisor.membership().clustered() && cluster != null;
-    this.nodeTag = clustered ? SessionIds.nodeTag(supervisor.membership().selfAddress()) : null;
+    this.nodeTag = clustered ? SessionIds.nodeTag(supervisor.membership().selfNode()) : null;
     this.seal = clustered ? SessionIdSeal.of(cluster) : null;
     this.sessions = new SessionTable(directory);
     this.inForce = inForce;
@@ -237,6 +246,7 @@ public final class DownstreamSessions {
     return Behaviors.receive(Command.class)
         .onMessage(Create.class, this::onCreate)
         .onMessage(Adopt.class, this::onAdopt)
+        .onMessage(Prepare.class, this::onPrepare)
         .onMessage(Terminate.class, this::onTerminate)
         .onMessage(Describe.class, this::onDescribe)
         .onMessage(EndMe.class, this::onEndMe)
@@ -300,7 +310,32 @@ public final class DownstreamSessions {
    * already, and refusing one would end it.
    */
   private Behavior<Command> onAdopt(Adopt adopt) {
-    SessionRecord record = adopt.record();
+    adopt(adopt.record());
+    if (adopt.command() != null) {
+      directory.tell(adopt.record().id(), adopt.path(), adopt.caller(), adopt.command());
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onPrepare(Prepare prepare) {
+    SessionRecord record = prepare.record();
+    adopt(record);
+    if (sessions.routable(record.id()) == null) {
+      prepare.replyTo().tell(Done.getInstance());
+      return Behaviors.same();
+    }
+    // in the session's context, as its calls go out: its end releases them with its other leases
+    CompletableFuture<?>[] leases =
+        record.upstreams().keySet().stream()
+            .map(server -> supervisor.acquire(record.id(), server).toCompletableFuture())
+            .toArray(CompletableFuture[]::new);
+    CompletableFuture.allOf(leases)
+        .whenComplete((ready, failure) -> prepare.replyTo().tell(Done.getInstance()));
+    return Behaviors.same();
+  }
+
+  /** Takes the session of {@code record} over, unless this node holds it already or stops. */
+  private void adopt(SessionRecord record) {
     McpEndpoint served = inForce.get().endpoints().get(record.path());
     if (sessions.accepting() && served != null && sessions.routable(record.id()) == null) {
       start(record.id(), served, record.owner(), Kind.SESSION, record);
@@ -318,10 +353,6 @@ public final class DownstreamSessions {
               SessionIds.redact(record.id()),
               record.home());
     }
-    if (adopt.command() != null) {
-      directory.tell(record.id(), adopt.path(), adopt.caller(), adopt.command());
-    }
-    return Behaviors.same();
   }
 
   /** Spawns the session {@code id} (adopted from {@code record} unless null) and routes to it. */

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http.session;
 
 import dev.mcpsupervisor.http.access.Identity;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -41,6 +42,11 @@ public final class SessionDirectory {
   /** Whether this node serves the session {@code id} (to whomever it belongs). */
   public boolean holds(String id) {
     return routable.containsKey(id);
+  }
+
+  /** The ids of the sessions this node serves now. */
+  public List<String> ids() {
+    return List.copyOf(routable.keySet());
   }
 
   // The registry's side.

@@ -63,7 +63,8 @@ public final class SessionReplicas {
    * How a node's sessions reach the replicas: {@link #NONE} on a single node, where nothing is
    * replicated.
    *
-   * @param node this node's address: where its sessions say they are served
+   * @param node this node's incarnation ({@code Membership.selfNode}): where its sessions say they
+   *     are served
    */
   public record Replication(String node, ActorRef<Command> replicas) {
     public static final Replication NONE = new Replication(null, null);
@@ -208,7 +209,7 @@ public final class SessionReplicas {
       return orphans;
     }
     Set<String> members = new HashSet<>();
-    membership.members().forEach(member -> members.add(member.address()));
+    membership.members().forEach(member -> members.add(member.node()));
     String bucket = got.key().id();
     Set<String> before = orphans.getOrDefault(bucket, Set.of());
     Set<String> now = new HashSet<>();

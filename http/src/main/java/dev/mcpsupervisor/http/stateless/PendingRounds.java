@@ -8,9 +8,14 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The 2026-07-28 requests parked on an {@code input_required} round, by the id their {@code
@@ -25,8 +30,8 @@ public final class PendingRounds {
   private final String node;
 
   /**
-   * @param node this cluster node's address, which the states of the rounds parked here name; null
-   *     on a single node
+   * @param node this cluster node's incarnation ({@code Membership.selfNode}), which the states of
+   *     the rounds parked here name; null on a single node
    */
   public PendingRounds(String node) {
     this.node = node;
@@ -56,6 +61,27 @@ public final class PendingRounds {
 
   void remove(String id) {
     parked.remove(id);
+    if (parked.isEmpty()) {
+      List.copyOf(whenNoneParked).forEach(waiter -> waiter.complete(null));
+    }
+  }
+
+  private final List<CompletableFuture<Void>> whenNoneParked = new CopyOnWriteArrayList<>();
+
+  /**
+   * Completes once no request is parked (each was answered, abandoned or overdue), or after {@code
+   * within}: a stopping cluster node's rounds are retried through the other nodes' desks meanwhile,
+   * and completed here.
+   */
+  public CompletionStage<Void> settled(Duration within) {
+    CompletableFuture<Void> settled = new CompletableFuture<>();
+    whenNoneParked.add(settled);
+    if (parked.isEmpty()) {
+      settled.complete(null);
+    }
+    return settled
+        .completeOnTimeout(null, within.toNanos(), TimeUnit.NANOSECONDS)
+        .whenComplete((done, failure) -> whenNoneParked.remove(settled));
   }
 
   int size() {

@@ -18,15 +18,20 @@ import org.junit.jupiter.api.Test;
 
 class SessionRoutesTest {
 
-  private static final String A = "pekko://mcp@10.0.0.1:25520";
-  private static final String B = "pekko://mcp@10.0.0.2:25520";
-  private static final String C = "pekko://mcp@10.0.0.3:25520";
+  // nodes: an address and an incarnation's uid
+  private static final String A = "pekko://mcp@10.0.0.1:25520#-4211";
+  private static final String B = "pekko://mcp@10.0.0.2:25520#7302";
+  private static final String C = "pekko://mcp@10.0.0.3:25520#933";
+
+  /** A restarted on its address. */
+  private static final String A_AGAIN = "pekko://mcp@10.0.0.1:25520#5150";
+
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final SessionIdSeal SEAL = SessionIdSeal.ofSecret("the secret of the routes");
 
-  private static final MemberView UP_A = new MemberView(A, "up", true);
-  private static final MemberView UP_B = new MemberView(B, "up", true);
-  private static final MemberView UP_C = new MemberView(C, "up", true);
+  private static final MemberView UP_A = member(A, "up", true);
+  private static final MemberView UP_B = member(B, "up", true);
+  private static final MemberView UP_C = member(C, "up", true);
 
   @Test
   void aSessionGoesToTheNodeItsIdNamesWhileThatNodeServes() {
@@ -39,7 +44,7 @@ class SessionRoutesTest {
   @Test
   void anUnreachableNodeIsWaitedForAndOneThatHasJustJoinedToo() {
     String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
-    MemberView unreachable = new MemberView(A, "up", false);
+    MemberView unreachable = member(A, "up", false);
     assertEquals(
         SessionRoutes.WAIT, routes(B, true, List.of(A, B), unreachable, UP_B).of(id, null, 0));
     assertEquals(
@@ -54,7 +59,7 @@ class SessionRoutesTest {
     assertEquals(SessionRoutes.FIND, routes(B, true, List.of(B, C), UP_B, UP_C).of(ofA, null, 0));
     assertEquals(
         SessionRoutes.FIND,
-        routes(B, true, List.of(A, B), new MemberView(A, "leaving", true), UP_B).of(ofA, null, 0));
+        routes(B, true, List.of(A, B), member(A, "leaving", true), UP_B).of(ofA, null, 0));
     String ofB = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
     assertEquals(SessionRoutes.FIND, routes(B, true, List.of(A, B), UP_A, UP_B).of(ofB, null, 0));
   }
@@ -142,6 +147,47 @@ class SessionRoutesTest {
       }
     }
     adopted.values().forEach(count -> assertTrue(count > 800, "spread evenly: " + adopted));
+  }
+
+  @Test
+  void aNodeRestartedOnItsAddressIsNotTheHomeOfItsPreviousIncarnationsSessions() {
+    MemberView upAgain = member(A_AGAIN, "up", true);
+    for (int i = 0; i < 50; i++) {
+      String ofA = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
+      SessionRoutes fromAgain = routes(A_AGAIN, true, List.of(A_AGAIN, B, C), upAgain, UP_B, UP_C);
+      assertEquals(
+          SessionRoutes.FIND, fromAgain.of(ofA, null, 0), "its id names the previous incarnation");
+      SessionRoutes fromB = routes(B, true, List.of(A_AGAIN, B, C), upAgain, UP_B, UP_C);
+      assertEquals(SessionRoutes.FIND, fromB.of(ofA, null, 0));
+      SessionRoutes.Route adopted = fromAgain.of(ofA, record(ofA, A), 1);
+      assertEquals(adopted, fromB.of(ofA, record(ofA, A), 1), "every node agrees on the adopter");
+      assertTrue(
+          adopted instanceof SessionRoutes.To to && !to.address().equals(A),
+          "adopted, not sent to the incarnation that held it: " + adopted);
+    }
+  }
+
+  @Test
+  void anIdAndARecordThatNameAnAddressWithoutItsIncarnationAreAdopted() {
+    // a session of a node of the release before, whose ids and records named addresses
+    String address = "pekko://mcp@10.0.0.1:25520";
+    String old = SessionIds.generate(RANDOM, SessionIds.nodeTag(address), SEAL);
+    SessionRoutes fromB = routes(B, true, List.of(A, B, C), UP_A, UP_B, UP_C);
+    assertEquals(SessionRoutes.FIND, fromB.of(old, null, 0));
+    assertEquals(new SessionRoutes.To(fromB.adopter(old)), fromB.of(old, record(old, address), 1));
+  }
+
+  @Test
+  void aListedDesksNodeIsTheMemberAtItsAddressThatServes() {
+    List<MemberView> members =
+        List.of(member(A, "exiting", true), member(A_AGAIN, "joining", true), UP_B);
+    assertEquals(A_AGAIN, SessionRoutes.nodeAt("pekko://mcp@10.0.0.1:25520", members));
+    assertEquals(B, SessionRoutes.nodeAt("pekko://mcp@10.0.0.2:25520", members));
+    assertEquals(null, SessionRoutes.nodeAt("pekko://mcp@10.0.0.3:25520", members), "no member");
+  }
+
+  private static MemberView member(String node, String status, boolean reachable) {
+    return new MemberView(node.substring(0, node.indexOf('#')), node, status, reachable);
   }
 
   private static SessionRoutes routes(

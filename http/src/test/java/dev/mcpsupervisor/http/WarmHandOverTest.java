@@ -1,0 +1,83 @@
+package dev.mcpsupervisor.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.protocol.config.ClusterConfig;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A warm hand-over: a node that stops tells the node that adopts its sessions, which takes them
+ * over and starts their upstream sessions before any of their requests reaches it.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class WarmHandOverTest {
+
+  private static final String SECRET = "the-cluster-secret-of-the-hand-over";
+  private static final String FIXTURE = "/servers/fixture/mcp";
+  private static final Duration PHASE = Duration.ofSeconds(60);
+
+  private final List<TestGateway> started = new ArrayList<>();
+
+  @AfterEach
+  void stop() {
+    started.forEach(TestGateway::close);
+  }
+
+  @Test
+  void theAdopterLeasesAStoppingNodesSessionsBeforeTheirFirstRequest() {
+    int seedPort = TestGateway.freePort();
+    TestGateway stopping = node(seedPort, seedPort);
+    TestGateway adopter = node(TestGateway.freePort(), seedPort);
+    TestGateway.awaitDesks(List.of(stopping, adopter), PHASE);
+
+    List<String> ids = new ArrayList<>();
+    for (int n = 0; n < 5; n++) {
+      ids.add(stopping.initialize(FIXTURE));
+    }
+    assertEquals(Set.of(), leased(adopter), "nothing of them on the other node yet");
+
+    stopping.close(Duration.ofSeconds(10));
+
+    assertTrue(
+        leased(adopter).containsAll(ids),
+        "every session leases the fixture on its adopter before its first request there: "
+            + leased(adopter));
+    HttpResponse<String> answered =
+        adopter.post(
+            FIXTURE, ids.get(0), TestGateway.callTool(2, "echo", "{\"message\":\"warm\"}"));
+    assertEquals(200, answered.statusCode(), answered.body());
+    assertEquals("warm", TestGateway.text(TestGateway.answer(answered)));
+  }
+
+  /** The contexts that hold a lease on the node's fixture keys. */
+  private static Set<String> leased(TestGateway node) {
+    Set<String> contexts = new HashSet<>();
+    for (SupervisorSnapshot.KeySnapshot key :
+        TestGateway.await(node.supervisor.snapshot()).keys()) {
+      contexts.addAll(key.leases().keySet());
+    }
+    return contexts;
+  }
+
+  private TestGateway node(int port, int seedPort) {
+    TestGateway node =
+        TestGateway.start(
+            TestGateway.CLUSTER_NODE_SETTINGS,
+            TestGateway.clusterNode(
+                port, new ClusterConfig.SeedNode("127.0.0.1", seedPort), SECRET),
+            TestGateway.stdioFixture("fixture"));
+    started.add(node);
+    return node;
+  }
+}
