@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -245,9 +246,10 @@ class ClusterJarIT {
    * each, a steady load of both eras spread over the nodes whose {@code /readyz} answers 200 (a
    * load balancer's health check, every 100 ms; one that answers slower than 2 s keeps its last
    * verdict); each node in turn gets SIGTERM during the load, exits, starts again (the first and
-   * the last on their old ports, the second on new ones) with the live nodes as its seeds, and
-   * rejoins. No call fails, none is cut, none answered wrong, no session initializes again, no
-   * process is left. What each restart cost (calls, p99) is printed for docs/benchmarks.md.
+   * the last on their old ports, the second on new ones) found through Cluster Bootstrap's config
+   * discovery (no seed nodes), and rejoins. No call fails, none is cut, none answered wrong, no
+   * session initializes again, no process is left. What each restart cost (calls, p99) is printed
+   * for docs/benchmarks.md.
    */
   @Test
   @Timeout(600)
@@ -259,10 +261,15 @@ class ClusterJarIT {
     try {
       int[] httpPorts = {freePort(), freePort(), freePort()};
       int[] arteryPorts = {freePort(), freePort(), freePort()};
+      int[] managementPorts = {freePort(), freePort(), freePort()};
+      // every node's contact points: the first three management endpoints, as a fixed list of
+      // addresses would be written once; a node back on new ports is not in it, and needs not be
+      List<Integer> contactPoints = Arrays.stream(managementPorts).boxed().toList();
       JarProcess[] nodes = new JarProcess[3];
       for (int i = 0; i < 3; i++) {
         nodes[i] =
-            rollingNode(dir, "node" + i, httpPorts[i], arteryPorts[i], List.of(arteryPorts[0]));
+            rollingNode(
+                dir, "node" + i, httpPorts[i], arteryPorts[i], managementPorts[i], contactPoints);
         processes.add(nodes[i]);
       }
       for (int i = 0; i < 3; i++) {
@@ -296,14 +303,16 @@ class ClusterJarIT {
         if (i == 1) { // the second comes back on new ports, the others on their old ones
           httpPorts[i] = freePort();
           arteryPorts[i] = freePort();
+          managementPorts[i] = freePort();
         }
-        List<Integer> seeds = new ArrayList<>();
-        for (int other = 0; other < 3; other++) {
-          if (other != i) {
-            seeds.add(arteryPorts[other]);
-          }
-        }
-        nodes[i] = rollingNode(dir, "node" + i + "-again", httpPorts[i], arteryPorts[i], seeds);
+        nodes[i] =
+            rollingNode(
+                dir,
+                "node" + i + "-again",
+                httpPorts[i],
+                arteryPorts[i],
+                managementPorts[i],
+                contactPoints);
         processes.add(nodes[i]);
         URI again = URI.create(nodes[i].awaitListening().replace("/mcp", "/servers/demo/mcp"));
         awaitReady(again.resolve("/readyz"));
@@ -353,10 +362,32 @@ class ClusterJarIT {
     }
   }
 
+  /**
+   * A node that finds the others through Cluster Bootstrap's {@code config} discovery, no seed
+   * nodes: its management endpoint on {@code management}, the contact points' on {@code
+   * contactPoints}.
+   */
   private static JarProcess rollingNode(
-      Path dir, String name, int httpPort, int arteryPort, List<Integer> seeds) {
+      Path dir,
+      String name,
+      int httpPort,
+      int arteryPort,
+      int management,
+      List<Integer> contactPoints) {
+    Map<String, Object> discovery =
+        Map.of(
+            "method",
+            "config",
+            "managementPort",
+            management,
+            "requiredContactPoints",
+            contactPoints.size(),
+            "endpoints",
+            contactPoints.stream().map(port -> "127.0.0.1:" + port).toList());
     return JarProcess.start(
-        "--config", config(dir.resolve(name + ".json"), httpPort, arteryPort, seeds).toString());
+        "--config",
+        config(dir.resolve(name + ".json"), httpPort, arteryPort, "discovery", discovery)
+            .toString());
   }
 
   /**
@@ -695,11 +726,14 @@ class ClusterJarIT {
    * seed}.
    */
   private static Path config(Path file, int artery, int seed) {
-    return config(file, 0, artery, List.of(seed));
+    return config(file, 0, artery, "seedNodes", List.of("127.0.0.1:" + seed));
   }
 
-  /** A node's config on HTTP port {@code port} (0: any), seeded at {@code seeds}. */
-  private static Path config(Path file, int port, int artery, List<Integer> seeds) {
+  /**
+   * A node's config on HTTP port {@code port} (0: any), finding the others by {@code how} ({@code
+   * seedNodes} or {@code discovery}) set to {@code found}.
+   */
+  private static Path config(Path file, int port, int artery, String how, Object found) {
     // the demo server from the jar, as the gateway's own default config runs it
     List<String> command =
         List.of(
@@ -723,15 +757,7 @@ class ClusterJarIT {
             "port",
             port,
             "cluster",
-            Map.of(
-                "host",
-                "127.0.0.1",
-                "port",
-                artery,
-                "seedNodes",
-                seeds.stream().map(seed -> "127.0.0.1:" + seed).toList(),
-                "secret",
-                SECRET)));
+            Map.of("host", "127.0.0.1", "port", artery, how, found, "secret", SECRET)));
     try {
       Files.writeString(file, JSON.writeValueAsString(root));
       return file;

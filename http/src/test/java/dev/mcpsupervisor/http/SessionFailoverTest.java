@@ -103,13 +103,14 @@ class SessionFailoverTest {
 
     Load load = new Load(ids, List.of(second, third));
     load.start();
-    load.awaitEach(2, "before any node goes");
+    load.awaitEachMore(2, "before any node goes");
 
     // the node that created every session is downed under load: its sessions move on
     Address downed = AddressFromURIString.parse(first.supervisor.membership().selfAddress());
     load.phase = "first downed";
+    Load.Mark beforeDown = load.mark();
     Cluster.get(second.supervisor.actorSystem()).manager().tell(new Down(downed));
-    load.awaitEach(load.okNow() + 3, "after the first node was downed");
+    load.awaitEachMore(beforeDown, 3, "after the first node was downed");
     int failedAtDown = load.failures.size();
     assertTrue(failedAtDown <= SESSIONS, "at most the calls in flight fail: " + load.failures);
     load.failures.forEach(
@@ -162,11 +163,11 @@ class SessionFailoverTest {
         "the round's call completed on the stopping node: " + retried.get().body());
     load.servedBy(List.of(secondAgain, third));
     load.phase = "second back";
-    load.awaitEach(load.okNow() + 2, "after the second node came back");
+    load.awaitEachMore(2, "after the second node came back");
     TestGateway thirdAgain = restart(third, secondAgain, load, List.of(secondAgain), () -> {});
     load.servedBy(List.of(secondAgain, thirdAgain));
     load.phase = "third back";
-    load.awaitEach(load.okNow() + 3, "after the third node came back");
+    load.awaitEachMore(3, "after the third node came back");
     load.stop();
 
     assertEquals(
@@ -320,31 +321,47 @@ class SessionFailoverTest {
       }
     }
 
-    /** The fewest calls any session has had answered so far. */
-    int okNow() {
-      int least = Integer.MAX_VALUE;
+    /** How many calls each session has had answered so far. */
+    record Mark(int[] answered) {}
+
+    Mark mark() {
+      int[] answered = new int[ids.length];
       for (int n = 0; n < ids.length; n++) {
-        least = Math.min(least, ok.get(n));
+        answered[n] = ok.get(n);
       }
-      return least;
+      return new Mark(answered);
     }
 
-    /** Waits until every session has had {@code calls} answered. */
-    void awaitEach(int calls, String when) {
+    /** Waits until every session has had {@code more} calls answered from now. */
+    void awaitEachMore(int more, String when) {
+      awaitEachMore(mark(), more, when);
+    }
+
+    /**
+     * Waits until every session has had {@code more} calls answered since {@code since}: a session
+     * calls one at a time, so its call in flight then has been answered or has failed, and its
+     * failure (queued before the answers that follow it) is among {@link #failures}.
+     */
+    void awaitEachMore(Mark since, int more, String when) {
       probe.awaitAssert(
           PHASE,
           () -> {
+            Mark now = mark(); // before the failures are drained, so none before these is left
             drain();
-            assertTrue(
-                okNow() >= calls,
-                "every session answers "
-                    + when
-                    + "; the slowest had "
-                    + okNow()
-                    + " of "
-                    + calls
-                    + "; failures: "
-                    + failures);
+            for (int n = 0; n < ids.length; n++) {
+              assertTrue(
+                  now.answered()[n] >= since.answered()[n] + more,
+                  "every session answers "
+                      + when
+                      + "; session "
+                      + n
+                      + " had "
+                      + (now.answered()[n] - since.answered()[n])
+                      + " of "
+                      + more
+                      + "; failures: "
+                      + failures);
+            }
             return null;
           });
     }
