@@ -568,7 +568,7 @@ class ClusterJarIT {
           throw new IllegalStateException(
               payload + " via " + node + ": " + response.statusCode() + " " + response.body());
         }
-        return answerTo(id, response);
+        return McpHttpSession.responseTo(id, response);
       }
     }
 
@@ -600,37 +600,6 @@ class ClusterJarIT {
         request.header("Mcp-Session-Id", sessionId);
       }
       return request.build();
-    }
-
-    /**
-     * The answer with {@code id}, from a JSON body or an SSE stream; a stream without it is cut.
-     */
-    private static JsonNode answerTo(long id, HttpResponse<String> response) {
-      try {
-        if (!response
-            .headers()
-            .firstValue("Content-Type")
-            .orElse("")
-            .startsWith("text/event-stream")) {
-          return JSON.readTree(response.body());
-        }
-        for (String event : response.body().split("\r?\n\r?\n")) {
-          StringBuilder data = new StringBuilder();
-          event
-              .lines()
-              .filter(line -> line.startsWith("data:"))
-              .forEach(line -> data.append(line.substring(5).strip()));
-          if (data.length() > 0) {
-            JsonNode message = JSON.readTree(data.toString());
-            if (message.path("id").asLong(-1) == id && !message.has("method")) {
-              return message;
-            }
-          }
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      throw new IllegalStateException("cut: a stream without its answer: " + response.body());
     }
 
     /** The fewest calls any session has had answered so far. */

@@ -158,7 +158,7 @@ final class McpHttpSession {
   }
 
   /** The response with this id, from a JSON body or from the data lines of an SSE body. */
-  private static JsonNode responseTo(long id, HttpResponse<String> response) {
+  static JsonNode responseTo(long id, HttpResponse<String> response) {
     String contentType = response.headers().firstValue("Content-Type").orElse("");
     try {
       if (!contentType.startsWith("text/event-stream")) {
