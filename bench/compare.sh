@@ -27,6 +27,9 @@ usage: bench/compare.sh [options]
   --supergateway-max N    skip supergateway above N sessions (default 100): --stateful spawns one upstream process
                           per session, 1,000 Node processes do not fit the machine
   --jar FILE              the mcp-supervisor jar (default src/target/mcp-supervisor.jar)
+  --launcher              start mcp-supervisor with bin/mcp-supervisor, as the README does (its JDK 25+ and its
+                          start-up cache, kept in bench/.work/launcher-cache; recorded first by a run of its own
+                          with 3,000 calls when there is none) instead of `java -jar` on the PATH's java
   --out DIR               results directory (default bench/results)
 USAGE
 }
@@ -43,6 +46,7 @@ UPSTREAM="everything"
 SUPERGATEWAY_MAX=100
 JAR="$ROOT/src/target/mcp-supervisor.jar"
 OUT="$ROOT/bench/results"
+LAUNCHER=false
 while [ $# -gt 0 ]; do
   case "$1" in
     -n|--sessions) SESSIONS_LIST="$2"; shift 2 ;;
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
     -u|--upstream) UPSTREAM="$2"; shift 2 ;;
     --supergateway-max) SUPERGATEWAY_MAX="$2"; shift 2 ;;
     --jar) JAR="$2"; shift 2 ;;
+    --launcher) LAUNCHER=true; shift ;;
     --out) OUT="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
@@ -173,9 +178,8 @@ stop_all() {
 trap 'stop_all; rm -rf "$RAW"' EXIT
 trap 'exit 130' INT TERM
 
-# wait_port PORT PID: until 127.0.0.1:PORT accepts connections, at most 180 s, failing early if PID died (the gateway
-# warms up before it binds, as a user starts it: up to mcp-supervisor.application.warmup.maxDuration, 30 s, plus the
-# start itself on a busy machine)
+# wait_port PORT PID: until 127.0.0.1:PORT accepts connections, at most 180 s, failing early if PID died (a start on
+# a busy machine)
 wait_port() {
   local port="$1" pid="$2" i
   for i in $(seq 1 1800); do
@@ -191,6 +195,32 @@ calls_for() {
   elif [ "$1" -le 10 ]; then echo 300
   elif [ "$1" -le 100 ]; then echo 100
   else echo 20
+  fi
+}
+
+# wait_ready PORT PID: until mcp-supervisor's /readyz answers 200, at most 180 s (after its post-bind warm-up, when a
+# load balancer would send it traffic); prints how long after the port it took
+wait_ready() {
+  local port="$1" pid="$2" i start
+  start="$(date +%s%N)"
+  for i in $(seq 1 1800); do
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; then
+      echo "-- ready $((($(date +%s%N) - start) / 1000000)) ms after the port" >&2
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# the gateway's command: `java -jar`, or the launcher with its cache beside the peers
+LAUNCHER_CACHE="$WORK/launcher-cache"
+gateway_command() {
+  if [ "$LAUNCHER" = true ]; then
+    echo env MCP_SUPERVISOR_JAR="$JAR" MCP_SUPERVISOR_CDS_DIR="$LAUNCHER_CACHE" "$ROOT/bin/mcp-supervisor"
+  else
+    echo java -jar "$JAR"
   fi
 }
 
@@ -210,7 +240,8 @@ launch() {
     supervisor-stdio)
       gateway_config "$RAW/stdio.json" "$(python3 -c 'import json, sys
 print(json.dumps({"command": sys.argv[1], "args": sys.argv[2:]}))' "${UPSTREAM_STDIO[@]}")"
-      start supervisor-stdio java -jar "$JAR" --config "$RAW/stdio.json" --host 127.0.0.1 --port "$port"
+      # shellcheck disable=SC2046
+      start supervisor-stdio $(gateway_command) --config "$RAW/stdio.json" --host 127.0.0.1 --port "$port"
       FRONT_PID="$STARTED_PID"
       URL="http://127.0.0.1:$port/servers/everything/mcp" ;;
     supervisor-http)
@@ -219,7 +250,8 @@ print(json.dumps({"command": sys.argv[1], "args": sys.argv[2:]}))' "${UPSTREAM_S
       upstream_pid="$STARTED_PID"
       wait_port "$upstream_port" "$upstream_pid" || { echo "upstream did not start" >&2; return 1; }
       gateway_config "$RAW/http.json" "{ \"url\": \"http://127.0.0.1:$upstream_port/mcp\" }"
-      start supervisor-http java -jar "$JAR" --config "$RAW/http.json" --host 127.0.0.1 --port "$port"
+      # shellcheck disable=SC2046
+      start supervisor-http $(gateway_command) --config "$RAW/http.json" --host 127.0.0.1 --port "$port"
       FRONT_PID="$STARTED_PID"
       URL="http://127.0.0.1:$port/servers/everything/mcp" ;;
     mcp-proxy)
@@ -236,7 +268,21 @@ print(json.dumps({"command": sys.argv[1], "args": sys.argv[2:]}))' "${UPSTREAM_S
     *) echo "unknown target: $1" >&2; return 1 ;;
   esac
   wait_port "$port" "$FRONT_PID" || { echo "$1 did not start; its log:" >&2; tail -20 "$RAW/$1.log" >&2; return 1; }
+  case "$1" in
+    supervisor-*) wait_ready "$port" "$FRONT_PID" || { echo "$1 never ready" >&2; tail -20 "$RAW/$1.log" >&2; return 1; } ;;
+  esac
 }
+
+# the launcher's first run records its cache when it stops: one run of its own, before any measured one
+if [ "$LAUNCHER" = true ] && ! ls "$LAUNCHER_CACHE"/mcp-supervisor-*.{aot,jsa} >/dev/null 2>&1; then
+  echo "== recording the launcher's start-up cache (3,000 calls, then a clean stop)" >&2
+  launch supervisor-stdio
+  java -jar "$JAR" bench "$URL" -n 10 -m 300 --era "$ERA" --tool echo --argument message >/dev/null 2>&1 || true
+  kill -TERM "$FRONT_PID" 2>/dev/null || true
+  for i in $(seq 1 1200); do kill -0 "$FRONT_PID" 2>/dev/null || break; sleep 0.1; done # it writes the cache
+  stop_all
+  ls "$LAUNCHER_CACHE"/mcp-supervisor-*.{aot,jsa} >/dev/null 2>&1 || echo "warning: no launcher cache recorded" >&2
+fi
 
 IFS=',' read -r -a SESSION_COUNTS <<<"$SESSIONS_LIST"
 IFS=',' read -r -a TARGET_NAMES <<<"$TARGETS"

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Warm-up cost of the gateway: for each JVM variant, starts mcp-supervisor in front of server-everything over stdio,
 # and measures its startup (wall and CPU to the "listening" line), the CPU per call over the first 3,000 calls after
-# start, then (after a long warm run) over 3,000 warm calls. One run, variants one after another; repeat with -r.
+# the "listening" line, then (after a long warm run) over 3,000 warm calls; then starts it again, waits for /readyz 200
+# (when a load balancer would send it traffic: after its post-bind warm-up) and measures the first 3,000 calls from
+# there. One run, variants one after another; repeat with -r.
 # Variants: JVM options (plain, cds, c1, ...), and the gateway's own warm-up: nowarm (warmup.calls=0), warmup-N
 # (warmup.calls=N, no max duration to speak of), cds-nowarm; plain and the JVM variants run the default warm-up. On a JDK 25+
-# (JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java), aot and aot-nowarm run with an AOT cache and compact headers.
+# (JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java), aot and aot-nowarm run with an AOT cache and compact headers,
+# recorded by a run that made calls (the post-bind warm-up's and 3,000 more); aotidle-nowarm with one recorded by a
+# run that made none (started, stopped), as the launcher records it when its first run serves no call.
 # Usage: [JAVA=...] bench/warmup.sh [-r RUNS] [-w WARM_RUNS] [VARIANT...]   (see docs/benchmarks.md, "Warm-up")
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +35,7 @@ JAR="$RAW/mcp-supervisor.jar"
 cp "$ROOT/src/target/mcp-supervisor.jar" "$JAR"
 ARCHIVE="$RAW/warmup.jsa"
 AOT="$RAW/warmup.aot"
+AOT_IDLE="$RAW/idle.aot"
 JAVA="${JAVA:-java}"
 HZ="$(getconf CLK_TCK)"
 GATEWAY_PID=""
@@ -50,6 +55,7 @@ jvm_options() { # VARIANT -> the JVM options it adds
     cds-serial) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:+UseSerialGC" ;;
     aot) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT" ;;
     aot-nowarm) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT -Dmcp-supervisor.application.warmup.calls=0" ;;
+    aotidle-nowarm) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT_IDLE -Dmcp-supervisor.application.warmup.calls=0" ;;
     cc1) echo "-XX:CICompilerCount=1 -XX:-TieredCompilation" ;;
     nowarm) echo "-Dmcp-supervisor.application.warmup.calls=0" ;;
     warmup-*) echo "-Dmcp-supervisor.application.warmup.calls=${1#warmup-} -Dmcp-supervisor.application.warmup.maxDuration=300s" ;;
@@ -76,6 +82,18 @@ start_gateway() {
   READY_MS=$((($(date +%s%N) - start) / 1000000))
   READY_CPU_MS=$(($(cpu_ticks "$GATEWAY_PID") * 1000 / HZ))
   URL="http://127.0.0.1:$port/servers/everything/mcp"
+  READYZ="http://127.0.0.1:$port/readyz"
+  STARTED_AT="$start"
+}
+
+# await_ready: until /readyz answers 200 (at most 180 s); sets TO_READY_MS (from the start)
+await_ready() {
+  local i
+  for i in $(seq 1 1800); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$READYZ")" = 200 ] && break
+    sleep 0.1
+  done
+  TO_READY_MS=$((($(date +%s%N) - STARTED_AT) / 1000000))
 }
 
 stop_gateway() {
@@ -109,17 +127,31 @@ if printf '%s\n' "${VARIANTS[@]}" | grep -q '^aot'; then
   [ -s "$AOT" ] || { echo "no AOT cache written" >&2; exit 1; }
 fi
 
-printf 'variant\trun\tready ms\tready cpu ms\tfirst 3k cpu us/call\tfirst 3k calls/s\twarm cpu us/call\twarm calls/s\n'
+if printf '%s\n' "${VARIANTS[@]}" | grep -q '^aotidle'; then
+  echo "creating the idle AOT cache: a training run that makes no call (no warm-up, stopped once listening)" >&2
+  start_gateway "-XX:+UseCompactObjectHeaders -XX:AOTCacheOutput=$AOT_IDLE -Dmcp-supervisor.application.warmup.calls=0"
+  stop_gateway
+  [ -s "$AOT_IDLE" ] || { echo "no AOT cache written" >&2; exit 1; }
+fi
+
+printf 'variant\trun\tlistening ms\tlistening cpu ms\tfirst 3k cpu us/call\tfirst 3k calls/s\twarm cpu us/call\twarm calls/s\tready ms\tfirst 3k after ready cpu us/call\tfirst 3k after ready calls/s\n'
 for run in $(seq 1 "$RUNS"); do
   for variant in "${VARIANTS[@]}"; do
     # shellcheck disable=SC2046
     start_gateway $(jvm_options "$variant")
+    LISTENING_MS="$READY_MS" LISTENING_CPU_MS="$READY_CPU_MS"
     bench 300 "$RAW/first.json"
     for i in $(seq 1 "$WARM_RUNS"); do bench 1000 "$RAW/long.json"; done
     bench 300 "$RAW/warm.json"
     stop_gateway
-    printf '%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\n' "$variant" "$run" "$READY_MS" "$READY_CPU_MS" \
+    # shellcheck disable=SC2046
+    start_gateway $(jvm_options "$variant")
+    await_ready
+    bench 300 "$RAW/ready.json"
+    stop_gateway
+    printf '%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%.0f\t%.0f\n' "$variant" "$run" "$LISTENING_MS" "$LISTENING_CPU_MS" \
       "$(field "$RAW/first.json" 'r["cpuMicrosPerCall"]')" "$(field "$RAW/first.json" 'r["callsPerSecond"]')" \
-      "$(field "$RAW/warm.json" 'r["cpuMicrosPerCall"]')" "$(field "$RAW/warm.json" 'r["callsPerSecond"]')"
+      "$(field "$RAW/warm.json" 'r["cpuMicrosPerCall"]')" "$(field "$RAW/warm.json" 'r["callsPerSecond"]')" \
+      "$TO_READY_MS" "$(field "$RAW/ready.json" 'r["cpuMicrosPerCall"]')" "$(field "$RAW/ready.json" 'r["callsPerSecond"]')"
   done
 done

@@ -269,7 +269,11 @@ public final class Main implements Callable<Integer> {
                   tracing.close();
                 },
                 "mcp-supervisor-shutdown"));
-    ReloadSignal.install(() -> application.reload("by SIGHUP"));
+    if (!ReloadSignal.install(() -> application.reload("by SIGHUP"))) {
+      log.warn(
+          "SIGHUP does not reload the configuration here (ignored since start, e.g. by nohup):"
+              + " use POST /admin/reload or gateway.watchConfig");
+    }
     if (config != null && configuration.gateway().watchConfig()) {
       application.watch(config, WATCH_INTERVAL);
     }

@@ -41,7 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * changed and removed and tokens rotated while 2025 sessions and 2026-07-28 requests call; 200
  * reloads under load leave nothing behind; a file that is broken or needs a restart changes nothing
  * and says why; {@code gateway.watchConfig} reloads a changed file, also one behind a swapped
- * symlink (a Kubernetes ConfigMap).
+ * symlink (a Kubernetes ConfigMap); {@code /mcp} declares its lists as changing, so a kind a server
+ * added later brings reaches the sessions open before; the idle timeout and authentication on or
+ * off change live.
  */
 @Timeout(180)
 class ConfigReloadTest {
@@ -221,7 +223,8 @@ class ConfigReloadTest {
       String gonePid = aggregate.callToolText("gone__" + FixtureTools.PID, JSON.createObjectNode());
       assertTrue(toolNames(aggregate.call("tools/list", null)).contains("gone__echo"));
       CompletableFuture<String> streamListChanged = firstListChanged(aggregate, all, KEPT_TOKEN);
-      CompletableFuture<String> listenListChanged = firstListenedToolsChange(all, KEPT_TOKEN);
+      CompletableFuture<String> listenListChanged =
+          firstListened(all, KEPT_TOKEN, "toolsListChanged");
 
       Load load = new Load();
       for (int i = 0; i < SESSIONS / 2; i++) {
@@ -315,6 +318,91 @@ class ConfigReloadTest {
     } finally {
       application.stop(Duration.ofSeconds(5)).toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
+  }
+
+  @Test
+  void mcpDeclaresEveryListAsChangingSoAKindAddedLaterReachesSessionsOpenBefore() throws Exception {
+    // the demo server declares tools only, and not that they change
+    Path file = dir.resolve("gateway.json");
+    write(file, Map.of("demo", demo()));
+    Application application = start(file);
+    try {
+      URI all = URI.create(application.mcpUrl());
+      HttpResponse<String> initialize = initialize(all, null);
+      JsonNode sessionEra =
+          McpHttpSession.responseTo(0, initialize).path("result").path("capabilities");
+      JsonNode modern =
+          stateless(all, null, "server/discover", null, JSON.createObjectNode())
+              .path("result")
+              .path("capabilities");
+      for (JsonNode capabilities : List.of(sessionEra, modern)) {
+        for (String kind : List.of("tools", "prompts", "resources")) {
+          assertTrue(
+              capabilities.path(kind).path("listChanged").asBoolean(false),
+              kind + " changes: " + capabilities);
+        }
+      }
+      McpHttpSession aggregate = McpHttpSession.open(http, all);
+      assertEquals(0, aggregate.call("prompts/list", null).path("result").path("prompts").size());
+      CompletableFuture<String> listened = firstListened(all, null, "promptsListChanged");
+
+      write(file, Map.of("demo", demo(), "fixture", fixture(1)));
+      assertEquals(200, reload(application).statusCode());
+
+      // both eras' sessions opened before hear of the new kind, and reach it
+      assertEquals("notifications/prompts/list_changed", listened.get(30, TimeUnit.SECONDS));
+      JsonNode prompts = aggregate.call("prompts/list", null).path("result").path("prompts");
+      assertTrue(
+          prompts.size() > 0 && prompts.get(0).path("name").asText().startsWith("fixture__"),
+          prompts.toString());
+    } finally {
+      application.stop(Duration.ofSeconds(5)).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void theIdleTimeoutAndAuthenticationOnOrOffChangeLive() throws Exception {
+    Path file = dir.resolve("gateway.json");
+    write(file, Map.of("keep", fixture(1)));
+    Application application = start(file);
+    try {
+      URI all = URI.create(application.mcpUrl());
+      McpHttpSession.open(http, all);
+      assertEquals(1, admin(application).path("downstreamSessions").size());
+      assertEquals("public", cacheScope(all, null));
+
+      // the idle timeout: the next idle check ends a session idle for the new one
+      write(file, Map.of("keep", fixture(1)), List.of(), Map.of("sessionIdleTimeout", "1s"));
+      assertEquals(200, reload(application).statusCode());
+      awaitTrue(
+          () -> admin(application).path("downstreamSessions").isEmpty(),
+          "the session idle for the new timeout ends");
+
+      // authentication on: the next request needs a token, and answers are private
+      write(file, Map.of("keep", fixture(1)), List.of(KEPT_TOKEN));
+      assertEquals(200, reload(application).statusCode());
+      adminToken = KEPT_TOKEN;
+      assertEquals(401, initializeStatus(all, null));
+      assertEquals(200, initializeStatus(all, KEPT_TOKEN));
+      assertEquals("private", cacheScope(all, KEPT_TOKEN));
+
+      // and off again: no token needed
+      write(file, Map.of("keep", fixture(1)));
+      assertEquals(200, reload(application).statusCode());
+      adminToken = null;
+      assertEquals(200, initializeStatus(all, null));
+      assertEquals("public", cacheScope(all, null));
+    } finally {
+      application.stop(Duration.ofSeconds(5)).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The cache scope of a 2026-07-28 tools/list answer on {@code endpoint}. */
+  private String cacheScope(URI endpoint, String token) throws Exception {
+    return stateless(endpoint, token, "tools/list", null, JSON.createObjectNode())
+        .path("result")
+        .path("cacheScope")
+        .asText();
   }
 
   @Test
@@ -548,13 +636,13 @@ class ConfigReloadTest {
   }
 
   /**
-   * Opens a 2026-07-28 subscriptions/listen stream for tool list changes (answered once it is
-   * acknowledged) and completes with the first list_changed method it carries.
+   * Opens a 2026-07-28 subscriptions/listen stream for {@code filter}'s list changes (answered once
+   * it is acknowledged) and completes with the first list_changed method it carries.
    */
-  private CompletableFuture<String> firstListenedToolsChange(URI endpoint, String token)
+  private CompletableFuture<String> firstListened(URI endpoint, String token, String filter)
       throws Exception {
     ObjectNode params = JSON.createObjectNode();
-    params.putObject("notifications").put("toolsListChanged", true);
+    params.putObject("notifications").put(filter, true);
     ObjectNode meta = params.putObject("_meta");
     meta.put("io.modelcontextprotocol/protocolVersion", MODERN);
     meta.putObject("io.modelcontextprotocol/clientInfo")
@@ -597,6 +685,11 @@ class ConfigReloadTest {
   }
 
   private int initializeStatus(URI endpoint, String token) throws Exception {
+    return initialize(endpoint, token).statusCode();
+  }
+
+  /** A 2025 initialize (id 0) on {@code endpoint}, without the notification that would follow. */
+  private HttpResponse<String> initialize(URI endpoint, String token) throws Exception {
     ObjectNode params =
         JSON.createObjectNode().put("protocolVersion", McpHttpSession.PROTOCOL_VERSION);
     params.putObject("capabilities");
@@ -605,13 +698,12 @@ class ConfigReloadTest {
         JSON.createObjectNode().put("jsonrpc", "2.0").put("id", 0).put("method", "initialize");
     body.set("params", params);
     return http.send(
-            authorized(HttpRequest.newBuilder(endpoint), token)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .statusCode();
+        authorized(HttpRequest.newBuilder(endpoint), token)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private static List<String> toolNames(JsonNode answer) {
@@ -699,6 +791,12 @@ class ConfigReloadTest {
   private static Map<String, Object> fixture(int instance) {
     List<String> command = new ArrayList<>(FixtureProcess.stdioCommand());
     command.add(1, "-Dfixture.instance=" + instance);
+    return Map.of("command", command.get(0), "args", command.subList(1, command.size()));
+  }
+
+  /** The built-in demo server (tools only, declared not to change). */
+  private static Map<String, Object> demo() {
+    List<String> command = DemoConfig.demoServerCommand();
     return Map.of("command", command.get(0), "args", command.subList(1, command.size()));
   }
 

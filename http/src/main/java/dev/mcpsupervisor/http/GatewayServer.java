@@ -39,6 +39,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -142,6 +143,7 @@ public final class GatewayServer {
             version(),
             metrics,
             system.dispatchers().lookup(DispatcherSelector.blocking()));
+    Supplier<Duration> idleTimeout = () -> inForce.get().gateway().sessionIdleTimeout();
     SessionDirectory directory = new SessionDirectory();
     long instance = INSTANCES.incrementAndGet();
     Membership membership = supervisor.membership();
@@ -164,7 +166,7 @@ public final class GatewayServer {
                                 supervisor,
                                 inForce,
                                 settings,
-                                config.sessionIdleTimeout(),
+                                idleTimeout,
                                 metrics,
                                 directory,
                                 replicated))
@@ -172,7 +174,7 @@ public final class GatewayServer {
                     "mcp-gateway-sessions-" + instance));
     CompletionStage<ActorRef<CallerContexts.Command>> callerContexts =
         supervisor.spawn(
-            CallerContexts.create(supervisor, config.sessionIdleTimeout()),
+            CallerContexts.create(supervisor, idleTimeout),
             "mcp-gateway-caller-contexts-" + instance);
     PendingRounds pending =
         new PendingRounds(membership.clustered() ? membership.selfNode() : null);
@@ -186,7 +188,6 @@ public final class GatewayServer {
                     system.scheduler(),
                     new ServerOffers(),
                     pending,
-                    config.requiresAuthentication() ? "private" : "public",
                     identities))
         .thenCompose(
             stateless ->
@@ -289,7 +290,11 @@ public final class GatewayServer {
     reloader.onApplied(
         (applied, change) -> {
           metrics.initServers(change.added());
+          Duration idleBefore = inForce.get().gateway().sessionIdleTimeout();
           inForce.apply(applied);
+          if (!idleBefore.equals(inForce.get().gateway().sessionIdleTimeout())) {
+            sessions.tell(DownstreamSessions.SweepIdle.INSTANCE);
+          }
           List<String> listed = new ArrayList<>(change.retired());
           listed.addAll(change.added());
           if (!listed.isEmpty()) {

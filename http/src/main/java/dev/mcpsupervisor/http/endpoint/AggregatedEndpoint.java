@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>initialize asks every server in parallel (bounded by {@code upstreamInitializeTimeout}) and
  *       answers the gateway's own server info with the union of the capabilities of those that
- *       answered; a server that is down is left out with a one-line log, and later calls still try
- *       it.
+ *       answered, tools, prompts and resources always declared with {@code listChanged} (a reload
+ *       may add a server that has them); a server that is down is left out with a one-line log, and
+ *       later calls still try it.
  *   <li>tools and prompts are published as {@code <toolPrefix>__<name>} ({@link ServerNamespace});
  *       calls and gets route by the prefix.
  *   <li>Resource URIs are passed through unchanged (they are the servers' own, and clients may have
@@ -60,6 +61,9 @@ public final class AggregatedEndpoint implements McpEndpoint {
   /** Capabilities the aggregated endpoint can route; others (e.g. tasks) are not advertised. */
   private static final List<String> ROUTED_CAPABILITIES =
       List.of("tools", "prompts", "resources", "logging", "completions");
+
+  /** The lists it serves, declared always and as changing: a reload changes its servers. */
+  private static final List<String> LISTS = List.of("tools", "prompts", "resources");
 
   private static final Logger log = LoggerFactory.getLogger(AggregatedEndpoint.class);
 
@@ -139,7 +143,10 @@ public final class AggregatedEndpoint implements McpEndpoint {
   private ObjectNode initializeResult(String protocolVersion, Map<String, JsonNode> upstreams) {
     ObjectNode result = JsonRpcCodec.emptyObject();
     result.put("protocolVersion", protocolVersion);
-    result.set("capabilities", CapabilityUnion.of(upstreams.values(), ROUTED_CAPABILITIES));
+    result.set(
+        "capabilities",
+        CapabilityUnion.withChangingLists(
+            CapabilityUnion.of(upstreams.values(), ROUTED_CAPABILITIES), LISTS));
     ObjectNode serverInfo = result.putObject("serverInfo");
     serverInfo.put("name", SERVER_NAME);
     serverInfo.put("version", version);

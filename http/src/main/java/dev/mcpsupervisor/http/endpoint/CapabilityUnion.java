@@ -32,6 +32,20 @@ final class CapabilityUnion {
     return union;
   }
 
+  /**
+   * {@code union} with each of {@code lists} declared, and declared to change: an endpoint whose
+   * servers a reload adds and removes has lists that change whatever its servers say, and a kind
+   * none of them has yet may come with a server added later (declared now, a session opened now can
+   * list it then).
+   */
+  static ObjectNode withChangingLists(ObjectNode union, List<String> lists) {
+    lists.forEach(
+        name ->
+            (union.get(name) instanceof ObjectNode declared ? declared : union.putObject(name))
+                .put("listChanged", true));
+    return union;
+  }
+
   private static void merge(ObjectNode into, JsonNode from) {
     from.properties()
         .forEach(

@@ -43,6 +43,14 @@ public final class InForce {
       AccessControl accessControl,
       Authentication authentication) {
 
+    /**
+     * What 2026-07-28 cacheable results say: {@code private} when answers depend on who asks
+     * (callers authenticate), else {@code public}.
+     */
+    public String cacheScope() {
+      return gateway.requiresAuthentication() ? "private" : "public";
+    }
+
     /** Whether {@code server} is served now. */
     public boolean serves(String server) {
       return config.servers().containsKey(server);

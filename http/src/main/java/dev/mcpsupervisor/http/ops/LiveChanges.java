@@ -14,11 +14,13 @@ import java.util.function.Function;
  * What a reload may not change while the gateway serves, so that a reload changing it is refused
  * whole. Live: the servers (added, removed, changed, their {@code toolPrefix}: the endpoints and
  * the aggregated namespace follow the configuration in force), and of the gateway section the
- * static tokens, OAuth, identities and their allow-lists, origins, allowed hosts and the limits
- * (read by each request, session or stream as it arrives). Not live: the bind (host, port, and the
- * connection settings it was made with) and the cluster, which never can be; whether callers
- * authenticate at all (answers say whether they may be cached publicly); the idle timeout (the
- * registries' sweeps run by it); and {@code watchConfig} (the watch starts with the gateway).
+ * static tokens, OAuth, identities and their allow-lists, origins, allowed hosts, the limits (read
+ * by each request, session or stream as it arrives), turning authentication on or off (and with it
+ * whether 2026-07-28 answers may be cached publicly), and {@code sessionIdleTimeout} (read by each
+ * idle check). Not live: the bind (host, port, and the connection settings it was made with) and
+ * the cluster, which never can be; {@code sessionIdleTimeout} in a cluster (the replicas of the
+ * sessions of a node that left expire by the one they started with); and {@code watchConfig} (the
+ * watch starts with the gateway).
  */
 public final class LiveChanges {
 
@@ -43,6 +45,11 @@ public final class LiveChanges {
             named.add("gateway." + field);
           }
         });
+    if (was.cluster() != null
+        && !was.sessionIdleTimeout().equals(is.sessionIdleTimeout())
+        && !named.contains("gateway.cluster")) {
+      named.add("gateway.sessionIdleTimeout (in a cluster)");
+    }
     return named;
   }
 
@@ -51,11 +58,9 @@ public final class LiveChanges {
     fields.put("host", GatewayConfig::host);
     fields.put("port", GatewayConfig::port);
     fields.put("cluster", GatewayConfig::cluster);
-    fields.put("authentication (on or off)", GatewayConfig::requiresAuthentication);
     fields.put(
         "requestHeaderTimeout", gateway -> gateway.connectionLimits().requestHeaderTimeout());
     fields.put("maxConnections", gateway -> gateway.connectionLimits().maxConnections());
-    fields.put("sessionIdleTimeout", GatewayConfig::sessionIdleTimeout);
     fields.put("watchConfig", GatewayConfig::watchConfig);
     return Collections.unmodifiableMap(fields);
   }

@@ -153,7 +153,8 @@ final class StatelessRoutes {
             "stateless-" + requestIds.incrementAndGet(),
             identity,
             principal,
-            McpRequestChecks.paramHeaders(request));
+            McpRequestChecks.paramHeaders(request),
+            served.cacheScope());
     Exchange exchange = exchanges.openExchange();
     traced.attach(exchange);
     StatelessRequest running = new StatelessRequest(gateway, arrival, exchange, accept.sse());
@@ -219,7 +220,7 @@ final class StatelessRoutes {
                   path,
                   caller,
                   new ListenSession.Listen(
-                      call, StatelessEnvelope.Meta.of(call), gateway.cacheScope(), exchange));
+                      call, StatelessEnvelope.Meta.of(call), inForce.get().cacheScope(), exchange));
               exchanges.closeWhenDone(exchange, created.sessionId(), path, caller);
               return exchanges.answer(exchange, accept, false, null, () -> {});
             })

@@ -416,7 +416,7 @@ public final class DownstreamSession {
    * to be ended; it closes its gate only if nothing is on its way, so no request races that end.
    */
   private void askToEndIfIdle() {
-    Duration idleTimeout = spec.idleTimeout();
+    Duration idleTimeout = spec.idleTimeout().get();
     if (spec.gate().idleFor(idleTimeout)
         && streams.nothingInFlight()
         && spec.gate().closeIfIdle()) {

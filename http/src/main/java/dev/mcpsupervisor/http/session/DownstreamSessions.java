@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -127,8 +128,11 @@ public final class DownstreamSessions {
    */
   public record ServersChanged(List<String> servers) implements Command {}
 
-  /** Time for the idle sweep ({@link SessionTable#askIdle}). */
-  private enum SweepIdle implements Command {
+  /**
+   * Time for the idle sweep ({@link SessionTable#askIdle}); also sent when a reload changed the
+   * idle timeout, so that the sweeps follow the new one from now on.
+   */
+  public enum SweepIdle implements Command {
     INSTANCE
   }
 
@@ -161,7 +165,7 @@ public final class DownstreamSessions {
       SessionSupervisor supervisor,
       InForce inForce,
       GatewaySettings settings,
-      Duration idleTimeout,
+      Supplier<Duration> idleTimeout,
       GatewayMetrics metrics,
       SessionDirectory directory,
       SessionReplicas.Replication replication) {
@@ -191,7 +195,10 @@ public final class DownstreamSessions {
   private final SessionSupervisor supervisor;
   private final InForce inForce;
   private final GatewaySettings settings;
-  private final Duration idleTimeout;
+
+  /** {@code gateway.sessionIdleTimeout} in force: read by each sweep and each session's check. */
+  private final Supplier<Duration> idleTimeout;
+
   private final GatewayMetrics metrics;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
@@ -213,7 +220,7 @@ public final class DownstreamSessions {
       SessionSupervisor supervisor,
       InForce inForce,
       GatewaySettings settings,
-      Duration idleTimeout,
+      Supplier<Duration> idleTimeout,
       GatewayMetrics metrics,
       SessionDirectory directory,
       SessionReplicas.Replication replication,
@@ -238,8 +245,7 @@ public final class DownstreamSessions {
         new SessionQuota(
             () -> inForce.get().gateway().sessionLimits().maxDownstreamSessions(),
             () -> inForce.get().gateway().sessionLimits().maxDownstreamSessionsPerIdentity());
-    timers.startTimerWithFixedDelay(
-        SweepIdle.INSTANCE, SessionTable.idleSweepInterval(idleTimeout));
+    nextSweep();
   }
 
   private Behavior<Command> active() {
@@ -490,6 +496,12 @@ public final class DownstreamSessions {
 
   private Behavior<Command> onSweepIdle() {
     sessions.askIdle();
+    nextSweep();
     return Behaviors.same();
+  }
+
+  /** The next sweep, a tenth of the idle timeout in force from now (replacing one pending). */
+  private void nextSweep() {
+    timers.startSingleTimer(SweepIdle.INSTANCE, SessionTable.idleSweepInterval(idleTimeout.get()));
   }
 }

@@ -79,7 +79,7 @@ public final class ListenSession {
             context.pipeToSelf(listener.stream().discover(), Discovered::new);
             return discovering(listener);
           } else if (message == DownstreamSession.IDLE_CHECK) {
-            if (spec.gate().idleFor(spec.idleTimeout()) && spec.gate().closeIfIdle()) {
+            if (spec.gate().idleFor(spec.idleTimeout().get()) && spec.gate().closeIfIdle()) {
               spec.registry().tell(new DownstreamSessions.EndMe(spec.id(), "never listened"));
             }
             return Behaviors.same();

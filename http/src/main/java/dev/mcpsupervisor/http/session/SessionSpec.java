@@ -6,6 +6,7 @@ import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import java.time.Duration;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -14,6 +15,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param id its {@code Mcp-Session-Id}, also its supervisor context
  * @param endpoint the endpoint that created it, over the servers its owner may use
  * @param gate what the HTTP routes tell it passes ({@link SessionDirectory})
+ * @param idleTimeout {@code gateway.sessionIdleTimeout} in force
  * @param owner the identity it is bound to
  * @param replication where a cluster node's sessions keep their records
  * @param maxInflight {@code gateway.maxInflightPerDownstreamSession} in force
@@ -23,7 +25,7 @@ record SessionSpec(
     McpEndpoint endpoint,
     SessionSupervisor supervisor,
     GatewaySettings settings,
-    Duration idleTimeout,
+    Supplier<Duration> idleTimeout,
     ActorRef<DownstreamSessions.Command> registry,
     RouteGate gate,
     Identity owner,

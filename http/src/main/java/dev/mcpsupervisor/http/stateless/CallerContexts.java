@@ -5,6 +5,7 @@ import dev.mcpsupervisor.http.access.CallerIdentity;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -39,7 +40,12 @@ public final class CallerContexts {
   /** The supervisor released the context's leases. */
   private record Released(String context) implements Command {}
 
-  public static Behavior<Command> create(SessionSupervisor supervisor, Duration idleTimeout) {
+  /**
+   * @param idleTimeout {@code gateway.sessionIdleTimeout} in force, read each time a context's last
+   *     request leaves
+   */
+  public static Behavior<Command> create(
+      SessionSupervisor supervisor, Supplier<Duration> idleTimeout) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
@@ -47,14 +53,14 @@ public final class CallerContexts {
   }
 
   private final SessionSupervisor supervisor;
-  private final Duration idleTimeout;
+  private final Supplier<Duration> idleTimeout;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final IdentityContexts<Enter> contexts = new IdentityContexts<>();
 
   private CallerContexts(
       SessionSupervisor supervisor,
-      Duration idleTimeout,
+      Supplier<Duration> idleTimeout,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.supervisor = supervisor;
@@ -124,7 +130,7 @@ public final class CallerContexts {
   private Behavior<Command> onLeave(Leave leave) {
     if (contexts.left(leave.context())) {
       Idle idle = new Idle(leave.context());
-      timers.startSingleTimer(idle, idle, idleTimeout);
+      timers.startSingleTimer(idle, idle, idleTimeout.get());
     }
     return Behaviors.same();
   }

@@ -51,8 +51,6 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
   /**
    * What every stateless request of a gateway shares.
    *
-   * @param cacheScope what its cacheable results say ({@code private} when answers depend on who
-   *     asks)
    * @param callerContexts where a request in its caller's identity context says it is done
    */
   public record Gateway(
@@ -61,7 +59,6 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
       Scheduler scheduler,
       ServerOffers offers,
       PendingRounds pending,
-      String cacheScope,
       ActorRef<CallerContexts.Command> callerContexts) {}
 
   /**
@@ -72,6 +69,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
    * @param identity its caller's identity context for {@code isolation: context} servers, or null
    * @param principal who asks ({@link RequestStates#principalOf}), or null
    * @param paramHeaders its {@code Mcp-Param-*} headers by name, case-insensitive
+   * @param cacheScope what its cacheable results say, by the configuration in force when it arrived
+   *     ({@link dev.mcpsupervisor.http.endpoint.InForce.Served#cacheScope})
    */
   public record Arrival(
       JsonRpcRequest request,
@@ -79,7 +78,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
       String context,
       String identity,
       String principal,
-      Map<String, String> paramHeaders) {}
+      Map<String, String> paramHeaders,
+      String cacheScope) {}
 
   /** One upstream call of the request, across its rounds. */
   private final class RoundTrip {
@@ -135,7 +135,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     this.request = arrival.request();
     this.exchange = new RoundExchange(exchange, acceptsSse);
     StatelessEnvelope.Meta meta = StatelessEnvelope.Meta.of(request);
-    this.client = ClientRequests.Client.stateless(meta, gateway.cacheScope());
+    this.client = ClientRequests.Client.stateless(meta, arrival.cacheScope());
     this.requests = new ClientRequests(arrival.context(), arrival.endpoint(), gateway.supervisor());
     requests.statelessLogLevel(meta.logLevel());
     requests.statelessParamHeaders(arrival.paramHeaders());

@@ -46,4 +46,21 @@ class CapabilityUnionTest {
             List.of("prompts"));
     assertEquals("a", union.path("prompts").path("mode").asText());
   }
+
+  @Test
+  void changingListsAreDeclaredEvenWhenNoServerHasThemAndKeepWhatTheServersSaid() throws Exception {
+    JsonNode declared =
+        CapabilityUnion.withChangingLists(
+            CapabilityUnion.of(
+                List.of(
+                    init("{\"tools\":{\"listChanged\":false},\"resources\":{\"subscribe\":true}}")),
+                List.of("tools", "prompts", "resources", "logging")),
+            List.of("tools", "prompts", "resources"));
+    assertEquals(
+        JsonRpcCodec.mapper()
+            .readTree(
+                "{\"tools\":{\"listChanged\":true},\"resources\":{\"subscribe\":true,\"listChanged\":true},"
+                    + "\"prompts\":{\"listChanged\":true}}"),
+        declared);
+  }
 }

@@ -35,7 +35,7 @@ class LiveChangesTest {
   }
 
   @Test
-  void theBindAndTheIdleTimeoutAreNamedNeverTheirValues() {
+  void theBindIsNamedNeverItsValuesAndAuthenticationOffAndTheIdleTimeoutAreLive() {
     SupervisorConfig running =
         config(
             "{a: {command: x}}",
@@ -48,15 +48,24 @@ class LiveChangesTest {
 
     List<String> named = LiveChanges.needingRestart(running, next);
 
-    assertEquals(
-        List.of(
-            "gateway.host",
-            "gateway.port",
-            "gateway.authentication (on or off)",
-            "gateway.maxConnections",
-            "gateway.sessionIdleTimeout"),
-        named);
+    assertEquals(List.of("gateway.host", "gateway.port", "gateway.maxConnections"), named);
     assertEquals(false, String.join(" ", named).contains(TOKEN));
+  }
+
+  @Test
+  void theIdleTimeoutOfAClusterNodeNeedsARestart() {
+    String cluster =
+        "cluster: {host: \"127.0.0.1\", port: 2551, seedNodes: [\"127.0.0.1:2551\"], secret: \""
+            + TOKEN
+            + "\"}, authTokens: [\""
+            + TOKEN
+            + "\"]";
+    SupervisorConfig running = config("{a: {command: x}}", cluster);
+    SupervisorConfig next = config("{a: {command: x}}", cluster + ", sessionIdleTimeout: 1m");
+
+    assertEquals(
+        List.of("gateway.sessionIdleTimeout (in a cluster)"),
+        LiveChanges.needingRestart(running, next));
   }
 
   private static SupervisorConfig config(String servers, String gateway) {

@@ -67,7 +67,7 @@ class DirectRoutingTest {
                           gateway.metrics,
                           Runnable::run),
                       settings,
-                      idleTimeout,
+                      () -> idleTimeout,
                       gateway.metrics,
                       directory,
                       SessionReplicas.Replication.NONE),

@@ -55,7 +55,7 @@ class DownstreamSessionTest {
               new NeverAnswers(),
               supervisor,
               GatewaySettings.fromConfig(ConfigFactory.load()),
-              idleTimeout,
+              () -> idleTimeout,
               registry.getRef(),
               gate,
               Identity.ANONYMOUS,
