@@ -11,6 +11,7 @@ import io.modelcontextprotocol.spec.McpSchema.TextResourceContents;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Mono;
 
 /**
@@ -36,7 +37,7 @@ final class ScriptRuntime {
   private final Journal journal;
   private final Faults faults;
   private final ScriptableFixture fixture = new ScriptableFixture();
-  private final Map<String, ToolScript> tools = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, ToolScript> tools = new ConcurrentHashMap<>();
 
   ScriptRuntime(Scenario scenario, Journal journal, Faults faults) {
     this.script = new Script();

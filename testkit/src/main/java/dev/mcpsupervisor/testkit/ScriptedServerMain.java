@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -129,8 +130,8 @@ public final class ScriptedServerMain {
   private static final class LineOutput extends OutputStream {
 
     private final OutputStream out;
-    private final ThreadLocal<java.io.ByteArrayOutputStream> pending =
-        ThreadLocal.withInitial(java.io.ByteArrayOutputStream::new);
+    private final ThreadLocal<ByteArrayOutputStream> pending =
+        ThreadLocal.withInitial(ByteArrayOutputStream::new);
     private boolean cut;
 
     LineOutput(OutputStream out) {
@@ -139,7 +140,7 @@ public final class ScriptedServerMain {
 
     @Override
     public void write(int b) throws IOException {
-      java.io.ByteArrayOutputStream line = pending.get();
+      ByteArrayOutputStream line = pending.get();
       line.write(b);
       if (b == '\n') {
         writeLine(line);
@@ -153,7 +154,7 @@ public final class ScriptedServerMain {
       }
     }
 
-    private synchronized void writeLine(java.io.ByteArrayOutputStream line) throws IOException {
+    private synchronized void writeLine(ByteArrayOutputStream line) throws IOException {
       try {
         if (!cut) {
           line.writeTo(out);
