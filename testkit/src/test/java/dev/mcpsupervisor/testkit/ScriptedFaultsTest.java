@@ -102,6 +102,9 @@ class ScriptedFaultsTest {
   @MethodSource("wires")
   void aMalformedAnswerFailsThatCallAlone(String transport, Era era, SupervisorTestKit kit) {
     server(kit, transport, era);
+    // today the supervisor drops an answer it cannot read, so the call fails by its deadline (over
+    // HTTP in 2026-07-28 as a lost session); issue 35 item 6 makes it fail at once with -32603
+    kit.option(SERVER, "requestTimeout", Duration.ofSeconds(5));
     SupervisorClient client = kit.client();
 
     CompletionException failed =
