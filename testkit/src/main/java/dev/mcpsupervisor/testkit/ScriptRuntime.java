@@ -1,0 +1,181 @@
+package dev.mcpsupervisor.testkit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.fixture.ScriptableFixture;
+import io.modelcontextprotocol.server.McpServerFeatures.AsyncResourceSpecification;
+import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema.ReadResourceResult;
+import io.modelcontextprotocol.spec.McpSchema.Resource;
+import io.modelcontextprotocol.spec.McpSchema.TextResourceContents;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.publisher.Mono;
+
+/**
+ * A {@link Script} being served: its tools as the fixture's tool specifications, the gate every
+ * message a client sends passes (recorded; refused initializes and malformed answers given there),
+ * and the faults its steps trigger, which the wire carries out ({@link Faults}).
+ */
+final class ScriptRuntime {
+
+  /** What ending or cutting off the server means on its wire. */
+  interface Faults {
+    void exit(int code);
+
+    void drop();
+  }
+
+  /** A malformed answer's {@code error}: a string, where JSON-RPC has an object. */
+  static final String MALFORMED_ERROR = "malformed answer";
+
+  private static final Map<String, Object> ANY_OBJECT = Map.of("type", "object");
+
+  private final Script script;
+  private final Journal journal;
+  private final Faults faults;
+  private final ScriptableFixture fixture = new ScriptableFixture();
+  private final Map<String, ToolScript> tools = new ConcurrentHashMap<>();
+
+  ScriptRuntime(Scenario scenario, Journal journal, Faults faults) {
+    this.script = new Script();
+    scenario.define(script);
+    this.journal = journal;
+    this.faults = faults;
+    tools.putAll(script.tools);
+    fixture.publish(
+        script.tools.values().stream().map(this::specification).toList(),
+        script.resources.entrySet().stream()
+            .map(resource -> resource(resource.getKey(), resource.getValue()))
+            .toList());
+  }
+
+  ScriptableFixture fixture() {
+    return fixture;
+  }
+
+  /**
+   * Records a start of the server; whether the script says this one exits at once ({@link
+   * Script#exitOnStart}), and with which status (0: it does not).
+   */
+  int started(long pid) {
+    ObjectNode start = Journal.entry("start");
+    start.put("pid", pid);
+    journal.append(start);
+    return journal.entries("start").size() <= script.exitsOnStart ? script.exitOnStartCode : 0;
+  }
+
+  /**
+   * Records a message a client sent and answers it here when the script says so: a refused
+   * initialize, a malformed answer to a tools/call.
+   *
+   * @return the answer to send at once, or null to let the server answer
+   */
+  ObjectNode gate(JsonNode message) {
+    ObjectNode received = Journal.entry("received");
+    received.set("message", message);
+    journal.append(received);
+    JsonNode id = message.get("id");
+    String method = message.path("method").asText("");
+    if (id == null) {
+      return null;
+    }
+    if (method.equals("initialize")
+        && journal.entries("refused").size() < script.refusedInitializes) {
+      journal.append(Journal.entry("refused"));
+      ObjectNode answer = envelope(id);
+      ObjectNode error = answer.putObject("error");
+      error.put("code", -32603);
+      error.put("message", "initialize refused by the script");
+      return answer;
+    }
+    if (method.equals("tools/call")) {
+      String name = message.path("params").path("name").asText();
+      ToolScript tool = tools.get(name);
+      if (tool != null && tool.step(callIndex(name)) == ToolScript.MALFORMED) {
+        ObjectNode answer = envelope(id);
+        answer.put("error", MALFORMED_ERROR);
+        return answer;
+      }
+    }
+    return null;
+  }
+
+  void exit(int code) {
+    faults.exit(code);
+  }
+
+  void drop() {
+    faults.drop();
+  }
+
+  void clientAnswered(String method, Object answer) {
+    ObjectNode entry = Journal.entry("clientAnswer");
+    entry.put("method", method);
+    entry.set("answer", Journal.MAPPER.valueToTree(answer));
+    journal.append(entry);
+  }
+
+  Mono<Void> addTool(ToolScript tool) {
+    tools.put(tool.name, tool);
+    return fixture.addTool(specification(tool));
+  }
+
+  Mono<Void> removeTool(String name) {
+    tools.remove(name);
+    return fixture.removeTool(name);
+  }
+
+  Mono<Void> resourceUpdated(String uri) {
+    return fixture.resourceUpdated(uri);
+  }
+
+  /**
+   * Which call of the tool this is (0 the first), across restarts: the calls of it received so far,
+   * less this one. A 2026-07-28 call's later rounds (with {@code requestState}) are the same call.
+   * Calls of one tool that overlap may both be numbered by the later one.
+   */
+  private int callIndex(String tool) {
+    long calls =
+        journal.entries("received").stream()
+            .map(entry -> entry.path("message"))
+            .filter(message -> "tools/call".equals(message.path("method").asText()))
+            .filter(message -> message.has("id"))
+            .filter(message -> tool.equals(message.path("params").path("name").asText()))
+            .filter(message -> !message.path("params").has("requestState"))
+            .count();
+    return (int) Math.max(0, calls - 1);
+  }
+
+  private AsyncToolSpecification specification(ToolScript tool) {
+    return AsyncToolSpecification.builder()
+        .tool(Tool.builder(tool.name, ANY_OBJECT).description(tool.description).build())
+        .callHandler(
+            (exchange, request) ->
+                Mono.defer(
+                    () ->
+                        tool.step(callIndex(tool.name))
+                            .run(new ToolScript.Call(exchange, request, this))))
+        .build();
+  }
+
+  private static AsyncResourceSpecification resource(String uri, String text) {
+    return new AsyncResourceSpecification(
+        Resource.builder(uri, uri).mimeType("text/plain").build(),
+        (exchange, request) ->
+            Mono.just(
+                ReadResourceResult.builder(
+                        List.of(
+                            TextResourceContents.builder(uri, text).mimeType("text/plain").build()))
+                    .build()));
+  }
+
+  private static ObjectNode envelope(JsonNode id) {
+    ObjectNode message = Journal.MAPPER.createObjectNode();
+    message.put("jsonrpc", "2.0");
+    message.set("id", id);
+    return message;
+  }
+}
