@@ -136,7 +136,10 @@ public final class ClientRequests {
     paramHeaders = headers;
   }
 
-  /** What the servers offer, known from elsewhere (a stateless request's {@link ServerOffers}). */
+  /**
+   * What the servers offer, known from elsewhere (a stateless request's {@link
+   * dev.mcpsupervisor.http.stateless.ServerOffers}).
+   */
   public void knowUpstreams(Map<String, JsonNode> initializeResults) {
     upstreams = Map.copyOf(initializeResults);
   }
