@@ -26,6 +26,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -447,7 +448,11 @@ public final class StdioBridge {
             },
             Integer.MAX_VALUE);
     try (lines) {
-      lines.forEach(events::line);
+      // iterated, not forEach: close() closes the stream from another thread, and this must end
+      Iterator<String> each = lines.iterator();
+      while (each.hasNext()) {
+        events.line(each.next());
+      }
     } catch (UncheckedIOException e) {
       // the stream broke: resumed by the caller
     }
