@@ -13,6 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.upstream.BoundedLineReader;
+import dev.mcpsupervisor.upstream.SseEventParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -22,6 +24,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
@@ -138,19 +141,20 @@ public final class StdioBridge {
 
   /** Reads and forwards every line of {@code in} until it ends. */
   void read(InputStream in) throws IOException {
-    StdioLines lines = new StdioLines(in, MAX_LINE_BYTES);
-    for (StdioLines.Line line = lines.next(); line != null; line = lines.next()) {
-      if (line.tooLong()) {
+    BoundedLineReader lines = new BoundedLineReader(in, MAX_LINE_BYTES);
+    for (byte[] line = lines.readLine(); line != null; line = lines.readLine()) {
+      if (line == BoundedLineReader.OVERSIZED) {
         writeError(
             NullNode.getInstance(),
             INVALID_REQUEST,
-            "Invalid Request: a message of "
-                + line.bytes()
-                + " bytes, more than the "
+            "Invalid Request: a message of more than the "
                 + MAX_LINE_BYTES
-                + " a line may have");
-      } else if (!line.text().isBlank()) {
-        take(line.text());
+                + " bytes a line may have");
+      } else {
+        String text = new String(line, StandardCharsets.UTF_8);
+        if (!text.isBlank()) {
+          take(text);
+        }
       }
     }
   }
@@ -434,22 +438,26 @@ public final class StdioBridge {
 
   /** Writes the data of every SSE event of {@code lines} to stdout until the stream ends. */
   private Relayed relay(Stream<String> lines, JsonNode id, String lastEventId) {
-    boolean answered = false;
-    String last = lastEventId;
-    SseEvents events = new SseEvents();
+    AtomicBoolean answered = new AtomicBoolean();
+    SseEventParser events =
+        new SseEventParser(
+            event -> {
+              if (relayEvent(event.data(), id)) {
+                answered.set(true);
+              }
+            },
+            Integer.MAX_VALUE);
     try (lines) {
+      // iterated, not forEach: close() closes the stream from another thread, and this must end
       Iterator<String> each = lines.iterator();
       while (each.hasNext()) {
-        SseEvents.Event event = events.line(each.next());
-        if (event != null) {
-          last = event.id() != null ? event.id() : last;
-          answered |= relayEvent(event.data(), id);
-        }
+        events.line(each.next());
       }
     } catch (UncheckedIOException e) {
       // the stream broke: resumed by the caller
     }
-    return new Relayed(answered, last);
+    String last = events.dispatchedEventId();
+    return new Relayed(answered.get(), last.isEmpty() ? lastEventId : last);
   }
 
   /** One event's data, written out; whether it was the answer to {@code id}. */

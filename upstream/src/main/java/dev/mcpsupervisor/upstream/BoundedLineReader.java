@@ -9,12 +9,13 @@ import java.util.Arrays;
  * can be handed to the JSON parser without a round trip through String. A line longer than the
  * bound is discarded up to its end and reported as {@link #OVERSIZED}, or, for a reader made {@link
  * #failingPastBound}, fails the read as soon as it passes the bound (an endless line must not keep
- * the reader discarding forever). Not thread-safe.
+ * the reader discarding forever). Not thread-safe. Reads stdio servers' stdout here, and the stdio
+ * front's stdin.
  */
-final class BoundedLineReader {
+public final class BoundedLineReader {
 
   /** Returned in place of a line longer than the bound. */
-  static final byte[] OVERSIZED = new byte[0];
+  public static final byte[] OVERSIZED = new byte[0];
 
   private static final int INITIAL_BUFFER_BYTES = 8 * 1024;
   private static final int RETAINED_BUFFER_BYTES = 1024 * 1024;
@@ -29,7 +30,7 @@ final class BoundedLineReader {
   private boolean discarding;
   private final boolean failPastBound;
 
-  BoundedLineReader(InputStream in, int maxLineBytes) {
+  public BoundedLineReader(InputStream in, int maxLineBytes) {
     this(in, maxLineBytes, false);
   }
 
@@ -48,7 +49,7 @@ final class BoundedLineReader {
   }
 
   /** The next line without its terminator, {@link #OVERSIZED}, or null at the end of the stream. */
-  byte[] readLine() throws IOException {
+  public byte[] readLine() throws IOException {
     while (true) {
       if (chunkStart == chunkEnd) {
         int read = in.read(chunk);

@@ -3,9 +3,12 @@ package dev.mcpsupervisor.upstream;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import dev.mcpsupervisor.protocol.jsonrpc.ParsedPayload;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -40,27 +43,67 @@ final class ConnectionEvents {
 
   /**
    * Parses one payload (a stdio line, an HTTP body, an SSE event's data) and delivers what it
-   * holds.
+   * holds, in order: a message, a batch, or messages on separate lines (out of spec for an HTTP
+   * body, but servers send a progress notification and then the response so). What is not JSON-RPC
+   * is logged and skipped, never fatal. Returns whether it answered our request {@code
+   * relatedRequestId}: an HTTP body that does not fails that request ({@link BadAnswers}).
    */
-  void payload(byte[] payload, JsonNode relatedRequestId, UnaryOperator<JsonRpcMessage> inspect) {
-    ParsedPayload parsed = JsonRpcCodec.parse(payload);
-    if (parsed instanceof ParsedPayload.Single single) {
-      message(inspect.apply(single.message()), relatedRequestId);
-    } else if (parsed instanceof ParsedPayload.Batch batch) {
-      for (ParsedPayload.Element element : batch.elements()) {
-        if (element.message() != null) {
-          message(inspect.apply(element.message()), relatedRequestId);
-        } else {
-          skipped(element.error().error().message(), payload);
-        }
-      }
-    } else if (parsed instanceof ParsedPayload.Rejected rejected) {
-      skipped(rejected.error().error().message(), payload);
+  boolean payload(
+      byte[] payload, JsonNode relatedRequestId, UnaryOperator<JsonRpcMessage> inspect) {
+    List<JsonRpcMessage> messages = new ArrayList<>();
+    String problem = read(JsonRpcCodec.parse(payload), payload, messages);
+    boolean answered = false;
+    for (JsonRpcMessage message : messages) {
+      JsonRpcMessage seen = inspect.apply(message);
+      answered |=
+          relatedRequestId != null
+              && seen instanceof JsonRpcResponse response
+              && JsonRpcIds.same(response.id(), relatedRequestId);
+      message(seen, relatedRequestId);
     }
+    if (problem != null) {
+      skipped(problem, payload);
+    }
+    return answered;
   }
 
-  void payload(byte[] payload, JsonNode relatedRequestId) {
-    payload(payload, relatedRequestId, UnaryOperator.identity());
+  boolean payload(byte[] payload, JsonNode relatedRequestId) {
+    return payload(payload, relatedRequestId, UnaryOperator.identity());
+  }
+
+  /**
+   * Adds the messages {@code parsed} holds to {@code messages}; returns what was not JSON-RPC in
+   * it, or null. A payload that is not one JSON value is read line by line.
+   */
+  private static String read(ParsedPayload parsed, byte[] payload, List<JsonRpcMessage> messages) {
+    if (parsed instanceof ParsedPayload.Single single) {
+      messages.add(single.message());
+      return null;
+    }
+    if (parsed instanceof ParsedPayload.Batch batch) {
+      String problem = null;
+      for (ParsedPayload.Element element : batch.elements()) {
+        if (element.message() != null) {
+          messages.add(element.message());
+        } else if (problem == null) {
+          problem = element.error().error().message();
+        }
+      }
+      return problem;
+    }
+    String problem = ((ParsedPayload.Rejected) parsed).error().error().message();
+    String text = new String(payload, StandardCharsets.UTF_8);
+    if (text.strip().indexOf('\n') < 0) {
+      return problem;
+    }
+    String lineProblem = null;
+    for (String line : text.split("\r?\n")) {
+      if (!line.isBlank()) {
+        String wrong = read(JsonRpcCodec.parse(line), new byte[0], messages);
+        lineProblem = lineProblem != null ? lineProblem : wrong;
+      }
+    }
+    return lineProblem;
   }
 
   private void skipped(String problem, byte[] payload) {

@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  * the reconnection delay (digits only), lines starting with ':' are comments, unknown fields are
  * ignored, and a blank line dispatches. An event without data is not dispatched. Lines come already
  * split (on CR, LF or CRLF); a leading byte order mark is dropped. Not thread-safe: one parser per
- * stream.
+ * stream. Parses the upstreams' streams here, and the stdio front's.
  */
 public final class SseEventParser {
 
@@ -20,6 +20,7 @@ public final class SseEventParser {
   private boolean hasData;
   private String type = "";
   private String lastEventId = "";
+  private String dispatchedEventId = "";
   private long retryMillis = -1;
   private boolean firstLine = true;
 
@@ -98,6 +99,7 @@ public final class SseEventParser {
   }
 
   private void dispatch() {
+    dispatchedEventId = lastEventId;
     if (hasData) {
       sink.accept(
           new SseEvent(
@@ -113,6 +115,15 @@ public final class SseEventParser {
    */
   String lastEventId() {
     return lastEventId;
+  }
+
+  /**
+   * The last event id as of the last blank line ("" when none): what a stream that breaks now is
+   * resumed after. Unlike {@link #lastEventId}, an event the stream broke inside does not count; an
+   * event without data (a priming event) does, though it is not dispatched.
+   */
+  public String dispatchedEventId() {
+    return dispatchedEventId;
   }
 
   /** The reconnection delay the server asked for with {@code retry}, or -1 when it did not. */

@@ -228,6 +228,10 @@ final class StatelessHttpConnection implements UpstreamConnection {
       if (!aborted && HttpAnswers.answeredTooLarge(events, requestId, error)) {
         answered = true;
       }
+      if (!aborted && error == null && requestId != null && !answered) {
+        // a stream that ends without its answer fails its request, not the connection
+        deliver(BadAnswers.to(requestId, "its response stream ended without an answer"));
+      }
       ended(
           error == null
               ? "the response stream ended without an answer"
@@ -236,6 +240,10 @@ final class StatelessHttpConnection implements UpstreamConnection {
 
     private void deliver(byte[] payload) {
       events.payload(payload, requestId, this::noteAnswer);
+    }
+
+    private void deliver(JsonRpcResponse badAnswer) {
+      events.message(noteAnswer(badAnswer), requestId);
     }
 
     private JsonRpcMessage noteAnswer(JsonRpcMessage message) {
@@ -271,6 +279,16 @@ final class StatelessHttpConnection implements UpstreamConnection {
       if (HttpTransport.isSuccess(status)) {
         if (body.length > 0 && HttpTransport.isJson(response.headers())) {
           deliver(body);
+        }
+        if (body.length > 0 && requestId != null && !answered) {
+          // a body that answers nothing fails its request, not the connection
+          deliver(
+              BadAnswers.to(
+                  requestId,
+                  HttpTransport.isJson(response.headers())
+                      ? "its body holds no response to it"
+                      : "a body of type "
+                          + response.headers().firstValue("Content-Type").orElse("(none)")));
         }
         ended(null);
       } else if (requestId != null && HttpAnswers.deliverErrorAnswer(events, body, requestId)) {

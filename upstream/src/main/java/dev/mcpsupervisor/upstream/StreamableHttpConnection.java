@@ -359,13 +359,16 @@ final class StreamableHttpConnection implements UpstreamConnection, StandaloneSt
       int status = response.statusCode();
       if (HttpTransport.isSuccess(status)) {
         if (body.length > 0 && HttpTransport.isJson(response.headers())) {
-          events.payload(body, requestId, StreamableHttpConnection.this::inspect);
+          if (!events.payload(body, requestId, StreamableHttpConnection.this::inspect)
+              && requestId != null) {
+            events.message(BadAnswers.to(requestId, "its body holds no response to it"), requestId);
+          }
         } else if (body.length > 0) {
-          log.warn(
-              "{}: ignored a {} answer of type {}",
-              events.name(),
-              status,
-              response.headers().firstValue("Content-Type").orElse("(none)"));
+          String type = response.headers().firstValue("Content-Type").orElse("(none)");
+          log.warn("{}: ignored a {} answer of type {}", events.name(), status, type);
+          if (requestId != null) {
+            events.message(BadAnswers.to(requestId, "a body of type " + type), requestId);
+          }
         }
         accepted.complete(null);
       } else if (status == 404 && sentSessionId) {

@@ -112,4 +112,16 @@ class SseEventParserTest {
     feed("data: {\"a\":\"b:c\"}", "");
     assertEquals("{\"a\":\"b:c\"}", events.get(0).data());
   }
+
+  @Test
+  void aStreamIsResumedAfterTheLastCompleteEventAPrimingOneIncluded() {
+    feed("id: s-0", "retry: 1000", "data:", "");
+    assertEquals("s-0", parser.dispatchedEventId(), "the priming event counts");
+    feed(": a comment", "id: s-1", "data: {\"a\":", "data:1}", "");
+    assertEquals("{\"a\":\n1}", events.get(events.size() - 1).data());
+    assertEquals("s-1", parser.dispatchedEventId());
+    feed("id: s-2", "data: {\"cut\":true}");
+    // no blank line: the stream broke inside the event, which does not count
+    assertEquals("s-1", parser.dispatchedEventId());
+  }
 }

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.upstream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -158,6 +159,39 @@ class StatelessHttpTest {
         0,
         server.requests.size(),
         "initialized was not POSTed, nor anything else: " + server.requests);
+  }
+
+  @Test
+  void aResponseStreamThatEndsWithoutTheAnswerFailsItsCallOnly() throws Exception {
+    server =
+        new ScriptedHttpServer(
+            (request, exchange) -> {
+              if (!request.body().contains("\"cut\"")) {
+                modern(request, exchange);
+                return;
+              }
+              try (OutputStream out =
+                  ScriptedHttpServer.startEventStream(
+                      exchange,
+                      "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+                          + "\"params\":{\"progressToken\":1,\"progress\":1}}\n\n"
+                          + "data: not JSON-RPC\n\n")) {
+                out.flush();
+              }
+            });
+    UpstreamConnection connection = connect(UpstreamProtocol.STATELESS);
+    initialize(connection);
+
+    CompletableFuture<Void> sent =
+        connection.send(Rpc.callTool(1, "cut", null)).toCompletableFuture();
+    JsonRpcResponse cut = listener.awaitResponse(Rpc.id(1));
+    assertEquals(JsonRpcErrorCodes.INTERNAL_ERROR, cut.error().code());
+    assertNotNull(BadAnswers.problemOf(cut), cut.toString());
+    Rpc.await(sent); // the send succeeds: the call is answered, the connection is fine
+
+    connection.send(Rpc.callTool(2, "plain", null));
+    assertEquals("done", Rpc.text(listener.awaitResponse(Rpc.id(2))));
+    assertFalse(listener.closed.isDone(), "the connection goes on");
   }
 
   @Test

@@ -122,6 +122,24 @@ public final class SupervisorErrors {
         data);
   }
 
+  /**
+   * The server answered the request with something that is not a JSON-RPC response to it: the
+   * request fails, its session goes on. What was wrong goes to the log under the ref the client
+   * gets, never the server's text.
+   */
+  public static JsonRpcError badAnswer(String server, String method, String problem) {
+    UpstreamDiagnostics.Incident incident =
+        UpstreamDiagnostics.incident(server, method + ": the answer is not JSON-RPC: " + problem);
+    String ref = incident.told();
+    ObjectNode data = JsonRpcCodec.emptyObject();
+    data.put("server", server);
+    data.put("ref", ref);
+    return new JsonRpcError(
+        INTERNAL_ERROR,
+        server + " answered " + method + " with something that is not JSON-RPC (ref " + ref + ")",
+        data);
+  }
+
   /** Something failed inside: what goes to the log under the ref the client gets. */
   public static JsonRpcError internal(String where, Throwable failure) {
     UpstreamDiagnostics.Incident incident =

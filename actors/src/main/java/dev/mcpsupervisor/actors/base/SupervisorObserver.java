@@ -23,4 +23,11 @@ public interface SupervisorObserver {
    * "session_lost".
    */
   default void requestCompleted(String server, String method, long nanos, String errorKind) {}
+
+  /**
+   * {@code server} said a list of its changed ({@code notification}, e.g. {@code
+   * notifications/tools/list_changed}): the supervisor's cached lists of that kind are gone, and so
+   * must be whatever was learnt from them.
+   */
+  default void listChanged(String server, String notification) {}
 }

@@ -445,6 +445,7 @@ public final class ServerKeyActor {
       return onSessionFailing(failing);
     } else if (report instanceof SessionActor.ListChanged changed) {
       lists.listChanged(changed.notification());
+      env.observer().listChanged(env.serverName(), changed.notification());
     } else if (report instanceof SessionActor.InteractiveCallEnded ended) {
       interactiveCallEnded(ended);
     } else if (report instanceof SessionActor.ToolIsInteractive tool) {

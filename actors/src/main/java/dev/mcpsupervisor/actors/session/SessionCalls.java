@@ -13,6 +13,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import dev.mcpsupervisor.upstream.BadAnswers;
 import dev.mcpsupervisor.upstream.UpstreamConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -384,6 +385,10 @@ final class SessionCalls {
         call.span.event("retry", "the server is still initializing");
         Duration delay = settings.stillInitializingRetry(call.scheduleStillInitializingRetry());
         timers.scheduleRetry(call.callId(), delay);
+      } else if (BadAnswers.problemOf(response) != null) {
+        answerError(
+            call,
+            SupervisorErrors.badAnswer(server, call.method(), BadAnswers.problemOf(response)));
       } else {
         JsonRpcResponse answer =
             McpMethods.TOOLS_LIST.equals(call.method()) ? tools.callerList(response) : response;

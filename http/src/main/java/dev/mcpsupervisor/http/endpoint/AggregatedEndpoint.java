@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -76,17 +77,20 @@ public final class AggregatedEndpoint implements McpEndpoint {
   private final ToolSchemas schemas;
 
   AggregatedEndpoint(
-      Supplier<ServerNamespace> namespaces, GatewaySettings settings, String version) {
+      Supplier<ServerNamespace> namespaces,
+      GatewaySettings settings,
+      String version,
+      ToolSchemas schemas) {
     this.namespaces = namespaces;
     this.settings = settings;
     this.version = version;
     this.lists = new AggregatedLists(settings);
-    this.schemas = new ToolSchemas(lists);
+    this.schemas = schemas;
   }
 
   /** The same endpoint over the servers {@code namespaces} gives (an identity's allow-list). */
   AggregatedEndpoint over(Supplier<ServerNamespace> narrowed) {
-    return new AggregatedEndpoint(narrowed, settings, version);
+    return new AggregatedEndpoint(narrowed, settings, version, schemas);
   }
 
   @Override
@@ -187,7 +191,8 @@ public final class AggregatedEndpoint implements McpEndpoint {
   }
 
   @Override
-  public CompletionStage<JsonNode> toolSchema(String name, UpstreamCalls calls) {
+  public CompletionStage<ParamHeaders.Declarations> toolDeclarations(
+      String name, UpstreamCalls calls) {
     Optional<ServerNamespace.Qualified> target = namespaces.get().resolve(name);
     return target.isEmpty()
         ? CompletableFuture.completedFuture(null)

@@ -60,6 +60,7 @@ public final class InForce {
   private final GatewaySettings settings;
   private final GatewayMetrics metrics;
   private final Executor blocking;
+  private final ToolSchemas toolSchemas;
   private final AggregatedEndpoint aggregated;
   private final AtomicReference<Served> served = new AtomicReference<>();
 
@@ -78,7 +79,10 @@ public final class InForce {
     this.settings = settings;
     this.metrics = metrics;
     this.blocking = blocking;
-    this.aggregated = new AggregatedEndpoint(() -> get().namespace(), settings, version);
+    this.toolSchemas = new ToolSchemas(new AggregatedLists(settings));
+    metrics.onListChanged(toolSchemas::listChanged);
+    this.aggregated =
+        new AggregatedEndpoint(() -> get().namespace(), settings, version, toolSchemas);
     served.set(derive(config, gateway, null));
   }
 
@@ -121,7 +125,8 @@ public final class InForce {
             server -> {
               String path = SingleServerEndpoint.pathOf(server);
               McpEndpoint kept = was == null ? null : was.endpoints().get(path);
-              endpoints.put(path, kept != null ? kept : new SingleServerEndpoint(server, settings));
+              endpoints.put(
+                  path, kept != null ? kept : new SingleServerEndpoint(server, toolSchemas));
             });
     Set<String> contextIsolationPaths = new HashSet<>();
     config

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http.endpoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import java.util.List;
 import java.util.Map;
@@ -32,11 +33,11 @@ public interface McpEndpoint {
   CompletionStage<Outcome> handle(JsonRpcRequest request, View view, UpstreamCalls calls);
 
   /**
-   * The {@code inputSchema} of the tool a tools/call of {@code name} reaches, from its server's
-   * tool list (through the supervisor's list cache); null when no listed tool has that name or the
-   * list cannot be had.
+   * The Mcp-Param declarations of the tool a tools/call of {@code name} reaches, from its server's
+   * tool list as {@link ToolSchemas} keeps it; null when no listed tool has that name or the list
+   * cannot be had.
    */
-  CompletionStage<JsonNode> toolSchema(String name, UpstreamCalls calls);
+  CompletionStage<ParamHeaders.Declarations> toolDeclarations(String name, UpstreamCalls calls);
 
   /**
    * What the session knows that routing needs.

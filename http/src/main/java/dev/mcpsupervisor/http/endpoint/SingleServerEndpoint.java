@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.SupervisorException;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
-import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.upstream.Failures;
 import java.util.List;
@@ -22,9 +22,9 @@ public final class SingleServerEndpoint implements McpEndpoint {
   private final String server;
   private final ToolSchemas schemas;
 
-  public SingleServerEndpoint(String server, GatewaySettings settings) {
+  public SingleServerEndpoint(String server, ToolSchemas schemas) {
     this.server = server;
-    this.schemas = new ToolSchemas(new AggregatedLists(settings));
+    this.schemas = schemas;
   }
 
   public static String pathOf(String server) {
@@ -60,7 +60,8 @@ public final class SingleServerEndpoint implements McpEndpoint {
   }
 
   @Override
-  public CompletionStage<JsonNode> toolSchema(String name, UpstreamCalls calls) {
+  public CompletionStage<ParamHeaders.Declarations> toolDeclarations(
+      String name, UpstreamCalls calls) {
     return schemas.of(server, name, calls);
   }
 

@@ -15,8 +15,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 
 /**
  * The gateway's Prometheus metrics: it observes the supervisor (pass it to {@code
@@ -129,6 +132,8 @@ public final class GatewayMetrics implements SupervisorObserver {
   private final OpsJournal journal = new OpsJournal();
   private final RecentCalls recentCalls = new RecentCalls();
 
+  private final List<BiConsumer<String, String>> listChanges = new CopyOnWriteArrayList<>();
+
   public GatewayMetrics() {}
 
   /** The supervision events and operator actions, for the operations page. */
@@ -147,6 +152,19 @@ public final class GatewayMetrics implements SupervisorObserver {
    */
   public PrometheusRegistry registry() {
     return registry;
+  }
+
+  /**
+   * {@code listener} hears every {@link #listChanged}: what the gateway learnt from the
+   * supervisor's cached lists goes with them.
+   */
+  public void onListChanged(BiConsumer<String, String> listener) {
+    listChanges.add(listener);
+  }
+
+  @Override
+  public void listChanged(String server, String notification) {
+    listChanges.forEach(listener -> listener.accept(server, notification));
   }
 
   @Override

@@ -47,11 +47,12 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * The {@code /admin} endpoints: the operations page {@code /admin} ({@link AdminPage}), its live
- * feed {@code /admin/events}, the report {@code /admin/sessions} (JSON, {@link AdminReport}), and
- * the page's two actions: restart an upstream session, close a downstream session (audited in the
- * log and the {@link OpsJournal}). In a cluster the report is every member's, and an action names
- * its member ({@code ?node=}) and is carried out there, both through the {@link AdminDesk}. Behind
- * the bearer token when tokens are configured, for loopback clients only when none are. HTTP only.
+ * feed {@code /admin/events}, the report {@code /admin/sessions} (JSON, {@link
+ * dev.mcpsupervisor.http.session.AdminReport}), and the page's two actions: restart an upstream
+ * session, close a downstream session (audited in the log and the {@link OpsJournal}). In a cluster
+ * the report is every member's, and an action names its member ({@code ?node=}) and is carried out
+ * there, both through the {@link AdminDesk}. Behind the bearer token when tokens are configured,
+ * for loopback clients only when none are. HTTP only.
  */
 public final class AdminRoutes extends AllDirectives {
 

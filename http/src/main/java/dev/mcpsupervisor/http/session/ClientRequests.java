@@ -37,7 +37,8 @@ import java.util.concurrent.CompletionStage;
  * decides them — log level, resource subscriptions, which server owns which resource, the servers'
  * initialize results. Per-client state on shared upstream sessions lives here, never upstream, so
  * one client's settings never leak into another's. Plain class on the session's thread; what is
- * particular to a stateless (2026-07-28) client is {@link StatelessRequests}.
+ * particular to a stateless (2026-07-28) client is {@link
+ * dev.mcpsupervisor.http.stateless.StatelessRequest}.
  */
 public final class ClientRequests {
 
@@ -135,7 +136,10 @@ public final class ClientRequests {
     paramHeaders = headers;
   }
 
-  /** What the servers offer, known from elsewhere (a stateless request's {@link ServerOffers}). */
+  /**
+   * What the servers offer, known from elsewhere (a stateless request's {@link
+   * dev.mcpsupervisor.http.stateless.ServerOffers}).
+   */
   public void knowUpstreams(Map<String, JsonNode> initializeResults) {
     upstreams = Map.copyOf(initializeResults);
   }
@@ -276,26 +280,25 @@ public final class ClientRequests {
 
   /**
    * A 2026-07-28 tools/call whose Mcp-Param-* headers must say what its arguments say (SEP-2243):
-   * the tool's schema comes from its server's tool list (the supervisor's list cache, so a pool hit
-   * costs no upstream call), and a mismatch is refused with 400 and -32020 before anything goes
-   * upstream. A tool its list does not show (or a list that cannot be had) is not checked: the
-   * server answers for it.
+   * the tool's declarations come from its server's tool list as {@link
+   * dev.mcpsupervisor.http.endpoint.ToolSchemas} keeps it (no call of its own while the
+   * supervisor's list cache keeps that list), and a mismatch is refused with 400 and -32020 before
+   * anything goes upstream. A tool that declares none is not checked; nor is one its list does not
+   * show (or a list that cannot be had): the server answers for it.
    */
   private CompletionStage<Outcome> checkedToolCall(JsonRpcRequest request, UpstreamCalls calls) {
     McpEndpoint.View view = snapshot();
     Map<String, String> headers = paramHeaders;
     JsonNode params = request.params() == null ? JsonRpcCodec.emptyObject() : request.params();
     return endpoint
-        .toolSchema(params.path("name").asText(""), calls)
+        .toolDeclarations(params.path("name").asText(""), calls)
         .thenCompose(
-            schema -> {
+            declarations -> {
               Optional<String> mismatch =
-                  schema == null
+                  declarations == null
+                          || (declarations.isValid() && declarations.headers().isEmpty())
                       ? Optional.empty()
-                      : ParamHeaders.mismatch(
-                          ParamHeaders.declarations(schema),
-                          params.path("arguments"),
-                          headers::get);
+                      : ParamHeaders.mismatch(declarations, params.path("arguments"), headers::get);
               return mismatch.isPresent()
                   ? CompletableFuture.completedFuture(
                       new Outcome.Refused(

@@ -479,7 +479,7 @@ public final class DownstreamSessions {
     RoutedSession routed = sessions.routable(stopped.sessionId());
     sessions.stopped(stopped.sessionId());
     quota.stopped(stopped.sessionId());
-    if (routed != null) { // it ended itself (a stateless request's), or it failed
+    if (routed != null) { // still routed: it stopped without being ended here (it failed)
       metrics.downstreamSessions(sessions.routableCount());
     }
     if (routed != null && !routed.ending()) {

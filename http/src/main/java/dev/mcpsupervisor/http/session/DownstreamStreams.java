@@ -61,20 +61,17 @@ final class DownstreamStreams {
 
   /** A downstream request being answered. */
   static final class InFlight {
-    /** The id it is tracked under: the first request's, also after a 2026 client's retries. */
+    /** The id it is tracked under: its request's. */
     final JsonNode key;
 
     final long sequence;
     final UpstreamCalls calls;
 
-    /** The request the answer goes to: a 2026 client's retry takes the place of its request. */
-    JsonRpcRequest request;
+    /** The request the answer goes to. */
+    final JsonRpcRequest request;
 
-    OpenExchange exchange;
-    JsonNode progressToken;
-
-    /** The answer that came while the call was parked: it goes to the client's retry. */
-    JsonRpcResponse heldAnswer;
+    final OpenExchange exchange;
+    final JsonNode progressToken;
 
     /** initialize and setLevel do not: nothing a server sends meanwhile belongs to them. */
     final boolean carriesServerMessages;
@@ -91,27 +88,11 @@ final class DownstreamStreams {
       this.sequence = sequence;
       this.calls = calls;
       this.carriesServerMessages = carriesServerMessages;
-      answerOn(exchange, request);
-    }
-
-    private void answerOn(OpenExchange exchange, JsonRpcRequest request) {
       this.exchange = exchange;
       this.request = request;
       JsonNode meta = request.params() == null ? null : request.params().get("_meta");
       this.progressToken = meta == null ? null : meta.get("progressToken");
     }
-  }
-
-  /**
-   * Where a parked call's answers go: nowhere (it is closed), until the client's retry brings an
-   * exchange.
-   */
-  private static final OpenExchange PARKED = parked();
-
-  private static OpenExchange parked() {
-    OpenExchange nowhere = new OpenExchange(null, false);
-    nowhere.closed = true;
-    return nowhere;
   }
 
   /**
@@ -170,10 +151,6 @@ final class DownstreamStreams {
    * finish.
    */
   void complete(InFlight call, JsonRpcResponse response) {
-    if (isParked(call) && response != null) {
-      call.heldAnswer = response;
-      return;
-    }
     inFlight = SparseMaps.without(inFlight, call.key);
     call.exchange.requests.remove(call);
     if (response != null) {
@@ -200,31 +177,6 @@ final class DownstreamStreams {
     exchange.ref.tell(new Exchange.Refused(httpStatus, JsonRpcCodec.toJson(error)));
     exchange.closed = true;
     exchanges = SparseMaps.without(exchanges, exchange.ref);
-  }
-
-  /**
-   * A 2026-07-28 call waits for its client's retry: {@code answer} (its input_required result) ends
-   * the call's exchange, and the call stays in flight on none.
-   */
-  void park(InFlight call, JsonRpcResponse answer) {
-    OpenExchange exchange = call.exchange;
-    exchange.requests.remove(call);
-    answer(exchange, answer);
-    finishIfAnswered(exchange);
-    call.exchange = PARKED;
-  }
-
-  boolean isParked(InFlight call) {
-    return call.exchange == PARKED;
-  }
-
-  /** The client retried a parked call: its answers go to {@code retry} on that exchange. */
-  void resume(InFlight call, OpenExchange exchange, JsonRpcRequest retry) {
-    call.answerOn(exchange, retry);
-    exchange.requests.add(call);
-    if (call.heldAnswer != null) {
-      complete(call, call.heldAnswer.withId(retry.id()));
-    }
   }
 
   void answer(OpenExchange exchange, JsonRpcResponse response) {

@@ -20,10 +20,10 @@ import java.util.function.BiConsumer;
  * session lives, and at most {@link Settings#maxDetachedStreams} such streams are kept (oldest
  * forgotten first).
  *
- * <p>Sits between {@link DownstreamStreams} and the exchanges: the session tells a stream through
- * {@link #tell}, keyed by the ref the stream was opened with. Other clients (older session-era
- * versions, stateless 2026-07-28 requests) get plain events: everything passes through. Plain
- * bookkeeping on the session's thread.
+ * <p>Sits between the session's {@code DownstreamStreams} and the exchanges: the session tells a
+ * stream through {@link #tell}, keyed by the ref the stream was opened with. Sessions of clients
+ * before 2025-11-25 get plain events: everything passes through ({@link #DISABLED}); a 2026-07-28
+ * request has no session and never comes here. Plain bookkeeping on the session's thread.
  */
 public final class StreamReplay {
 

@@ -31,7 +31,7 @@ final class NeverAnswers implements McpEndpoint {
   }
 
   @Override
-  public CompletionStage<com.fasterxml.jackson.databind.JsonNode> toolSchema(
+  public CompletionStage<dev.mcpsupervisor.protocol.ParamHeaders.Declarations> toolDeclarations(
       String name, UpstreamCalls calls) {
     return new CompletableFuture<>();
   }

@@ -1,0 +1,117 @@
+package dev.mcpsupervisor.http.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.ConfigFactory;
+import dev.mcpsupervisor.http.ops.GatewaySettings;
+import dev.mcpsupervisor.http.session.ClientRequests;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A 2026-07-28 tools/call makes one supervisor call while the supervisor's list cache keeps its
+ * server's tool list: the Mcp-Param declarations it is checked against are kept with that list, and
+ * go with it when it expires or the server says its tools changed.
+ */
+class ToolSchemasTest {
+
+  private static final String SERVER = "fixture";
+  private static final long TTL_MS = 60_000;
+
+  private final List<String> calls = new ArrayList<>();
+  private final AtomicLong now = new AtomicLong();
+  private final ToolSchemas schemas =
+      new ToolSchemas(
+          new AggregatedLists(GatewaySettings.fromConfig(ConfigFactory.load())), now::get);
+  private final ClientRequests requests =
+      new ClientRequests("ctx", new SingleServerEndpoint(SERVER, schemas), null);
+
+  /** The supervisor: a cached tools/list (served with its remaining ttlMs), and tools/call. */
+  private CompletableFuture<JsonRpcResponse> supervisor(String method) {
+    calls.add(method);
+    ObjectNode result = JsonRpcCodec.emptyObject();
+    if (McpMethods.TOOLS_LIST.equals(method)) {
+      ObjectNode echo = result.putArray("tools").addObject();
+      echo.put("name", "echo");
+      echo.putObject("inputSchema").put("type", "object");
+      ObjectNode region = result.withArray("tools").addObject();
+      region.put("name", "region");
+      ObjectNode property =
+          region.putObject("inputSchema").putObject("properties").putObject("region");
+      property.put("type", "string");
+      property.put("x-mcp-header", "Region");
+      result.put("ttlMs", TTL_MS);
+    }
+    return CompletableFuture.completedFuture(JsonRpcResponse.success(IntNode.valueOf(0), result));
+  }
+
+  /** The supervisor calls one tools/call made, with these Mcp-Param-* headers. */
+  private List<String> call(String tool, String arguments, Map<String, String> headers)
+      throws Exception {
+    calls.clear();
+    UpstreamCalls upstream =
+        UpstreamCalls.stateless(
+            null,
+            "ctx",
+            null,
+            (context, leaseless, server, method, params, deadline) -> supervisor(method));
+    requests.statelessParamHeaders(headers);
+    ObjectNode params = JsonRpcCodec.emptyObject();
+    params.put("name", tool);
+    params.set("arguments", JsonRpcCodec.mapper().readTree(arguments));
+    ClientRequests.Started started =
+        requests.start(
+            new JsonRpcRequest(IntNode.valueOf(1), McpMethods.TOOLS_CALL, params), upstream);
+    Outcome outcome = started.outcome().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    if (outcome instanceof Outcome.Refused refused) {
+      calls.add("refused " + refused.httpStatus());
+    }
+    return List.copyOf(calls);
+  }
+
+  @Test
+  void aWarmToolsCallIsOneSupervisorCall() throws Exception {
+    assertEquals(
+        List.of(McpMethods.TOOLS_LIST, McpMethods.TOOLS_CALL), call("echo", "{}", Map.of()));
+    for (int i = 0; i < 3; i++) {
+      assertEquals(List.of(McpMethods.TOOLS_CALL), call("echo", "{}", Map.of()));
+      assertEquals(
+          List.of(McpMethods.TOOLS_CALL),
+          call("region", "{\"region\":\"eu\"}", Map.of("Mcp-Param-Region", "eu")));
+    }
+  }
+
+  @Test
+  void aWarmCheckStillRefusesAMismatchWithNoCall() throws Exception {
+    call("echo", "{}", Map.of());
+    assertEquals(List.of("refused 400"), call("region", "{\"region\":\"eu\"}", Map.of()));
+    assertEquals(
+        List.of("refused 400"),
+        call("region", "{\"region\":\"eu\"}", Map.of("Mcp-Param-Region", "us")));
+  }
+
+  @Test
+  void theDeclarationsGoWhenTheListExpiresOrItsToolsChange() throws Exception {
+    call("echo", "{}", Map.of());
+    now.addAndGet(Duration.ofMillis(TTL_MS).toNanos());
+    assertEquals(
+        List.of(McpMethods.TOOLS_LIST, McpMethods.TOOLS_CALL), call("echo", "{}", Map.of()));
+    schemas.listChanged(SERVER, McpMethods.NOTIFICATION_PROMPTS_LIST_CHANGED);
+    assertEquals(List.of(McpMethods.TOOLS_CALL), call("echo", "{}", Map.of()));
+    schemas.listChanged(SERVER, McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED);
+    assertEquals(
+        List.of(McpMethods.TOOLS_LIST, McpMethods.TOOLS_CALL), call("echo", "{}", Map.of()));
+  }
+}
