@@ -411,7 +411,13 @@ class ClusterJarIT {
             contactPoints.size(),
             "endpoints",
             contactPoints.stream().map(port -> "127.0.0.1:" + port).toList());
-    return JarProcess.start(
+    // at load average 44 on 2 cores the nodes' heartbeats came 2.5-6.8 s apart: with Pekko's 3 s
+    // the others took a node only starved for unreachable, and its sessions' requests waited
+    return JarProcess.startWithJvmOptions(
+        List.of(
+            JarProcess.warmupCalls(0),
+            "-Dmcp-supervisor.cluster-pekko.pekko.cluster.failure-detector"
+                + ".acceptable-heartbeat-pause=20s"),
         "--config",
         config(dir.resolve(name + ".json"), httpPort, arteryPort, "discovery", discovery)
             .toString());
@@ -616,7 +622,9 @@ class ClusterJarIT {
       body.set("params", params);
       HttpRequest.Builder request =
           HttpRequest.newBuilder(node)
-              .timeout(Duration.ofSeconds(30))
+              // longer than a request may wait in a desk for its node (60 s): the gateway's answer,
+              // not the client's timeout, says what happened to it
+              .timeout(Duration.ofSeconds(90))
               .header("Content-Type", "application/json")
               .header("Accept", "application/json, text/event-stream")
               .header("MCP-Protocol-Version", version)
