@@ -66,6 +66,12 @@ class ClusterJarIT {
    */
   private static final Duration KILL_RECOVERY_BOUND = Duration.ofSeconds(30);
 
+  /**
+   * How long a rolling redeploy's node may take to listen: at load average 35-40 on 2 cores, beside
+   * other builds, one of three starting at once did not within 120 s.
+   */
+  private static final Duration ROLLING_START = Duration.ofSeconds(240);
+
   private static final int ROLLING_SESSIONS = 30;
   private static final int ROLLING_STATELESS_CALLERS = 6;
 
@@ -273,10 +279,20 @@ class ClusterJarIT {
         processes.add(nodes[i]);
       }
       for (int i = 0; i < 3; i++) {
-        balancer.set(i, URI.create(nodes[i].awaitListening().replace("/mcp", "/servers/demo/mcp")));
+        balancer.set(
+            i,
+            URI.create(
+                nodes[i].awaitListening(ROLLING_START).replace("/mcp", "/servers/demo/mcp")));
         awaitReady(balancer.node(i).resolve("/readyz"));
       }
       balancer.start();
+      System.out.println( // a failure names the node it went through by its URI
+          "rolling-redeploy: nodes "
+              + balancer.node(0)
+              + " "
+              + balancer.node(1)
+              + " "
+              + balancer.node(2));
 
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       RollingLoad load = new RollingLoad(http, balancer);
@@ -314,7 +330,8 @@ class ClusterJarIT {
                 managementPorts[i],
                 contactPoints);
         processes.add(nodes[i]);
-        URI again = URI.create(nodes[i].awaitListening().replace("/mcp", "/servers/demo/mcp"));
+        URI again =
+            URI.create(nodes[i].awaitListening(ROLLING_START).replace("/mcp", "/servers/demo/mcp"));
         awaitReady(again.resolve("/readyz"));
         long ready = System.nanoTime();
         balancer.set(i, again);
@@ -322,10 +339,11 @@ class ClusterJarIT {
         RollingLoad.Window window = load.window(System.nanoTime());
         restarts.add(
             String.format(
-                "node %d (%s ports): SIGTERM to exit %.1f s, to ready again %.1f s; calls"
+                "node %d (%s ports, %s): SIGTERM to exit %.1f s, to ready again %.1f s; calls"
                     + " answered %d, failed %d, p99 %d ms",
                 i,
                 i == 1 ? "new" : "old",
+                again,
                 (exited - started) / 1e9,
                 (ready - started) / 1e9,
                 load.ok.get() - calls,
@@ -344,6 +362,15 @@ class ClusterJarIT {
               + ", wrong "
               + load.wrong.size());
 
+      if (!load.failures.isEmpty()) { // what the nodes saw meanwhile
+        processes.forEach(
+            process ->
+                process
+                    .stderrText()
+                    .lines()
+                    .filter(line -> line.contains("WARN") || line.contains("ERROR"))
+                    .forEach(line -> System.out.println("rolling-redeploy node log: " + line)));
+      }
       assertEquals(List.of(), List.copyOf(load.failures), "no call fails");
       assertEquals(List.of(), List.copyOf(load.wrong), "every answer is the call's own");
       assertEquals(ROLLING_SESSIONS, load.sessions.size(), "no initialize after the first");
@@ -384,7 +411,13 @@ class ClusterJarIT {
             contactPoints.size(),
             "endpoints",
             contactPoints.stream().map(port -> "127.0.0.1:" + port).toList());
-    return JarProcess.start(
+    // at load average 44 on 2 cores the nodes' heartbeats came 2.5-6.8 s apart: with Pekko's 3 s
+    // the others took a node only starved for unreachable, and its sessions' requests waited
+    return JarProcess.startWithJvmOptions(
+        List.of(
+            JarProcess.warmupCalls(0),
+            "-Dmcp-supervisor.cluster-pekko.pekko.cluster.failure-detector"
+                + ".acceptable-heartbeat-pause=20s"),
         "--config",
         config(dir.resolve(name + ".json"), httpPort, arteryPort, "discovery", discovery)
             .toString());
@@ -553,8 +586,8 @@ class ClusterJarIT {
           balancer.takeOut(node);
           resent.incrementAndGet();
           continue;
-        } catch (IOException e) {
-          throw new UncheckedIOException("cut: " + payload + " via " + node, e);
+        } catch (IOException e) { // what cut it (a timeout is one too) says where to look
+          throw new UncheckedIOException("cut: " + payload + " via " + node + ": " + e, e);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException(e);
@@ -589,7 +622,9 @@ class ClusterJarIT {
       body.set("params", params);
       HttpRequest.Builder request =
           HttpRequest.newBuilder(node)
-              .timeout(Duration.ofSeconds(30))
+              // longer than a request may wait in a desk for its node (60 s): the gateway's answer,
+              // not the client's timeout, says what happened to it
+              .timeout(Duration.ofSeconds(90))
               .header("Content-Type", "application/json")
               .header("Accept", "application/json, text/event-stream")
               .header("MCP-Protocol-Version", version)

@@ -106,11 +106,16 @@ final class JarProcess implements AutoCloseable {
    * http://127.0.0.1:41234/mcp}.
    */
   String awaitListening() {
+    return awaitListening(START_TIMEOUT);
+  }
+
+  /** {@link #awaitListening()} within {@code bound}. */
+  String awaitListening(Duration bound) {
     try {
-      return listening.get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return listening.get(bound.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException | ExecutionException e) {
       throw new IllegalStateException(
-          "no listening line within " + START_TIMEOUT + "; stderr:\n" + stderrText(), e);
+          "no listening line within " + bound + "; stderr:\n" + stderrText(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

@@ -393,7 +393,9 @@ public final class GatewayServer {
 
   /**
    * In a cluster, ends the exchanges still served on other nodes ({@link NodeDesk.Abandon}) and
-   * waits until those are written.
+   * those of this node's sessions, which live on at the nodes that stay (each request still in
+   * flight is answered the retryable "send it again"), and waits until those are written: closing
+   * the connections would cut them.
    */
   private CompletionStage<Void> abandonPassedOn() {
     if (desk == null) {
@@ -405,7 +407,12 @@ public final class GatewayServer {
             CLOSE_CONNECTIONS_DEADLINE,
             system.scheduler(),
             timedOut -> Done.getInstance())
-        .thenCompose(told -> mcp.responsesWritten(CLOSE_CONNECTIONS_DEADLINE));
+        .thenCompose(
+            told -> {
+              // the sessions answer at once; their leases are released after (EndAll, below)
+              sessions.tell(new DownstreamSessions.EndAll(system.ignoreRef()));
+              return mcp.responsesWritten(CLOSE_CONNECTIONS_DEADLINE);
+            });
   }
 
   /** What is left until {@code deadline} ({@link System#nanoTime}), at least a millisecond. */

@@ -57,7 +57,8 @@ class DrainTest {
     }
   }
 
-  private static void awaitInFlight(TestGateway gateway) {
+  /** Until a call of {@code gateway} is in flight upstream. */
+  static void awaitInFlight(TestGateway gateway) {
     TestProbe.create(gateway.supervisor.actorSystem())
         .awaitAssert(
             Duration.ofSeconds(10),

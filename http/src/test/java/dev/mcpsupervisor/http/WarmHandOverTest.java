@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import java.net.http.HttpResponse;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -58,6 +60,34 @@ class WarmHandOverTest {
             FIXTURE, ids.get(0), TestGateway.callTool(2, "echo", "{\"message\":\"warm\"}"));
     assertEquals(200, answered.statusCode(), answered.body());
     assertEquals("warm", TestGateway.text(TestGateway.answer(answered)));
+  }
+
+  /**
+   * A call still in flight in the stopping node's own session at its drain deadline is answered on
+   * its stream the retryable "send it again" (the session lives on at the adopter), never cut by
+   * the connections' close.
+   */
+  @Test
+  void aCallInFlightAtTheDrainDeadlineIsToldToSendItAgain() throws Exception {
+    int seedPort = TestGateway.freePort();
+    TestGateway stopping = node(seedPort, seedPort);
+    TestGateway adopter = node(TestGateway.freePort(), seedPort);
+    TestGateway.awaitDesks(List.of(stopping, adopter), PHASE);
+    String id = stopping.initialize(FIXTURE);
+    CompletableFuture<HttpResponse<String>> slow =
+        stopping.postAsync(FIXTURE, id, TestGateway.callTool(5, "sleep", "{\"ms\":60000}"));
+    DrainTest.awaitInFlight(stopping);
+
+    stopping.close(Duration.ofSeconds(1));
+
+    HttpResponse<String> answered = slow.get(30, TimeUnit.SECONDS);
+    assertEquals(200, answered.statusCode(), answered.body());
+    JsonNode error = TestGateway.answer(answered).path("error");
+    assertEquals(-32001, error.path("code").asInt(), answered.body());
+    assertTrue(error.path("data").path("retryable").asBoolean(), answered.body());
+    HttpResponse<String> again =
+        adopter.post(FIXTURE, id, TestGateway.callTool(6, "echo", "{\"message\":\"sent again\"}"));
+    assertEquals("sent again", TestGateway.text(TestGateway.answer(again)), again.body());
   }
 
   /** The contexts that hold a lease on the node's fixture keys. */

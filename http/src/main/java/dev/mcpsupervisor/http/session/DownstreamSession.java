@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.http.session;
 
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_SESSION_LOST;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
@@ -10,6 +11,8 @@ import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.http.stream.StreamReplay;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -209,6 +212,17 @@ public final class DownstreamSession {
     replicate(adopted.client());
     return active(adopted.client());
   }
+
+  /**
+   * A request in flight when this node stopped and its session went on at another node: the node's
+   * drain deadline passed before it was answered.
+   */
+  private static final JsonRpcError NODE_STOPPED =
+      new JsonRpcError(
+          UPSTREAM_SESSION_LOST,
+          "the gateway node that served this request stopped before answering it, and the request"
+              + " with it: send it again (the session goes on)",
+          JsonRpcCodec.emptyObject().put("retryable", true));
 
   /** What an adopted session's own upstream calls relate to: no request of its client. */
   private static final String ADOPTION_TAG = "adopted";
@@ -447,8 +461,10 @@ public final class DownstreamSession {
             });
     streams.endAll(
         call ->
-            JsonRpcResponse.failure(
-                call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
+            end.handedOver()
+                ? JsonRpcResponse.failure(call.request.id(), NODE_STOPPED)
+                : JsonRpcResponse.failure(
+                    call.request.id(), REQUEST_CANCELLED, "the downstream session ended"));
     relay.failAll("the downstream session ended");
     timers.cancelAll();
     if (!end.handedOver() && replicated != null) {
