@@ -314,7 +314,7 @@ final class ServerConfigReader {
   }
 
   private static Map<String, String> headers(ConfigSection server) {
-    Map<String, String> headers = server.stringMap(HEADERS);
+    Map<String, String> headers = server.stringMap(HEADERS, CallerHeaders.PLACEHOLDER);
     headers.forEach(
         (name, value) -> {
           String path = ConfigSection.childPath(server.path(HEADERS), name);
