@@ -21,6 +21,7 @@ import dev.mcpsupervisor.protocol.config.IdentitySecrets;
 import dev.mcpsupervisor.protocol.config.NamedToken;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.SessionLimits;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -62,6 +63,7 @@ class CallerCredentialsTest {
 
   private static final String ALICE_SECRET = "ghp_alice_" + CANARY;
   private static final String BOB_SECRET = "ghp_bob_" + CANARY;
+  private static final String ALICE_ROTATED = "ghp_alice_rotated_" + CANARY;
 
   private static final int CALLERS_PER_IDENTITY = 20;
   private static final int CALLS_PER_CALLER = 3;
@@ -80,37 +82,39 @@ class CallerCredentialsTest {
     logLines.start();
     rootLogger.addAppender(logLines);
     upstream = FixtureServer.startHttp(0, received::add);
-    GatewayConfig gatewayConfig =
-        new GatewayConfig(
-            "127.0.0.1",
-            0,
-            List.of(ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN),
-            List.of(),
-            List.of(),
-            1024 * 1024,
-            Duration.ofMinutes(30),
-            List.of(
-                new NamedToken("alice", ALICE_TOKEN),
-                new NamedToken("bob", BOB_TOKEN),
-                new NamedToken("carol", CAROL_TOKEN)),
-            null,
-            Map.of(),
-            ConnectionLimits.defaults(),
-            SessionLimits.defaults(),
-            null,
-            false,
-            new IdentitySecrets(
-                Map.of(
-                    "alice", Map.of("github_token", ALICE_SECRET),
-                    "bob", Map.of("github_token", BOB_SECRET))));
     gateway =
         TestGateway.start(
-            gatewayConfig,
+            gatewayConfig(ALICE_SECRET),
             TestGateway.server(
                 "gh",
                 new ServerSpec.StreamableHttp(
                     URI.create(upstream.url()),
                     Map.of("Authorization", "Bearer ${identity:github_token}"))));
+  }
+
+  private static GatewayConfig gatewayConfig(String aliceSecret) {
+    return new GatewayConfig(
+        "127.0.0.1",
+        0,
+        List.of(ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN),
+        List.of(),
+        List.of(),
+        1024 * 1024,
+        Duration.ofMinutes(30),
+        List.of(
+            new NamedToken("alice", ALICE_TOKEN),
+            new NamedToken("bob", BOB_TOKEN),
+            new NamedToken("carol", CAROL_TOKEN)),
+        null,
+        Map.of(),
+        ConnectionLimits.defaults(),
+        SessionLimits.defaults(),
+        null,
+        false,
+        new IdentitySecrets(
+            Map.of(
+                "alice", Map.of("github_token", aliceSecret),
+                "bob", Map.of("github_token", BOB_SECRET))));
   }
 
   @AfterAll
@@ -147,9 +151,11 @@ class CallerCredentialsTest {
     Map<String, Set<String>> credentialsBySession = new HashMap<>();
     int echoes = 0;
     int mixed = 0;
+    Set<String> anyCallers =
+        Set.of("Bearer " + ALICE_SECRET, "Bearer " + BOB_SECRET, "Bearer " + ALICE_ROTATED);
     for (ReceivedRequest request : received) {
       assertTrue(
-          expected.containsValue(request.authorization()),
+          anyCallers.contains(request.authorization()),
           "an upstream request without a caller's credential: " + request.httpMethod());
       if (request.sessionId() != null) {
         credentialsBySession
@@ -159,6 +165,9 @@ class CallerCredentialsTest {
       JsonNode body = request.body().isEmpty() ? null : TestGateway.json(request.body());
       if (body != null && "tools/call".equals(body.path("method").asText())) {
         String message = body.path("params").path("arguments").path("message").asText();
+        if (!message.matches("(alice|bob)-(session|stateless)-.*")) {
+          continue; // another test's
+        }
         String caller = message.substring(0, message.indexOf('-'));
         echoes++;
         if (!expected.get(caller).equals(request.authorization())) {
@@ -174,7 +183,11 @@ class CallerCredentialsTest {
     credentialsBySession.forEach(
         (session, credentials) -> {
           assertEquals(1, credentials.size(), "an upstream session used by both identities");
-          (credentials.contains(expected.get("alice")) ? aliceSessions : bobSessions).add(session);
+          if (credentials.contains(expected.get("alice"))) {
+            aliceSessions.add(session);
+          } else if (credentials.contains(expected.get("bob"))) {
+            bobSessions.add(session);
+          }
         });
     assertFalse(aliceSessions.isEmpty(), "alice's upstream sessions");
     assertFalse(bobSessions.isEmpty(), "bob's upstream sessions");
@@ -307,6 +320,35 @@ class CallerCredentialsTest {
     }
     // the operations page shows whom the session acts as
     assertTrue(sessions.contains("gh@alice"), sessions);
+  }
+
+  /** A value rotated in the secrets and reloaded: the identity's next calls carry the new one. */
+  @Test
+  void aRotatedValueIsUsedFromTheReloadOn() {
+    String rotated = ALICE_ROTATED;
+    SupervisorConfig before = gateway.supervisor.config();
+    String[] alice = {"Authorization", "Bearer " + ALICE_TOKEN};
+    String session = gateway.initializeWith("/servers/gh/mcp", alice);
+    try {
+      TestGateway.await(
+          gateway.supervisor.reconfigure(
+              new SupervisorConfig(before.servers(), gatewayConfig(rotated))));
+      HttpResponse<String> answer =
+          gateway.post(
+              "/servers/gh/mcp",
+              session,
+              TestGateway.callTool(2, FixtureTools.ECHO, "{\"message\":\"alice-rotated\"}"),
+              alice);
+      assertEquals("alice-rotated", TestGateway.text(TestGateway.answer(answer)), answer.body());
+      List<String> credentials =
+          received.stream()
+              .filter(request -> request.body().contains("alice-rotated"))
+              .map(ReceivedRequest::authorization)
+              .toList();
+      assertEquals(List.of("Bearer " + rotated), credentials);
+    } finally {
+      TestGateway.await(gateway.supervisor.reconfigure(before));
+    }
   }
 
   private static String tokenOf(String identity) {
