@@ -131,6 +131,7 @@ class CallerCredentialsTest {
   @Test
   void racingCallersOfTwoIdentitiesEachReachTheUpstreamWithTheirOwnCredentialOnly()
       throws Exception {
+    received.clear(); // another test's requests are not this one's
     ExecutorService callers = Executors.newFixedThreadPool(2 * CALLERS_PER_IDENTITY);
     try {
       List<CompletableFuture<Void>> runs = new ArrayList<>();
@@ -210,6 +211,7 @@ class CallerCredentialsTest {
               auth);
       assertEquals(message, TestGateway.text(TestGateway.answer(answer)), answer.body());
     }
+    assertEquals(200, gateway.delete(path, session, auth).statusCode()); // within the session cap
   }
 
   /** One 2026-07-28 caller's calls, on /mcp or /servers/gh/mcp. */
@@ -324,11 +326,12 @@ class CallerCredentialsTest {
 
   /** A value rotated in the secrets and reloaded: the identity's next calls carry the new one. */
   @Test
-  void aRotatedValueIsUsedFromTheReloadOn() {
+  void aRotatedValueIsUsedFromTheReloadOn() throws InterruptedException {
     String rotated = ALICE_ROTATED;
     SupervisorConfig before = gateway.supervisor.config();
     String[] alice = {"Authorization", "Bearer " + ALICE_TOKEN};
     String session = gateway.initializeWith("/servers/gh/mcp", alice);
+    long closedBefore = closedUpstreamSessions("Bearer " + ALICE_SECRET);
     try {
       TestGateway.await(
           gateway.supervisor.reconfigure(
@@ -346,9 +349,27 @@ class CallerCredentialsTest {
               .map(ReceivedRequest::authorization)
               .toList();
       assertEquals(List.of("Bearer " + rotated), credentials);
+      // the old value's upstream sessions are retired (drained and closed), not left until idle
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (closedUpstreamSessions("Bearer " + ALICE_SECRET) == closedBefore
+          && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertTrue(
+          closedUpstreamSessions("Bearer " + ALICE_SECRET) > closedBefore,
+          "no upstream session of the old value was closed");
     } finally {
       TestGateway.await(gateway.supervisor.reconfigure(before));
     }
+  }
+
+  private long closedUpstreamSessions(String authorization) {
+    return received.stream()
+        .filter(
+            request ->
+                request.httpMethod().equals("DELETE")
+                    && authorization.equals(request.authorization()))
+        .count();
   }
 
   private static String tokenOf(String identity) {
