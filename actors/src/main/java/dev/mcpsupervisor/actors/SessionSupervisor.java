@@ -374,7 +374,18 @@ public final class SessionSupervisor implements AutoCloseable {
   public void actAs(String context, String identity) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(identity, "identity");
-    router.tell(new KeyRouter.ActAs(context, identity));
+    router.tell(new KeyRouter.ActAs(context, identity, null));
+  }
+
+  /**
+   * {@link #actAs(String, String)}, and a server of {@code passCallerToken: true} is reached with
+   * {@code token}, the bearer token the context's caller presented (in upstream sessions of that
+   * token only). Told again with each request, so that a refreshed token takes over.
+   */
+  public void actAs(String context, String identity, String token) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(identity, "identity");
+    router.tell(new KeyRouter.ActAs(context, identity, token));
   }
 
   /**

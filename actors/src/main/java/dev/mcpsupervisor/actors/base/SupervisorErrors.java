@@ -51,6 +51,20 @@ public final class SupervisorErrors {
   }
 
   /**
+   * {@code server} passes its caller's own bearer token upstream ({@code passCallerToken}) and none
+   * is known for this call: a session adopted from another node learns it from its caller's next
+   * request.
+   */
+  public static JsonRpcError missingCallerToken(String server) {
+    return new JsonRpcError(
+        MISSING_CREDENTIAL,
+        "server "
+            + server
+            + " passes each caller's bearer token upstream (passCallerToken) and this call has"
+            + " none: send the request again");
+  }
+
+  /**
    * The server cannot serve now. {@code detail} (an upstream's diagnostics: URL, HTTP body, stderr)
    * goes to the log under a ref; the client gets the ref.
    */

@@ -89,9 +89,21 @@ public final class KeyRouter {
   /**
    * The context's calls act as {@code identity} (a name of {@code gateway.identities}) from now on:
    * a server whose headers name the caller ({@code ${identity:NAME}}) is reached with that
-   * identity's secrets. Forgotten with the context's {@link ReleaseAll}.
+   * identity's secrets, and a server of {@code passCallerToken} with {@code token} (the bearer
+   * token its caller presented; null: none known yet). Forgotten with the context's {@link
+   * ReleaseAll}.
    */
-  public record ActAs(String context, String identity) implements Command {}
+  public record ActAs(String context, String identity, String token) implements Command {
+    @Override
+    public String toString() { // never the token
+      return "ActAs[" + context + ", " + identity + "]";
+    }
+  }
+
+  /** Whom a context acts as: an identity, and the token its caller presented (or null). */
+  private record Caller(String identity, String token) {
+    static final Caller NONE = new Caller(null, null);
+  }
 
   /**
    * Routes by {@code config} from now on; answers what changed. The keys of removed and changed
@@ -170,7 +182,7 @@ public final class KeyRouter {
   private final ContextIndex index = new ContextIndex();
 
   /** Whom each context acts as ({@link ActAs}), until its release. */
-  private final Map<String, String> actingAs = new HashMap<>();
+  private final Map<String, Caller> actingAs = new HashMap<>();
 
   private final ContextDeliveries deliveries;
 
@@ -253,11 +265,12 @@ public final class KeyRouter {
         server == null
             ? SupervisorErrors.unknownServer(call.server())
             : server.toolFilter().refusal(call.method(), call.params());
+    Caller caller = actingAs.getOrDefault(call.context(), Caller.NONE);
     ServerKeys.Choice choice =
         refused != null
             ? null
             : serverKeys.choose(
-                server.name(), request.statelessCaller(), actingAs.get(call.context()));
+                server.name(), request.statelessCaller(), caller.identity(), caller.token());
     if (choice != null) {
       refused = choice.refused();
     }
@@ -293,8 +306,9 @@ public final class KeyRouter {
       acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.unknownServer(acquire.server())));
       return Behaviors.same();
     }
+    Caller caller = actingAs.getOrDefault(acquire.context(), Caller.NONE);
     ServerKeys.Choice choice =
-        serverKeys.choose(server.name(), false, actingAs.get(acquire.context()));
+        serverKeys.choose(server.name(), false, caller.identity(), caller.token());
     if (choice.refused() != null) {
       acquire.replyTo().tell(AcquireReply.failed(choice.refused()));
       return Behaviors.same();
@@ -387,7 +401,15 @@ public final class KeyRouter {
   }
 
   private Behavior<Command> onActAs(ActAs actAs) {
-    actingAs.put(actAs.context(), actAs.identity());
+    Caller was = actingAs.get(actAs.context());
+    // a context told only its identity (a session started or adopted here) keeps a token it has
+    actingAs.put(
+        actAs.context(),
+        new Caller(
+            actAs.identity(),
+            actAs.token() == null && was != null && was.identity().equals(actAs.identity())
+                ? was.token()
+                : actAs.token()));
     return Behaviors.same();
   }
 

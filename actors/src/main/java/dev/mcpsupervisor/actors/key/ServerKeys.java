@@ -51,8 +51,16 @@ final class ServerKeys {
     }
   }
 
-  /** One server as it acts for one identity. */
-  private record Acting(String server, String identity) {}
+  /**
+   * One server as it acts for one identity presenting one token (null but for {@code
+   * passCallerToken} servers).
+   */
+  private record Acting(String server, String identity, String token) {
+    @Override
+    public String toString() { // never the token
+      return server + "@" + identity;
+    }
+  }
 
   /**
    * The key a caller is served by, or why it cannot be.
@@ -88,19 +96,26 @@ final class ServerKeys {
    * identity} (null: a caller of no identity), or the error when the server acts as its caller and
    * the identity has no value for one of its names.
    */
-  Choice choose(String server, boolean statelessCaller, String identity) {
+  Choice choose(String server, boolean statelessCaller, String identity, String token) {
     ServerConfig config = servers.get(server);
     if (!CallerHeaders.actsAsCaller(config)) {
       return new Choice(keyFor(server, statelessCaller), null);
     }
-    Acting as = new Acting(server, identity);
+    // a key per token too: a caller's new token gets a new upstream session (the key's id holds
+    // an HMAC of the filled headers, never the token)
+    Acting as =
+        new Acting(server, identity, CallerHeaders.passesCallerToken(config) ? token : null);
     Keys keys = acting.get(as);
     if (keys == null) {
-      CallerHeaders.Resolution resolution = CallerHeaders.resolve(config, identity, secrets);
+      CallerHeaders.Resolution resolution =
+          CallerHeaders.resolve(config, identity, as.token(), secrets);
       if (resolution instanceof CallerHeaders.Resolution.Missing missing) {
         // not remembered: only identities that are served take room here
         return new Choice(
             null, SupervisorErrors.missingCredential(server, identity, missing.name()));
+      }
+      if (resolution instanceof CallerHeaders.Resolution.NoToken) {
+        return new Choice(null, SupervisorErrors.missingCallerToken(server));
       }
       // the identity is in the key's name: the operations page shows whom a session acts as
       keys =
@@ -152,8 +167,8 @@ final class ServerKeys {
           List<String> now =
               servers.containsKey(as.server())
                   ? List.of(
-                      String.valueOf(choose(as.server(), false, as.identity()).keyId()),
-                      String.valueOf(choose(as.server(), true, as.identity()).keyId()))
+                      String.valueOf(choose(as.server(), false, as.identity(), as.token()).keyId()),
+                      String.valueOf(choose(as.server(), true, as.identity(), as.token()).keyId()))
                   : List.of();
           keys.ids().stream().filter(id -> !now.contains(id)).forEach(retired::add);
         });

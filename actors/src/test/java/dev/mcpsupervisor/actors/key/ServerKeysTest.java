@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
+import dev.mcpsupervisor.protocol.config.ConfigLoader;
 import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.IdentitySecrets;
@@ -108,30 +109,30 @@ class ServerKeysTest {
   @Test
   void aServerThatActsAsItsCallerHasKeysOfItsOwnForEachIdentity() {
     ServerKeys acting = actingKeys("alice-value");
-    String alice = acting.choose("github", false, "alice").keyId();
-    String bob = acting.choose("github", false, "bob").keyId();
+    String alice = acting.choose("github", false, "alice", null).keyId();
+    String bob = acting.choose("github", false, "bob", null).keyId();
     assertNotEquals(alice, bob);
     assertTrue(alice.startsWith("github@alice-"), alice);
-    assertEquals(alice, acting.choose("github", true, "alice").keyId(), "one era: one key");
+    assertEquals(alice, acting.choose("github", true, "alice", null).keyId(), "one era: one key");
     assertTrue(acting.keysOf("github").containsAll(List.of(alice, bob)));
     ServerSpec.StreamableHttp spoken =
         (ServerSpec.StreamableHttp) acting.spokenBy("github", alice).spec();
     assertEquals("Bearer alice-value", spoken.headers().get("Authorization"));
 
-    ServerKeys.Choice carol = acting.choose("github", false, "carol");
+    ServerKeys.Choice carol = acting.choose("github", false, "carol", null);
     assertNull(carol.keyId());
     assertEquals(JsonRpcErrorCodes.MISSING_CREDENTIAL, carol.refused().code());
     assertTrue(carol.refused().message().contains("github_token"), carol.refused().message());
     assertEquals(
         JsonRpcErrorCodes.MISSING_CREDENTIAL,
-        acting.choose("github", false, null).refused().code());
+        acting.choose("github", false, null, null).refused().code());
   }
 
   @Test
   void aReloadRetiresOnlyTheKeysOfIdentitiesWhoseValueChanged() {
     ServerKeys before = actingKeys("alice-value");
-    String alice = before.choose("github", false, "alice").keyId();
-    String bob = before.choose("github", false, "bob").keyId();
+    String alice = before.choose("github", false, "alice", null).keyId();
+    String bob = before.choose("github", false, "bob", null).keyId();
 
     ServerKeys same = actingKeys("alice-value");
     assertEquals(List.of(), same.carryOver(before));
@@ -139,7 +140,33 @@ class ServerKeysTest {
 
     ServerKeys rotated = actingKeys("alice-rotated");
     assertEquals(List.of(alice), rotated.carryOver(before));
-    assertNotEquals(alice, rotated.choose("github", false, "alice").keyId());
-    assertEquals(bob, rotated.choose("github", false, "bob").keyId());
+    assertNotEquals(alice, rotated.choose("github", false, "alice", null).keyId());
+    assertEquals(bob, rotated.choose("github", false, "bob", null).keyId());
+  }
+
+  @Test
+  void aServerThatPassesTheCallersTokenHasAKeyPerTokenAndRefusesACallWithout() {
+    SupervisorConfig config =
+        ConfigLoader.parse(
+            "mcpServers { internal { url = \"http://127.0.0.1:1/mcp\", passCallerToken = true } }\n"
+                + "gateway { authTokens = [\"a-gateway-token-of-at-least-32-characters\"] }",
+            "t");
+    ServerKeys passing = new ServerKeys(config);
+    String first = passing.choose("internal", false, "alice", "token-1").keyId();
+    String refreshed = passing.choose("internal", false, "alice", "token-2").keyId();
+    String bob = passing.choose("internal", false, "bob", "token-b").keyId();
+    assertTrue(first.startsWith("internal@alice-"), first);
+    assertNotEquals(first, refreshed, "a new token: a new upstream session");
+    assertNotEquals(first, bob);
+    assertEquals(first, passing.choose("internal", false, "alice", "token-1").keyId());
+    assertTrue(!first.contains("token-1"), first);
+    assertEquals(
+        "Bearer token-1",
+        ((ServerSpec.StreamableHttp) passing.spokenBy("internal", first).spec())
+            .headers()
+            .get("Authorization"));
+    ServerKeys.Choice none = passing.choose("internal", false, "alice", null);
+    assertEquals(JsonRpcErrorCodes.MISSING_CREDENTIAL, none.refused().code());
+    assertTrue(none.refused().message().contains("internal"), none.refused().message());
   }
 }

@@ -157,7 +157,8 @@ final class StatelessRoutes {
             identity,
             principal,
             McpRequestChecks.paramHeaders(request),
-            actingAs(endpoint, caller));
+            actingAs(endpoint, caller),
+            CallerTokens.passedBy(served, path, caller, request));
     Exchange exchange = exchanges.openExchange();
     traced.attach(exchange);
     StatelessRequest running = new StatelessRequest(gateway, arrival, exchange, accept.sse());

@@ -74,6 +74,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
    * @param paramHeaders its {@code Mcp-Param-*} headers by name, case-insensitive
    * @param actingAs whom its calls act as (its caller's identity name), when a server of its
    *     endpoint acts as its caller; else null
+   * @param callerToken the bearer token its caller presented, when a server of its endpoint passes
+   *     it upstream ({@code passCallerToken}); else null. Never logged.
    */
   public record Arrival(
       JsonRpcRequest request,
@@ -82,7 +84,14 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
       String identity,
       String principal,
       Map<String, String> paramHeaders,
-      String actingAs) {}
+      String actingAs,
+      String callerToken) {
+
+    @Override
+    public String toString() { // never the token
+      return "Arrival[" + request.method() + ", " + context + ", " + actingAs + "]";
+    }
+  }
 
   /** One upstream call of the request, across its rounds. */
   private final class RoundTrip {
@@ -182,9 +191,9 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     if (arrival.actingAs() == null) {
       return;
     }
-    gateway.supervisor().actAs(arrival.context(), arrival.actingAs());
+    gateway.supervisor().actAs(arrival.context(), arrival.actingAs(), arrival.callerToken());
     if (arrival.identity() != null) {
-      gateway.supervisor().actAs(arrival.identity(), arrival.actingAs());
+      gateway.supervisor().actAs(arrival.identity(), arrival.actingAs(), arrival.callerToken());
     }
   }
 

@@ -9,13 +9,29 @@ import java.util.regex.Pattern;
 
 /**
  * Headers that name the caller: a server's header value may hold {@code ${identity:NAME}}, filled
- * for each caller from the operator's {@link IdentitySecrets}. Such a server acts as its caller:
- * its upstream sessions are never shared between identities.
+ * for each caller from the operator's {@link IdentitySecrets}, and a server of {@code
+ * passCallerToken: true} sends {@code Authorization: Bearer} with the token its caller presented to
+ * the gateway. Such a server acts as its caller: its upstream sessions are never shared between
+ * identities, nor between two tokens of one.
  */
 public final class CallerHeaders {
 
   /** One placeholder; a name is letters, digits, '.', '-' and '_'. */
   static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{identity:([A-Za-z0-9_.-]+)}");
+
+  /**
+   * The caller's own bearer token ({@code passCallerToken}): not a name a configuration file can
+   * write, only the reader puts it in.
+   */
+  private static final String CALLER_TOKEN = "${caller:token}";
+
+  static final String AUTHORIZATION = "Authorization";
+
+  static final String BEARER_CALLER_TOKEN = "Bearer " + CALLER_TOKEN;
+
+  /** Either placeholder: an identity's name (group 1), or the caller's token (no group 1). */
+  private static final Pattern ANY =
+      Pattern.compile(PLACEHOLDER.pattern() + "|" + Pattern.quote(CALLER_TOKEN));
 
   private CallerHeaders() {}
 
@@ -26,6 +42,9 @@ public final class CallerHeaders {
 
     /** The caller has no value for {@code name}. */
     record Missing(String name) implements Resolution {}
+
+    /** The server passes the caller's token and the caller presented none. */
+    record NoToken() implements Resolution {}
   }
 
   /** The names {@code server}'s headers use, in order; none for a server shared by everyone. */
@@ -43,23 +62,35 @@ public final class CallerHeaders {
     return names;
   }
 
-  /** Whether {@code server} acts as each caller (its headers name the identity). */
+  /** Whether {@code server} sends its caller's own bearer token ({@code passCallerToken}). */
+  public static boolean passesCallerToken(ServerConfig server) {
+    return headersOf(server.spec()).values().stream().anyMatch(v -> v.contains(CALLER_TOKEN));
+  }
+
+  /** Whether {@code server} acts as each caller (its headers name the identity or its token). */
   public static boolean actsAsCaller(ServerConfig server) {
-    return !namesIn(server).isEmpty();
+    return passesCallerToken(server) || !namesIn(server).isEmpty();
   }
 
   /**
-   * {@code server} as it acts for {@code identity}: every placeholder replaced by that identity's
-   * value, or the first name it has none for.
+   * {@code server} as it acts for {@code identity} presenting {@code token} (null: none): every
+   * placeholder replaced by that identity's value or that token, or what it lacks.
    */
-  public static Resolution resolve(ServerConfig server, String identity, IdentitySecrets secrets) {
+  public static Resolution resolve(
+      ServerConfig server, String identity, String token, IdentitySecrets secrets) {
     Map<String, String> filled = new LinkedHashMap<>();
     for (Map.Entry<String, String> header : headersOf(server.spec()).entrySet()) {
-      Matcher placeholder = PLACEHOLDER.matcher(header.getValue());
+      Matcher placeholder = ANY.matcher(header.getValue());
       StringBuilder value = new StringBuilder();
       while (placeholder.find()) {
         String name = placeholder.group(1);
-        String secret = identity == null ? null : secrets.value(identity, name).orElse(null);
+        if (name == null && token == null) {
+          return new Resolution.NoToken();
+        }
+        String secret =
+            name == null
+                ? token
+                : identity == null ? null : secrets.value(identity, name).orElse(null);
         if (secret == null) {
           return new Resolution.Missing(name);
         }

@@ -137,13 +137,19 @@ public final class ConfigLoader {
       return;
     }
     for (ServerConfig server : servers.values()) {
+      String serverPath =
+          ConfigSection.childPath(top.has(MCP_SERVERS) ? MCP_SERVERS : SERVERS, server.name());
+      if (CallerHeaders.passesCallerToken(server)) {
+        throw new ConfigException(
+            top.origin(),
+            ConfigSection.childPath(serverPath, ServerConfigReader.PASS_CALLER_TOKEN),
+            "needs authenticated callers (there is no caller's token to pass):"
+                + " set gateway.authTokens or gateway.oauth");
+      }
       if (CallerHeaders.actsAsCaller(server)) {
         throw new ConfigException(
             top.origin(),
-            ConfigSection.childPath(
-                ConfigSection.childPath(
-                    top.has(MCP_SERVERS) ? MCP_SERVERS : SERVERS, server.name()),
-                ServerConfigReader.HEADERS),
+            ConfigSection.childPath(serverPath, ServerConfigReader.HEADERS),
             "${identity:"
                 + CallerHeaders.namesIn(server).iterator().next()
                 + "} needs authenticated callers: set gateway.authTokens or gateway.oauth");

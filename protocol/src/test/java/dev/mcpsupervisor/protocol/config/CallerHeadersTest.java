@@ -77,7 +77,7 @@ class CallerHeadersTest {
     IdentitySecrets secrets = loaded.gateway().identitySecrets();
     ServerConfig github = loaded.servers().get("github");
 
-    CallerHeaders.Resolution alice = CallerHeaders.resolve(github, "alice", secrets);
+    CallerHeaders.Resolution alice = CallerHeaders.resolve(github, "alice", null, secrets);
     ServerSpec.StreamableHttp spec =
         (ServerSpec.StreamableHttp)
             assertInstanceOf(CallerHeaders.Resolution.Resolved.class, alice).server().spec();
@@ -85,11 +85,13 @@ class CallerHeadersTest {
     assertFalse(CallerHeaders.actsAsCaller(((CallerHeaders.Resolution.Resolved) alice).server()));
 
     assertEquals(
-        new CallerHeaders.Resolution.Missing("org"), CallerHeaders.resolve(github, "bob", secrets));
+        new CallerHeaders.Resolution.Missing("org"),
+        CallerHeaders.resolve(github, "bob", null, secrets));
     assertInstanceOf(
-        CallerHeaders.Resolution.Missing.class, CallerHeaders.resolve(github, "carol", secrets));
+        CallerHeaders.Resolution.Missing.class,
+        CallerHeaders.resolve(github, "carol", null, secrets));
     assertInstanceOf(
-        CallerHeaders.Resolution.Missing.class, CallerHeaders.resolve(github, null, secrets));
+        CallerHeaders.Resolution.Missing.class, CallerHeaders.resolve(github, null, null, secrets));
     assertFalse(secrets.toString().contains("ghp"), secrets.toString());
     assertFalse(loaded.gateway().toString().contains("ghp"), loaded.gateway().toString());
   }
@@ -112,5 +114,62 @@ class CallerHeadersTest {
                     "t"));
     assertTrue(refused.getMessage().contains("line breaks"), refused.getMessage());
     assertFalse(refused.getMessage().contains("ghp-secret"), refused.getMessage());
+  }
+
+  private static final String PASSING =
+      "mcpServers { internal { url = \"https://internal.example.com/mcp\", passCallerToken = true"
+          + " } }\n";
+
+  @Test
+  void passCallerTokenFillsAuthorizationWithTheCallersOwnToken() {
+    ServerConfig internal =
+        ConfigLoader.parse(PASSING + "gateway { authTokens = [\"" + TOKEN + "\"] }", "t")
+            .servers()
+            .get("internal");
+    assertTrue(CallerHeaders.passesCallerToken(internal));
+    assertTrue(CallerHeaders.actsAsCaller(internal));
+    assertEquals(Set.of(), CallerHeaders.namesIn(internal));
+    ServerConfig asAlice =
+        assertInstanceOf(
+                CallerHeaders.Resolution.Resolved.class,
+                CallerHeaders.resolve(internal, "alice", "alice-token", IdentitySecrets.NONE))
+            .server();
+    assertEquals(
+        Map.of("Authorization", "Bearer alice-token"),
+        ((ServerSpec.StreamableHttp) asAlice.spec()).headers());
+    assertInstanceOf(
+        CallerHeaders.Resolution.NoToken.class,
+        CallerHeaders.resolve(internal, "alice", null, IdentitySecrets.NONE));
+    // two tokens of one identity: two servers, so two keys and never one upstream session
+    ServerConfig otherToken =
+        ((CallerHeaders.Resolution.Resolved)
+                CallerHeaders.resolve(internal, "alice", "alice-token-2", IdentitySecrets.NONE))
+            .server();
+    assertFalse(asAlice.key().equals(otherToken.key()));
+  }
+
+  @Test
+  void passCallerTokenIsRefusedWithoutAuthenticationNamingTheServer() {
+    ConfigException refused =
+        assertThrows(ConfigException.class, () -> ConfigLoader.parse(PASSING + "gateway { }", "t"));
+    assertTrue(
+        refused.getMessage().contains("mcpServers.internal.passCallerToken"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("needs authenticated callers"), refused.getMessage());
+  }
+
+  @Test
+  void passCallerTokenRefusesAnAuthorizationHeaderOfItsOwn() {
+    ConfigException refused =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    "mcpServers { internal { url = \"https://internal.example.com/mcp\","
+                        + " passCallerToken = true, headers { authorization = \"Bearer x\" } } }\n"
+                        + "gateway { authTokens = [\""
+                        + TOKEN
+                        + "\"] }",
+                    "t"));
+    assertTrue(refused.getMessage().contains("passCallerToken"), refused.getMessage());
   }
 }
