@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureServer;
@@ -34,6 +38,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code passCallerToken: true}: a Streamable HTTP upstream that records the Authorization header
@@ -52,11 +57,18 @@ class PassCallerTokenTest {
   private static final int CALLS_PER_CALLER = 3;
 
   private final Queue<ReceivedRequest> received = new ConcurrentLinkedQueue<>();
+  private final ListAppender<ILoggingEvent> logLines = new ListAppender<>();
+  private final Logger rootLogger = (Logger) LoggerFactory.getLogger("dev.mcpsupervisor");
+  private Level rootLevel;
   private FixtureHttpServer upstream;
   private TestGateway gateway;
 
   @BeforeAll
   void start() {
+    rootLevel = rootLogger.getLevel();
+    rootLogger.setLevel(Level.DEBUG);
+    logLines.start();
+    rootLogger.addAppender(logLines);
     upstream = FixtureServer.startHttp(0, received::add);
     ServerConfig passing =
         ConfigLoader.parse(
@@ -98,6 +110,8 @@ class PassCallerTokenTest {
       gateway.close();
     } finally {
       upstream.close();
+      rootLogger.detachAppender(logLines);
+      rootLogger.setLevel(rootLevel);
     }
   }
 
@@ -196,17 +210,29 @@ class PassCallerTokenTest {
     }
   }
 
+  /** The operations page shows whom a session acts as; no token in it, metrics, events or logs. */
   @Test
-  void theOperationsPageShowsWhomNotWith() {
+  void noTokenIsShown() {
     String[] bob = {"Authorization", "Bearer " + BOB_TOKEN};
     String session = gateway.initializeWith("/servers/pt/mcp", bob);
-    gateway.post(
-        "/servers/pt/mcp",
-        session,
-        TestGateway.callTool(2, FixtureTools.ECHO, "{\"message\":\"2-x\"}"),
-        bob);
+    List<String> shown = new ArrayList<>();
+    shown.add(
+        gateway
+            .post(
+                "/servers/pt/mcp",
+                session,
+                TestGateway.callTool(2, FixtureTools.ECHO, "{\"message\":\"2-x\"}"),
+                bob)
+            .body());
     String sessions = gateway.get("/admin/sessions", bob).body();
+    shown.add(sessions);
+    shown.add(gateway.get("/admin", bob).body());
+    shown.add(gateway.get("/metrics", bob).body());
+    gateway.metrics.journal().entries().forEach(entry -> shown.add(entry.toString()));
+    List.copyOf(logLines.list).forEach(line -> shown.add(line.getFormattedMessage()));
+    for (String text : shown) {
+      assertFalse(text.contains(BOB_TOKEN), text);
+    }
     assertTrue(sessions.contains("pt@bob"), sessions);
-    assertFalse(sessions.contains(BOB_TOKEN), sessions);
   }
 }
