@@ -103,6 +103,11 @@ public final class KeyRouter {
   /** Whom a context acts as: an identity, and the token its caller presented (or null). */
   private record Caller(String identity, String token) {
     static final Caller NONE = new Caller(null, null);
+
+    @Override
+    public String toString() { // never the token
+      return "Caller[" + identity + "]";
+    }
   }
 
   /**
