@@ -365,6 +365,30 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
+   * The context's calls act as {@code identity} (a name of {@code gateway.identities}): a server
+   * whose headers name the caller ({@code "Bearer ${identity:NAME}"}) is reached with that
+   * identity's values from {@code gateway.identitySecrets}, in upstream sessions of that identity
+   * only. A context that acts as no one gets an error from such a server. Holds until {@link
+   * #releaseAll}; calls made after this returns act so.
+   */
+  public void actAs(String context, String identity) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(identity, "identity");
+    router.tell(new KeyRouter.ActAs(context, identity, null));
+  }
+
+  /**
+   * {@link #actAs(String, String)}, and a server of {@code passCallerToken: true} is reached with
+   * {@code token}, the bearer token the context's caller presented (in upstream sessions of that
+   * token only). Told again with each request, so that a refreshed token takes over.
+   */
+  public void actAs(String context, String identity, String token) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(identity, "identity");
+    router.tell(new KeyRouter.ActAs(context, identity, token));
+  }
+
+  /**
    * Every key's sessions and leases as they are now. Fails with {@link SupervisorException} when
    * the supervisor does not answer in time: an empty snapshot would pass a "nothing leased" check
    * vacuously.

@@ -63,4 +63,10 @@ public final class JsonRpcErrorCodes {
    * maxMessageBytes}: the call fails, the session goes on.
    */
   public static final int UPSTREAM_MESSAGE_TOO_LARGE = -32015;
+
+  /**
+   * The caller has no credential for a server that acts as each caller ({@code ${identity:NAME}} in
+   * its headers): the message names the server and the missing name, never a value.
+   */
+  public static final int MISSING_CREDENTIAL = -32025;
 }

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.actors.base;
 
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.MISSING_CLIENT_CAPABILITY;
+import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.MISSING_CREDENTIAL;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.NO_CLIENT_FOR_SERVER_REQUEST;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.OVERLOADED;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.REQUEST_CANCELLED;
@@ -31,6 +32,36 @@ public final class SupervisorErrors {
 
   public static JsonRpcError unknownServer(String server) {
     return new JsonRpcError(UNKNOWN_SERVER, "unknown server " + server);
+  }
+
+  /**
+   * {@code identity} (null: a caller of no identity) has no value for {@code name}, which {@code
+   * server}'s headers need; the value itself is never in an error.
+   */
+  public static JsonRpcError missingCredential(String server, String identity, String name) {
+    return new JsonRpcError(
+        MISSING_CREDENTIAL,
+        "server "
+            + server
+            + " acts as each caller and "
+            + (identity == null ? "this caller has no identity" : "identity " + identity + " has")
+            + " no "
+            + name
+            + " in gateway.identitySecrets");
+  }
+
+  /**
+   * {@code server} passes its caller's own bearer token upstream ({@code passCallerToken}) and none
+   * is known for this call: a session adopted from another node learns it from its caller's next
+   * request.
+   */
+  public static JsonRpcError missingCallerToken(String server) {
+    return new JsonRpcError(
+        MISSING_CREDENTIAL,
+        "server "
+            + server
+            + " passes each caller's bearer token upstream (passCallerToken) and this call has"
+            + " none: send the request again");
   }
 
   /**
@@ -202,6 +233,7 @@ public final class SupervisorErrors {
       case REQUEST_CANCELLED -> "cancelled";
       case SHUTTING_DOWN -> "shutting_down";
       case UPSTREAM_MESSAGE_TOO_LARGE -> "message_too_large";
+      case MISSING_CREDENTIAL -> "missing_credential";
       default -> "error";
     };
   }

@@ -87,6 +87,30 @@ public final class KeyRouter {
   public record GetSnapshot(ActorRef<SupervisorSnapshot> replyTo) implements Command {}
 
   /**
+   * The context's calls act as {@code identity} (a name of {@code gateway.identities}) from now on:
+   * a server whose headers name the caller ({@code ${identity:NAME}}) is reached with that
+   * identity's secrets, and a server of {@code passCallerToken} with {@code token} (the bearer
+   * token its caller presented; null: none known yet). Forgotten with the context's {@link
+   * ReleaseAll}.
+   */
+  public record ActAs(String context, String identity, String token) implements Command {
+    @Override
+    public String toString() { // never the token
+      return "ActAs[" + context + ", " + identity + "]";
+    }
+  }
+
+  /** Whom a context acts as: an identity, and the token its caller presented (or null). */
+  private record Caller(String identity, String token) {
+    static final Caller NONE = new Caller(null, null);
+
+    @Override
+    public String toString() { // never the token
+      return "Caller[" + identity + "]";
+    }
+  }
+
+  /**
    * Routes by {@code config} from now on; answers what changed. The keys of removed and changed
    * servers are retired: nothing new reaches them, their calls in flight are answered (for at most
    * {@code drainTimeout}), then their sessions close. Unchanged servers' keys are left alone.
@@ -162,6 +186,9 @@ public final class KeyRouter {
 
   private final ContextIndex index = new ContextIndex();
 
+  /** Whom each context acts as ({@link ActAs}), until its release. */
+  private final Map<String, Caller> actingAs = new HashMap<>();
+
   private final ContextDeliveries deliveries;
 
   private long nextIncarnation = 1;
@@ -222,6 +249,7 @@ public final class KeyRouter {
         .onMessage(ReleaseAll.class, this::onReleaseAll)
         .onMessage(ReleaseCallHold.class, this::onReleaseCallHold)
         .onMessage(GetSnapshot.class, this::onGetSnapshot)
+        .onMessage(ActAs.class, this::onActAs)
         .onMessage(RestartSession.class, this::onRestartSession)
         .onMessage(KeyIdle.class, this::onKeyIdle)
         .onMessage(SessionIdsReserved.class, this::onSessionIdsReserved);
@@ -242,11 +270,20 @@ public final class KeyRouter {
         server == null
             ? SupervisorErrors.unknownServer(call.server())
             : server.toolFilter().refusal(call.method(), call.params());
+    Caller caller = actingAs.getOrDefault(call.context(), Caller.NONE);
+    ServerKeys.Choice choice =
+        refused != null
+            ? null
+            : serverKeys.choose(
+                server.name(), request.statelessCaller(), caller.identity(), caller.token());
+    if (choice != null) {
+      refused = choice.refused();
+    }
     if (refused != null) {
       call.reject(refused, observer);
       return Behaviors.same();
     }
-    KeyEntry key = keyActorFor(server, request.statelessCaller());
+    KeyEntry key = keyActorFor(server, choice.keyId());
     if (call.leaseless() && server.isolation() == Isolation.SHARED) {
       // nothing to remember: the context leases nothing by it (under isolation: context it leases
       // a session of its own until the answer, released like any lease)
@@ -274,7 +311,14 @@ public final class KeyRouter {
       acquire.replyTo().tell(AcquireReply.failed(SupervisorErrors.unknownServer(acquire.server())));
       return Behaviors.same();
     }
-    KeyEntry key = keyActorFor(server, false);
+    Caller caller = actingAs.getOrDefault(acquire.context(), Caller.NONE);
+    ServerKeys.Choice choice =
+        serverKeys.choose(server.name(), false, caller.identity(), caller.token());
+    if (choice.refused() != null) {
+      acquire.replyTo().tell(AcquireReply.failed(choice.refused()));
+      return Behaviors.same();
+    }
+    KeyEntry key = keyActorFor(server, choice.keyId());
     index.add(acquire.context(), key.keyId);
     send(
         key,
@@ -339,6 +383,7 @@ public final class KeyRouter {
       send(keys.get(keyId), new ServerKeyActor.Release(releaseAll.context()));
     }
     deliveries.release(releaseAll.context());
+    actingAs.remove(releaseAll.context());
     releaseAll.replyTo().tell(Done.getInstance());
     return Behaviors.same();
   }
@@ -360,9 +405,21 @@ public final class KeyRouter {
     return Behaviors.same();
   }
 
-  /** The key actor serving {@code server} to a caller of its era, started on first use. */
-  private KeyEntry keyActorFor(ServerConfig server, boolean statelessCaller) {
-    String keyId = serverKeys.keyFor(server.name(), statelessCaller);
+  private Behavior<Command> onActAs(ActAs actAs) {
+    Caller was = actingAs.get(actAs.context());
+    // a context told only its identity (a session started or adopted here) keeps a token it has
+    actingAs.put(
+        actAs.context(),
+        new Caller(
+            actAs.identity(),
+            actAs.token() == null && was != null && was.identity().equals(actAs.identity())
+                ? was.token()
+                : actAs.token()));
+    return Behaviors.same();
+  }
+
+  /** The key actor {@code keyId} of {@code server}, started on first use. */
+  private KeyEntry keyActorFor(ServerConfig server, String keyId) {
     KeyEntry key = keys.get(keyId);
     if (key == null) {
       long incarnation = nextIncarnation++;
@@ -458,7 +515,16 @@ public final class KeyRouter {
       }
     }
     config = reconfigure.config();
+    ServerKeys previous = serverKeys;
     serverKeys = new ServerKeys(config);
+    for (String keyId : serverKeys.carryOver(previous)) {
+      KeyEntry key = keys.get(keyId);
+      if (key != null) {
+        forget(key);
+        retiring.put(key.incarnation, key);
+        send(key, ServerKeyActor.Shutdown.INSTANCE);
+      }
+    }
     reconfigure.replyTo().tell(change);
     return Behaviors.same();
   }

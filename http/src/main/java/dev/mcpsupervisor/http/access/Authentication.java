@@ -156,7 +156,11 @@ public final class Authentication extends AllDirectives {
         .orElseGet(() -> HttpChallenge.create("Bearer", REALM));
   }
 
-  private static Optional<String> bearerToken(HttpRequest request) {
+  /**
+   * The bearer token {@code request} presents, for a server that passes it upstream ({@code
+   * passCallerToken}); never to be logged.
+   */
+  public static Optional<String> bearerToken(HttpRequest request) {
     return request
         .getHeader("Authorization")
         .map(header -> header.value().trim())

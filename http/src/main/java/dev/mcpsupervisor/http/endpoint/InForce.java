@@ -149,7 +149,7 @@ public final class InForce {
         gateway,
         new ServerNamespace(config),
         Collections.unmodifiableMap(endpoints),
-        new ServerAccess(gateway.identities()),
+        new ServerAccess(gateway.identities(), config.servers(), gateway.identitySecrets()),
         Set.copyOf(contextIsolationPaths),
         new AccessControl(gateway, metrics),
         sameAuthentication ? was.authentication() : new Authentication(gateway, metrics, blocking));

@@ -273,7 +273,13 @@ public final class McpRoutes extends AllDirectives {
     if (payload instanceof ParsedPayload.Single single
         && single.message() instanceof JsonRpcRequest call
         && McpMethods.INITIALIZE.equals(call.method())) {
-      return initialize(call, path, server, accept, caller);
+      return initialize(
+          call,
+          path,
+          server,
+          accept,
+          caller,
+          CallerTokens.passedBy(inForce.get(), path, caller, request));
     }
     if (sessionId.isEmpty()) {
       return done(checks.missingSessionId());
@@ -321,14 +327,20 @@ public final class McpRoutes extends AllDirectives {
         preAnswered,
         batch,
         accept,
-        null);
+        null,
+        CallerTokens.passedBy(inForce.get(), path, caller, request));
   }
 
   /**
    * initialize creates the session; its id goes back in Mcp-Session-Id unless initialize failed.
    */
   private CompletionStage<HttpResponse> initialize(
-      JsonRpcRequest initialize, String path, String server, AcceptHeader accept, Identity caller) {
+      JsonRpcRequest initialize,
+      String path,
+      String server,
+      AcceptHeader accept,
+      Identity caller,
+      String callerToken) {
     return exchanges
         .createSession(server, caller, DownstreamSessions.Kind.SESSION)
         .thenCompose(
@@ -348,7 +360,8 @@ public final class McpRoutes extends AllDirectives {
                         List.of(),
                         false,
                         accept,
-                        created.sessionId()));
+                        created.sessionId(),
+                        callerToken));
   }
 
   /**
@@ -357,6 +370,8 @@ public final class McpRoutes extends AllDirectives {
    * accepts nothing else).
    *
    * @param newSessionId the id to return in Mcp-Session-Id (initialize only), else null
+   * @param callerToken the bearer token the caller presented, when a server of the endpoint passes
+   *     it upstream; else null
    */
   private CompletionStage<HttpResponse> exchange(
       String sessionId,
@@ -366,14 +381,16 @@ public final class McpRoutes extends AllDirectives {
       List<JsonRpcResponse> preAnswered,
       boolean batch,
       AcceptHeader accept,
-      String newSessionId) {
+      String newSessionId,
+      String callerToken) {
     Exchange exchange = exchanges.openExchange();
     traced.attach(exchange);
     exchanges.route(
         sessionId,
         path,
         caller,
-        new DownstreamSession.Post(traced.messages(), preAnswered, batch, accept.sse(), exchange),
+        new DownstreamSession.Post(
+            traced.messages(), preAnswered, batch, accept.sse(), exchange, callerToken),
         exchange);
     return exchanges.answer(
         exchange,

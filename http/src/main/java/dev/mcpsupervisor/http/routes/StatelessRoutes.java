@@ -28,9 +28,12 @@ import dev.mcpsupervisor.http.stream.McpResponses;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
+import dev.mcpsupervisor.protocol.config.CallerHeaders;
+import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -154,6 +157,8 @@ final class StatelessRoutes {
             identity,
             principal,
             McpRequestChecks.paramHeaders(request),
+            actingAs(endpoint, caller),
+            CallerTokens.passedBy(served, path, caller, request),
             served.cacheScope());
     Exchange exchange = exchanges.openExchange();
     traced.attach(exchange);
@@ -292,5 +297,21 @@ final class StatelessRoutes {
 
   private static CompletionStage<HttpResponse> done(HttpResponse response) {
     return CompletableFuture.completedFuture(response);
+  }
+
+  /**
+   * Whom the request's calls act as: its caller, when a server of its endpoint acts as its caller
+   * ({@code ${identity:NAME}} headers); else null, and nothing is remembered for it.
+   */
+  private String actingAs(McpEndpoint endpoint, Identity caller) {
+    if (caller.isAnonymous()) {
+      return null;
+    }
+    Map<String, ServerConfig> servers = gateway.supervisor().config().servers();
+    boolean acts =
+        endpoint.servers().stream()
+            .map(servers::get)
+            .anyMatch(server -> server != null && CallerHeaders.actsAsCaller(server));
+    return acts ? caller.name() : null;
   }
 }

@@ -63,17 +63,37 @@ public final class DownstreamSession {
    *     answers
    * @param batch whether the body was a JSON array (only 2025-03-26 and older allow one)
    * @param acceptsSse whether the client accepts an SSE answer
+   * @param callerToken the bearer token the session's owner presented with this POST, when a server
+   *     of the session passes it upstream ({@code passCallerToken}); else null (also for a POST
+   *     forwarded from another node: the token does not travel, the session keeps the one it was
+   *     last given here). Never logged.
    */
   public record Post(
       List<JsonRpcMessage> messages,
       List<JsonRpcResponse> preAnswered,
       boolean batch,
       boolean acceptsSse,
-      ExchangeSink exchange)
+      ExchangeSink exchange,
+      String callerToken)
       implements Routed {
     public Post {
       messages = List.copyOf(messages);
       preAnswered = List.copyOf(preAnswered);
+    }
+
+    /** Without a caller's token. */
+    public Post(
+        List<JsonRpcMessage> messages,
+        List<JsonRpcResponse> preAnswered,
+        boolean batch,
+        boolean acceptsSse,
+        ExchangeSink exchange) {
+      this(messages, preAnswered, batch, acceptsSse, exchange, null);
+    }
+
+    @Override
+    public String toString() { // never the token
+      return "Post[messages=" + messages + ", batch=" + batch + ", acceptsSse=" + acceptsSse + "]";
     }
   }
 
@@ -337,6 +357,11 @@ public final class DownstreamSession {
   /** Takes a POST's messages; the client as it is now (a new one once initialize is taken). */
   private ClientRequests.Client posts(Post post, ClientRequests.Client client) {
     spec.gate().processedActivity();
+    if (post.callerToken() != null && !spec.owner().isAnonymous()) {
+      // told before this POST's calls (the same sender): they go with the token it came with, so a
+      // refreshed token takes over, and an adopted session gets one from its first POST here
+      spec.supervisor().actAs(spec.id(), spec.owner().name(), post.callerToken());
+    }
     if (posts.refusedBatch(post, client)) {
       return client;
     }

@@ -364,6 +364,11 @@ public final class DownstreamSessions {
   /** Spawns the session {@code id} (adopted from {@code record} unless null) and routes to it. */
   private void start(
       String id, McpEndpoint served, Identity owner, Kind kind, SessionRecord record) {
+    if (!owner.isAnonymous()) {
+      // before its first call; an adopted session acts as its owner here too, with this node's
+      // secrets: no credential travels with a session record
+      supervisor.actAs(id, owner.name());
+    }
     SessionSpec spec =
         new SessionSpec(
             id,

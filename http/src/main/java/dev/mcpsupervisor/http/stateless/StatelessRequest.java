@@ -69,6 +69,10 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
    * @param identity its caller's identity context for {@code isolation: context} servers, or null
    * @param principal who asks ({@link RequestStates#principalOf}), or null
    * @param paramHeaders its {@code Mcp-Param-*} headers by name, case-insensitive
+   * @param actingAs whom its calls act as (its caller's identity name), when a server of its
+   *     endpoint acts as its caller; else null
+   * @param callerToken the bearer token its caller presented, when a server of its endpoint passes
+   *     it upstream ({@code passCallerToken}); else null. Never logged.
    * @param cacheScope what its cacheable results say, by the configuration in force when it arrived
    *     ({@link dev.mcpsupervisor.http.endpoint.InForce.Served#cacheScope})
    */
@@ -79,7 +83,15 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
       String identity,
       String principal,
       Map<String, String> paramHeaders,
-      String cacheScope) {}
+      String actingAs,
+      String callerToken,
+      String cacheScope) {
+
+    @Override
+    public String toString() { // never the token
+      return "Arrival[" + request.method() + ", " + context + ", " + actingAs + "]";
+    }
+  }
 
   /** One upstream call of the request, across its rounds. */
   private final class RoundTrip {
@@ -159,6 +171,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
    * they are known to offer (learning it first when a server is unknown).
    */
   public void start() {
+    actAs();
     Map<String, JsonNode> offers = gateway.offers().of(arrival.endpoint().servers());
     if (McpMethods.SERVER_DISCOVER.equals(request.method()) || offers == null) {
       requests
@@ -170,12 +183,27 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     }
   }
 
+  /**
+   * Tells the supervisor whom the request's calls act as, in its own context and its caller's
+   * (entered by now: its release cannot come between).
+   */
+  private void actAs() {
+    if (arrival.actingAs() == null) {
+      return;
+    }
+    gateway.supervisor().actAs(arrival.context(), arrival.actingAs(), arrival.callerToken());
+    if (arrival.identity() != null) {
+      gateway.supervisor().actAs(arrival.identity(), arrival.actingAs(), arrival.callerToken());
+    }
+  }
+
   private synchronized void onInitialized(Outcome outcome, Throwable failure) {
     if (outcome instanceof Outcome.Initialized initialized) {
       gateway.offers().learn(initialized.upstreams());
     }
     if (calls.acquiredAny()) { // the leases only served to ask: the calls need none
       gateway.supervisor().releaseAll(arrival.context());
+      actAs(); // the release forgot it
     }
     if (finished) { // given up meanwhile
       return;
@@ -417,6 +445,9 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
       overdue.cancel();
     }
     calls.cancelAll(); // a call still running or waiting in a round is cancelled upstream
+    if (arrival.actingAs() != null) {
+      gateway.supervisor().releaseAll(arrival.context()); // forgets whom it acted as
+    }
     if (arrival.identity() != null) {
       gateway.callerContexts().tell(new CallerContexts.Leave(arrival.identity()));
     }

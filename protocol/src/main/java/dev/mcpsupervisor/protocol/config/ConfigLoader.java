@@ -116,14 +116,45 @@ public final class ConfigLoader {
     if (gateway == null) {
       gateway = new ConfigSection(ConfigFactory.empty(), origin, GATEWAY);
     }
-    return new SupervisorConfig(
-        servers,
+    GatewayConfig gatewayConfig =
         GatewayConfigReader.read(
             gateway,
             defaults.getConfig(GATEWAY_DEFAULTS),
             defaults.getConfig(OAUTH_DEFAULTS),
             defaults.getConfig(CLUSTER_DEFAULTS),
-            servers.keySet()));
+            servers.keySet());
+    requireAuthenticationToActAsCallers(servers, gatewayConfig, top);
+    return new SupervisorConfig(servers, gatewayConfig);
+  }
+
+  /**
+   * A server that acts as its caller needs to know who calls: without authentication every caller
+   * is the same anonymous one.
+   */
+  private static void requireAuthenticationToActAsCallers(
+      Map<String, ServerConfig> servers, GatewayConfig gateway, ConfigSection top) {
+    if (gateway.requiresAuthentication()) {
+      return;
+    }
+    for (ServerConfig server : servers.values()) {
+      String serverPath =
+          ConfigSection.childPath(top.has(MCP_SERVERS) ? MCP_SERVERS : SERVERS, server.name());
+      if (CallerHeaders.passesCallerToken(server)) {
+        throw new ConfigException(
+            top.origin(),
+            ConfigSection.childPath(serverPath, ServerConfigReader.PASS_CALLER_TOKEN),
+            "needs authenticated callers (there is no caller's token to pass):"
+                + " set gateway.authTokens or gateway.oauth");
+      }
+      if (CallerHeaders.actsAsCaller(server)) {
+        throw new ConfigException(
+            top.origin(),
+            ConfigSection.childPath(serverPath, ServerConfigReader.HEADERS),
+            "${identity:"
+                + CallerHeaders.namesIn(server).iterator().next()
+                + "} needs authenticated callers: set gateway.authTokens or gateway.oauth");
+      }
+    }
   }
 
   /**

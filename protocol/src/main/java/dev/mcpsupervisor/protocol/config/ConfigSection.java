@@ -178,24 +178,40 @@ final class ConfigSection {
 
   /** An object whose values are all strings, in file order; absent: empty. */
   Map<String, String> stringMap(String field) {
+    return stringMap(field, null);
+  }
+
+  /**
+   * {@link #stringMap(String)} whose values may hold the variables {@code ours} matches (the
+   * gateway's own, such as {@code ${identity:NAME}}); any other is refused as a client's.
+   */
+  Map<String, String> stringMap(String field, Pattern ours) {
     ConfigSection section = section(field);
     if (section == null) {
       return Map.of();
     }
     Map<String, String> strings = new LinkedHashMap<>();
     for (Map.Entry<String, ConfigValue> member : section.membersInFileOrder()) {
-      strings.put(member.getKey(), checkedString(member.getValue(), section.path(member.getKey())));
+      strings.put(
+          member.getKey(), checkedString(member.getValue(), section.path(member.getKey()), ours));
     }
     return strings;
   }
 
   private String checkedString(ConfigValue value, String valuePath) {
+    return checkedString(value, valuePath, null);
+  }
+
+  private String checkedString(ConfigValue value, String valuePath, Pattern ours) {
     if (value.valueType() != ConfigValueType.STRING) {
       throw new ConfigException(origin, valuePath, "must be a string, got " + typeOf(value));
     }
     String string = (String) value.unwrapped();
     Matcher clientVariable = CLIENT_VARIABLE.matcher(string);
-    if (clientVariable.find()) {
+    while (clientVariable.find()) {
+      if (ours != null && ours.matcher(clientVariable.group()).matches()) {
+        continue;
+      }
       throw new ConfigException(
           origin,
           valuePath,

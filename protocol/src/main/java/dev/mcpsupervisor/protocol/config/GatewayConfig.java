@@ -26,6 +26,8 @@ import java.util.stream.IntStream;
  * @param sessionLimits how many downstream sessions and requests may be held at once
  * @param cluster this gateway as one node of a cluster; null: a single node
  * @param watchConfig whether the gateway reloads its configuration file when it changes
+ * @param identitySecrets what servers' {@code ${identity:NAME}} headers are filled with, per
+ *     identity ({@code identitySecrets}, a file); {@link IdentitySecrets#NONE} without one
  */
 public record GatewayConfig(
     String host,
@@ -41,7 +43,8 @@ public record GatewayConfig(
     ConnectionLimits connectionLimits,
     SessionLimits sessionLimits,
     ClusterConfig cluster,
-    boolean watchConfig) {
+    boolean watchConfig,
+    IdentitySecrets identitySecrets) {
 
   /** Shorter bearer tokens are refused at start: they can be guessed. */
   public static final int MIN_TOKEN_LENGTH = 32;
@@ -60,6 +63,41 @@ public record GatewayConfig(
     identities = Map.copyOf(identities);
     Objects.requireNonNull(connectionLimits, "connectionLimits");
     Objects.requireNonNull(sessionLimits, "sessionLimits");
+    identitySecrets = identitySecrets == null ? IdentitySecrets.NONE : identitySecrets;
+  }
+
+  /** No identity secrets. */
+  public GatewayConfig(
+      String host,
+      int port,
+      List<String> authTokens,
+      List<String> allowedOrigins,
+      List<String> allowedHosts,
+      long maxBodyBytes,
+      Duration sessionIdleTimeout,
+      List<NamedToken> namedTokens,
+      OAuthConfig oauth,
+      Map<String, IdentityPolicy> identities,
+      ConnectionLimits connectionLimits,
+      SessionLimits sessionLimits,
+      ClusterConfig cluster,
+      boolean watchConfig) {
+    this(
+        host,
+        port,
+        authTokens,
+        allowedOrigins,
+        allowedHosts,
+        maxBodyBytes,
+        sessionIdleTimeout,
+        namedTokens,
+        oauth,
+        identities,
+        connectionLimits,
+        sessionLimits,
+        cluster,
+        watchConfig,
+        null);
   }
 
   /** Not watching its file. */
@@ -178,7 +216,8 @@ public record GatewayConfig(
         connectionLimits,
         sessionLimits,
         cluster,
-        watchConfig);
+        watchConfig,
+        identitySecrets);
   }
 
   /**
@@ -219,7 +258,8 @@ public record GatewayConfig(
         connectionLimits,
         sessionLimits,
         newCluster,
-        watchConfig);
+        watchConfig,
+        identitySecrets);
   }
 
   /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */
@@ -265,6 +305,8 @@ public record GatewayConfig(
         + cluster
         + ", watchConfig="
         + watchConfig
+        + ", identitySecrets="
+        + identitySecrets
         + "]";
   }
 }

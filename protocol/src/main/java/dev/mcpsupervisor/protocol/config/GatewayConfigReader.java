@@ -37,6 +37,7 @@ final class GatewayConfigReader {
   static final String MAX_INFLIGHT_PER_IDENTITY = "maxInflightPerIdentity";
   static final String MAX_BATCH_LENGTH = "maxBatchLength";
   static final String WATCH_CONFIG = "watchConfig";
+  static final String IDENTITY_SECRETS = "identitySecrets";
 
   static final FieldRules RULES =
       new FieldRules(
@@ -61,6 +62,7 @@ final class GatewayConfigReader {
               MAX_BATCH_LENGTH,
               ClusterConfigReader.CLUSTER,
               WATCH_CONFIG,
+              IDENTITY_SECRETS,
               DEPRECATED_MAX_INFLIGHT_PER_SESSION),
           Set.of(),
           Map.of("auth", "write the bearer tokens as authTokens = [\"...\"]"));
@@ -102,7 +104,22 @@ final class GatewayConfigReader {
         connectionLimits(section),
         sessionLimits(section, inflightPerDownstreamSessionField(gateway, section)),
         ClusterConfigReader.read(gateway, clusterDefaults, host),
-        section.bool(WATCH_CONFIG, false));
+        section.bool(WATCH_CONFIG, false),
+        identitySecrets(gateway));
+  }
+
+  /**
+   * The file {@code identitySecrets} names (relative to the working directory), read now: a reload
+   * reads it again.
+   */
+  private static IdentitySecrets identitySecrets(ConfigSection gateway) {
+    if (!gateway.has(IDENTITY_SECRETS)) {
+      return IdentitySecrets.NONE;
+    }
+    return IdentitySecrets.read(
+        java.nio.file.Path.of(gateway.nonEmptyString(IDENTITY_SECRETS)),
+        gateway.origin(),
+        gateway.path(IDENTITY_SECRETS));
   }
 
   static ConnectionLimits connectionLimits(ConfigSection section) {

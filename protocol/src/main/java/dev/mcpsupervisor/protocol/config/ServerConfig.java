@@ -134,6 +134,23 @@ public record ServerConfig(
     return ServerKey.of(name, spec);
   }
 
+  /** This server reached through {@code newSpec} (e.g. its headers filled for one caller). */
+  public ServerConfig withSpec(ServerSpec newSpec) {
+    return new ServerConfig(
+        name,
+        newSpec,
+        isolation,
+        maxSessions,
+        maxInflightPerSession,
+        requestTimeout,
+        idleTimeout,
+        toolPrefix,
+        toolFilter,
+        upstreamLimits,
+        interactiveTools,
+        roots);
+  }
+
   /**
    * What this server is for session-era callers: an {@code auto} Streamable HTTP server is spoken
    * to in the session era first (a server of both eras serves such a caller natively); any other

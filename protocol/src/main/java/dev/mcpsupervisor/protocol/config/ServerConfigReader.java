@@ -5,6 +5,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,6 +22,7 @@ final class ServerConfigReader {
   static final String INHERIT_ENV = "inheritEnv";
   static final String URL = "url";
   static final String HEADERS = "headers";
+  static final String PASS_CALLER_TOKEN = "passCallerToken";
   static final String TRANSPORT = "transport";
   static final String PROTOCOL = "protocol";
 
@@ -67,6 +69,7 @@ final class ServerConfigReader {
               INHERIT_ENV,
               URL,
               HEADERS,
+              PASS_CALLER_TOKEN,
               TRANSPORT,
               TYPE,
               PROTOCOL,
@@ -228,6 +231,7 @@ final class ServerConfigReader {
             transportField, "\"" + server.string(transportField) + "\" needs command, not url");
       }
       rejectPresent(server, "only for url servers", HEADERS);
+      rejectPresent(server, "only for url servers", PASS_CALLER_TOKEN);
       return new ServerSpec.Stdio(
           server.nonEmptyString(COMMAND),
           server.stringList(ARGS),
@@ -314,7 +318,7 @@ final class ServerConfigReader {
   }
 
   private static Map<String, String> headers(ConfigSection server) {
-    Map<String, String> headers = server.stringMap(HEADERS);
+    Map<String, String> headers = server.stringMap(HEADERS, CallerHeaders.PLACEHOLDER);
     headers.forEach(
         (name, value) -> {
           String path = ConfigSection.childPath(server.path(HEADERS), name);
@@ -325,7 +329,16 @@ final class ServerConfigReader {
             throw new ConfigException(server.origin(), path, "must not contain line breaks");
           }
         });
-    return headers;
+    if (!server.bool(PASS_CALLER_TOKEN, false)) {
+      return headers;
+    }
+    if (headers.keySet().stream().anyMatch(CallerHeaders.AUTHORIZATION::equalsIgnoreCase)) {
+      throw server.error(
+          PASS_CALLER_TOKEN, "sets the Authorization header: remove it from headers");
+    }
+    Map<String, String> passing = new LinkedHashMap<>(headers);
+    passing.put(CallerHeaders.AUTHORIZATION, CallerHeaders.BEARER_CALLER_TOKEN);
+    return passing;
   }
 
   private static Isolation isolation(ConfigSection server) {

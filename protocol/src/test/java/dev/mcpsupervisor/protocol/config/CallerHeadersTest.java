@@ -1,0 +1,175 @@
+package dev.mcpsupervisor.protocol.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CallerHeadersTest {
+
+  private static final String TOKEN = "a-gateway-token-of-at-least-32-characters";
+
+  private static String config(String gateway) {
+    return "mcpServers { github { url = \"https://api.example.com/mcp\", headers {"
+        + " Authorization = \"Bearer ${identity:github_token}\", X-Org = \"${identity:org}\" } } }\n"
+        + "gateway { "
+        + gateway
+        + " }";
+  }
+
+  @Test
+  void aHeaderThatNamesTheCallerIsReadAndItsNamesKnown() {
+    SupervisorConfig loaded =
+        ConfigLoader.parse(config("authTokens = [{ name = alice, token = " + TOKEN + " }]"), "t");
+    ServerConfig github = loaded.servers().get("github");
+    assertTrue(CallerHeaders.actsAsCaller(github));
+    assertEquals(Set.of("github_token", "org"), CallerHeaders.namesIn(github));
+  }
+
+  @Test
+  void aServerThatActsAsItsCallerNeedsAuthentication() {
+    ConfigException refused =
+        assertThrows(ConfigException.class, () -> ConfigLoader.parse(config(""), "t"));
+    assertTrue(refused.getMessage().contains("needs authenticated callers"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("mcpServers.github.headers"), refused.getMessage());
+  }
+
+  @Test
+  void onlyHeadersMayNameTheCaller() {
+    ConfigException refused =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    "mcpServers { local { command = x, env { T = \"${identity:t}\" } } }\n"
+                        + "gateway { authTokens = [\""
+                        + TOKEN
+                        + "\"] }",
+                    "t"));
+    assertTrue(refused.getMessage().contains("client-side variable"), refused.getMessage());
+  }
+
+  @Test
+  void eachIdentityGetsItsOwnValuesOrTheFirstNameItLacks(@TempDir Path dir) throws IOException {
+    Path file = dir.resolve("secrets.conf");
+    Files.writeString(
+        file,
+        "alice { github_token = \"ghp-alice\", org = acme }\n"
+            + "bob { github_token = \"ghp-bob\" }\n");
+    SupervisorConfig loaded =
+        ConfigLoader.parse(
+            config(
+                "authTokens = [{ name = alice, token = "
+                    + TOKEN
+                    + " }], identitySecrets = \""
+                    + file
+                    + "\""),
+            "t");
+    IdentitySecrets secrets = loaded.gateway().identitySecrets();
+    ServerConfig github = loaded.servers().get("github");
+
+    CallerHeaders.Resolution alice = CallerHeaders.resolve(github, "alice", null, secrets);
+    ServerSpec.StreamableHttp spec =
+        (ServerSpec.StreamableHttp)
+            assertInstanceOf(CallerHeaders.Resolution.Resolved.class, alice).server().spec();
+    assertEquals(Map.of("Authorization", "Bearer ghp-alice", "X-Org", "acme"), spec.headers());
+    assertFalse(CallerHeaders.actsAsCaller(((CallerHeaders.Resolution.Resolved) alice).server()));
+
+    assertEquals(
+        new CallerHeaders.Resolution.Missing("org"),
+        CallerHeaders.resolve(github, "bob", null, secrets));
+    assertInstanceOf(
+        CallerHeaders.Resolution.Missing.class,
+        CallerHeaders.resolve(github, "carol", null, secrets));
+    assertInstanceOf(
+        CallerHeaders.Resolution.Missing.class, CallerHeaders.resolve(github, null, null, secrets));
+    assertFalse(secrets.toString().contains("ghp"), secrets.toString());
+    assertFalse(loaded.gateway().toString().contains("ghp"), loaded.gateway().toString());
+  }
+
+  @Test
+  void aValueWithALineBreakIsRefusedWithoutShowingIt(@TempDir Path dir) throws IOException {
+    Path file = dir.resolve("secrets.conf");
+    Files.writeString(file, "alice { github_token = \"ghp-secret\\r\\nX-Injected: 1\" }\n");
+    ConfigException refused =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    config(
+                        "authTokens = [{ name = alice, token = "
+                            + TOKEN
+                            + " }], identitySecrets = \""
+                            + file
+                            + "\""),
+                    "t"));
+    assertTrue(refused.getMessage().contains("line breaks"), refused.getMessage());
+    assertFalse(refused.getMessage().contains("ghp-secret"), refused.getMessage());
+  }
+
+  private static final String PASSING =
+      "mcpServers { internal { url = \"https://internal.example.com/mcp\", passCallerToken = true"
+          + " } }\n";
+
+  @Test
+  void passCallerTokenFillsAuthorizationWithTheCallersOwnToken() {
+    ServerConfig internal =
+        ConfigLoader.parse(PASSING + "gateway { authTokens = [\"" + TOKEN + "\"] }", "t")
+            .servers()
+            .get("internal");
+    assertTrue(CallerHeaders.passesCallerToken(internal));
+    assertTrue(CallerHeaders.actsAsCaller(internal));
+    assertEquals(Set.of(), CallerHeaders.namesIn(internal));
+    ServerConfig asAlice =
+        assertInstanceOf(
+                CallerHeaders.Resolution.Resolved.class,
+                CallerHeaders.resolve(internal, "alice", "alice-token", IdentitySecrets.NONE))
+            .server();
+    assertEquals(
+        Map.of("Authorization", "Bearer alice-token"),
+        ((ServerSpec.StreamableHttp) asAlice.spec()).headers());
+    assertInstanceOf(
+        CallerHeaders.Resolution.NoToken.class,
+        CallerHeaders.resolve(internal, "alice", null, IdentitySecrets.NONE));
+    // two tokens of one identity: two servers, so two keys and never one upstream session
+    ServerConfig otherToken =
+        ((CallerHeaders.Resolution.Resolved)
+                CallerHeaders.resolve(internal, "alice", "alice-token-2", IdentitySecrets.NONE))
+            .server();
+    assertFalse(asAlice.key().equals(otherToken.key()));
+  }
+
+  @Test
+  void passCallerTokenIsRefusedWithoutAuthenticationNamingTheServer() {
+    ConfigException refused =
+        assertThrows(ConfigException.class, () -> ConfigLoader.parse(PASSING + "gateway { }", "t"));
+    assertTrue(
+        refused.getMessage().contains("mcpServers.internal.passCallerToken"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("needs authenticated callers"), refused.getMessage());
+  }
+
+  @Test
+  void passCallerTokenRefusesAnAuthorizationHeaderOfItsOwn() {
+    ConfigException refused =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    "mcpServers { internal { url = \"https://internal.example.com/mcp\","
+                        + " passCallerToken = true, headers { authorization = \"Bearer x\" } } }\n"
+                        + "gateway { authTokens = [\""
+                        + TOKEN
+                        + "\"] }",
+                    "t"));
+    assertTrue(refused.getMessage().contains("passCallerToken"), refused.getMessage());
+  }
+}
