@@ -62,7 +62,14 @@ public final class RequestHeaderDeadline
   @Override
   public GraphStageLogic createLogic(Attributes attributes) {
     return new TimerGraphStageLogic(shape) {
-      private final AsyncCallback<Done> responseWritten = createAsyncCallback(done -> arm());
+      private final AsyncCallback<Done> responseWritten = createAsyncCallback(done -> written());
+
+      /**
+       * Requests whose response is not written out yet. A streamed response's end is told through
+       * an async callback, which may come after the client's next request has arrived: the deadline
+       * is armed only once none is left, never under a request being served.
+       */
+      private int unanswered;
 
       {
         setHandler(
@@ -71,6 +78,7 @@ public final class RequestHeaderDeadline
               @Override
               public void onPush() {
                 cancelTimer(DEADLINE);
+                unanswered++;
                 push(requestOut, grab(requestIn));
               }
 
@@ -136,11 +144,18 @@ public final class RequestHeaderDeadline
         scheduleOnce(DEADLINE, timeout);
       }
 
+      private void written() {
+        unanswered--;
+        if (unanswered == 0) {
+          arm();
+        }
+      }
+
       /** The response, arming the deadline once its entity is written out. */
       private HttpResponse watched(HttpResponse response) {
         HttpEntity entity = response.entity();
         if (entity.isStrict()) {
-          arm();
+          written();
           return response;
         }
         Source<ByteString, Object> data =
