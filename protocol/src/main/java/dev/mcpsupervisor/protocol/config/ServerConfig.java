@@ -161,19 +161,8 @@ public record ServerConfig(
         || http.protocol() != UpstreamProtocol.AUTO) {
       return this;
     }
-    return new ServerConfig(
-        name,
+    return withSpec(
         new ServerSpec.StreamableHttp(
-            http.url(), http.headers(), UpstreamProtocol.AUTO_SESSION_ERA_FIRST),
-        isolation,
-        maxSessions,
-        maxInflightPerSession,
-        requestTimeout,
-        idleTimeout,
-        toolPrefix,
-        toolFilter,
-        upstreamLimits,
-        interactiveTools,
-        roots);
+            http.url(), http.headers(), UpstreamProtocol.AUTO_SESSION_ERA_FIRST));
   }
 }
