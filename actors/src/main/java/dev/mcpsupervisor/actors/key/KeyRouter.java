@@ -505,28 +505,26 @@ public final class KeyRouter {
   private Behavior<Command> onReconfigure(Reconfigure reconfigure) {
     ConfigChange change = ConfigChange.between(config, reconfigure.config());
     for (String server : change.retired()) {
-      for (String keyId : serverKeys.keysOf(server)) {
-        KeyEntry key = keys.get(keyId);
-        if (key != null) {
-          forget(key);
-          retiring.put(key.incarnation, key);
-          send(key, ServerKeyActor.Shutdown.INSTANCE);
-        }
-      }
+      serverKeys.keysOf(server).forEach(this::retire);
     }
     config = reconfigure.config();
     ServerKeys previous = serverKeys;
     serverKeys = new ServerKeys(config);
-    for (String keyId : serverKeys.carryOver(previous)) {
-      KeyEntry key = keys.get(keyId);
-      if (key != null) {
-        forget(key);
-        retiring.put(key.incarnation, key);
-        send(key, ServerKeyActor.Shutdown.INSTANCE);
-      }
-    }
+    serverKeys.carryOver(previous).forEach(this::retire);
     reconfigure.replyTo().tell(change);
     return Behaviors.same();
+  }
+
+  /**
+   * The key {@code keyId}, if running, is told to shut down (it drains first); it leaves the index.
+   */
+  private void retire(String keyId) {
+    KeyEntry key = keys.get(keyId);
+    if (key != null) {
+      forget(key);
+      retiring.put(key.incarnation, key);
+      send(key, ServerKeyActor.Shutdown.INSTANCE);
+    }
   }
 
   private Behavior<Command> onSessionIdsReserved(SessionIdsReserved reserved) {
