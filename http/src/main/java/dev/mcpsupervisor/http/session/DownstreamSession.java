@@ -8,6 +8,7 @@ import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
+import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.http.stream.StreamReplay;
@@ -201,14 +202,17 @@ public final class DownstreamSession {
     this.context = context;
     this.timers = timers;
     this.spec = spec;
-    this.requests = new ClientRequests(spec.id(), spec.endpoint(), spec.supervisor());
-    this.relay = new UpstreamRelay(streams, requests);
+    this.requests = new ClientRequests(spec.endpoint());
+    ClientNotifications notifications =
+        new ClientNotifications(spec.id(), spec.endpoint(), spec.supervisor(), requests);
+    this.relay = new UpstreamRelay(streams, notifications);
     this.posts =
         new PostHandling(
             spec.id(),
             spec.supervisor(),
             spec.registry(),
             requests,
+            notifications,
             streams,
             relay,
             spec.maxInflight());
@@ -227,7 +231,11 @@ public final class DownstreamSession {
     if (adopted == null) {
       return uninitialized();
     }
-    requests.restore(adopted, new UpstreamCalls(spec.supervisor(), spec.id(), ADOPTION_TAG));
+    requests.restore(
+        adopted.upstreams(),
+        adopted.logLevel(),
+        adopted.subscriptions(),
+        new UpstreamCalls(spec.supervisor(), spec.id(), ADOPTION_TAG));
     clientKnown(adopted.client());
     replicate(adopted.client());
     return active(adopted.client());
@@ -397,7 +405,8 @@ public final class DownstreamSession {
     if (!spec.replication().on() || client == null) {
       return;
     }
-    SessionRecord now = requests.record(spec.id(), spec.owner(), client, spec.replication().node());
+    SessionRecord now =
+        SessionRecord.of(spec.id(), spec.owner(), client, requests, spec.replication().node());
     if (!now.equals(replicated)) {
       replicated = now;
       spec.replication().publish(now);

@@ -12,7 +12,7 @@ import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
-import dev.mcpsupervisor.http.session.ClientRequests;
+import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
@@ -148,9 +148,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     this.exchange = new RoundExchange(exchange, acceptsSse);
     StatelessEnvelope.Meta meta = StatelessEnvelope.Meta.of(request);
     this.client = ClientRequests.Client.stateless(meta, arrival.cacheScope());
-    this.requests = new ClientRequests(arrival.context(), arrival.endpoint(), gateway.supervisor());
+    this.requests = new ClientRequests(arrival.endpoint());
     requests.statelessLogLevel(meta.logLevel());
-    requests.statelessParamHeaders(arrival.paramHeaders());
     this.calls =
         UpstreamCalls.stateless(gateway.supervisor(), arrival.context(), arrival.identity(), this);
     String logLevel = meta.logLevel();
@@ -227,7 +226,14 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
   }
 
   private void run() {
-    ClientRequests.Started started = requests.start(request, calls);
+    ClientRequests.Started started =
+        McpMethods.TOOLS_CALL.equals(request.method()) && arrival.paramHeaders() != null
+            ? new ClientRequests.Started(
+                null,
+                ParamHeaderCheck.checked(
+                    request, arrival.paramHeaders(), arrival.endpoint(), requests, calls),
+                true)
+            : requests.start(request, calls);
     if (started.answer() != null) {
       synchronized (this) {
         if (!finished) {
