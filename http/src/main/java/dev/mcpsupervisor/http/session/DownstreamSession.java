@@ -11,7 +11,7 @@ import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
 import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
-import dev.mcpsupervisor.http.stream.StreamReplay;
+import dev.mcpsupervisor.http.stream.StreamResumption;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -144,7 +144,7 @@ public final class DownstreamSession {
 
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
 
-  /** A resumable stream's timer (priming, polling): {@link StreamReplay#timer}. */
+  /** A resumable stream's timer (priming, polling): {@link StreamResumption#timer}. */
   private record StreamTimer(ExchangeSink exchange) implements Command {}
 
   /** What the supervisor delivers the session's context (the actor is its delivery). */
@@ -385,8 +385,8 @@ public final class DownstreamSession {
 
   /** The client's protocol is known: its streams are resumable if it says so. */
   private void clientKnown(ClientRequests.Client client) {
-    StreamReplay replay =
-        new StreamReplay(
+    StreamResumption replay =
+        new StreamResumption(
             spec.settings().sseResume(),
             (delay, exchange) ->
                 timers.startSingleTimer(
