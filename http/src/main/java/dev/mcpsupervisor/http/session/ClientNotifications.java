@@ -33,7 +33,7 @@ final class ClientNotifications {
   /**
    * notifications/cancelled cancels the request upstream; roots/list_changed goes to every server.
    */
-  void onNotification(
+  void fromClient(
       JsonRpcNotification notification, ClientRequests.Client client, DownstreamStreams streams) {
     JsonNode params =
         notification.params() == null ? JsonRpcCodec.emptyObject() : notification.params();
@@ -60,7 +60,7 @@ final class ClientNotifications {
   }
 
   /** A server's notification, to the stream it belongs on, if this client wants it. */
-  void route(
+  void fromServer(
       DownstreamSession.UpstreamNotification upstream, JsonNode params, DownstreamStreams streams) {
     JsonRpcNotification notification = upstream.notification();
     switch (notification.method()) {

@@ -117,7 +117,7 @@ final class PostHandling {
       if (message instanceof JsonRpcRequest request) {
         taken = start(exchange, request, taken);
       } else if (message instanceof JsonRpcNotification notification) {
-        notifications.onNotification(notification, taken.client(), streams);
+        notifications.fromClient(notification, taken.client(), streams);
       } else if (message instanceof JsonRpcResponse response) {
         if (relay.clientAnswered(response)) {
           taken.answered().add(response.id());

@@ -37,7 +37,7 @@ final class UpstreamRelay {
       }
       return;
     }
-    notifications.route(upstream, params, streams);
+    notifications.fromServer(upstream, params, streams);
   }
 
   /**
