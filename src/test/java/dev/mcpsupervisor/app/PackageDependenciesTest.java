@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -60,6 +62,24 @@ class PackageDependenciesTest {
         new Module("testkit", "dev.mcpsupervisor.testkit"),
         new Module("integrations/spring-ai", "dev.mcpsupervisor.springai"),
         new Module("integrations/langchain4j", "dev.mcpsupervisor.langchain4j"));
+  }
+
+  @Test
+  void everyModuleWithMainCodeIsChecked() throws IOException {
+    Path repository = Path.of(System.getProperty("basedir", "."), "..");
+    Matcher module =
+        Pattern.compile("<module>([^<]+)</module>")
+            .matcher(Files.readString(repository.resolve("pom.xml")));
+    Set<String> withMainCode = new TreeSet<>();
+    while (module.find()) {
+      String directory = module.group(1);
+      if (Files.isDirectory(new Module(directory, "").sources())) {
+        withMainCode.add(directory);
+      }
+    }
+    Set<String> checked = new TreeSet<>();
+    modules().forEach(each -> checked.add(each.directory()));
+    assertEquals(withMainCode, checked);
   }
 
   @ParameterizedTest(name = "{0}")
