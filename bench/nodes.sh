@@ -88,7 +88,7 @@ node() {
   cat >"$RAW/$name.json" <<JSON
 {
   "mcpServers": { "demo": { "command": "java", "args": ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
-    "-cp", "$JAR", "dev.mcpsupervisor.app.DemoServer"] } },
+    "-cp", "$JAR", "dev.mcpsupervisor.app.demo.DemoServer"] } },
   "gateway": { "host": "127.0.0.1", "port": $port $cluster }
 }
 JSON

@@ -1,5 +1,9 @@
 package dev.mcpsupervisor.app;
 
+import dev.mcpsupervisor.app.demo.DemoConfig;
+import dev.mcpsupervisor.app.demo.DemoServer;
+import dev.mcpsupervisor.app.runtime.Application;
+import dev.mcpsupervisor.app.runtime.ChildProcesses;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.time.Duration;
 import java.util.List;

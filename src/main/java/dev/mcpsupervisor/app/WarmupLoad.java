@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.app;
 
 import dev.mcpsupervisor.app.bench.BenchCommand;
+import dev.mcpsupervisor.app.demo.DemoConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpsupervisor.app.demo.DemoConfig;
+import dev.mcpsupervisor.app.runtime.Application;
+import dev.mcpsupervisor.app.runtime.ChildProcesses;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;

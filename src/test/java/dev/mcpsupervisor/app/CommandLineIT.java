@@ -2,6 +2,7 @@ package dev.mcpsupervisor.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.mcpsupervisor.app.runtime.Versions;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

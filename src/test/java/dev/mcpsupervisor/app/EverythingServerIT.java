@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.SupervisorClient;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
+import dev.mcpsupervisor.app.runtime.ChildProcesses;
 import dev.mcpsupervisor.protocol.config.Root;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import io.modelcontextprotocol.client.McpSyncClient;

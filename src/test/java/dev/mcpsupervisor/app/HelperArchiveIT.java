@@ -3,6 +3,9 @@ package dev.mcpsupervisor.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mcpsupervisor.app.demo.DemoConfig;
+import dev.mcpsupervisor.app.demo.DemoServer;
+import dev.mcpsupervisor.app.demo.HelperArchive;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.app;
 
+import dev.mcpsupervisor.app.runtime.ChildProcesses;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

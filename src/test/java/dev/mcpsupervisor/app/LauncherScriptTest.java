@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mcpsupervisor.app.demo.HelperArchive;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +45,7 @@ class LauncherScriptTest {
           -XX:AOTConfiguration=*) training="${argument#*=}" ;;
           -XX:AOTCache=*) cache="${argument#*=}" ;;
           -Dmcp-supervisor.helperArchive=*) helper="${argument#*=}" ;;
-          dev.mcpsupervisor.app.HelperArchive) echo archive >"$helper-DemoServer.jsa" ;;
+          dev.mcpsupervisor.app.demo.HelperArchive) echo archive >"$helper-DemoServer.jsa" ;;
         esac
       done
       echo 'the gateway on stdout'
@@ -91,7 +92,8 @@ class LauncherScriptTest {
     String helpers = helperProperty(archive);
     assertTrue(calls.get(0).startsWith("-XX:ArchiveClassesAtExit=" + archive + "."), calls.get(0));
     assertTrue(calls.get(0).endsWith(helpers + " -jar " + jar + " --port 0"), calls.get(0));
-    assertEquals(helpers + " -cp " + jar + " dev.mcpsupervisor.app.HelperArchive", calls.get(1));
+    assertEquals(
+        helpers + " -cp " + jar + " dev.mcpsupervisor.app.demo.HelperArchive", calls.get(1));
     assertEquals(
         "-XX:SharedArchiveFile="
             + archive

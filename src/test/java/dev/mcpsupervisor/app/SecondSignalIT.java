@@ -3,6 +3,9 @@ package dev.mcpsupervisor.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mcpsupervisor.app.demo.DemoServer;
+import dev.mcpsupervisor.app.runtime.ChildProcesses;
+import dev.mcpsupervisor.app.runtime.TerminationSignals;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.app.demo.DemoServer;
+import dev.mcpsupervisor.app.runtime.ChildProcesses;
 import dev.mcpsupervisor.fixture.FixtureProcess;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.app.demo.DemoServer;
+import dev.mcpsupervisor.app.runtime.ChildProcesses;
 import io.modelcontextprotocol.client.McpSyncClient;
 import java.io.IOException;
 import java.net.URI;

@@ -3,6 +3,9 @@ package dev.mcpsupervisor.app;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mcpsupervisor.app.demo.DemoConfig;
+import dev.mcpsupervisor.app.demo.DemoServer;
+import dev.mcpsupervisor.app.runtime.ChildProcesses;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.time.Duration;

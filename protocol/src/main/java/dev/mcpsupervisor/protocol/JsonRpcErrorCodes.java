@@ -1,18 +1,20 @@
 package dev.mcpsupervisor.protocol;
 
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+
 /**
- * JSON-RPC and MCP error codes, and the gateway's own (in the implementation-defined server error
- * range).
+ * MCP error codes and the gateway's own (in the implementation-defined server error range), with
+ * JSON-RPC's own from {@link JsonRpcError}, so that one import names every code.
  */
 public final class JsonRpcErrorCodes {
 
   private JsonRpcErrorCodes() {}
 
-  public static final int PARSE_ERROR = -32700;
-  public static final int INVALID_REQUEST = -32600;
-  public static final int METHOD_NOT_FOUND = -32601;
-  public static final int INVALID_PARAMS = -32602;
-  public static final int INTERNAL_ERROR = -32603;
+  public static final int PARSE_ERROR = JsonRpcError.PARSE_ERROR;
+  public static final int INVALID_REQUEST = JsonRpcError.INVALID_REQUEST;
+  public static final int METHOD_NOT_FOUND = JsonRpcError.METHOD_NOT_FOUND;
+  public static final int INVALID_PARAMS = JsonRpcError.INVALID_PARAMS;
+  public static final int INTERNAL_ERROR = JsonRpcError.INTERNAL_ERROR;
 
   /** MCP: a resource that does not exist. */
   // 2026-07-28 (stateless) errors.

@@ -1,6 +1,6 @@
 package dev.mcpsupervisor.app.chaos;
 
-import dev.mcpsupervisor.app.ChildProcesses;
+import dev.mcpsupervisor.app.runtime.ChildProcesses;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

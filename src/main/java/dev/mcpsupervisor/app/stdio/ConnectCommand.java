@@ -1,6 +1,6 @@
 package dev.mcpsupervisor.app.stdio;
 
-import dev.mcpsupervisor.app.TerminationSignals;
+import dev.mcpsupervisor.app.runtime.TerminationSignals;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,8 +1,8 @@
 package dev.mcpsupervisor.app.stdio;
 
-import dev.mcpsupervisor.app.Application;
-import dev.mcpsupervisor.app.DemoConfig;
-import dev.mcpsupervisor.app.TerminationSignals;
+import dev.mcpsupervisor.app.demo.DemoConfig;
+import dev.mcpsupervisor.app.runtime.Application;
+import dev.mcpsupervisor.app.runtime.TerminationSignals;
 import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;

@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *       may add a server that has them); a server that is down is left out with a one-line log, and
  *       later calls still try it.
  *   <li>tools and prompts are published as {@code <toolPrefix>__<name>} ({@link ServerNamespace});
- *       calls and gets route by the prefix.
+ *       calls and gets are dispatched by the prefix.
  *   <li>Resource URIs are passed through unchanged (they are the servers' own, and clients may have
  *       them from elsewhere, e.g. tool results). A read, subscribe or completion goes to the server
  *       that listed the URI, or whose template's literal prefix matches it, in this session's
@@ -59,8 +59,8 @@ public final class AggregatedEndpoint implements McpEndpoint {
   public static final String PATH = "/mcp";
   public static final String SERVER_NAME = "mcp-supervisor";
 
-  /** Capabilities the aggregated endpoint can route; others (e.g. tasks) are not advertised. */
-  private static final List<String> ROUTED_CAPABILITIES =
+  /** Capabilities the aggregated endpoint can dispatch; others (e.g. tasks) are not advertised. */
+  private static final List<String> DISPATCHED_CAPABILITIES =
       List.of("tools", "prompts", "resources", "logging", "completions");
 
   /** The lists it serves, declared always and as changing: a reload changes its servers. */
@@ -150,7 +150,7 @@ public final class AggregatedEndpoint implements McpEndpoint {
     result.set(
         "capabilities",
         CapabilityUnion.withChangingLists(
-            CapabilityUnion.of(upstreams.values(), ROUTED_CAPABILITIES), LISTS));
+            CapabilityUnion.of(upstreams.values(), DISPATCHED_CAPABILITIES), LISTS));
     ObjectNode serverInfo = result.putObject("serverInfo");
     serverInfo.put("name", SERVER_NAME);
     serverInfo.put("version", version);
@@ -175,13 +175,13 @@ public final class AggregatedEndpoint implements McpEndpoint {
     return switch (request.method()) {
       case McpMethods.TOOLS_LIST -> listNamed(request, view, calls, "tools", "tools");
       case McpMethods.PROMPTS_LIST -> listNamed(request, view, calls, "prompts", "prompts");
-      case McpMethods.TOOLS_CALL -> routeByName(request, calls, "tool");
-      case McpMethods.PROMPTS_GET -> routeByName(request, calls, "prompt");
+      case McpMethods.TOOLS_CALL -> dispatchByName(request, calls, "tool");
+      case McpMethods.PROMPTS_GET -> dispatchByName(request, calls, "prompt");
       case McpMethods.RESOURCES_LIST -> listResources(request, view, calls, "resources", "uri");
       case McpMethods.RESOURCES_TEMPLATES_LIST ->
           listResources(request, view, calls, "resourceTemplates", "uriTemplate");
       case McpMethods.RESOURCES_READ, McpMethods.RESOURCES_SUBSCRIBE ->
-          routeByUri(request, view, calls);
+          dispatchByUri(request, view, calls);
       case McpMethods.COMPLETION_COMPLETE -> complete(request, view, calls);
       default ->
           done(
@@ -258,7 +258,7 @@ public final class AggregatedEndpoint implements McpEndpoint {
   }
 
   /** tools/call, prompts/get: the prefix names the server; the rest is that server's own name. */
-  private CompletionStage<Outcome> routeByName(
+  private CompletionStage<Outcome> dispatchByName(
       JsonRpcRequest request, UpstreamCalls calls, String kind) {
     JsonNode name = request.params() == null ? null : request.params().get("name");
     if (name == null || !name.isTextual()) {
@@ -282,7 +282,7 @@ public final class AggregatedEndpoint implements McpEndpoint {
    * resources/read and resources/subscribe: the server that owns the URI, else the first that
    * answers for it.
    */
-  private CompletionStage<Outcome> routeByUri(
+  private CompletionStage<Outcome> dispatchByUri(
       JsonRpcRequest request, View view, UpstreamCalls calls) {
     JsonNode uri = request.params() == null ? null : request.params().get("uri");
     if (uri == null || !uri.isTextual()) {
@@ -306,7 +306,7 @@ public final class AggregatedEndpoint implements McpEndpoint {
             });
   }
 
-  /** completion/complete: a prompt ref routes by its prefix, a resource ref by its URI. */
+  /** completion/complete: a prompt ref is dispatched by its prefix, a resource ref by its URI. */
   private CompletionStage<Outcome> complete(
       JsonRpcRequest request, View view, UpstreamCalls calls) {
     JsonNode ref = request.params() == null ? null : request.params().get("ref");

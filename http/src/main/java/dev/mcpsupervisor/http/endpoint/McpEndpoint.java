@@ -40,7 +40,7 @@ public interface McpEndpoint {
   CompletionStage<ParamHeaders.Declarations> toolDeclarations(String name, UpstreamCalls calls);
 
   /**
-   * What the session knows that routing needs.
+   * What the session knows that dispatching needs.
    *
    * @param upstreams server → its initialize result (absent for servers that did not answer at
    *     initialize)

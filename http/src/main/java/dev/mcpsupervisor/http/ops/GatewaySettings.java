@@ -2,7 +2,7 @@ package dev.mcpsupervisor.http.ops;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.mcpsupervisor.http.stream.StreamReplay;
+import dev.mcpsupervisor.http.stream.StreamResumption;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import java.time.Clock;
@@ -21,7 +21,7 @@ public record GatewaySettings(
     int maxListPages,
     Duration bodyReadTimeout,
     RequestStates requestStates,
-    StreamReplay.Settings sseResume,
+    StreamResumption.Settings sseResume,
     String agentIdHeader) {
 
   public static final String PATH = "mcp-supervisor.http";
@@ -40,7 +40,7 @@ public record GatewaySettings(
         c.getInt("maxListPages"),
         c.getDuration("bodyReadTimeout"),
         requestStatesOf(c.getString("requestStateKey")),
-        StreamReplay.Settings.fromConfig(c.getConfig("sseResume")),
+        StreamResumption.Settings.fromConfig(c.getConfig("sseResume")),
         c.getString("agentIdHeader").trim());
   }
 

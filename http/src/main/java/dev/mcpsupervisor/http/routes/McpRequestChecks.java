@@ -1,7 +1,7 @@
 package dev.mcpsupervisor.http.routes;
 
 import dev.mcpsupervisor.http.access.McpRefusals;
-import dev.mcpsupervisor.http.session.ClientRequests;
+import dev.mcpsupervisor.http.stateless.ParamHeaderCheck;
 import dev.mcpsupervisor.http.stream.McpResponses;
 import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
@@ -24,7 +24,7 @@ import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
  * What an MCP request must carry before its body is handed on: Content-Type, Accept,
  * MCP-Protocol-Version, Mcp-Session-Id, a body within the limit. Each check answers the refusal, or
  * nothing when the request passes. The {@code Mcp-Param-*} headers of a 2026-07-28 tools/call are
- * checked later, against the tool's schema ({@link ClientRequests}), and only collected here.
+ * checked later, against the tool's schema ({@link ParamHeaderCheck}), and only collected here.
  */
 final class McpRequestChecks {
 

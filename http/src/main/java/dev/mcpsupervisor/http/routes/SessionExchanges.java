@@ -10,7 +10,7 @@ import dev.mcpsupervisor.http.session.DownstreamSession;
 import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.session.SessionDirectory;
 import dev.mcpsupervisor.http.stream.Exchange;
-import dev.mcpsupervisor.http.stream.OpenExchanges;
+import dev.mcpsupervisor.http.stream.UnfinishedResponses;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.function.LongSupplier;
@@ -42,7 +42,7 @@ public final class SessionExchanges {
   private final LongSupplier maxStreamBufferBytes;
   private final McpRefusals refusals;
   private final ExchangeResponses responses;
-  private final OpenExchanges openExchanges = new OpenExchanges();
+  private final UnfinishedResponses unfinishedResponses = new UnfinishedResponses();
 
   /** This node's desk in a cluster (sessions other nodes hold are reached through it), or null. */
   private final ActorRef<NodeDesk.Command> desk;
@@ -123,7 +123,7 @@ public final class SessionExchanges {
   }
 
   Exchange openExchange() {
-    return openExchanges.track(
+    return unfinishedResponses.track(
         Exchange.open(materializer, maxStreamBufferBytes.getAsLong(), refusals::streamOverflowed));
   }
 
@@ -133,7 +133,7 @@ public final class SessionExchanges {
    * #takesWhileStopping}): its connections are about to be closed, which would cut the answer.
    */
   CompletionStage<Void> responsesWritten(Duration deadline) {
-    return openExchanges.allClosed(deadline).thenRun(() -> responsesWritten = true);
+    return unfinishedResponses.allClosed(deadline).thenRun(() -> responsesWritten = true);
   }
 
   /** Whether a stop waited for the responses: the connections close next. */

@@ -8,9 +8,10 @@ import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
+import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
-import dev.mcpsupervisor.http.stream.StreamReplay;
+import dev.mcpsupervisor.http.stream.StreamResumption;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
@@ -143,7 +144,7 @@ public final class DownstreamSession {
 
   private record ServerRequestExpired(JsonNode downstreamId) implements Command {}
 
-  /** A resumable stream's timer (priming, polling): {@link StreamReplay#timer}. */
+  /** A resumable stream's timer (priming, polling): {@link StreamResumption#timer}. */
   private record StreamTimer(ExchangeSink exchange) implements Command {}
 
   /** What the supervisor delivers the session's context (the actor is its delivery). */
@@ -201,14 +202,17 @@ public final class DownstreamSession {
     this.context = context;
     this.timers = timers;
     this.spec = spec;
-    this.requests = new ClientRequests(spec.id(), spec.endpoint(), spec.supervisor());
-    this.relay = new UpstreamRelay(streams, requests);
+    this.requests = new ClientRequests(spec.endpoint());
+    ClientNotifications notifications =
+        new ClientNotifications(spec.id(), spec.endpoint(), spec.supervisor(), requests);
+    this.relay = new UpstreamRelay(streams, notifications);
     this.posts =
         new PostHandling(
             spec.id(),
             spec.supervisor(),
             spec.registry(),
             requests,
+            notifications,
             streams,
             relay,
             spec.maxInflight());
@@ -227,7 +231,11 @@ public final class DownstreamSession {
     if (adopted == null) {
       return uninitialized();
     }
-    requests.restore(adopted, new UpstreamCalls(spec.supervisor(), spec.id(), ADOPTION_TAG));
+    requests.restore(
+        adopted.upstreams(),
+        adopted.logLevel(),
+        adopted.subscriptions(),
+        new UpstreamCalls(spec.supervisor(), spec.id(), ADOPTION_TAG));
     clientKnown(adopted.client());
     replicate(adopted.client());
     return active(adopted.client());
@@ -377,8 +385,8 @@ public final class DownstreamSession {
 
   /** The client's protocol is known: its streams are resumable if it says so. */
   private void clientKnown(ClientRequests.Client client) {
-    StreamReplay replay =
-        new StreamReplay(
+    StreamResumption replay =
+        new StreamResumption(
             spec.settings().sseResume(),
             (delay, exchange) ->
                 timers.startSingleTimer(
@@ -397,7 +405,8 @@ public final class DownstreamSession {
     if (!spec.replication().on() || client == null) {
       return;
     }
-    SessionRecord now = requests.record(spec.id(), spec.owner(), client, spec.replication().node());
+    SessionRecord now =
+        SessionRecord.of(spec.id(), spec.owner(), client, requests, spec.replication().node());
     if (!now.equals(replicated)) {
       replicated = now;
       spec.replication().publish(now);

@@ -6,7 +6,7 @@ import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.http.stream.SparseMaps;
-import dev.mcpsupervisor.http.stream.StreamReplay;
+import dev.mcpsupervisor.http.stream.StreamResumption;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -108,10 +108,10 @@ final class DownstreamStreams {
    * Every event goes through it: ids and replay for clients that resume streams; until one is set
    * ({@link #replayWith}), the shared pass-through one.
    */
-  StreamReplay replay = StreamReplay.DISABLED;
+  StreamResumption replay = StreamResumption.DISABLED;
 
   /** The client resumes streams: from now on events go through {@code resumable}. */
-  void replayWith(StreamReplay resumable) {
+  void replayWith(StreamResumption resumable) {
     replay = resumable;
   }
 

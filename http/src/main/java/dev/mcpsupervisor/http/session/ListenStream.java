@@ -4,8 +4,10 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INTERNAL_ERROR;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
+import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
@@ -25,6 +27,7 @@ import java.util.concurrent.CompletionStage;
 final class ListenStream {
 
   private final ClientRequests requests;
+  private final McpEndpoint endpoint;
 
   /** What its servers offer is asked for, and its resources are subscribed, through this. */
   private final SessionSupervisor supervisor;
@@ -41,7 +44,8 @@ final class ListenStream {
   private Subscription subscription;
 
   ListenStream(SessionSpec spec, ListenSession.Listen listen) {
-    this.requests = new ClientRequests(spec.id(), spec.endpoint(), spec.supervisor());
+    this.requests = new ClientRequests(spec.endpoint());
+    this.endpoint = spec.endpoint();
     this.supervisor = spec.supervisor();
     this.sessionId = spec.id();
     this.served = listen;
@@ -74,8 +78,11 @@ final class ListenStream {
       subscribed(Map.of());
       return null;
     }
-    return requests.subscribeListened(
-        subscription.resourcesAsked(), new UpstreamCalls(supervisor, sessionId, "listen"));
+    return ListenedResources.subscribe(
+        endpoint,
+        requests.snapshot(),
+        subscription.resourcesAsked(),
+        new UpstreamCalls(supervisor, sessionId, "listen"));
   }
 
   /**

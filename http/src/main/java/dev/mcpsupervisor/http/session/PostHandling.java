@@ -9,6 +9,7 @@ import dev.mcpsupervisor.http.access.CallerLimit;
 import dev.mcpsupervisor.http.access.SessionIds;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
+import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.http.session.DownstreamStreams.InFlight;
 import dev.mcpsupervisor.http.session.DownstreamStreams.OpenExchange;
 import dev.mcpsupervisor.http.stream.Exchange;
@@ -61,6 +62,7 @@ final class PostHandling {
   private final SessionSupervisor supervisor;
   private final ActorRef<DownstreamSessions.Command> registry;
   private final ClientRequests requests;
+  private final ClientNotifications notifications;
   private final DownstreamStreams streams;
   private final UpstreamRelay relay;
 
@@ -75,6 +77,7 @@ final class PostHandling {
       SessionSupervisor supervisor,
       ActorRef<DownstreamSessions.Command> registry,
       ClientRequests requests,
+      ClientNotifications notifications,
       DownstreamStreams streams,
       UpstreamRelay relay,
       IntSupplier maxInflight) {
@@ -82,6 +85,7 @@ final class PostHandling {
     this.supervisor = supervisor;
     this.registry = registry;
     this.requests = requests;
+    this.notifications = notifications;
     this.streams = streams;
     this.relay = relay;
     this.maxInflight = maxInflight;
@@ -113,7 +117,7 @@ final class PostHandling {
       if (message instanceof JsonRpcRequest request) {
         taken = start(exchange, request, taken);
       } else if (message instanceof JsonRpcNotification notification) {
-        requests.onNotification(notification, taken.client(), streams);
+        notifications.fromClient(notification, taken.client(), streams);
       } else if (message instanceof JsonRpcResponse response) {
         if (relay.clientAnswered(response)) {
           taken.answered().add(response.id());

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http.session;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.http.access.Identity;
+import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.protocol.CrossNode;
 import java.util.Map;
 import java.util.Set;
@@ -35,6 +36,24 @@ public record SessionRecord(
   public SessionRecord {
     upstreams = Map.copyOf(upstreams);
     subscriptions = Map.copyOf(subscriptions);
+  }
+
+  /** A session's protocol state, as {@code home} serves it: what a survivor needs of it. */
+  static SessionRecord of(
+      String id,
+      Identity owner,
+      ClientRequests.Client client,
+      ClientRequests requests,
+      String home) {
+    return new SessionRecord(
+        id,
+        requests.path(),
+        owner,
+        client,
+        requests.upstreams(),
+        requests.logLevel(),
+        requests.subscribed(),
+        home);
   }
 
   /** The same session, served from {@code node}. */

@@ -26,17 +26,41 @@ final class SessionTable {
    */
   private int alive;
 
-  private boolean accepting = true;
-  private final Set<String> draining = new HashSet<>();
-  private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
-  private final List<ActorRef<Done>> endAllWaiters = new ArrayList<>();
+  /** Whether new sessions are taken, and, once not, who waits for what. */
+  private sealed interface Intake {}
+
+  /** New sessions are taken; nothing drains, nobody waits. */
+  private record Open() implements Intake {}
+
+  /**
+   * No new session is taken: a drain or the end of every session began.
+   *
+   * @param draining the sessions told to drain that have not drained yet
+   * @param drainWaiters who hears once none is left draining
+   * @param endAllWaiters who hears once every session actor has stopped
+   */
+  private record Closed(
+      Set<String> draining, List<ActorRef<Done>> drainWaiters, List<ActorRef<Done>> endAllWaiters)
+      implements Intake {}
+
+  private Intake intake = new Open();
 
   SessionTable(SessionDirectory routable) {
     this.routable = routable;
   }
 
   boolean accepting() {
-    return accepting;
+    return intake instanceof Open;
+  }
+
+  /** Takes no new session from now on. */
+  private Closed close() {
+    if (intake instanceof Closed closed) {
+      return closed;
+    }
+    Closed closed = new Closed(new HashSet<>(), new ArrayList<>(), new ArrayList<>());
+    intake = closed;
+    return closed;
   }
 
   void started(RoutedSession session) {
@@ -92,7 +116,7 @@ final class SessionTable {
   DownstreamSessions.Listing listing() {
     List<DownstreamSessions.SessionInfo> sessions = new ArrayList<>();
     routable.all().forEach(session -> sessions.add(session.info()));
-    return new DownstreamSessions.Listing(accepting, sessions);
+    return new DownstreamSessions.Listing(accepting(), sessions);
   }
 
   /**
@@ -100,11 +124,11 @@ final class SessionTable {
    * sessions to tell to drain now: each routable one not told before.
    */
   List<RoutedSession> drain(ActorRef<Done> waiter) {
-    accepting = false;
-    drainWaiters.add(waiter);
+    Closed closed = close();
+    closed.drainWaiters().add(waiter);
     List<RoutedSession> toDrain = new ArrayList<>();
     for (RoutedSession session : routable.all()) {
-      if (draining.add(session.id)) {
+      if (closed.draining().add(session.id)) {
         toDrain.add(session);
       }
     }
@@ -113,22 +137,23 @@ final class SessionTable {
 
   /** A session drained (or stopped); the drain waiters hear once none is left draining. */
   void drained(String id) {
-    draining.remove(id);
-    replyIfDrained();
+    if (intake instanceof Closed closed) {
+      closed.draining().remove(id);
+      replyIfDrained();
+    }
   }
 
   /** The drain waiters hear once no session is left draining. */
   void replyIfDrained() {
-    if (draining.isEmpty()) {
-      drainWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
-      drainWaiters.clear();
+    if (intake instanceof Closed closed && closed.draining().isEmpty()) {
+      closed.drainWaiters().forEach(waiter -> waiter.tell(Done.getInstance()));
+      closed.drainWaiters().clear();
     }
   }
 
   /** Stops taking sessions; {@code waiter} hears once every session actor has stopped. */
   void endAll(ActorRef<Done> waiter) {
-    accepting = false;
-    endAllWaiters.add(waiter);
+    close().endAllWaiters().add(waiter);
   }
 
   /** A session actor stopped: no longer alive, nor routable. */
@@ -142,9 +167,9 @@ final class SessionTable {
    * must end first has ended).
    */
   void replyIfAllEnded(boolean othersReleased) {
-    if (alive == 0 && othersReleased) {
-      endAllWaiters.forEach(waiter -> waiter.tell(Done.getInstance()));
-      endAllWaiters.clear();
+    if (intake instanceof Closed closed && alive == 0 && othersReleased) {
+      closed.endAllWaiters().forEach(waiter -> waiter.tell(Done.getInstance()));
+      closed.endAllWaiters().clear();
     }
   }
 }

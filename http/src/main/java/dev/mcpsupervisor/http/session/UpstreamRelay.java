@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http.session;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
@@ -16,12 +17,12 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 final class UpstreamRelay {
 
   private final DownstreamStreams streams;
-  private final ClientRequests requests;
+  private final ClientNotifications notifications;
   private final ServerRequestBridge serverRequests = new ServerRequestBridge();
 
-  UpstreamRelay(DownstreamStreams streams, ClientRequests requests) {
+  UpstreamRelay(DownstreamStreams streams, ClientNotifications notifications) {
     this.streams = streams;
-    this.requests = requests;
+    this.notifications = notifications;
   }
 
   void notification(DownstreamSession.UpstreamNotification upstream) {
@@ -36,7 +37,7 @@ final class UpstreamRelay {
       }
       return;
     }
-    requests.route(upstream, params, streams);
+    notifications.fromServer(upstream, params, streams);
   }
 
   /**

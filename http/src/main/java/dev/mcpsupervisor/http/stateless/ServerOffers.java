@@ -8,11 +8,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What each server offers (its last {@code initialize} result), as 2026-07-28 requests learn it: a
- * request without a session needs to know which servers have tools, prompts or resources to route
- * and merge lists, and asking every server for every request would cost an acquire per server per
- * call. Learned from every {@code server/discover} (which asks the servers afresh) and from a
- * request that found a server unknown; a server that is down is never learned, so the next request
- * asks it again. Thread-safe.
+ * request without a session needs to know which servers have tools, prompts or resources to
+ * dispatch to and merge lists, and asking every server for every request would cost an acquire per
+ * server per call. Learned from every {@code server/discover} (which asks the servers afresh) and
+ * from a request that found a server unknown; a server that is down is never learned, so the next
+ * request asks it again. Thread-safe.
  */
 public final class ServerOffers {
 

@@ -12,7 +12,7 @@ import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
-import dev.mcpsupervisor.http.session.ClientRequests;
+import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
@@ -124,33 +124,60 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
   private final UpstreamCalls calls;
   private final CallOptions options;
 
+  /** Where the request is; each phase holds what is true in it, and nothing is kept beside it. */
+  private sealed interface Phase {}
+
+  /** Answering on an exchange: its first, or a retry's. */
+  private sealed interface Open extends Phase {
+    RoundExchange exchange();
+  }
+
+  /** On the exchange it came with, never parked. */
+  private record First(RoundExchange exchange) implements Open {}
+
+  /** On the exchange of the client's retry of {@code round}, under {@code pendingId}. */
+  private record Retried(RoundExchange exchange, String pendingId, int round) implements Open {}
+
+  /**
+   * Parked, no exchange: the client has round {@code round}'s input requests under a state naming
+   * {@code pendingId}; the request waits for its retry until {@code overdue} fires.
+   */
+  private sealed interface Waiting extends Phase {
+    String pendingId();
+
+    int round();
+
+    Cancellable overdue();
+  }
+
+  private record Parked(String pendingId, int round, Cancellable overdue) implements Waiting {}
+
+  /** Parked, and its answer came meanwhile: the answer goes to the retry. */
+  private record Held(String pendingId, int round, Cancellable overdue, JsonRpcResponse answer)
+      implements Waiting {}
+
+  /** Answered or given up. */
+  private record Done() implements Phase {}
+
+  private static final Phase DONE = new Done();
+
   /** The request being answered: the first one, then each retry. */
   private JsonRpcRequest request;
 
-  /** Where its answers go; null while parked and once answered. */
-  private RoundExchange exchange;
-
   private final RoundInputs<RoundTrip> inputs = new RoundInputs<>();
-  private int round;
-  private String pendingId;
-  private Cancellable overdue;
 
-  /** The answer that came while the request was parked: it goes to the retry. */
-  private JsonRpcResponse held;
-
-  private boolean finished;
+  private Phase phase;
 
   public StatelessRequest(
       Gateway gateway, Arrival arrival, ExchangeSink exchange, boolean acceptsSse) {
     this.gateway = gateway;
     this.arrival = arrival;
     this.request = arrival.request();
-    this.exchange = new RoundExchange(exchange, acceptsSse);
+    this.phase = new First(new RoundExchange(exchange, acceptsSse));
     StatelessEnvelope.Meta meta = StatelessEnvelope.Meta.of(request);
     this.client = ClientRequests.Client.stateless(meta, arrival.cacheScope());
-    this.requests = new ClientRequests(arrival.context(), arrival.endpoint(), gateway.supervisor());
+    this.requests = new ClientRequests(arrival.endpoint());
     requests.statelessLogLevel(meta.logLevel());
-    requests.statelessParamHeaders(arrival.paramHeaders());
     this.calls =
         UpstreamCalls.stateless(gateway.supervisor(), arrival.context(), arrival.identity(), this);
     String logLevel = meta.logLevel();
@@ -205,7 +232,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
       gateway.supervisor().releaseAll(arrival.context());
       actAs(); // the release forgot it
     }
-    if (finished) { // given up meanwhile
+    if (phase == DONE) { // given up meanwhile
       return;
     }
     JsonRpcResponse initialized =
@@ -227,10 +254,17 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
   }
 
   private void run() {
-    ClientRequests.Started started = requests.start(request, calls);
+    ClientRequests.Started started =
+        McpMethods.TOOLS_CALL.equals(request.method()) && arrival.paramHeaders() != null
+            ? new ClientRequests.Started(
+                null,
+                ParamHeaderCheck.checked(
+                    request, arrival.paramHeaders(), arrival.endpoint(), requests, calls),
+                true)
+            : requests.start(request, calls);
     if (started.answer() != null) {
       synchronized (this) {
-        if (!finished) {
+        if (phase != DONE) {
           answer(started.answer(), 200);
         }
       }
@@ -241,7 +275,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
 
   /** The request's outcome: its answer, on the exchange now open (or held for the retry). */
   private synchronized void onAnswered(Outcome outcome, Throwable failure) {
-    if (finished) {
+    if (phase == DONE) {
       return;
     }
     if (failure != null) {
@@ -251,8 +285,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
         failure != null
             ? JsonRpcResponse.failure(request.id(), INTERNAL_ERROR, "internal error")
             : client.answer(request, requests.apply(request, outcome));
-    if (exchange == null) {
-      held = response;
+    if (phase instanceof Parked parked) {
+      phase = new Held(parked.pendingId(), parked.round(), parked.overdue(), response);
       return;
     }
     int status =
@@ -307,13 +341,13 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
       trip.answer.complete(complete.response());
     } else if (outcome instanceof CallOutcome.InputRequired round) {
       trip.asking = round;
-      if (finished) {
+      if (phase == DONE) {
         round.cancel();
         return;
       }
       inputs.ask(trip, round.inputRequests());
-      if (exchange != null) {
-        park();
+      if (phase instanceof Open open) {
+        park(open);
       }
     }
   }
@@ -322,10 +356,15 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
    * The client gets every input still asked for, under a state naming this request and round; the
    * request waits for its retry.
    */
-  private void park() {
-    round++;
-    if (pendingId == null) {
+  private void park(Open open) {
+    String pendingId;
+    int round;
+    if (open instanceof Retried retried) {
+      pendingId = retried.pendingId();
+      round = retried.round() + 1;
+    } else {
       pendingId = gateway.pending().park(this);
+      round = 1;
     }
     GatewaySettings settings = gateway.settings();
     long expiresAt =
@@ -346,15 +385,16 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
                     arrival.principal(),
                     expiresAt,
                     gateway.pending().node())));
-    lastExchange().send(JsonRpcResponse.success(request.id(), result));
-    int parkedRound = round;
-    overdue =
+    Cancellable overdue =
         gateway
             .scheduler()
             .scheduleOnce(
                 settings.serverRequestTimeout(),
-                () -> onOverdue(parkedRound),
+                () -> onOverdue(round),
                 gateway.supervisor().actorSystem().executionContext());
+    // parked before the exchange's last event: an exchange that ends tells exchangeEnded
+    phase = new Parked(pendingId, round, overdue);
+    open.exchange().send(JsonRpcResponse.success(request.id(), result));
   }
 
   /**
@@ -363,15 +403,15 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
    */
   public synchronized void resume(
       JsonRpcRequest retry, RequestStates.State state, ExchangeSink on, boolean sse) {
-    if (finished || exchange != null || state.round() != round) {
+    if (!(phase instanceof Waiting waiting) || state.round() != waiting.round()) {
       on.tell(PendingRounds.noRoundWaiting(retry));
       return;
     }
-    overdue.cancel();
+    waiting.overdue().cancel();
     request = retry;
-    exchange = new RoundExchange(on, sse);
-    if (held != null) {
-      answer(held.withId(retry.id()), 200);
+    phase = new Retried(new RoundExchange(on, sse), waiting.pendingId(), waiting.round());
+    if (waiting instanceof Held held) {
+      answer(held.answer().withId(retry.id()), 200);
       return;
     }
     // what is left unanswered a call asks for again: its next stage is a new round
@@ -379,15 +419,15 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
         .answeredBy(retry)
         .forEach(
             (trip, given) -> {
-              CallOutcome.InputRequired waiting = trip.asking;
+              CallOutcome.InputRequired asked = trip.asking;
               trip.asking = null;
-              trip.follow(waiting.answer(given));
+              trip.follow(asked.answer(given));
             });
   }
 
   /** The client did not retry in time: the request is given up. */
   private synchronized void onOverdue(int parkedRound) {
-    if (!finished && exchange == null && round == parkedRound) {
+    if (phase instanceof Waiting waiting && waiting.round() == parkedRound) {
       abandon("its client did not retry its input_required request in time");
     }
   }
@@ -396,53 +436,55 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
 
   /** A call's progress or log: on the exchange, if one is open. */
   private synchronized void notification(JsonRpcNotification notification) {
-    if (exchange != null) {
-      exchange.notification(notification);
+    if (phase instanceof Open open) {
+      open.exchange().notification(notification);
     }
   }
 
   /** An exchange is over: if it is still the one to answer on, its client went away. */
   public synchronized void exchangeEnded(ExchangeSink ended) {
-    if (exchange != null && exchange.is(ended) && !finished) {
+    if (phase instanceof Open open && open.exchange().is(ended)) {
       abandon("its client went away");
     }
   }
 
   /** Gives the request up: every call is cancelled upstream, what it holds released. */
   public synchronized void abandon(String why) {
-    if (finished) {
+    if (phase == DONE) {
       return;
     }
     log.debug("stateless {} given up: {}", request.method(), why);
-    if (exchange != null) {
-      lastExchange().refuse(why);
+    Phase was = finish();
+    if (was instanceof Open open) {
+      open.exchange().refuse(why);
     }
-    finish();
+    release(was);
   }
 
   /** The answer, with {@code status} if it is all the exchange sends; the request is done. */
   private void answer(JsonRpcResponse response, int status) {
-    lastExchange().answer(response, status);
-    finish();
+    Open open = (Open) finish();
+    open.exchange().answer(response, status);
+    release(open);
   }
 
-  /** The exchange, let go before its last event: one that ends tells {@link #exchangeEnded}. */
-  private RoundExchange lastExchange() {
-    RoundExchange last = exchange;
-    exchange = null;
-    return last;
+  /**
+   * Done, before the exchange's last event (one that ends tells {@link #exchangeEnded}); answers
+   * the phase it was in.
+   */
+  private Phase finish() {
+    Phase was = phase;
+    phase = DONE;
+    return was;
   }
 
-  private void finish() {
-    if (finished) {
-      return;
-    }
-    finished = true;
-    if (pendingId != null) {
-      gateway.pending().remove(pendingId);
-    }
-    if (overdue != null) {
-      overdue.cancel();
+  /** What the request held in the phase it ended in, let go. */
+  private void release(Phase was) {
+    if (was instanceof Retried retried) {
+      gateway.pending().remove(retried.pendingId());
+    } else if (was instanceof Waiting waiting) {
+      gateway.pending().remove(waiting.pendingId());
+      waiting.overdue().cancel();
     }
     calls.cancelAll(); // a call still running or waiting in a round is cancelled upstream
     if (arrival.actingAs() != null) {

@@ -6,7 +6,8 @@ import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
-import dev.mcpsupervisor.http.session.ClientRequests;
+import dev.mcpsupervisor.http.request.ClientRequests;
+import dev.mcpsupervisor.http.stateless.ParamHeaderCheck;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
@@ -35,8 +36,8 @@ class ToolSchemasTest {
   private final ToolSchemas schemas =
       new ToolSchemas(
           new AggregatedLists(GatewaySettings.fromConfig(ConfigFactory.load())), now::get);
-  private final ClientRequests requests =
-      new ClientRequests("ctx", new SingleServerEndpoint(SERVER, schemas), null);
+  private final McpEndpoint endpoint = new SingleServerEndpoint(SERVER, schemas);
+  private final ClientRequests requests = new ClientRequests(endpoint);
 
   /** The supervisor: a cached tools/list (served with its remaining ttlMs), and tools/call. */
   private CompletableFuture<JsonRpcResponse> supervisor(String method) {
@@ -67,14 +68,18 @@ class ToolSchemasTest {
             "ctx",
             null,
             (context, leaseless, server, method, params, deadline) -> supervisor(method));
-    requests.statelessParamHeaders(headers);
     ObjectNode params = JsonRpcCodec.emptyObject();
     params.put("name", tool);
     params.set("arguments", JsonRpcCodec.mapper().readTree(arguments));
-    ClientRequests.Started started =
-        requests.start(
-            new JsonRpcRequest(IntNode.valueOf(1), McpMethods.TOOLS_CALL, params), upstream);
-    Outcome outcome = started.outcome().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    Outcome outcome =
+        ParamHeaderCheck.checked(
+                new JsonRpcRequest(IntNode.valueOf(1), McpMethods.TOOLS_CALL, params),
+                headers,
+                endpoint,
+                requests,
+                upstream)
+            .toCompletableFuture()
+            .get(5, TimeUnit.SECONDS);
     if (outcome instanceof Outcome.Refused refused) {
       calls.add("refused " + refused.httpStatus());
     }

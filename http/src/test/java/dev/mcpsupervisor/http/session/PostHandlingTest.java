@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.http.endpoint.Outcome;
+import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ProbeSink;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
@@ -56,11 +57,20 @@ class PostHandlingTest {
     final UpstreamRelay relay;
 
     Session() {
-      ClientRequests requests = new ClientRequests("s1", new NeverAnswers(), null);
-      relay = new UpstreamRelay(streams, requests);
+      NeverAnswers endpoint = new NeverAnswers();
+      ClientRequests requests = new ClientRequests(endpoint);
+      ClientNotifications notifications = new ClientNotifications("s1", endpoint, null, requests);
+      relay = new UpstreamRelay(streams, notifications);
       posts =
           new PostHandling(
-              "s1", null, registry.getRef(), requests, streams, relay, () -> MAX_INFLIGHT);
+              "s1",
+              null,
+              registry.getRef(),
+              requests,
+              notifications,
+              streams,
+              relay,
+              () -> MAX_INFLIGHT);
     }
 
     /** Takes a POST as the session does, keeping the outcomes it would await. */

@@ -1,7 +1,7 @@
 package dev.mcpsupervisor.protocol.jsonrpc;
 
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.PARSE_ERROR;
+import static dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError.INVALID_REQUEST;
+import static dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError.PARSE_ERROR;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;

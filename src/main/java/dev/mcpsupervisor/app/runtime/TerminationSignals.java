@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.runtime;
 
 import dev.mcpsupervisor.upstream.ProcessGroups;
 import java.lang.reflect.InvocationHandler;
@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class TerminationSignals {
 
-  static final int FORCED_EXIT = 130;
+  public static final int FORCED_EXIT = 130;
   private static final String[] SIGNALS = {"TERM", "INT"};
 
   private TerminationSignals() {}

@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
@@ -26,9 +26,9 @@ import java.util.function.Predicate;
  * <p>Recorded by a run of its own rather than at the demo server's exit in the gateway: the gateway
  * ends its servers with TERM and KILLs them 2 s later, and on a busy machine the dump takes longer.
  */
-final class HelperArchive {
+public final class HelperArchive {
 
-  static final String PROPERTY = "mcp-supervisor.helperArchive";
+  public static final String PROPERTY = "mcp-supervisor.helperArchive";
 
   /** A bound on the recording run (a demo server that hangs must not hang the launcher). */
   private static final long RECORDING_SECONDS = 120;
@@ -45,7 +45,7 @@ final class HelperArchive {
   /**
    * @param prefix the launcher's path for its caches, without the extension; null: none
    */
-  static List<String> options(String prefix, String mainClass, Predicate<Path> recorded) {
+  public static List<String> options(String prefix, String mainClass, Predicate<Path> recorded) {
     if (prefix == null || prefix.isBlank() || !recorded.test(archive(prefix, mainClass))) {
       return List.of();
     }
@@ -57,7 +57,7 @@ final class HelperArchive {
         "-Xlog:all=warning:stderr");
   }
 
-  static Path archive(String prefix, String mainClass) {
+  public static Path archive(String prefix, String mainClass) {
     return Path.of(prefix + "-" + mainClass.substring(mainClass.lastIndexOf('.') + 1) + ".jsa");
   }
 

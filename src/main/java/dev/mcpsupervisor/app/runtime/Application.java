@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.runtime;
 
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.SessionSupervisor;

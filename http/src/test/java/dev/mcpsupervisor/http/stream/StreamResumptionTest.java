@@ -21,7 +21,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /** The replay buffer's bounds and pass-through, with probes standing in for the connections. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class StreamReplayTest {
+class StreamResumptionTest {
 
   private final ActorTestKit testKit = ActorTestKit.create();
 
@@ -30,10 +30,10 @@ class StreamReplayTest {
     testKit.shutdownTestKit();
   }
 
-  private static StreamReplay replay(int maxEvents, long maxBytes, String version) {
-    StreamReplay replay =
-        new StreamReplay(
-            new StreamReplay.Settings(
+  private static StreamResumption replay(int maxEvents, long maxBytes, String version) {
+    StreamResumption replay =
+        new StreamResumption(
+            new StreamResumption.Settings(
                 Duration.ZERO, Duration.ofSeconds(1), maxEvents, maxBytes, 4, Duration.ZERO),
             (delay, ref) -> {});
     replay.enableFor(version);
@@ -51,7 +51,7 @@ class StreamReplayTest {
 
   @Test
   void theOldestEventsAreEvictedBeyondTheByteBoundAndAnEvictedIdIsRefused() {
-    StreamReplay replay = replay(100, 60, ProtocolVersions.V2025_11_25);
+    StreamResumption replay = replay(100, 60, ProtocolVersions.V2025_11_25);
     TestProbe<Exchange.Event> get = testKit.createTestProbe();
     replay.openedGet(ProbeSink.of(get));
     assertInstanceOf(Exchange.Opened.class, get.receiveMessage());
@@ -80,9 +80,9 @@ class StreamReplayTest {
   @Test
   void aStreamPrimedByAServerMessageStaysOpenWhenItsPrimingTimerFiresLater() {
     List<ExchangeSink> timers = new ArrayList<>();
-    StreamReplay replay =
-        new StreamReplay(
-            new StreamReplay.Settings(
+    StreamResumption replay =
+        new StreamResumption(
+            new StreamResumption.Settings(
                 Duration.ofMillis(100), Duration.ofSeconds(1), 10, 1000, 4, Duration.ZERO),
             (delay, ref) -> timers.add(ref));
     replay.enableFor(ProtocolVersions.V2025_11_25);
@@ -102,7 +102,7 @@ class StreamReplayTest {
 
   @Test
   void streamsOfClientsThatDoNotResumePassEverythingThrough() {
-    StreamReplay replay = replay(100, 1000, ProtocolVersions.V2025_06_18);
+    StreamResumption replay = replay(100, 1000, ProtocolVersions.V2025_06_18);
     TestProbe<Exchange.Event> post = testKit.createTestProbe();
     replay.opened(ProbeSink.of(post), true);
     replay.tell(ProbeSink.of(post), new Exchange.Message(note(1)));
@@ -114,7 +114,7 @@ class StreamReplayTest {
 
   @Test
   void aPostStreamIsKeptResumedAndForgottenAlikeAfterEveryStreamWasForgotten() {
-    StreamReplay replay = replay(100, 1000, ProtocolVersions.V2025_11_25);
+    StreamResumption replay = replay(100, 1000, ProtocolVersions.V2025_11_25);
     TestProbe<Exchange.Event> nothing = testKit.createTestProbe();
     assertEquals(400, replay.resume("x-1-0", ProbeSink.of(nothing)).status(), "no stream yet");
     String firstPriming = null;
@@ -145,7 +145,7 @@ class StreamReplayTest {
 
   @Test
   void theSharedPassThroughKeepsNothingWhateverItIsTold() {
-    StreamReplay shared = StreamReplay.DISABLED;
+    StreamResumption shared = StreamResumption.DISABLED;
     TestProbe<Exchange.Event> post = testKit.createTestProbe();
     shared.opened(ProbeSink.of(post), true);
     assertFalse(shared.carries(ProbeSink.of(post)));

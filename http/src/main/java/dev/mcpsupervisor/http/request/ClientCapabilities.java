@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.http.session;
+package dev.mcpsupervisor.http.request;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.http.session;
+package dev.mcpsupervisor.http.request;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;

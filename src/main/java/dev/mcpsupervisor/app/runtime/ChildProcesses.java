@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.runtime;
 
 import java.time.Duration;
 import java.util.List;

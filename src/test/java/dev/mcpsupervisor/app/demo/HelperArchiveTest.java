@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -9,9 +9,9 @@ import java.util.ArrayDeque;
 /**
  * One SSE stream kept for resumption: its numbered events, the last ones kept within a count and a
  * byte bound for replay, and the connection carrying it now. Which streams a session keeps, and
- * when, is {@link StreamReplay}'s; plain data on the session's thread.
+ * when, is {@link StreamResumption}'s; plain data on the session's thread.
  */
-final class ReplayStream {
+final class KeptStream {
   final long number;
   final boolean isGet;
 
@@ -34,7 +34,7 @@ final class ReplayStream {
 
   private record Kept(long event, String id, ObjectNode json, int bytes) {}
 
-  ReplayStream(long number, boolean isGet, ExchangeSink key) {
+  KeptStream(long number, boolean isGet, ExchangeSink key) {
     this.number = number;
     this.isGet = isGet;
     this.key = key;

@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.runtime;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,13 +8,13 @@ import java.util.Properties;
 /**
  * The application's version, written into a resource by Maven's resource filtering at build time.
  */
-final class Versions {
+public final class Versions {
 
   private static final String RESOURCE = "/dev/mcpsupervisor/app/version.properties";
 
   private Versions() {}
 
-  static String application() {
+  public static String application() {
     try (InputStream in = Versions.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {
         throw new IllegalStateException("missing resource " + RESOURCE + " (build with Maven)");

@@ -1,24 +1,18 @@
-package dev.mcpsupervisor.http.session;
+package dev.mcpsupervisor.http.request;
 
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.HEADER_MISMATCH;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.mcpsupervisor.actors.SessionSupervisor;
-import dev.mcpsupervisor.http.access.Identity;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
 import dev.mcpsupervisor.http.stream.SparseMaps;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
-import dev.mcpsupervisor.protocol.ParamHeaders;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.util.ArrayList;
@@ -26,19 +20,18 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * What a session-era (2025) client asks and is told: its requests turned into upstream calls
- * through the endpoint, the outcomes turned into answers, and the per-client protocol state that
- * decides them — log level, resource subscriptions, which server owns which resource, the servers'
- * initialize results. Per-client state on shared upstream sessions lives here, never upstream, so
- * one client's settings never leak into another's. Plain class on the session's thread; what is
- * particular to a stateless (2026-07-28) client is {@link
- * dev.mcpsupervisor.http.stateless.StatelessRequest}.
+ * What a client of either era asks and is told: its requests turned into upstream calls through the
+ * endpoint, the outcomes turned into answers, and the per-client protocol state that decides them —
+ * log level, resource subscriptions, which server owns which resource, the servers' initialize
+ * results. Per-client state on shared upstream sessions lives here, never upstream, so one client's
+ * settings never leak into another's. Plain class on its owner's thread. What is particular to a
+ * session (2025) is in {@code http.session} (its notifications both ways, its record for the
+ * cluster), what is particular to a stateless (2026-07-28) request in {@code http.stateless}.
  */
 public final class ClientRequests {
 
@@ -51,7 +44,7 @@ public final class ClientRequests {
       String name,
       String version,
       String cacheScope) {
-    static Client of(JsonRpcRequest initialize) {
+    public static Client of(JsonRpcRequest initialize) {
       JsonNode params =
           initialize.params() == null ? JsonRpcCodec.emptyObject() : initialize.params();
       JsonNode clientInfo = params.path("clientInfo");
@@ -98,25 +91,18 @@ public final class ClientRequests {
     }
   }
 
-  private final String context;
   private final McpEndpoint endpoint;
-  private final SessionSupervisor supervisor;
   private String logLevel;
   private Map<String, JsonNode> upstreams = Map.of();
   private Map<String, String> resourceOwners = Map.of(); // these three: sparse (see SparseMaps)
   private Map<String, String> templateOwners = Map.of();
   private Set<String> subscriptions = Set.of();
 
-  /** A stateless request's Mcp-Param-* headers; null for a session-era client (none checked). */
-  private Map<String, String> paramHeaders;
-
-  public ClientRequests(String context, McpEndpoint endpoint, SessionSupervisor supervisor) {
-    this.context = context;
+  public ClientRequests(McpEndpoint endpoint) {
     this.endpoint = endpoint;
-    this.supervisor = supervisor;
   }
 
-  String path() {
+  public String path() {
     return endpoint.path();
   }
 
@@ -129,14 +115,6 @@ public final class ClientRequests {
   }
 
   /**
-   * A stateless request's {@code Mcp-Param-*} headers: its tools/call is checked against the tool's
-   * schema before it goes upstream.
-   */
-  public void statelessParamHeaders(Map<String, String> headers) {
-    paramHeaders = headers;
-  }
-
-  /**
    * What the servers offer, known from elsewhere (a stateless request's {@link
    * dev.mcpsupervisor.http.stateless.ServerOffers}).
    */
@@ -144,8 +122,23 @@ public final class ClientRequests {
     upstreams = Map.copyOf(initializeResults);
   }
 
-  /** This session's protocol state, as {@code home} serves it: what a survivor needs of it. */
-  SessionRecord record(String id, Identity owner, Client client, String home) {
+  /** What the servers answered this client's initialize (or are known to offer), by server. */
+  public Map<String, JsonNode> upstreams() {
+    return upstreams;
+  }
+
+  /** What {@code logging/setLevel} asked (or a stateless request's level); null before. */
+  public String logLevel() {
+    return logLevel;
+  }
+
+  /** Whether the client subscribed to {@code uri}. */
+  public boolean subscribes(String uri) {
+    return subscriptions.contains(uri);
+  }
+
+  /** The client's subscriptions whose server is known: resource URI → the server that took it. */
+  public Map<String, String> subscribed() {
     Map<String, String> subscribed = new HashMap<>();
     for (String uri : subscriptions) {
       String server = resourceOwners.get(uri);
@@ -153,27 +146,29 @@ public final class ClientRequests {
         subscribed.put(uri, server);
       }
     }
-    return new SessionRecord(
-        id, endpoint.path(), owner, client, upstreams, logLevel, subscribed, home);
+    return subscribed;
   }
 
   /**
    * Takes over the protocol state of a session another node served, and asks this node's upstream
-   * sessions for what it had asked of that node's: its subscriptions and its log level.
+   * sessions for what it had asked of that node's: its subscriptions (resource URI → server) and
+   * its log level.
    */
-  void restore(SessionRecord record, UpstreamCalls calls) {
-    upstreams = record.upstreams();
-    logLevel = record.logLevel();
-    record
-        .subscriptions()
-        .forEach(
-            (uri, server) -> {
-              subscriptions = SparseMaps.with(subscriptions, uri);
-              resourceOwners = SparseMaps.with(resourceOwners, uri, server);
-              ObjectNode params = JsonRpcCodec.emptyObject();
-              params.put("uri", uri);
-              calls.call(server, McpMethods.RESOURCES_SUBSCRIBE, params);
-            });
+  public void restore(
+      Map<String, JsonNode> upstreams,
+      String logLevel,
+      Map<String, String> subscriptions,
+      UpstreamCalls calls) {
+    this.upstreams = upstreams;
+    this.logLevel = logLevel;
+    subscriptions.forEach(
+        (uri, server) -> {
+          this.subscriptions = SparseMaps.with(this.subscriptions, uri);
+          resourceOwners = SparseMaps.with(resourceOwners, uri, server);
+          ObjectNode params = JsonRpcCodec.emptyObject();
+          params.put("uri", uri);
+          calls.call(server, McpMethods.RESOURCES_SUBSCRIBE, params);
+        });
     if (logLevel != null) {
       askUpstreamsForEveryLevel(calls);
     }
@@ -217,10 +212,7 @@ public final class ClientRequests {
             false);
       }
       case McpMethods.TOOLS_CALL -> {
-        return new Started(
-            null,
-            paramHeaders == null ? handle(request, calls) : checkedToolCall(request, calls),
-            true);
+        return new Started(null, handle(request, calls), true);
       }
       default -> {
         return new Started(null, handle(request, calls), true);
@@ -256,7 +248,8 @@ public final class ClientRequests {
         calls);
   }
 
-  private CompletionStage<Outcome> handle(
+  /** The request through the endpoint, with {@code view} of what the client knows. */
+  public CompletionStage<Outcome> handle(
       JsonRpcRequest request, McpEndpoint.View view, UpstreamCalls calls) {
     try {
       return endpoint.handle(request, view, calls);
@@ -265,50 +258,12 @@ public final class ClientRequests {
     }
   }
 
-  /**
-   * A listen stream's resources, each subscribed on the server that owns it ({@link
-   * ListenedResources}). Answers URI → server for those a server took.
-   */
-  CompletionStage<Map<String, String>> subscribeListened(List<String> uris, UpstreamCalls calls) {
-    return ListenedResources.subscribe(endpoint, snapshot(), uris, calls);
-  }
-
-  /** A copy of what the session knows, for a call that goes on from a future (not the maps). */
-  private McpEndpoint.View snapshot() {
+  /** A copy of what the client knows, for a call that goes on from a future (not the maps). */
+  public McpEndpoint.View snapshot() {
     return new McpEndpoint.View(upstreams, Map.copyOf(resourceOwners), Map.copyOf(templateOwners));
   }
 
-  /**
-   * A 2026-07-28 tools/call whose Mcp-Param-* headers must say what its arguments say (SEP-2243):
-   * the tool's declarations come from its server's tool list as {@link
-   * dev.mcpsupervisor.http.endpoint.ToolSchemas} keeps it (no call of its own while the
-   * supervisor's list cache keeps that list), and a mismatch is refused with 400 and -32020 before
-   * anything goes upstream. A tool that declares none is not checked; nor is one its list does not
-   * show (or a list that cannot be had): the server answers for it.
-   */
-  private CompletionStage<Outcome> checkedToolCall(JsonRpcRequest request, UpstreamCalls calls) {
-    McpEndpoint.View view = snapshot();
-    Map<String, String> headers = paramHeaders;
-    JsonNode params = request.params() == null ? JsonRpcCodec.emptyObject() : request.params();
-    return endpoint
-        .toolDeclarations(params.path("name").asText(""), calls)
-        .thenCompose(
-            declarations -> {
-              Optional<String> mismatch =
-                  declarations == null
-                          || (declarations.isValid() && declarations.headers().isEmpty())
-                      ? Optional.empty()
-                      : ParamHeaders.mismatch(declarations, params.path("arguments"), headers::get);
-              return mismatch.isPresent()
-                  ? CompletableFuture.completedFuture(
-                      new Outcome.Refused(
-                          400,
-                          new JsonRpcError(HEADER_MISMATCH, "Header mismatch: " + mismatch.get())))
-                  : handle(request, view, calls);
-            });
-  }
-
-  /** Remembers what the outcome teaches the session, and turns it into the answer. */
+  /** Remembers what the outcome teaches the client's state, and turns it into the answer. */
   public JsonRpcResponse apply(JsonRpcRequest request, Outcome outcome) {
     if (outcome instanceof Outcome.Failure failed) {
       return JsonRpcResponse.failure(request.id(), failed.error());
@@ -332,65 +287,5 @@ public final class ClientRequests {
       result = ((Outcome.Result) outcome).result();
     }
     return JsonRpcResponse.success(request.id(), result);
-  }
-
-  /**
-   * notifications/cancelled cancels the request upstream; roots/list_changed goes to every server.
-   */
-  void onNotification(JsonRpcNotification notification, Client client, DownstreamStreams streams) {
-    JsonNode params =
-        notification.params() == null ? JsonRpcCodec.emptyObject() : notification.params();
-    switch (notification.method()) {
-      case McpMethods.NOTIFICATION_CANCELLED -> {
-        DownstreamStreams.InFlight call = streams.inFlight(params.path("requestId"));
-        if (call != null && call.carriesServerMessages && !call.cancelled) {
-          call.cancelled = true;
-          call.calls.cancelAll();
-        }
-      }
-      case McpMethods.NOTIFICATION_ROOTS_LIST_CHANGED -> {
-        // only a client with roots can answer the roots/list that servers send in reply
-        if (client != null && client.capabilities().has("roots")) {
-          endpoint
-              .servers()
-              .forEach(server -> supervisor.notify(context, server, notification.method(), params));
-        }
-      }
-      default -> {
-        // notifications/initialized and anything else: nothing to do
-      }
-    }
-  }
-
-  /** A server's notification, to the stream it belongs on, if this client wants it. */
-  void route(
-      DownstreamSession.UpstreamNotification upstream, JsonNode params, DownstreamStreams streams) {
-    JsonRpcNotification notification = upstream.notification();
-    switch (notification.method()) {
-      case McpMethods.NOTIFICATION_PROGRESS ->
-          // progress carries the client's own token (the supervisor restored it): it goes with that
-          // request
-          streams.sendProgress(
-              JsonRpcCodec.toJson(notification), params.get("progressToken"), upstream.server());
-      case McpMethods.NOTIFICATION_MESSAGE -> {
-        String threshold = logLevel != null ? logLevel : LogLevels.DEFAULT_THRESHOLD;
-        // logs on a request's upstream stream come tagged with that request: they go on its stream.
-        // Untagged ones (stdio) reach every context leased on that upstream session: only a session
-        // with a request in flight there can be the one they are about, so the GET stream never
-        // carries them (no cross-client leak)
-        if (LogLevels.passes(params.path("level").asText(""), threshold)) {
-          ObjectNode json = JsonRpcCodec.toJson(notification);
-          if (!streams.sendOnTaggedExchange(json, upstream.relatedTag())) {
-            streams.sendOnRelatedExchange(json, upstream.server());
-          }
-        }
-      }
-      case McpMethods.NOTIFICATION_RESOURCE_UPDATED -> {
-        if (subscriptions.contains(params.path("uri").asText(""))) {
-          streams.sendUnrelated(JsonRpcCodec.toJson(notification), upstream.server());
-        }
-      }
-      default -> streams.sendUnrelated(JsonRpcCodec.toJson(notification), upstream.server());
-    }
   }
 }

@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.runtime;
 
 import java.io.IOException;
 import java.nio.file.Files;

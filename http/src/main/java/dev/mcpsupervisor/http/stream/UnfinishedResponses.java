@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * session answering its last call only tells the stream to end, and Pekko's connection termination
  * cuts a chunked response that is still being written.
  */
-public final class OpenExchanges {
+public final class UnfinishedResponses {
 
   private final Set<CompletableFuture<Void>> open = ConcurrentHashMap.newKeySet();
 

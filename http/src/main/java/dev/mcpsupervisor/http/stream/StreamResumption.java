@@ -25,7 +25,7 @@ import java.util.function.BiConsumer;
  * before 2025-11-25 get plain events: everything passes through ({@link #DISABLED}); a 2026-07-28
  * request has no session and never comes here. Plain bookkeeping on the session's thread.
  */
-public final class StreamReplay {
+public final class StreamResumption {
 
   /**
    * @param streamAfter a POST not answered within this long becomes a (primed) SSE stream, so a
@@ -60,7 +60,7 @@ public final class StreamReplay {
   record Refusal(int status, String message) {}
 
   /** Passes every event through: for sessions that never resume (shared: it keeps nothing). */
-  public static final StreamReplay DISABLED = new StreamReplay(null, (delay, ref) -> {});
+  public static final StreamResumption DISABLED = new StreamResumption(null, (delay, ref) -> {});
 
   private final Settings settings;
 
@@ -74,20 +74,20 @@ public final class StreamReplay {
    * By the ref the session tells (a POST's first connection, the GET stream's current one). This
    * and the three below are sparse (see {@link SparseMaps}): a session keeping no stream has none.
    */
-  private Map<ExchangeSink, ReplayStream> streams = Map.of();
+  private Map<ExchangeSink, KeptStream> streams = Map.of();
 
   /** By the connection carrying each stream now. */
-  private Map<ExchangeSink, ReplayStream> connections = Map.of();
+  private Map<ExchangeSink, KeptStream> connections = Map.of();
 
-  private Map<Long, ReplayStream> byNumber = Map.of();
+  private Map<Long, KeptStream> byNumber = Map.of();
 
   /** Streams whose client went away, oldest first. */
-  private Set<ReplayStream> detached = Set.of();
+  private Set<KeptStream> detached = Set.of();
 
   private boolean enabled;
   private long nextStream = 1;
 
-  public StreamReplay(Settings settings, BiConsumer<Duration, ExchangeSink> startTimer) {
+  public StreamResumption(Settings settings, BiConsumer<Duration, ExchangeSink> startTimer) {
     this.settings = settings;
     this.startTimer = startTimer;
   }
@@ -104,7 +104,7 @@ public final class StreamReplay {
     if (!enabled || !acceptsSse) {
       return;
     }
-    register(new ReplayStream(nextStream++, false, post));
+    register(new KeptStream(nextStream++, false, post));
     if (settings.streamAfter().isZero()) {
       timer(post);
     } else {
@@ -116,7 +116,7 @@ public final class StreamReplay {
   public void openedGet(ExchangeSink get) {
     get.tell(Exchange.Opened.INSTANCE);
     if (enabled) {
-      ReplayStream stream = new ReplayStream(nextStream++, true, get);
+      KeptStream stream = new KeptStream(nextStream++, true, get);
       register(stream);
       primeIfNot(stream);
     }
@@ -128,7 +128,7 @@ public final class StreamReplay {
    * connection is closed (the client polls with Last-Event-ID) and what follows is kept for it.
    */
   public void timer(ExchangeSink post) {
-    ReplayStream stream = streams.get(post);
+    KeptStream stream = streams.get(post);
     if (stream == null || stream.finished) {
       return;
     }
@@ -143,7 +143,7 @@ public final class StreamReplay {
 
   /** Tells a stream an event: ids, kept for replay and sent on while connected when resumable. */
   public void tell(ExchangeSink ref, Exchange.Event event) {
-    ReplayStream stream = streams.get(ref);
+    KeptStream stream = streams.get(ref);
     if (stream == null) {
       ref.tell(event);
     } else if (event instanceof Exchange.Message message) {
@@ -172,9 +172,9 @@ public final class StreamReplay {
    * (delivered); a GET stream is kept for replay, but the session stops sending on it.
    */
   public boolean detached(ExchangeSink connection) {
-    ReplayStream stream = connections.get(connection);
+    KeptStream stream = connections.get(connection);
     if (stream == null) { // a POST's first connection, after a resume took its stream over
-      ReplayStream moved = streams.get(connection);
+      KeptStream moved = streams.get(connection);
       return moved != null && !moved.isGet;
     }
     connections = SparseMaps.without(connections, connection);
@@ -202,7 +202,7 @@ public final class StreamReplay {
       return refusal;
     }
     String[] parts = lastEventId.split("-");
-    ReplayStream stream = byNumber.get(Long.parseLong(parts[1]));
+    KeptStream stream = byNumber.get(Long.parseLong(parts[1]));
     long after = Long.parseLong(parts[2]);
     if (stream.connection != null) { // its client left without the gateway noticing yet
       connections = SparseMaps.without(connections, stream.connection);
@@ -227,7 +227,7 @@ public final class StreamReplay {
 
   /** Whether the id names a GET stream (the session's GET stream then moves to its connection). */
   public boolean isGetStream(String lastEventId) {
-    ReplayStream stream = streamOf(lastEventId);
+    KeptStream stream = streamOf(lastEventId);
     return stream != null && stream.isGet;
   }
 
@@ -254,7 +254,7 @@ public final class StreamReplay {
     }
     long streamNumber = number(parts[1]);
     long after = number(parts[2]);
-    ReplayStream stream = byNumber.get(streamNumber);
+    KeptStream stream = byNumber.get(streamNumber);
     if (stream == null && streamNumber < nextStream) {
       return new Refusal(
           410,
@@ -282,7 +282,7 @@ public final class StreamReplay {
     return null;
   }
 
-  private ReplayStream streamOf(String lastEventId) {
+  private KeptStream streamOf(String lastEventId) {
     String[] parts = lastEventId.split("-");
     return parts.length == 3 && parts[0].equals(tag) ? byNumber.get(number(parts[1])) : null;
   }
@@ -295,13 +295,13 @@ public final class StreamReplay {
     }
   }
 
-  private void register(ReplayStream stream) {
+  private void register(KeptStream stream) {
     streams = SparseMaps.with(streams, stream.key, stream);
     connections = SparseMaps.with(connections, stream.key, stream);
     byNumber = SparseMaps.with(byNumber, stream.number, stream);
   }
 
-  private void forget(ReplayStream stream) {
+  private void forget(KeptStream stream) {
     streams = SparseMaps.withoutValue(SparseMaps.without(streams, stream.key), stream);
     if (stream.connection != null) {
       connections = SparseMaps.without(connections, stream.connection);
@@ -314,7 +314,7 @@ public final class StreamReplay {
    * Forgets what a detached stream kept; a POST stream still answering stays known (its later
    * events are dropped) until it finishes.
    */
-  private void evict(ReplayStream stream) {
+  private void evict(KeptStream stream) {
     detached = SparseMaps.without(detached, stream);
     byNumber = SparseMaps.without(byNumber, stream.number);
     stream.evictAll();
@@ -323,7 +323,7 @@ public final class StreamReplay {
     }
   }
 
-  private void primeIfNot(ReplayStream stream) {
+  private void primeIfNot(KeptStream stream) {
     if (!stream.primed) {
       stream.primed = true;
       stream.send(new Exchange.Primed(id(stream, 0), settings.retry().toMillis()));
@@ -333,7 +333,7 @@ public final class StreamReplay {
     }
   }
 
-  private void keepAndSend(ReplayStream stream, ObjectNode json) {
+  private void keepAndSend(KeptStream stream, ObjectNode json) {
     long event = stream.nextEvent++;
     String id = id(stream, event);
     if (byNumber.containsKey(stream.number)) { // an evicted stream keeps nothing more
@@ -342,7 +342,7 @@ public final class StreamReplay {
     stream.send(new Exchange.Message(json, id));
   }
 
-  private String id(ReplayStream stream, long event) {
+  private String id(KeptStream stream, long event) {
     tag = tag != null ? tag : Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
     return tag + "-" + stream.number + "-" + event;
   }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestInstance;
  * included (a draining cluster node still takes a session's requests and passes them on).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class OpenExchangesTest {
+class UnfinishedResponsesTest {
 
   private final ActorTestKit testKit = ActorTestKit.create();
   private final Materializer materializer = Materializer.matFromSystem(testKit.system());
@@ -30,13 +30,13 @@ class OpenExchangesTest {
 
   @Test
   void aStopWaitsForAnExchangeOpenedWhileItWaits() throws Exception {
-    OpenExchanges open = new OpenExchanges();
+    UnfinishedResponses open = new UnfinishedResponses();
     Exchange first = open.track(exchange());
     CompletableFuture<Void> closed = open.allClosed(Duration.ofSeconds(30)).toCompletableFuture();
     Exchange late = open.track(exchange());
     first.expire();
     // the first one's end and its grace pass: the late one is still open, so the wait goes on
-    long window = OpenExchanges.FLUSH_GRACE.toMillis() * 3;
+    long window = UnfinishedResponses.FLUSH_GRACE.toMillis() * 3;
     assertThrows(TimeoutException.class, () -> closed.get(window, TimeUnit.MILLISECONDS));
     late.expire();
     closed.get(5, TimeUnit.SECONDS);
@@ -44,11 +44,11 @@ class OpenExchangesTest {
 
   @Test
   void withNothingOpenItCompletesAfterTheGraceAndTheDeadlineBoundsIt() throws Exception {
-    new OpenExchanges()
+    new UnfinishedResponses()
         .allClosed(Duration.ofSeconds(30))
         .toCompletableFuture()
         .get(5, TimeUnit.SECONDS);
-    OpenExchanges open = new OpenExchanges();
+    UnfinishedResponses open = new UnfinishedResponses();
     Exchange never = open.track(exchange());
     open.allClosed(Duration.ofMillis(300)).toCompletableFuture().get(5, TimeUnit.SECONDS);
     assertFalse(never.terminated().toCompletableFuture().isDone(), "the deadline, not its end");

@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.demo;
 
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;

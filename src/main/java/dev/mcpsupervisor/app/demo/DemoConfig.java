@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.demo;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -59,8 +59,11 @@ public final class DemoConfig {
     }
   }
 
-  /** {@code <this java> <options> -cp <this jar or classpath> dev.mcpsupervisor.app.DemoServer}. */
-  static List<String> demoServerCommand() {
+  /**
+   * {@code <this java> <options> -cp <this jar or classpath>
+   * dev.mcpsupervisor.app.demo.DemoServer}.
+   */
+  public static List<String> demoServerCommand() {
     return smallJvmCommand(DemoServer.class.getName());
   }
 
@@ -68,7 +71,7 @@ public final class DemoConfig {
    * {@code <this java> <small-JVM options> <its archive> -cp <this jar or classpath> <mainClass>}:
    * a short-lived helper process run from the application's own code.
    */
-  static List<String> smallJvmCommand(String mainClass) {
+  public static List<String> smallJvmCommand(String mainClass) {
     List<String> command = new ArrayList<>();
     command.add(javaBinary());
     command.addAll(SMALL_JVM_OPTIONS);

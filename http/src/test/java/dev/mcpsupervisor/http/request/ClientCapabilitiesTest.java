@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.http.session;
+package dev.mcpsupervisor.http.request;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,6 @@
-package dev.mcpsupervisor.app;
+package dev.mcpsupervisor.app.demo;
 
+import dev.mcpsupervisor.app.runtime.Versions;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
@@ -38,7 +39,7 @@ public final class DemoServer {
   public static final String NAME = "mcp-supervisor-demo";
 
   /** The longest {@code sleep} accepted, so a typo cannot park a worker thread for hours. */
-  static final long MAX_SLEEP_MS = 300_000;
+  public static final long MAX_SLEEP_MS = 300_000;
 
   static final int MAX_PROGRESS_STEPS = 1_000;
 
