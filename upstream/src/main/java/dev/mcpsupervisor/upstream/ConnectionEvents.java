@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -94,16 +95,42 @@ final class ConnectionEvents {
     String problem = ((ParsedPayload.Rejected) parsed).error().error().message();
     String text = new String(payload, StandardCharsets.UTF_8);
     if (text.strip().indexOf('\n') < 0) {
+      malformedAnswer(text, problem).ifPresent(messages::add);
       return problem;
     }
     String lineProblem = null;
     for (String line : text.split("\r?\n")) {
       if (!line.isBlank()) {
-        String wrong = read(JsonRpcCodec.parse(line), new byte[0], messages);
+        String wrong =
+            read(JsonRpcCodec.parse(line), line.getBytes(StandardCharsets.UTF_8), messages);
         lineProblem = lineProblem != null ? lineProblem : wrong;
       }
     }
     return lineProblem;
+  }
+
+  /**
+   * A payload that is not a valid JSON-RPC message but is shaped as a response (an id, a result or
+   * an error, no method) answers the request it names: its caller gets a {@link BadAnswers} error
+   * at once instead of waiting for its deadline. A malformed request or notification of the
+   * server's is skipped: its id is in the server's own space, never one of ours.
+   */
+  private static Optional<JsonRpcResponse> malformedAnswer(String text, String problem) {
+    JsonNode root;
+    try {
+      root = JsonRpcCodec.mapper().readTree(text);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    if (root == null || !root.isObject() || root.has("method")) {
+      return Optional.empty();
+    }
+    JsonNode id = root.get("id");
+    boolean answers = root.has("result") || root.has("error");
+    if (!answers || id == null || !(id.isIntegralNumber() || id.isTextual())) {
+      return Optional.empty();
+    }
+    return Optional.of(BadAnswers.to(id, "a malformed response: " + problem));
   }
 
   private void skipped(String problem, byte[] payload) {

@@ -35,6 +35,12 @@ final class StdioConnection implements UpstreamConnection {
    */
   private static final long OUTPUT_AFTER_EXIT_MILLIS = 200;
 
+  /**
+   * A process whose stdout ends is expected to exit; one still running this long after is ended
+   * (generous: under load, the exit of a process can be seen seconds after its pipes close).
+   */
+  private static final long EXIT_AFTER_STDOUT_MILLIS = 3_000;
+
   private final Process process;
   private final ConnectionEvents events;
   private final StderrTail stderr;
@@ -177,6 +183,26 @@ final class StdioConnection implements UpstreamConnection {
     } finally {
       stdoutEnded.complete(null);
     }
+    endIfStillRunning();
+  }
+
+  /**
+   * Stdout is over: a process that exits reports its exit (with its code and stderr) through {@link
+   * #onExit}; one that keeps running can never answer again, so it is ended as a transport failure
+   * and its calls fail now instead of at their deadlines.
+   */
+  private void endIfStillRunning() {
+    process
+        .onExit()
+        .thenApply(gone -> true)
+        .completeOnTimeout(false, EXIT_AFTER_STDOUT_MILLIS, TimeUnit.MILLISECONDS)
+        .thenAccept(
+            gone -> {
+              if (!gone && !closing.get()) {
+                log.warn("{}: closed its stdout but still runs; ending it", events.name());
+                end(ConnectionClosed.Kind.TRANSPORT_ERROR, "stdout closed while the process runs");
+              }
+            });
   }
 
   private static boolean isBlank(byte[] line) {

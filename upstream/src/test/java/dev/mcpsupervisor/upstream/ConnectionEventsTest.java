@@ -1,7 +1,9 @@
 package dev.mcpsupervisor.upstream;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -55,6 +57,33 @@ class ConnectionEventsTest {
   void withoutARequestWhatIsNotJsonRpcIsSkipped() {
     assertFalse(events.payload("not JSON".getBytes(StandardCharsets.UTF_8), null));
     assertTrue(listener.awaitWithin(received -> true, Duration.ofMillis(50)).isEmpty());
+  }
+
+  @Test
+  void aMalformedResponseFailsTheRequestItNamesAtOnce() {
+    assertFalse(events.payload(bytes("{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":\"oops\"}"), null));
+    JsonRpcResponse failed = (JsonRpcResponse) next();
+    assertTrue(failed.isError());
+    assertEquals(ID, failed.id());
+    assertNotNull(BadAnswers.problemOf(failed));
+  }
+
+  @Test
+  void aMalformedResponseAmongLinesFailsItsRequestInOrder() {
+    assertTrue(payload(PROGRESS + "\n{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{},\"error\":{}}"));
+    assertInstanceOf(JsonRpcNotification.class, next());
+    assertNotNull(BadAnswers.problemOf((JsonRpcResponse) next()));
+  }
+
+  @Test
+  void aMalformedRequestOfTheServersAnswersNothing() {
+    assertFalse(events.payload(bytes("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":5}"), null));
+    assertFalse(events.payload(bytes("{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{}}"), null));
+    assertTrue(listener.awaitWithin(received -> true, Duration.ofMillis(50)).isEmpty());
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 
   private Object next() {

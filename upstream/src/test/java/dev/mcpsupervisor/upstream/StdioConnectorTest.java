@@ -227,6 +227,22 @@ class StdioConnectorTest {
   }
 
   @Test
+  void aProcessThatClosesItsStdoutButRunsOnIsEndedAsATransportFailure() {
+    RecordingListener listener = new RecordingListener();
+    UpstreamConnection connection = connect(shell("exec 1>&-; exec sleep 300"), listener);
+    long pid = connection.pid().getAsLong();
+    try {
+      ConnectionClosed closed = listener.awaitClosed();
+      assertEquals(ConnectionClosed.Kind.TRANSPORT_ERROR, closed.kind(), closed.detail());
+      assertTrue(closed.detail().contains("stdout"), closed.detail());
+      Rpc.await(connection.close());
+      assertFalse(ChildProcesses.isAlive(pid), "the process that stopped answering is ended");
+    } finally {
+      Rpc.await(connection.close());
+    }
+  }
+
+  @Test
   void stdoutLinesThatAreNotJsonRpcAreSkipped() {
     RecordingListener listener = new RecordingListener();
     UpstreamConnection connection =
