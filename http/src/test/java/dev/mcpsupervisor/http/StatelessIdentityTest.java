@@ -63,7 +63,10 @@ class StatelessIdentityTest {
   /** No tokens, no agent id header. */
   private TestGateway anonymous;
 
-  /** No tokens, agent id header enabled, idle after 1 s. */
+  /**
+   * No tokens, agent id header enabled, idle after 5 s: long enough that two calls in a row stay in
+   * one context on a loaded machine (with 1 s, a stall between them at load 28 made them two).
+   */
   private TestGateway expiring;
 
   @BeforeAll
@@ -81,7 +84,7 @@ class StatelessIdentityTest {
     expiring =
         TestGateway.start(
             agentHeader,
-            TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofSeconds(1)),
+            TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofSeconds(5)),
             counter());
   }
 
