@@ -380,9 +380,17 @@ public final class DownstreamSession {
     StreamReplay replay =
         new StreamReplay(
             spec.settings().sseResume(),
-            (delay, exchange) ->
-                timers.startSingleTimer(
-                    new StreamTimer(exchange), new StreamTimer(exchange), delay));
+            new StreamReplay.PostTimers() {
+              @Override
+              public void start(Duration delay, ExchangeSink post) {
+                timers.startSingleTimer(new StreamTimer(post), new StreamTimer(post), delay);
+              }
+
+              @Override
+              public void cancel(ExchangeSink post) {
+                timers.cancel(new StreamTimer(post));
+              }
+            });
     replay.enableFor(client.protocolVersion());
     if (replay.enabled()) { // else the shared pass-through one stays
       streams.replayWith(replay);
