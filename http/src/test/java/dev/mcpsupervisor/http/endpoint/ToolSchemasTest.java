@@ -66,7 +66,7 @@ class ToolSchemasTest {
             null,
             "ctx",
             null,
-            (context, leaseless, server, method, params, deadline) -> supervisor(method));
+            (context, caller, server, method, params, deadline) -> supervisor(method));
     requests.statelessParamHeaders(headers);
     ObjectNode params = JsonRpcCodec.emptyObject();
     params.put("name", tool);
