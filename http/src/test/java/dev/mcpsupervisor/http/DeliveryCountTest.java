@@ -8,13 +8,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
  * The actor deliveries of one warm {@code tools/call} in each era, counted by a mailbox that notes
  * every message put in an actor of the supervisor's tree ({@link CountingMailbox}): the numbers of
- * docs/architecture.md's hop table, and its bounds.
+ * docs/architecture.md's hop table, and its bounds. A POST stream's priming timer, which fired
+ * after every answer before issue 35, is StreamReplayTest's: here it never falls in the window.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DeliveryCountTest {
@@ -31,8 +31,13 @@ class DeliveryCountTest {
               + CountingMailbox.class.getName()
               + "\"\nmcp-supervisor.supervisor-pekko.pekko.actor.typed.default-mailbox.mailbox-type = \""
               + CountingMailbox.class.getName()
-              + "\"",
-          TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofMinutes(5)),
+              // no ping and no idle sweep falls in a window, and a call slowed by the machine's
+              // load
+              // does not become a primed SSE stream: what is counted is a warm call answered at
+              // once
+              + "\"\nmcp-supervisor.supervisor.pingInterval = 1h"
+              + "\nmcp-supervisor.http.sseResume.streamAfter = 1h",
+          TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofHours(1)),
           TestGateway.stdioFixture("fixture"));
 
   @AfterAll

@@ -101,6 +101,34 @@ class StreamReplayTest {
   }
 
   @Test
+  void aStreamAnsweredBeforeItsPrimingTimerCancelsTheTimer() {
+    List<ExchangeSink> started = new ArrayList<>();
+    List<ExchangeSink> cancelled = new ArrayList<>();
+    StreamReplay replay =
+        new StreamReplay(
+            new StreamReplay.Settings(
+                Duration.ofMillis(100), Duration.ofSeconds(1), 10, 1000, 4, Duration.ZERO),
+            new StreamReplay.PostTimers() {
+              @Override
+              public void start(Duration delay, ExchangeSink post) {
+                started.add(post);
+              }
+
+              @Override
+              public void cancel(ExchangeSink post) {
+                cancelled.add(post);
+              }
+            });
+    replay.enableFor(ProtocolVersions.V2025_11_25);
+    TestProbe<Exchange.Event> post = testKit.createTestProbe();
+    replay.opened(ProbeSink.of(post), true);
+    replay.tell(ProbeSink.of(post), new Exchange.Complete(List.of(note(1))));
+    assertInstanceOf(Exchange.Complete.class, post.receiveMessage(), "a plain JSON answer");
+    assertEquals(List.of(ProbeSink.of(post)), started);
+    assertEquals(started, cancelled, "its timer would fire into the session for nothing");
+  }
+
+  @Test
   void streamsOfClientsThatDoNotResumePassEverythingThrough() {
     StreamReplay replay = replay(100, 1000, ProtocolVersions.V2025_06_18);
     TestProbe<Exchange.Event> post = testKit.createTestProbe();
