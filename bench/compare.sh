@@ -5,6 +5,8 @@
 #   supervisor-http   mcp-supervisor in front of the upstream over Streamable HTTP
 #   mcp-proxy         mcp-proxy (npm, punkpeye) in front of the upstream over stdio
 #   supergateway      supergateway --stateful (npm) in front of the upstream over stdio
+#   floor             no upstream: a bare MCP echo on Pekko HTTP in the jar's own JVM (`bench-floor`), what a call
+#                     costs on this stack before any supervision; the report gives CPU per call against it
 # with the jar's bench subcommand, for each N sessions, RUNS times; writes bench/results/compare-<date>.json and .md
 # (medians of the runs, ratios vs direct and vs the best peer). Everything binds 127.0.0.1; every process this script
 # starts runs in its own process group and is stopped by that group's id; every wait is bounded.
@@ -19,7 +21,8 @@ usage: bench/compare.sh [options]
   -r, --runs R            runs per target and N; the tables show medians (default 3)
   --warmup M              before the measured runs, one unrecorded run of 10 sessions x M calls against each target
                           (JIT, connection pools; 0 = none; default 20)
-  -t, --targets LIST      subset of direct,supervisor-stdio,supervisor-http,mcp-proxy,supergateway (default all)
+  -t, --targets LIST      subset of direct,supervisor-stdio,supervisor-http,mcp-proxy,supergateway,floor
+                          (default all)
   -u, --upstream NAME     everything (@modelcontextprotocol/server-everything, default) or fixture (this project's
                           fixture server; needs its jar: mvn -B -DskipTests package)
   --era ERA               session | stateless | both (default session: server-everything and the peers speak the
@@ -40,7 +43,7 @@ CALLS=""
 IN_FLIGHT=1
 RUNS=3
 WARMUP_CALLS=20
-TARGETS="direct,supervisor-stdio,supervisor-http,mcp-proxy,supergateway"
+TARGETS="direct,supervisor-stdio,supervisor-http,mcp-proxy,supergateway,floor"
 ERA="session"
 UPSTREAM="everything"
 SUPERGATEWAY_MAX=100
@@ -263,6 +266,11 @@ print(json.dumps({"command": sys.argv[1], "args": sys.argv[2:]}))' "${UPSTREAM_S
       start supergateway "${NODE_LOOPBACK[@]}" "$SUPERGATEWAY_JS" --logLevel none \
         --stdio "$UPSTREAM_STDIO_LINE" \
         --outputTransport streamableHttp --stateful --port "$port"
+      FRONT_PID="$STARTED_PID"
+      URL="http://127.0.0.1:$port/mcp" ;;
+    floor)
+      # shellcheck disable=SC2046
+      start floor $(gateway_command) bench-floor --host 127.0.0.1 --port "$port"
       FRONT_PID="$STARTED_PID"
       URL="http://127.0.0.1:$port/mcp" ;;
     *) echo "unknown target: $1" >&2; return 1 ;;

@@ -78,11 +78,20 @@ def summarize(cells, peers):
         row["vsDirect"] = ratio(mine, direct["median"]["callsPerSecond"] if direct else None)
         row["bestPeer"] = best_peer["target"] if best_peer else None
         row["vsBestPeer"] = ratio(mine, best_peer["median"]["callsPerSecond"] if best_peer else None)
+        # CPU per call against the floor (a bare MCP echo on Pekko HTTP, the same JVM) and mcp-proxy
+        cpu = row["median"]["cpuMicrosPerCall"]
+        for key, name in (("cpuVsFloor", "floor"), ("cpuVsMcpProxy", "mcp-proxy")):
+            other = next((r for r in same if r["target"] == name), None)
+            row[key] = ratio(cpu, other["median"]["cpuMicrosPerCall"] if other else None)
     return rows
 
 
 def ratio(a, b):
     return round(a / b, 3) if a is not None and b else None
+
+
+def times(value):
+    return "-" if value is None else f"{value:.2f}×"
 
 
 def fmt(value, suffix=""):
@@ -97,18 +106,20 @@ def markdown(rows, meta):
              f"best peer ({', '.join(meta['peers'])}) in the same run; CPU is the front process's only (the gateway "
              f"or peer; for direct, the upstream). Versions: {meta['versions'] or 'not given'}.",
              "",
-             "| N | M | Target | Calls/s | p50 µs | p99 µs | CPU µs/call | Failed | Wrong | vs direct | vs best peer |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| N | M | Target | Calls/s | p50 µs | p99 µs | CPU µs/call | Failed | Wrong | vs direct | vs best peer "
+             "| CPU vs floor | CPU vs mcp-proxy |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         if row["era"] is None:
-            lines.append(f"| {row['sessions'] or '-'} | | {row['target']} | {row['note']} | | | | | | | |")
+            lines.append(f"| {row['sessions'] or '-'} | | {row['target']} | {row['note']} | | | | | | | | | |")
             continue
         m = row["median"]
         vs_peer = "-" if row["vsBestPeer"] is None else f"{row['vsBestPeer']:.2f}× ({row['bestPeer']})"
         vs_direct = "-" if row["vsDirect"] is None else f"{row['vsDirect']:.2f}×"
         lines.append(f"| {row['sessions']} | {row['callsPerSession']} | {row['target']} | {fmt(m['callsPerSecond'])}"
                      f" | {fmt(m['p50'])} | {fmt(m['p99'])} | {fmt(m['cpuMicrosPerCall'])} | {row['failed']}"
-                     f" | {row['wrong']} | {vs_direct} | {vs_peer} |")
+                     f" | {row['wrong']} | {vs_direct} | {vs_peer} | {times(row.get('cpuVsFloor'))}"
+                     f" | {times(row.get('cpuVsMcpProxy'))} |")
     problems = [r for r in rows if r.get("firstProblem")]
     if problems:
         lines += ["", "First problems:"]

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.app.bench.BenchCommand;
+import dev.mcpsupervisor.app.bench.FloorCommand;
 import dev.mcpsupervisor.app.chaos.ChaosCommand;
 import dev.mcpsupervisor.app.demo.DemoConfig;
 import dev.mcpsupervisor.app.runtime.Application;
@@ -49,6 +50,7 @@ import picocli.CommandLine.Option;
     usageHelpAutoWidth = true,
     subcommands = {
       BenchCommand.class,
+      FloorCommand.class,
       ChaosCommand.class,
       StdioCommand.class,
       ConnectCommand.class

@@ -12,15 +12,17 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * The asks {@link SessionSupervisor} makes of the key router, and what each answers when no reply
- * comes in time: a JSON-RPC error for a call, a failed acquire, or a failure (never "done") for a
- * release or snapshot. Separate from the facade so the public API reads as arguments checked and
- * handed on, while the timeouts, the shutdown check and a cancelled caller's stage telling the
- * router live together here.
+ * The asks {@link SessionSupervisor} makes of the key router (a call is no ask: its answer
+ * completes the caller's future), and what each answers when no reply comes in time: a JSON-RPC
+ * error for a call, a failed acquire, or a failure (never "done") for a release or snapshot.
+ * Separate from the facade so the public API reads as arguments checked and handed on, while the
+ * timeouts, the shutdown check and a cancelled caller's stage telling the router live together
+ * here.
  */
 final class RouterAsks {
 
@@ -57,39 +59,42 @@ final class RouterAsks {
           JsonRpcResponse.failure(LongNode.valueOf(callId), SupervisorErrors.shuttingDown()));
       return answer;
     }
-    // the session answers at the deadline; this ask's own timeout is only a safety net behind it
-    CompletableFuture<JsonRpcResponse> reply =
-        Asks.ask(
-            router,
-            replyTo ->
-                new KeyRouter.Request(
-                    new UpstreamCall(
-                        context,
-                        server,
-                        callId,
-                        method,
-                        params,
-                        effectiveDeadline,
-                        replyTo,
-                        tag,
-                        null,
-                        null)),
-            effectiveDeadline.plus(settings.askMargin()),
-            system.scheduler(),
-            failure ->
-                JsonRpcResponse.failure(
-                    LongNode.valueOf(callId),
-                    isTerminated()
-                        ? SupervisorErrors.shuttingDown()
-                        : SupervisorErrors.timeout(method, server, effectiveDeadline.toMillis())));
-    // the caller gets its own future: cancelling it must not touch the ask
-    reply.whenComplete((response, failure) -> answer.complete(response));
+    // no ask: the answer completes the caller's future where it is given (no actor of its own);
+    // the session answers at the deadline, this timer is only a safety net behind it
+    Cancellable overdue =
+        system
+            .scheduler()
+            .scheduleOnce(
+                effectiveDeadline.plus(settings.askMargin()),
+                () ->
+                    answer.complete(
+                        JsonRpcResponse.failure(
+                            LongNode.valueOf(callId),
+                            isTerminated()
+                                ? SupervisorErrors.shuttingDown()
+                                : SupervisorErrors.timeout(
+                                    method, server, effectiveDeadline.toMillis()))),
+                Asks.sameThreadContext());
     answer.whenComplete(
         (response, failure) -> {
+          overdue.cancel();
           if (answer.isCancelled() && !isTerminated()) {
             router.tell(new KeyRouter.Cancel(context, server, callId));
           }
         });
+    router.tell(
+        new KeyRouter.Request(
+            new UpstreamCall(
+                context,
+                server,
+                callId,
+                method,
+                params,
+                effectiveDeadline,
+                answer::complete,
+                tag,
+                null,
+                null)));
     return answer;
   }
 

@@ -20,7 +20,6 @@ import dev.mcpsupervisor.actors.key.SupervisorGuardian;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
-import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -292,12 +291,18 @@ public final class SessionSupervisor implements AutoCloseable {
         options.deadline() != null ? options.deadline() : serverConfig.requestTimeout();
     JsonNode sent =
         StatelessEnvelope.withLogLevel(telemetry.withCallerContext(params), options.logLevel());
-    boolean releaseAfter = options.leaseless() && serverConfig.isolation() == Isolation.CONTEXT;
     return RoundTripCall.start(
-        system,
         router,
         settings,
-        new RoundTripCall.Call(context, server, callId, method, sent, deadline, releaseAfter),
+        new RoundTripCall.Call(
+            context,
+            server,
+            callId,
+            method,
+            sent,
+            deadline,
+            options.caller(),
+            serverConfig.isolation()),
         options);
   }
 

@@ -126,7 +126,8 @@ class OwnMailboxTest {
       assertEquals("7", refused.localId());
       assertTrue(refused.response().error().message().contains("context ctx was released"));
       JsonRpcResponse answer = JsonRpcResponse.success(IntNode.valueOf(1), FakeConnector.text("x"));
-      ContextDelivery.deliverReleased(new ContextDelivery.Answer(answer, caller.getRef()), "ctx");
+      ContextDelivery.deliverReleased(
+          new ContextDelivery.Answer(answer, caller.getRef()::tell), "ctx");
       assertEquals(answer, caller.receiveMessage());
     } finally {
       testKit.shutdownTestKit();

@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.actors.call;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.actors.delivery.CallerKind;
 import dev.mcpsupervisor.protocol.InputRequests;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
@@ -33,13 +34,10 @@ import java.util.function.Consumer;
  *     call, cancelled upstream, with -32021 (Missing client capability) and {@code
  *     data.requiredCapabilities}, as a 2026-07-28 server answers such a client. A {@code
  *     roots/list} is only refused either way: servers ask for roots unprompted
- * @param leaseless the call holds no lease: the server's key actor serves it on a pooled session (a
- *     session of its own under {@code isolation: context}, released with the answer) and the
- *     context keeps nothing afterwards, so a caller with no lifetime (a 2026-07-28 request) needs
- *     no release; a context that holds a lease on the server still calls on its session
- * @param statelessCaller the caller speaks MCP 2026-07-28: a server that speaks both eras serves
- *     the call in that era (over HTTP with {@code protocol: auto}), so the caller gets the server's
- *     own rounds and refusals rather than the bridge's
+ * @param caller who calls ({@link CallerKind}): whether the call holds a lease ({@link
+ *     #withoutLease()}: a caller with no lifetime needs no release) and whether the caller speaks
+ *     MCP 2026-07-28 ({@link #fromStatelessCaller()}: it gets the server's own rounds and refusals
+ *     rather than the bridge's)
  */
 public record CallOptions(
     Set<ClientCapability> capabilities,
@@ -48,8 +46,7 @@ public record CallOptions(
     Consumer<JsonRpcNotification> notifications,
     Map<String, JsonNode> inputResponses,
     boolean endsWithoutCapability,
-    boolean leaseless,
-    boolean statelessCaller) {
+    CallerKind caller) {
 
   /** The client capabilities of MCP that let a server ask its client something during a call. */
   public enum ClientCapability {
@@ -94,11 +91,12 @@ public record CallOptions(
     }
     notifications = notifications == null ? notification -> {} : notifications;
     inputResponses = inputResponses == null ? Map.of() : withoutNulls(inputResponses);
+    caller = caller == null ? CallerKind.LEASED : caller;
   }
 
   /** Answers no server request, wants no logs, waits the server's requestTimeout. */
   public static CallOptions defaults() {
-    return new CallOptions(Set.of(), null, null, null, null, false, false, false);
+    return new CallOptions(Set.of(), null, null, null, null, false, CallerKind.LEASED);
   }
 
   public CallOptions withCapabilities(ClientCapability... declared) {
@@ -106,14 +104,7 @@ public record CallOptions(
     all.addAll(capabilities);
     all.addAll(Set.of(declared));
     return new CallOptions(
-        all,
-        logLevel,
-        deadline,
-        notifications,
-        inputResponses,
-        endsWithoutCapability,
-        leaseless,
-        statelessCaller);
+        all, logLevel, deadline, notifications, inputResponses, endsWithoutCapability, caller);
   }
 
   /**
@@ -128,14 +119,7 @@ public record CallOptions(
       }
     }
     return new CallOptions(
-        declared,
-        logLevel,
-        deadline,
-        notifications,
-        inputResponses,
-        endsWithoutCapability,
-        leaseless,
-        statelessCaller);
+        declared, logLevel, deadline, notifications, inputResponses, endsWithoutCapability, caller);
   }
 
   /**
@@ -150,8 +134,7 @@ public record CallOptions(
         notifications,
         inputResponses,
         endsWithoutCapability,
-        leaseless,
-        statelessCaller);
+        caller);
   }
 
   public CallOptions withDeadline(Duration callDeadline) {
@@ -162,8 +145,7 @@ public record CallOptions(
         notifications,
         inputResponses,
         endsWithoutCapability,
-        leaseless,
-        statelessCaller);
+        caller);
   }
 
   public CallOptions withNotifications(Consumer<JsonRpcNotification> consumer) {
@@ -174,8 +156,7 @@ public record CallOptions(
         Objects.requireNonNull(consumer, "consumer"),
         inputResponses,
         endsWithoutCapability,
-        leaseless,
-        statelessCaller);
+        caller);
   }
 
   /**
@@ -184,44 +165,40 @@ public record CallOptions(
    */
   public CallOptions withInputResponses(Map<String, JsonNode> responses) {
     return new CallOptions(
-        capabilities,
-        logLevel,
-        deadline,
-        notifications,
-        responses,
-        endsWithoutCapability,
-        leaseless,
-        statelessCaller);
+        capabilities, logLevel, deadline, notifications, responses, endsWithoutCapability, caller);
   }
 
   /** A sampling or elicitation request the caller cannot answer ends the call with -32021. */
   public CallOptions endingWithoutCapability() {
     return new CallOptions(
-        capabilities,
-        logLevel,
-        deadline,
-        notifications,
-        inputResponses,
-        true,
-        leaseless,
-        statelessCaller);
+        capabilities, logLevel, deadline, notifications, inputResponses, true, caller);
   }
 
-  /** The call holds no lease (see {@link #leaseless()}). */
+  /**
+   * The call holds no lease: the server's key actor serves it on a pooled session (a session of its
+   * own under {@code isolation: context}, released with the answer) and the context keeps nothing
+   * afterwards, so a caller with no lifetime needs no release; a context that holds a lease on the
+   * server still calls on its session.
+   */
   public CallOptions withoutLease() {
-    return new CallOptions(
-        capabilities,
-        logLevel,
-        deadline,
-        notifications,
-        inputResponses,
-        endsWithoutCapability,
-        true,
-        statelessCaller);
+    return withCaller(caller.withoutLease());
   }
 
-  /** The caller speaks MCP 2026-07-28 (see {@link #statelessCaller()}). */
+  /**
+   * The caller speaks MCP 2026-07-28: a server that speaks both eras serves the call in that era
+   * (over HTTP with {@code protocol: auto}).
+   */
   public CallOptions fromStatelessCaller() {
+    return withCaller(caller.speakingStateless());
+  }
+
+  /** The call holds no lease (see {@link #withoutLease()}). */
+  public boolean leaseless() {
+    return caller.leaseless();
+  }
+
+  /** The call made by {@code kind} of caller. */
+  public CallOptions withCaller(CallerKind kind) {
     return new CallOptions(
         capabilities,
         logLevel,
@@ -229,8 +206,7 @@ public record CallOptions(
         notifications,
         inputResponses,
         endsWithoutCapability,
-        leaseless,
-        true);
+        kind);
   }
 
   boolean answers(ClientCapability capability) {

@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
+import dev.mcpsupervisor.actors.delivery.CallActor;
+import dev.mcpsupervisor.actors.delivery.CallerKind;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.key.KeyRouter;
-import dev.mcpsupervisor.actors.key.SupervisorGuardian;
 import dev.mcpsupervisor.protocol.LogLevels;
 import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcNotification;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
@@ -20,23 +22,29 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * One call of {@link dev.mcpsupervisor.actors.SessionSupervisor#call}, from its start to its
- * answer, on the caller's node (spawned by the guardian): the call's own delivery. The session
- * sends here — not to the context — what concerns this call: its progress and logs, the server
- * requests attributed to it, its answer. Server requests the caller declared a capability for wait
- * ({@link CallInputs}) and go to the caller in rounds ({@link CallOutcome.InputRequired}), gathered
- * for a moment so that requests sent together go out together; the caller's answers go back to the
- * session; the rest are refused at once. The call stays in flight upstream meanwhile, under its
- * deadline: an abandoned round ends with it (timed out or cancelled upstream, every waiting request
- * refused). Stops with the answer.
+ * answer: the call's own delivery, spawned by the key actor that serves it ({@link CallActor}). The
+ * session sends here — not to the context — what concerns this call: its progress and logs, the
+ * server requests attributed to it, its answer. Server requests the caller declared a capability
+ * for wait ({@link CallInputs}) and go to the caller in rounds ({@link CallOutcome.InputRequired}),
+ * gathered for a moment so that requests sent together go out together; the caller's answers go
+ * back to the session; the rest are refused at once. The call stays in flight upstream meanwhile,
+ * under its deadline: an abandoned round ends with it (timed out or cancelled upstream, every
+ * waiting request refused). Stops with the answer.
+ *
+ * <p>Its states: {@code callerWaiting} (the caller waits on a stage, which the next round or the
+ * answer completes), {@code roundOut} (the caller holds a round) and {@code cancelling} (cancelled
+ * upstream: only the answer is awaited).
  */
 public final class RoundTripCall {
 
-  interface Command {}
+  /** Its messages are a delivery's, so that the session tells it as it tells any delivery. */
+  interface Command extends ContextDelivery.Command {}
 
   /** The caller answered round {@code round}; {@code next} gets what comes after. */
   record AnswerRound(
@@ -47,9 +55,6 @@ public final class RoundTripCall {
   enum Cancel implements Command {
     INSTANCE
   }
-
-  /** What a session sends the call's own delivery. */
-  private record Delivered(ContextDelivery.Command message) implements Command {}
 
   /** An answer that came straight to the call's reply address (rejected before any session). */
   private record Answered(JsonRpcResponse response) implements Command {}
@@ -66,8 +71,9 @@ public final class RoundTripCall {
   /**
    * What the call asks, as the Java API took it.
    *
-   * @param releaseAfter the call's lease ends with its answer (a leaseless call to an {@code
-   *     isolation: context} server, which needs a session of its own)
+   * @param caller who calls ({@link CallOptions#caller()})
+   * @param isolation the server's: a leaseless call to an {@code isolation: context} server needs a
+   *     session of its own, whose lease ends with the answer
    */
   public record Call(
       String context,
@@ -76,17 +82,24 @@ public final class RoundTripCall {
       String method,
       JsonNode params,
       Duration deadline,
-      boolean releaseAfter) {}
+      CallerKind caller,
+      Isolation isolation) {
+
+    boolean releasesAfter() {
+      return caller.leaseless() && isolation == Isolation.CONTEXT;
+    }
+  }
 
   /**
    * The caller's side of a running call, free of actor types: answers rounds and cancels. Once the
    * call is answered, whatever the caller asks completes with that answer.
    */
   static final class Handle {
-    private final ActorRef<Command> actor;
+    private final ActorRef<ContextDelivery.Command> actor;
     private final CompletableFuture<JsonRpcResponse> answered;
 
-    private Handle(ActorRef<Command> actor, CompletableFuture<JsonRpcResponse> answered) {
+    private Handle(
+        ActorRef<ContextDelivery.Command> actor, CompletableFuture<JsonRpcResponse> answered) {
       this.actor = actor;
       this.answered = answered;
     }
@@ -118,75 +131,16 @@ public final class RoundTripCall {
     }
   }
 
-  /** Starts the call as a child of the guardian; answers the stage of its first outcome. */
+  /**
+   * Sends the call to the router, which hands it to its key actor, which spawns its actor; answers
+   * the stage of its first outcome.
+   */
   public static CompletionStage<CallOutcome> start(
-      ActorRef<SupervisorGuardian.Command> guardian,
       ActorRef<KeyRouter.Command> router,
       SupervisorSettings settings,
       Call call,
       CallOptions options) {
     CompletableFuture<CallOutcome> first = new CompletableFuture<>();
-    guardian.tell(new SupervisorGuardian.Start(create(call, options, router, first, settings)));
-    return first;
-  }
-
-  /**
-   * @param first completes with the call's first outcome
-   */
-  private static Behavior<Command> create(
-      Call call,
-      CallOptions options,
-      ActorRef<KeyRouter.Command> router,
-      CompletableFuture<CallOutcome> first,
-      SupervisorSettings settings) {
-    return Behaviors.setup(
-        context ->
-            Behaviors.withTimers(
-                timers ->
-                    new RoundTripCall(call, options, router, first, settings, context, timers)
-                        .start()));
-  }
-
-  private final Call call;
-  private final CallOptions options;
-  private final ActorRef<KeyRouter.Command> router;
-  private final SupervisorSettings settings;
-  private final ActorContext<Command> context;
-  private final TimerScheduler<Command> timers;
-  private final CallInputs<ActorRef<ContextDelivery.ServerRequestAnswer>> inputs;
-  private final Handle handle;
-
-  /** The stage the caller waits on now; null while the caller holds a round. */
-  private CompletableFuture<CallOutcome> waitingCaller;
-
-  private int round;
-  private boolean cancelSent;
-
-  private RoundTripCall(
-      Call call,
-      CallOptions options,
-      ActorRef<KeyRouter.Command> router,
-      CompletableFuture<CallOutcome> first,
-      SupervisorSettings settings,
-      ActorContext<Command> context,
-      TimerScheduler<Command> timers) {
-    this.call = call;
-    this.options = options;
-    this.router = router;
-    this.settings = settings;
-    this.context = context;
-    this.timers = timers;
-    this.inputs = new CallInputs<>(call.server(), options);
-    this.handle = new Handle(context.getSelf(), new CompletableFuture<>());
-    this.waitingCaller = first;
-  }
-
-  private Behavior<Command> start() {
-    handle.cancelWhenCancelled(waitingCaller);
-    ActorRef<ContextDelivery.Command> callDelivery =
-        context.messageAdapter(ContextDelivery.Command.class, Delivered::new);
-    ActorRef<JsonRpcResponse> replyTo =
-        context.messageAdapter(JsonRpcResponse.class, Answered::new);
     router.tell(
         new KeyRouter.Request(
             new UpstreamCall(
@@ -196,44 +150,163 @@ public final class RoundTripCall {
                 call.method(),
                 call.params(),
                 call.deadline(),
-                replyTo,
+                // rejected before a key actor took it: no actor, nothing to release
+                response -> first.complete(new CallOutcome.Complete(response)),
                 null,
                 null,
-                callDelivery,
-                options.leaseless(),
+                null,
+                call.caller(),
                 options.answers(CallOptions.ClientCapability.ROOTS)),
-            options.statelessCaller()));
-    timers.startSingleTimer(Overdue.INSTANCE, call.deadline().plus(settings.askMargin()));
-    return running();
+            new CallActor() {
+              @Override
+              public Behavior<ContextDelivery.Command> behavior() {
+                return create(call, options, router, first, settings);
+              }
+
+              @Override
+              public UpstreamCall answeredBy(
+                  ActorRef<ContextDelivery.Command> actor, UpstreamCall sent) {
+                return sent.withReplies(response -> actor.tell(new Answered(response)), actor);
+              }
+            }));
+    return first;
   }
 
-  private Behavior<Command> running() {
-    return Behaviors.receive(Command.class)
-        .onMessage(Delivered.class, this::onDelivered)
-        .onMessage(Answered.class, answered -> finish(answered.response()))
-        .onMessage(GatherElapsed.class, notUsed -> onGatherElapsed())
-        .onMessage(AnswerRound.class, this::onAnswerRound)
-        .onMessage(Cancel.class, notUsed -> onCancel())
-        .onMessage(Overdue.class, notUsed -> onOverdue())
-        .onSignal(PostStop.class, notUsed -> onStopped())
+  /**
+   * @param first completes with the call's first outcome
+   */
+  private static Behavior<ContextDelivery.Command> create(
+      Call call,
+      CallOptions options,
+      ActorRef<KeyRouter.Command> router,
+      CompletableFuture<CallOutcome> first,
+      SupervisorSettings settings) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers ->
+                    new RoundTripCall(call, options, router, settings, context, timers)
+                        .start(first)));
+  }
+
+  private final Call call;
+  private final CallOptions options;
+  private final ActorRef<KeyRouter.Command> router;
+  private final SupervisorSettings settings;
+  private final ActorContext<ContextDelivery.Command> context;
+  private final TimerScheduler<ContextDelivery.Command> timers;
+  private final CallInputs<ActorRef<ContextDelivery.ServerRequestAnswer>> inputs;
+  private final Handle handle;
+
+  /** The number of the last round given to the caller. */
+  private int round;
+
+  private RoundTripCall(
+      Call call,
+      CallOptions options,
+      ActorRef<KeyRouter.Command> router,
+      SupervisorSettings settings,
+      ActorContext<ContextDelivery.Command> context,
+      TimerScheduler<ContextDelivery.Command> timers) {
+    this.call = call;
+    this.options = options;
+    this.router = router;
+    this.settings = settings;
+    this.context = context;
+    this.timers = timers;
+    this.inputs = new CallInputs<>(call.server(), options);
+    this.handle = new Handle(context.getSelf(), new CompletableFuture<>());
+  }
+
+  private Behavior<ContextDelivery.Command> start(CompletableFuture<CallOutcome> first) {
+    // a caller who cancelled before this actor ran is told here, at once
+    handle.cancelWhenCancelled(first);
+    // the session times the call from its receipt: this is a safety net behind it
+    timers.startSingleTimer(Overdue.INSTANCE, call.deadline().plus(settings.askMargin()));
+    return callerWaiting(first);
+  }
+
+  // ------------------------------------------------------------------------------------ the states
+
+  /** The caller waits on {@code caller}: a round opens once the requests sent together are in. */
+  private Behavior<ContextDelivery.Command> callerWaiting(CompletableFuture<CallOutcome> caller) {
+    return whileRunning(caller)
+        .onMessage(
+            ContextDelivery.ServerRequest.class, asked -> onServerRequest(asked, caller, true))
+        .onMessage(
+            GatherElapsed.class,
+            notUsed -> inputs.anyWaiting() ? openRound(caller) : Behaviors.same())
+        .onMessage(AnswerRound.class, this::stray)
+        .onMessage(Cancel.class, notUsed -> cancelling(caller))
         .build();
   }
 
-  private Behavior<Command> onDelivered(Delivered delivered) {
-    ContextDelivery.Command message = delivered.message();
-    if (message instanceof ContextDelivery.Answer answer) {
-      return finish(answer.response());
-    }
-    if (message instanceof ContextDelivery.ServerRequest asked) {
-      return onServerRequest(asked);
-    }
-    if (message instanceof ContextDelivery.Notification notification) {
-      onNotification(notification.notification());
-    }
-    return Behaviors.same();
+  /** The caller holds round {@link #round}: what is asked meanwhile waits for its answer. */
+  private Behavior<ContextDelivery.Command> roundOut() {
+    return whileRunning(null)
+        .onMessage(
+            ContextDelivery.ServerRequest.class, asked -> onServerRequest(asked, null, false))
+        .onMessage(GatherElapsed.class, notUsed -> Behaviors.same())
+        .onMessage(AnswerRound.class, this::onAnswerRound)
+        .onMessage(Cancel.class, notUsed -> cancelling(null))
+        .build();
   }
 
-  private Behavior<Command> onServerRequest(ContextDelivery.ServerRequest asked) {
+  /**
+   * Cancelled upstream (told once, here): only the answer is awaited; {@code caller} (null when the
+   * caller held a round) gets it.
+   */
+  private Behavior<ContextDelivery.Command> cancelling(CompletableFuture<CallOutcome> caller) {
+    router.tell(new KeyRouter.Cancel(call.context(), call.server(), call.callId()));
+    return whileCancelled(caller);
+  }
+
+  private Behavior<ContextDelivery.Command> whileCancelled(CompletableFuture<CallOutcome> caller) {
+    return whileAnswerAwaited(caller)
+        .onMessage(
+            ContextDelivery.ServerRequest.class, asked -> onServerRequest(asked, null, false))
+        .onMessage(AnswerRound.class, this::stray)
+        .onMessage(Overdue.class, notUsed -> timedOut(caller))
+        .onAnyMessage(notUsed -> Behaviors.same()) // a gathering's end, a second cancel
+        .build();
+  }
+
+  /** What every state but the cancelled one handles alike. */
+  private BehaviorBuilder<ContextDelivery.Command> whileRunning(
+      CompletableFuture<CallOutcome> caller) {
+    return whileAnswerAwaited(caller)
+        .onMessage(
+            Overdue.class,
+            notUsed -> {
+              router.tell(new KeyRouter.Cancel(call.context(), call.server(), call.callId()));
+              return timedOut(caller);
+            });
+  }
+
+  /** What every state handles alike: the answer, notifications, the deadline's safety net. */
+  private BehaviorBuilder<ContextDelivery.Command> whileAnswerAwaited(
+      CompletableFuture<CallOutcome> caller) {
+    BehaviorBuilder<ContextDelivery.Command> builder =
+        Behaviors.receive(ContextDelivery.Command.class)
+            .onMessage(ContextDelivery.Answer.class, answer -> finish(answer.response(), caller))
+            .onMessage(Answered.class, answered -> finish(answered.response(), caller))
+            .onMessage(
+                ContextDelivery.Notification.class,
+                notification -> {
+                  onNotification(notification.notification());
+                  return Behaviors.same();
+                })
+            .onSignal(PostStop.class, notUsed -> onStopped(caller));
+    return builder;
+  }
+
+  // ---------------------------------------------------------------------------------- the messages
+
+  /**
+   * @param gathers the caller waits: a request that waits for it starts the gathering of a round
+   */
+  private Behavior<ContextDelivery.Command> onServerRequest(
+      ContextDelivery.ServerRequest asked, CompletableFuture<CallOutcome> caller, boolean gathers) {
     CallInputs.Arrival<ActorRef<ContextDelivery.ServerRequestAnswer>> arrival =
         inputs.arrived(asked.request(), asked.session());
     if (arrival
@@ -242,12 +315,13 @@ public final class RoundTripCall {
     } else if (arrival
         instanceof CallInputs.Missing<ActorRef<ContextDelivery.ServerRequestAnswer>> missing) {
       send(missing.refusal());
-      onCancel();
+      router.tell(new KeyRouter.Cancel(call.context(), call.server(), call.callId()));
       return finish(
           JsonRpcResponse.failure(
               LongNode.valueOf(call.callId()),
-              SupervisorErrors.missingCapability(missing.capability())));
-    } else if (waitingCaller != null && !timers.isTimerActive(GatherElapsed.INSTANCE)) {
+              SupervisorErrors.missingCapability(missing.capability())),
+          caller);
+    } else if (gathers && !timers.isTimerActive(GatherElapsed.INSTANCE)) {
       // requests sent together go out in one round
       timers.startSingleTimer(GatherElapsed.INSTANCE, settings.inputGatherWindow());
     }
@@ -279,73 +353,63 @@ public final class RoundTripCall {
     return options.logLevel() != null && LogLevels.passes(level, options.logLevel());
   }
 
-  private Behavior<Command> onGatherElapsed() {
-    if (waitingCaller != null && inputs.anyWaiting()) {
-      openRound();
-    }
-    return Behaviors.same();
-  }
-
-  private void openRound() {
+  private Behavior<ContextDelivery.Command> openRound(CompletableFuture<CallOutcome> caller) {
     round++;
-    CompletableFuture<CallOutcome> caller = waitingCaller;
-    waitingCaller = null;
     caller.complete(new CallOutcome.InputRequired(round, inputs.round(), handle));
+    return roundOut();
   }
 
-  private Behavior<Command> onAnswerRound(AnswerRound answer) {
-    if (answer.round() != round || waitingCaller != null) {
-      // the outcome object lets a round be answered once: only a stray message gets here
-      answer
-          .next()
-          .completeExceptionally(
-              new IllegalStateException("round " + answer.round() + " is not the one out"));
-      return Behaviors.same();
+  private Behavior<ContextDelivery.Command> onAnswerRound(AnswerRound answer) {
+    if (answer.round() != round) {
+      return stray(answer);
     }
     inputs.answer(answer.responses()).forEach(this::send);
-    waitingCaller = answer.next();
-    if (inputs.anyWaiting()) {
-      openRound(); // left unanswered, or asked while the round was out
-    }
+    // left unanswered, or asked while the round was out: the next round goes at once
+    return inputs.anyWaiting() ? openRound(answer.next()) : callerWaiting(answer.next());
+  }
+
+  /** The outcome object lets a round be answered once: only a stray message gets here. */
+  private Behavior<ContextDelivery.Command> stray(AnswerRound answer) {
+    answer
+        .next()
+        .completeExceptionally(
+            new IllegalStateException("round " + answer.round() + " is not the one out"));
     return Behaviors.same();
   }
 
-  private Behavior<Command> onCancel() {
-    if (!cancelSent) {
-      cancelSent = true;
-      router.tell(new KeyRouter.Cancel(call.context(), call.server(), call.callId()));
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onOverdue() {
-    onCancel();
+  private Behavior<ContextDelivery.Command> timedOut(CompletableFuture<CallOutcome> caller) {
     return finish(
         JsonRpcResponse.failure(
             LongNode.valueOf(call.callId()),
-            SupervisorErrors.timeout(call.method(), call.server(), call.deadline().toMillis())));
+            SupervisorErrors.timeout(call.method(), call.server(), call.deadline().toMillis())),
+        caller);
   }
 
-  /** The call is answered: nothing waits upstream for this caller any more. */
-  private Behavior<Command> finish(JsonRpcResponse response) {
+  /**
+   * The call is answered: nothing waits upstream for this caller any more. {@code caller}: the
+   * stage the caller waits on, or null when it holds a round (its answer then comes through the
+   * handle).
+   */
+  private Behavior<ContextDelivery.Command> finish(
+      JsonRpcResponse response, CompletableFuture<CallOutcome> caller) {
     inputs.refuseAll("the call it belongs to is answered already").forEach(this::send);
-    if (call.releaseAfter()) {
+    if (call.releasesAfter()) {
       router.tell(new KeyRouter.ReleaseCallHold(call.context(), call.server()));
     }
     handle.answered.complete(response);
-    if (waitingCaller != null) {
-      waitingCaller.complete(new CallOutcome.Complete(response));
+    if (caller != null) {
+      caller.complete(new CallOutcome.Complete(response));
     }
     return Behaviors.stopped();
   }
 
   /** Stopped without an answer (the supervisor shuts down): every stage still completes. */
-  private Behavior<Command> onStopped() {
+  private Behavior<ContextDelivery.Command> onStopped(CompletableFuture<CallOutcome> caller) {
     JsonRpcResponse shuttingDown =
         JsonRpcResponse.failure(LongNode.valueOf(call.callId()), SupervisorErrors.shuttingDown());
     handle.answered.complete(shuttingDown);
-    if (waitingCaller != null) {
-      waitingCaller.complete(new CallOutcome.Complete(shuttingDown));
+    if (caller != null) {
+      caller.complete(new CallOutcome.Complete(shuttingDown));
     }
     return Behaviors.same();
   }

@@ -8,6 +8,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -33,7 +34,7 @@ public final class ContextDelivery {
       implements Command {}
 
   /** A call's answer, passed on after everything the session sent before it. */
-  public record Answer(JsonRpcResponse response, ActorRef<JsonRpcResponse> replyTo)
+  public record Answer(JsonRpcResponse response, Consumer<JsonRpcResponse> replyTo)
       implements Command {}
 
   /**
@@ -133,7 +134,7 @@ public final class ContextDelivery {
         log.warn("listener of context {} failed on a notification: {}", contextId, e.toString());
       }
     } else if (message instanceof Answer answer) {
-      answer.replyTo().tell(answer.response());
+      answer.replyTo().accept(answer.response());
     } else if (message instanceof ServerRequest asked) {
       askListener(listener, asked);
     }
@@ -145,7 +146,7 @@ public final class ContextDelivery {
    */
   public static void deliverReleased(Command message, String contextId) {
     if (message instanceof Answer answer) {
-      answer.replyTo().tell(answer.response());
+      answer.replyTo().accept(answer.response());
     } else if (message instanceof ServerRequest asked) {
       replyToServerRequest(asked, noClient(asked, "context " + contextId + " was released"));
     }

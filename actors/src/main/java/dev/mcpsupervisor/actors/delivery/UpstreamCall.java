@@ -7,17 +7,21 @@ import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * One caller's request as it travels router → key actor → session. Immutable; answered exactly once
  * on {@code replyTo}, always with a response whose id is the {@code callId} (callers put their own
- * id back).
+ * id back). Node-local (it carries a callback): the reply needs no actor of its own, such as an
+ * ask's, and no delivery when the caller is not an actor.
  *
  * @param callId unique within the supervisor; names the call in cancellations and deadline timers
  * @param params the caller's tree, never mutated (the session copies it to rewrite a progress
  *     token)
  * @param deadline how long the caller waits, measured from the session's receipt of the call
+ * @param replyTo gets the answer, on the answering actor's thread: it must return at once (an
+ *     actor's {@code tell}, a future's {@code complete})
  * @param tag the caller's own name for the call, handed back with notifications and server requests
  *     related to it; or null
  * @param delivery the context's {@link ContextDelivery} (set by the router when the context has a
@@ -27,9 +31,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  *     dev.mcpsupervisor.actors.call.RoundTripCall}), or null: when set, everything the session has
  *     for this call — its progress and logs, the server requests attributed to it, its answer —
  *     goes there instead of to the context's delivery
- * @param leaseless the call holds no lease ({@link
- *     dev.mcpsupervisor.actors.call.CallOptions#leaseless}): the router does not remember the
- *     context, the key actor serves the call without leasing a pooled session
+ * @param caller who calls: a leaseless caller's context is not remembered by the router, and the
+ *     key actor serves its call without leasing a pooled session; a 2026-07-28 caller is served by
+ *     its era's key
  * @param answersRoots its caller gives roots of its own (a round-trip call whose caller declared
  *     the roots capability): a {@code roots/list} during the call may be its
  */
@@ -40,11 +44,11 @@ public record UpstreamCall(
     String method,
     JsonNode params,
     Duration deadline,
-    ActorRef<JsonRpcResponse> replyTo,
+    Consumer<JsonRpcResponse> replyTo,
     String tag,
     ActorRef<ContextDelivery.Command> delivery,
     ActorRef<ContextDelivery.Command> callDelivery,
-    boolean leaseless,
+    CallerKind caller,
     boolean answersRoots) {
 
   /** A call whose caller gives no roots of its own. */
@@ -55,11 +59,11 @@ public record UpstreamCall(
       String method,
       JsonNode params,
       Duration deadline,
-      ActorRef<JsonRpcResponse> replyTo,
+      Consumer<JsonRpcResponse> replyTo,
       String tag,
       ActorRef<ContextDelivery.Command> delivery,
       ActorRef<ContextDelivery.Command> callDelivery,
-      boolean leaseless) {
+      CallerKind caller) {
     this(
         context,
         server,
@@ -71,7 +75,7 @@ public record UpstreamCall(
         tag,
         delivery,
         callDelivery,
-        leaseless,
+        caller,
         false);
   }
 
@@ -83,7 +87,7 @@ public record UpstreamCall(
       String method,
       JsonNode params,
       Duration deadline,
-      ActorRef<JsonRpcResponse> replyTo,
+      Consumer<JsonRpcResponse> replyTo,
       String tag,
       ActorRef<ContextDelivery.Command> delivery,
       ActorRef<ContextDelivery.Command> callDelivery) {
@@ -98,7 +102,7 @@ public record UpstreamCall(
         tag,
         delivery,
         callDelivery,
-        false);
+        CallerKind.LEASED);
   }
 
   public UpstreamCall withDelivery(ActorRef<ContextDelivery.Command> contextDelivery) {
@@ -113,7 +117,7 @@ public record UpstreamCall(
         tag,
         contextDelivery,
         callDelivery,
-        leaseless,
+        caller,
         answersRoots);
   }
 
@@ -130,8 +134,31 @@ public record UpstreamCall(
         tag,
         delivery,
         callDelivery,
-        leaseless,
+        caller,
         answersRoots);
+  }
+
+  /** The same call answered elsewhere: to {@code answerTo}, and what concerns it to {@code own}. */
+  public UpstreamCall withReplies(
+      Consumer<JsonRpcResponse> answerTo, ActorRef<ContextDelivery.Command> own) {
+    return new UpstreamCall(
+        context,
+        server,
+        callId,
+        method,
+        params,
+        deadline,
+        answerTo,
+        tag,
+        delivery,
+        own,
+        caller,
+        answersRoots);
+  }
+
+  /** The call holds no lease. */
+  public boolean leaseless() {
+    return caller.leaseless();
   }
 
   public JsonRpcResponse response(JsonRpcResponse upstream) {
@@ -148,7 +175,7 @@ public record UpstreamCall(
    */
   public void answer(JsonRpcResponse response, ActorRef<ContextDelivery.Command> through) {
     if (through == null) {
-      replyTo.tell(response);
+      replyTo.accept(response);
     } else {
       through.tell(new ContextDelivery.Answer(response, replyTo));
     }

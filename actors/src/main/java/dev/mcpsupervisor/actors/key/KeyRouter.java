@@ -7,6 +7,7 @@ import dev.mcpsupervisor.actors.base.SupervisorObserver;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.actors.delivery.CallActor;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
@@ -48,13 +49,14 @@ public final class KeyRouter {
   // From the Java API.
 
   /**
-   * A call. {@code statelessCaller}: it comes from a 2026-07-28 caller, served in that era by a
-   * server that speaks it (an {@code auto} HTTP server has a key for each era's callers).
+   * A call; a 2026-07-28 caller's is served in that era by a server that speaks it (an {@code auto}
+   * HTTP server has a key for each era's callers). {@code callActor}: the call's own actor, spawned
+   * by the key actor that serves it; or null.
    */
-  public record Request(UpstreamCall call, boolean statelessCaller) implements Command {
-    /** A session-era caller's call. */
+  public record Request(UpstreamCall call, CallActor callActor) implements Command {
+    /** A call answered where it says, with no actor of its own. */
     public Request(UpstreamCall call) {
-      this(call, false);
+      this(call, null);
     }
   }
 
@@ -275,7 +277,7 @@ public final class KeyRouter {
         refused != null
             ? null
             : serverKeys.choose(
-                server.name(), request.statelessCaller(), caller.identity(), caller.token());
+                server.name(), call.caller().stateless(), caller.identity(), caller.token());
     if (choice != null) {
       refused = choice.refused();
     }
@@ -287,7 +289,7 @@ public final class KeyRouter {
     if (call.leaseless() && server.isolation() == Isolation.SHARED) {
       // nothing to remember: the context leases nothing by it (under isolation: context it leases
       // a session of its own until the answer, released like any lease)
-      send(key, new ServerKeyActor.Request(call));
+      send(key, new ServerKeyActor.Request(call, request.callActor()));
       return Behaviors.same();
     }
     if (call.leaseless()) {
@@ -296,7 +298,10 @@ public final class KeyRouter {
       index.add(call.context(), key.keyId);
     }
     ActorRef<ContextDelivery.Command> delivery = deliveries.of(call.context());
-    send(key, new ServerKeyActor.Request(delivery == null ? call : call.withDelivery(delivery)));
+    send(
+        key,
+        new ServerKeyActor.Request(
+            delivery == null ? call : call.withDelivery(delivery), request.callActor()));
     return Behaviors.same();
   }
 

@@ -202,11 +202,11 @@ final class ListCache {
         page.method(),
         params,
         deadline,
-        fetchReplyTo,
+        response -> fetchReplyTo.tell(response),
         null,
         caller.delivery(),
         null,
-        caller.leaseless());
+        caller.caller());
   }
 
   /** How many callers wait for a fetch now. */

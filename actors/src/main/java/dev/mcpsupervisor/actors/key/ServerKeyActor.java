@@ -3,6 +3,7 @@ package dev.mcpsupervisor.actors.key;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.KeySnapshot;
+import dev.mcpsupervisor.actors.delivery.CallActor;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.session.AcquireReply;
@@ -14,6 +15,7 @@ import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import java.time.Duration;
+import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -47,8 +49,19 @@ public final class ServerKeyActor {
       String context, ActorRef<ContextDelivery.Command> delivery, ActorRef<AcquireReply> replyTo)
       implements Command {}
 
-  /** A request for the context's session (taking a lease first if the context has none). */
-  public record Request(UpstreamCall call) implements Command {}
+  /**
+   * A request for the context's session (taking a lease first if the context has none); {@code
+   * callActor}, or null: the call's own actor, spawned here.
+   */
+  public record Request(UpstreamCall call, CallActor callActor) implements Command {}
+
+  /** A call's own actor ended (watched only while this actor stops). */
+  private enum CallEnded implements Command {
+    INSTANCE
+  }
+
+  /** The names of the calls' own actors begin so: apart from the sessions. */
+  private static final String CALL_ACTOR = "call-";
 
   public record Cancel(String context, long callId) implements Command {}
 
@@ -232,10 +245,18 @@ public final class ServerKeyActor {
 
   /** A list may be answered from the cache, or wait for one fetch shared with other callers. */
   private Behavior<Command> onRequest(Request request) {
-    if (ResourceSubscriptions.handles(request.call().method())) {
-      subscription(request.call());
-    } else if (!lists.serve(request.call(), this::forward)) {
-      forward(request.call());
+    UpstreamCall call = request.call();
+    if (request.callActor() != null) {
+      call =
+          request
+              .callActor()
+              .answeredBy(
+                  context.spawn(request.callActor().behavior(), CALL_ACTOR + call.callId()), call);
+    }
+    if (ResourceSubscriptions.handles(call.method())) {
+      subscription(call);
+    } else if (!lists.serve(call, this::forward)) {
+      forward(call);
     }
     return Behaviors.same();
   }
@@ -558,7 +579,7 @@ public final class ServerKeyActor {
     table
         .closing()
         .forEach(s -> s.ref.tell(new SessionActor.Close(CloseReason.SHUTDOWN, "shutdown")));
-    return table.isEmpty() ? Behaviors.stopped() : shuttingDown();
+    return table.isEmpty() ? stopAfterCalls() : shuttingDown();
   }
 
   private Behavior<Command> refuseAcquire(Acquire acquire) {
@@ -585,7 +606,34 @@ public final class ServerKeyActor {
 
   private Behavior<Command> onTerminatedWhileShuttingDown(SessionTerminated terminated) {
     table.stopped(terminated.sessionId());
-    return table.isEmpty() ? Behaviors.stopped() : Behaviors.same();
+    return table.isEmpty() ? stopAfterCalls() : Behaviors.same();
+  }
+
+  /**
+   * Stops once the calls' own actors have: a call answered by a session now gone may still be on
+   * its way to its caller, and stopping would stop its actor with it.
+   */
+  private Behavior<Command> stopAfterCalls() {
+    List<ActorRef<Void>> calls =
+        context.getChildren().stream()
+            .filter(child -> child.path().name().startsWith(CALL_ACTOR))
+            .toList();
+    calls.forEach(call -> context.watchWith(call, CallEnded.INSTANCE));
+    return callsEnding(calls.size());
+  }
+
+  private Behavior<Command> callsEnding(int left) {
+    if (left == 0) {
+      return Behaviors.stopped();
+    }
+    return Behaviors.receive(Command.class)
+        .onMessage(Acquire.class, this::refuseAcquire)
+        .onMessage(Request.class, this::refuseRequest)
+        .onMessage(GetSnapshot.class, this::onGetSnapshot)
+        .onMessage(RestartSession.class, restart -> same(() -> restart.replyTo().tell(false)))
+        .onMessageEquals(CallEnded.INSTANCE, () -> callsEnding(left - 1))
+        .onAnyMessage(notUsed -> Behaviors.same())
+        .build();
   }
 
   private static Behavior<Command> same(Runnable action) {

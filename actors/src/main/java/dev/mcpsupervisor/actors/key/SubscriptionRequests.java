@@ -121,7 +121,7 @@ final class SubscriptionRequests {
                     send.method(),
                     params,
                     deadline,
-                    replyTo,
+                    replyTo::tell,
                     null,
                     null,
                     null)),

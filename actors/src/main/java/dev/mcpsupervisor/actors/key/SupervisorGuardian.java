@@ -24,12 +24,6 @@ public final class SupervisorGuardian {
   /** Answers with the router that the Java API sends every call to. */
   public record GetRouter(ActorRef<ActorRef<KeyRouter.Command>> replyTo) implements Command {}
 
-  /**
-   * Spawns {@code behavior} as an anonymous child that needs no answer (a call of the round-trip
-   * API, which tells its caller itself). Node-local: it carries a behavior.
-   */
-  public record Start(Behavior<?> behavior) implements Command {}
-
   /** Spawns {@code behavior} as a child named {@code name}; answers with its ref. */
   public record Spawn<T>(Behavior<T> behavior, String name, ActorRef<ActorRef<T>> replyTo)
       implements Command {}
@@ -50,12 +44,6 @@ public final class SupervisorGuardian {
                   GetRouter.class,
                   get -> {
                     get.replyTo().tell(router);
-                    return Behaviors.same();
-                  })
-              .onMessage(
-                  Start.class,
-                  start -> {
-                    context.spawnAnonymous(start.behavior());
                     return Behaviors.same();
                   })
               .onMessage(

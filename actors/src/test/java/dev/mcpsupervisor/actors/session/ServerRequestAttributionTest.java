@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.mcpsupervisor.actors.delivery.CallerKind;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.session.ServerRequestAttribution.Owner;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
@@ -332,7 +333,7 @@ class ServerRequestAttributionTest {
             context + "-tag",
             null,
             null,
-            false,
+            CallerKind.LEASED,
             answersRoots);
     TrackedCall tracked =
         progressTokens.track(call, McpTelemetry.OFF.client(call.method(), call.params(), "pipe"));

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.http.endpoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.actors.delivery.CallerKind;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
@@ -29,12 +30,13 @@ public final class UpstreamCalls {
    */
   public interface RoundTrips {
     /**
-     * @param leaseless the call holds no lease (the request's own context); false for the caller's
-     *     identity context, which keeps its {@code isolation: context} session between requests
+     * @param caller {@link CallerKind#STATELESS} in the request's own context (no lease); {@link
+     *     CallerKind#STATELESS_IN_CONTEXT} in the caller's identity context, which keeps its {@code
+     *     isolation: context} session between requests
      */
     CompletableFuture<JsonRpcResponse> call(
         String context,
-        boolean leaseless,
+        CallerKind caller,
         String server,
         String method,
         JsonNode params,
@@ -103,7 +105,12 @@ public final class UpstreamCalls {
     return track(
         roundTrips != null
             ? roundTrips.call(
-                inIdentity ? identity : context, !inIdentity, server, method, params, deadline)
+                inIdentity ? identity : context,
+                inIdentity ? CallerKind.STATELESS_IN_CONTEXT : CallerKind.STATELESS,
+                server,
+                method,
+                params,
+                deadline)
             : supervisor
                 .request(context, server, method, params, deadline, tag)
                 .toCompletableFuture());

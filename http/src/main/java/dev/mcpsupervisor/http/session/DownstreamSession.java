@@ -388,9 +388,17 @@ public final class DownstreamSession {
     StreamResumption replay =
         new StreamResumption(
             spec.settings().sseResume(),
-            (delay, exchange) ->
-                timers.startSingleTimer(
-                    new StreamTimer(exchange), new StreamTimer(exchange), delay));
+            new StreamResumption.PostTimers() {
+              @Override
+              public void start(Duration delay, ExchangeSink post) {
+                timers.startSingleTimer(new StreamTimer(post), new StreamTimer(post), delay);
+              }
+
+              @Override
+              public void cancel(ExchangeSink post) {
+                timers.cancel(new StreamTimer(post));
+              }
+            });
     replay.enableFor(client.protocolVersion());
     if (replay.enabled()) { // else the shared pass-through one stays
       streams.replayWith(replay);

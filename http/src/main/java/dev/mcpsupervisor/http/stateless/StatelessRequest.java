@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.call.CallOptions;
 import dev.mcpsupervisor.actors.call.CallOutcome;
+import dev.mcpsupervisor.actors.delivery.CallerKind;
 import dev.mcpsupervisor.http.endpoint.McpEndpoint;
 import dev.mcpsupervisor.http.endpoint.Outcome;
 import dev.mcpsupervisor.http.endpoint.UpstreamCalls;
@@ -187,8 +188,7 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
             .withLogLevel(logLevel != null && LogLevels.isLevel(logLevel) ? logLevel : null)
             .withNotifications(this::notification)
             .withInputResponses(RoundInputs.responsesOf(request))
-            .endingWithoutCapability()
-            .fromStatelessCaller();
+            .endingWithoutCapability();
   }
 
   // ----------------------------------------------------------------------------------------- start
@@ -303,12 +303,12 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
   @Override
   public CompletableFuture<JsonRpcResponse> call(
       String context,
-      boolean leaseless,
+      CallerKind caller,
       String server,
       String method,
       JsonNode params,
       Duration deadline) {
-    CallOptions callOptions = leaseless ? options.withoutLease() : options;
+    CallOptions callOptions = options.withCaller(caller);
     RoundTrip trip = new RoundTrip();
     trip.answer.whenComplete(
         (response, failure) -> {

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.BiConsumer;
 
 /**
  * SSE resumability for a 2025-11-25 client (its transport's "Resumability and Redelivery"): every
@@ -62,10 +61,18 @@ public final class StreamResumption {
   /** Passes every event through: for sessions that never resume (shared: it keeps nothing). */
   public static final StreamResumption DISABLED = new StreamResumption(null, (delay, ref) -> {});
 
+  /** The session's timers of its POST streams ({@link #timer}), one per stream. */
+  public interface PostTimers {
+    void start(Duration delay, ExchangeSink post);
+
+    /** The stream is answered: its timer would find nothing to do (a delivery per call saved). */
+    default void cancel(ExchangeSink post) {}
+  }
+
   private final Settings settings;
 
   /** Starts a POST stream's timer ({@link #timer}): to prime it, then to close its connection. */
-  private final BiConsumer<Duration, ExchangeSink> startTimer;
+  private final PostTimers timers;
 
   /** Tells this session's ids from another's; made with the first event id. */
   private String tag;
@@ -87,9 +94,9 @@ public final class StreamResumption {
   private boolean enabled;
   private long nextStream = 1;
 
-  public StreamResumption(Settings settings, BiConsumer<Duration, ExchangeSink> startTimer) {
+  public StreamResumption(Settings settings, PostTimers timers) {
     this.settings = settings;
-    this.startTimer = startTimer;
+    this.timers = timers;
   }
 
   /** The client's protocol is known: 2025-11-25 streams are resumable. */
@@ -108,7 +115,7 @@ public final class StreamResumption {
     if (settings.streamAfter().isZero()) {
       timer(post);
     } else {
-      startTimer.accept(settings.streamAfter(), post);
+      timers.start(settings.streamAfter(), post);
     }
   }
 
@@ -150,6 +157,7 @@ public final class StreamResumption {
       primeIfNot(stream);
       keepAndSend(stream, message.json());
     } else if (event instanceof Exchange.Complete complete) {
+      timers.cancel(stream.key);
       if (!stream.primed) { // answered before it streamed: a plain JSON (or 202) answer
         forget(stream);
         ref.tell(event);
@@ -328,7 +336,7 @@ public final class StreamResumption {
       stream.primed = true;
       stream.send(new Exchange.Primed(id(stream, 0), settings.retry().toMillis()));
       if (!stream.isGet && !settings.closeConnectionAfter().isZero()) {
-        startTimer.accept(settings.closeConnectionAfter(), stream.key);
+        timers.start(settings.closeConnectionAfter(), stream.key);
       }
     }
   }

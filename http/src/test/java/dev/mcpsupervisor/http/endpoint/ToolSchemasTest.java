@@ -67,7 +67,7 @@ class ToolSchemasTest {
             null,
             "ctx",
             null,
-            (context, leaseless, server, method, params, deadline) -> supervisor(method));
+            (context, caller, server, method, params, deadline) -> supervisor(method));
     ObjectNode params = JsonRpcCodec.emptyObject();
     params.put("name", tool);
     params.set("arguments", JsonRpcCodec.mapper().readTree(arguments));

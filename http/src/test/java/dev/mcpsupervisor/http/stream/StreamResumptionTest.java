@@ -101,6 +101,34 @@ class StreamResumptionTest {
   }
 
   @Test
+  void aStreamAnsweredBeforeItsPrimingTimerCancelsTheTimer() {
+    List<ExchangeSink> started = new ArrayList<>();
+    List<ExchangeSink> cancelled = new ArrayList<>();
+    StreamResumption replay =
+        new StreamResumption(
+            new StreamResumption.Settings(
+                Duration.ofMillis(100), Duration.ofSeconds(1), 10, 1000, 4, Duration.ZERO),
+            new StreamResumption.PostTimers() {
+              @Override
+              public void start(Duration delay, ExchangeSink post) {
+                started.add(post);
+              }
+
+              @Override
+              public void cancel(ExchangeSink post) {
+                cancelled.add(post);
+              }
+            });
+    replay.enableFor(ProtocolVersions.V2025_11_25);
+    TestProbe<Exchange.Event> post = testKit.createTestProbe();
+    replay.opened(ProbeSink.of(post), true);
+    replay.tell(ProbeSink.of(post), new Exchange.Complete(List.of(note(1))));
+    assertInstanceOf(Exchange.Complete.class, post.receiveMessage(), "a plain JSON answer");
+    assertEquals(List.of(ProbeSink.of(post)), started);
+    assertEquals(started, cancelled, "its timer would fire into the session for nothing");
+  }
+
+  @Test
   void streamsOfClientsThatDoNotResumePassEverythingThrough() {
     StreamResumption replay = replay(100, 1000, ProtocolVersions.V2025_06_18);
     TestProbe<Exchange.Event> post = testKit.createTestProbe();
