@@ -31,8 +31,6 @@ final class ScriptRuntime {
   /** A malformed answer's {@code error}: a string, where JSON-RPC has an object. */
   static final String MALFORMED_ERROR = "malformed answer";
 
-  private static final Map<String, Object> ANY_OBJECT = Map.of("type", "object");
-
   private final Script script;
   private final Journal journal;
   private final Faults faults;
@@ -151,7 +149,7 @@ final class ScriptRuntime {
 
   private AsyncToolSpecification specification(ToolScript tool) {
     return AsyncToolSpecification.builder()
-        .tool(Tool.builder(tool.name, ANY_OBJECT).description(tool.description).build())
+        .tool(Tool.builder(tool.name, tool.inputSchema).description(tool.description).build())
         .callHandler(
             (exchange, request) ->
                 Mono.defer(

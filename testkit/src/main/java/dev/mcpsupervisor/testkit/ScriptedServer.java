@@ -3,7 +3,12 @@ package dev.mcpsupervisor.testkit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.fixture.FixtureProcess;
+import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfigBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,6 +119,23 @@ public final class ScriptedServer implements AutoCloseable {
       config.stdio(name, command.get(0), command.subList(1, command.size()).toArray(String[]::new));
     }
     return config.option(name, "protocol", era.protocol());
+  }
+
+  /**
+   * Writes an {@code mcpServers} file with this server alone as {@code name} and returns its
+   * location ({@code file:/...}): the scripted server in place of the configured ones, for an
+   * application that reads its servers from a file (Spring AI's {@code
+   * mcp-supervisor.servers-configuration}). The file is deleted when the JVM exits.
+   */
+  public String serversFile(String name) {
+    try {
+      Path file = Files.createTempFile("mcp-servers-", ".json");
+      file.toFile().deleteOnExit();
+      Files.writeString(file, addTo(SupervisorConfig.builder(), name).text());
+      return file.toUri().toString();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write an mcpServers file", e);
+    }
   }
 
   /**

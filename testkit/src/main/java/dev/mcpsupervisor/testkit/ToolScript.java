@@ -27,7 +27,8 @@ import reactor.core.publisher.Mono;
  * behaviour; the last one repeats for every call after. So {@code answer("a")} answers "a" always,
  * {@code answer("a").exit(3).answer("b")} answers "a", then ends the process (exit status 3, never
  * answering), then answers "b" — from the restarted process, since calls are counted across
- * restarts. A tool with nothing scripted answers "ok". Its input schema accepts any object.
+ * restarts. A tool with nothing scripted answers "ok". Its input schema accepts any object unless
+ * {@link #inputSchema} says otherwise (it is published, not enforced).
  */
 public final class ToolScript {
 
@@ -49,6 +50,7 @@ public final class ToolScript {
 
   final String name;
   String description = "a scripted tool";
+  Map<String, Object> inputSchema = Map.of("type", "object");
   final List<Step> steps = new ArrayList<>();
 
   ToolScript(String name) {
@@ -58,6 +60,16 @@ public final class ToolScript {
   /** What tools/list says it does. */
   public ToolScript description(String text) {
     description = text;
+    return this;
+  }
+
+  /**
+   * What tools/list says it takes: a JSON schema such as {@code Map.of("type", "object",
+   * "properties", Map.of("city", Map.of("type", "string")))}. Published only: calls are not checked
+   * against it.
+   */
+  public ToolScript inputSchema(Map<String, Object> schema) {
+    inputSchema = schema;
     return this;
   }
 

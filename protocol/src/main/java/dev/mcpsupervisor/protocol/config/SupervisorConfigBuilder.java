@@ -94,11 +94,17 @@ public final class SupervisorConfigBuilder {
    * @throws ConfigException naming the server and the field that is wrong
    */
   public SupervisorConfig build() {
+    return ConfigLoader.parse(text(), ORIGIN);
+  }
+
+  /**
+   * The {@code mcpServers} document as a file holds it, for an application that reads its servers
+   * from a file (not validated: {@link #build()} does that).
+   */
+  public String text() {
     try {
       // one server per line: HOCON keeps no member order, ConfigLoader orders servers by line
-      String text =
-          JsonRpcCodec.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(document);
-      return ConfigLoader.parse(text, ORIGIN);
+      return JsonRpcCodec.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(document);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a tree of strings and numbers always serializes", e);
     }
