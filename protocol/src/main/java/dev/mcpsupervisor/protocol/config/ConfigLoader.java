@@ -133,12 +133,20 @@ public final class ConfigLoader {
    */
   private static void requireAuthenticationToActAsCallers(
       Map<String, ServerConfig> servers, GatewayConfig gateway, ConfigSection top) {
+    for (ServerConfig server : servers.values()) {
+      if (gateway.oauth() == null && CallerHeaders.exchangesCallerToken(server)) {
+        throw new ConfigException(
+            top.origin(),
+            ConfigSection.childPath(serverPathOf(server, top), ServerConfigReader.TOKEN_EXCHANGE),
+            "needs OAuth callers (it exchanges the access token a caller presents):"
+                + " set gateway.oauth");
+      }
+    }
     if (gateway.requiresAuthentication()) {
       return;
     }
     for (ServerConfig server : servers.values()) {
-      String serverPath =
-          ConfigSection.childPath(top.has(MCP_SERVERS) ? MCP_SERVERS : SERVERS, server.name());
+      String serverPath = serverPathOf(server, top);
       if (CallerHeaders.passesCallerToken(server)) {
         throw new ConfigException(
             top.origin(),
@@ -155,6 +163,10 @@ public final class ConfigLoader {
                 + "} needs authenticated callers: set gateway.authTokens or gateway.oauth");
       }
     }
+  }
+
+  private static String serverPathOf(ServerConfig server, ConfigSection top) {
+    return ConfigSection.childPath(top.has(MCP_SERVERS) ? MCP_SERVERS : SERVERS, server.name());
   }
 
   /**
