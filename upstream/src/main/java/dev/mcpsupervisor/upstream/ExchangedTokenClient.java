@@ -63,7 +63,11 @@ final class ExchangedTokenClient extends HttpClient {
         });
     exchanger
         .token(exchange, subjectToken)
-        .thenCompose(token -> sendWith(request, handler, token, true, current))
+        .thenCompose(
+            token ->
+                answer.isCancelled()
+                    ? CompletableFuture.<HttpResponse<T>>failedFuture(new CancellationException())
+                    : sendWith(request, handler, token, true, answer, current))
         .whenComplete(
             (response, failure) -> {
               if (failure == null) {
@@ -81,6 +85,7 @@ final class ExchangedTokenClient extends HttpClient {
       BodyHandler<T> handler,
       String token,
       boolean mayRefresh,
+      CompletableFuture<HttpResponse<T>> answer,
       AtomicReference<CompletableFuture<?>> current) {
     boolean[] refused = {false};
     BodyHandler<T> watching =
@@ -98,12 +103,15 @@ final class ExchangedTokenClient extends HttpClient {
                 .build(),
             watching);
     current.set(sent);
+    if (answer.isCancelled()) { // cancelled while the token came: its cancel saw no exchange yet
+      sent.cancel(true);
+    }
     return sent.thenCompose(
         response ->
             refused[0]
                 ? exchanger
                     .refresh(exchange, subjectToken, token)
-                    .thenCompose(fresh -> sendWith(request, handler, fresh, false, current))
+                    .thenCompose(fresh -> sendWith(request, handler, fresh, false, answer, current))
                 : CompletableFuture.completedFuture(response));
   }
 
