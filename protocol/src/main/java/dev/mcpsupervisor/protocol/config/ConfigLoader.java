@@ -88,7 +88,8 @@ public final class ConfigLoader {
   /**
    * A file's configuration and its fingerprint: a short digest of the file as resolved (keys
    * sorted, comments and layout left out, {@code ${VAR}} values in), the same on every node that
-   * reads the same settings; a rotated secret changes it, and it shows no value.
+   * reads the same settings; a rotated secret changes it (one of {@code gateway.identitySecrets}
+   * too), and it shows no value.
    */
   public record Loaded(SupervisorConfig config, String fingerprint) {}
 
@@ -102,7 +103,12 @@ public final class ConfigLoader {
     String text = readText(file, origin);
     SupervisorConfig config = parse(text, origin);
     String rendered = parseAndResolve(text, origin).root().render(ConfigRenderOptions.concise());
-    return new Loaded(config, Digests.shortDigest(rendered, 16));
+    IdentitySecrets secrets = config.gateway().identitySecrets();
+    // only with a secrets file: the fingerprints of configurations without one stay what they were
+    return new Loaded(
+        config,
+        Digests.shortDigest(
+            secrets.file() == null ? rendered : rendered + "\n" + secrets.digest(), 16));
   }
 
   /** Parses config text; {@code origin} names it in errors (a file name, or "built-in default"). */

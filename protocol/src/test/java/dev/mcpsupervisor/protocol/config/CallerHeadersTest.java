@@ -60,6 +60,30 @@ class CallerHeadersTest {
   }
 
   @Test
+  void theFingerprintCoversTheSecretsFileWithoutShowingAValue(@TempDir Path dir)
+      throws IOException {
+    Path secrets = dir.resolve("secrets.conf");
+    Path config = dir.resolve("gateway.conf");
+    Files.writeString(
+        config,
+        "mcpServers { gh { url = \"https://api.example.com/mcp\","
+            + " headers { Authorization = \"Bearer ${identity:github_token}\" } } }\n"
+            + "gateway { authTokens = [{ name = alice, token = \""
+            + TOKEN
+            + "\" }], identitySecrets = \""
+            + secrets.toString().replace("\\", "\\\\")
+            + "\" }");
+    Files.writeString(secrets, "alice { github_token = \"first\" }");
+    ConfigLoader.Loaded first = ConfigLoader.loadWithFingerprint(config);
+    assertEquals(secrets, first.config().gateway().identitySecrets().file());
+    assertEquals(first.fingerprint(), ConfigLoader.loadWithFingerprint(config).fingerprint());
+    Files.writeString(secrets, "alice { github_token = \"second\" }");
+    String rotated = ConfigLoader.loadWithFingerprint(config).fingerprint();
+    assertFalse(first.fingerprint().equals(rotated), "a rotated value, another fingerprint");
+    assertFalse(rotated.contains("second"));
+  }
+
+  @Test
   void eachIdentityGetsItsOwnValuesOrTheFirstNameItLacks(@TempDir Path dir) throws IOException {
     Path file = dir.resolve("secrets.conf");
     Files.writeString(
