@@ -1,6 +1,7 @@
 package dev.mcpsupervisor.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -489,8 +490,10 @@ class ConfigReloadTest {
       awaitTrue(
           () -> application.supervisor().config().servers().containsKey("more"),
           "the swapped file is reloaded");
-      String second = admin(application).path("config").path("fingerprint").asText();
-      assertNotEquals(first, second);
+      // the page's fingerprint is set after the configuration is in force
+      awaitTrue(
+          () -> !first.equals(admin(application).path("config").path("fingerprint").asText()),
+          "the fingerprint shown changes");
 
       // an editor's replace: a new file renamed over the link
       Path written = dir.resolve("gateway.json.tmp");
@@ -507,6 +510,51 @@ class ConfigReloadTest {
               .body();
       assertTrue(page.contains("by file watch"), "the reloads are listed with who asked");
     } finally {
+      application.stop(Duration.ofSeconds(5)).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aWatchedIdentitySecretsFileIsReloadedWhenItChangesAndInTheFingerprint() throws Exception {
+    Path secrets = dir.resolve("identity-secrets.conf");
+    Files.writeString(secrets, "alice { github_token = \"first-canary-value\" }");
+    Path file = dir.resolve("gateway.json");
+    write(
+        file,
+        Map.of("keep", fixture(1)),
+        List.of(KEPT_TOKEN),
+        Map.of("identitySecrets", secrets.toString()));
+    adminToken = KEPT_TOKEN;
+    Application application = start(file);
+    try {
+      application.watch(file, WATCH_INTERVAL).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      String first = admin(application).path("config").path("fingerprint").asText();
+
+      Files.writeString(secrets, "alice { github_token = \"second-canary-value\" }");
+      // the page's fingerprint is set after the configuration is in force: awaited last
+      awaitTrue(
+          () -> !first.equals(admin(application).path("config").path("fingerprint").asText()),
+          "a rotated secret changes the fingerprint");
+      assertEquals(
+          java.util.Optional.of("second-canary-value"),
+          application
+              .supervisor()
+              .config()
+              .gateway()
+              .identitySecrets()
+              .value("alice", "github_token"),
+          "the changed secrets file is reloaded");
+      String page =
+          http.send(
+                  authorized(HttpRequest.newBuilder(adminUri(application, "/admin")), adminToken)
+                      .GET()
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertTrue(page.contains("by file watch"), page);
+      assertFalse(page.contains("canary-value"), "no value on the page");
+    } finally {
+      adminToken = null;
       application.stop(Duration.ofSeconds(5)).toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
   }

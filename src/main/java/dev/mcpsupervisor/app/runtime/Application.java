@@ -11,9 +11,11 @@ import dev.mcpsupervisor.upstream.DefaultConnectors;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,14 +103,20 @@ public final class Application {
 
   /**
    * From now on, reloads the configuration when the contents of {@code file} change ({@code
-   * gateway.watchConfig}): looked at every {@code interval}, reloaded {@code by file watch} once a
-   * change reads the same at two looks in a row ({@link ConfigFileWatch}).
+   * gateway.watchConfig}), or those of the {@code gateway.identitySecrets} file the configuration
+   * in force names: looked at every {@code interval}, reloaded {@code by file watch} once a change
+   * reads the same at two looks in a row ({@link ConfigFileWatch}).
    */
   public CompletionStage<Void> watch(Path file, Duration interval) {
     log.info("watching {} for changes (gateway.watchConfig)", file);
+    Supplier<List<Path>> files =
+        () -> {
+          Path secrets = supervisor.config().gateway().identitySecrets().file();
+          return secrets == null ? List.of(file) : List.of(file, secrets);
+        };
     return supervisor
         .spawn(
-            ConfigFileWatch.create(file, interval, () -> reload("by file watch")),
+            ConfigFileWatch.create(files, interval, () -> reload("by file watch")),
             "mcp-config-file-watch")
         .thenApply(watching -> null);
   }

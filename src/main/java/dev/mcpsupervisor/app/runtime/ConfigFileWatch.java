@@ -1,12 +1,14 @@
 package dev.mcpsupervisor.app.runtime;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.Behavior;
@@ -21,7 +23,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * that is swapped whole, the file itself never touched) and an editor that writes a new file and
  * renames it over the old one are both seen, as is a change within the same second of modification
  * time; and no event of another file in the directory wakes it. A look costs one read of a small
- * file.
+ * file, two with the {@code gateway.identitySecrets} file of the configuration in force, which is
+ * watched the same way.
  */
 final class ConfigFileWatch {
 
@@ -33,30 +36,33 @@ final class ConfigFileWatch {
 
   private record Reloaded(String digest) implements Command {}
 
-  private final Path file;
+  private final Supplier<List<Path>> files;
   private final Supplier<CompletionStage<?>> reload;
   private final ActorContext<Command> context;
 
   private ConfigFileWatch(
-      Path file, Supplier<CompletionStage<?>> reload, ActorContext<Command> context) {
-    this.file = file;
+      Supplier<List<Path>> files,
+      Supplier<CompletionStage<?>> reload,
+      ActorContext<Command> context) {
+    this.files = files;
     this.reload = reload;
     this.context = context;
   }
 
   /**
-   * Looks at {@code file} every {@code interval}; {@code reload} is asked for each settled change,
-   * one at a time. The contents it watches for changes are those of now, read here.
+   * Looks at the {@code files} of each look (the configuration file, and the secrets file of the
+   * configuration in force) every {@code interval}; {@code reload} is asked for each settled
+   * change, one at a time. The contents it watches for changes are those of now, read here.
    */
   static Behavior<Command> create(
-      Path file, Duration interval, Supplier<CompletionStage<?>> reload) {
-    FileChange started = FileChange.startedWith(digest(file));
+      Supplier<List<Path>> files, Duration interval, Supplier<CompletionStage<?>> reload) {
+    FileChange started = FileChange.startedWith(digest(files.get()));
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
                 timers -> {
                   timers.startTimerWithFixedDelay(Look.INSTANCE, interval);
-                  ConfigFileWatch watch = new ConfigFileWatch(file, reload, context);
+                  ConfigFileWatch watch = new ConfigFileWatch(files, reload, context);
                   return watch.watching(started);
                 }));
   }
@@ -66,7 +72,7 @@ final class ConfigFileWatch {
         .onMessageEquals(
             Look.INSTANCE,
             () -> {
-              String now = digest(file);
+              String now = digest(files.get());
               if (!change.dueAt(now)) {
                 return watching(change.looked(now));
               }
@@ -85,13 +91,19 @@ final class ConfigFileWatch {
   }
 
   /**
-   * The SHA-256 of the file's contents, or null when it cannot be read now. Read on the actor's
-   * thread: a configuration file is a few kilobytes, in the page cache after the first look.
+   * The SHA-256 of the files' contents, each length-prefixed, or null when one cannot be read now.
+   * Read on the actor's thread: a configuration file is a few kilobytes, in the page cache after
+   * the first look.
    */
-  static String digest(Path file) {
+  static String digest(List<Path> files) {
     try {
-      return HexFormat.of()
-          .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      for (Path file : files) {
+        byte[] contents = Files.readAllBytes(file);
+        digest.update(ByteBuffer.allocate(Integer.BYTES).putInt(contents.length).array());
+        digest.update(contents);
+      }
+      return HexFormat.of().formatHex(digest.digest());
     } catch (IOException e) {
       return null;
     } catch (NoSuchAlgorithmException e) {

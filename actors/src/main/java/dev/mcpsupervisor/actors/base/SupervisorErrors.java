@@ -51,6 +51,27 @@ public final class SupervisorErrors {
   }
 
   /**
+   * {@code server} exchanges its caller's access token ({@code tokenExchange}) and the exchange
+   * failed: the caller's own error (its session's, no other caller's). What the token endpoint
+   * answered goes to the log under the ref.
+   */
+  public static JsonRpcError tokenExchangeFailed(UpstreamDiagnostics.Incident incident) {
+    String ref = incident.told();
+    ObjectNode data = JsonRpcCodec.emptyObject();
+    data.put("server", incident.server());
+    data.put("ref", ref);
+    return new JsonRpcError(
+        MISSING_CREDENTIAL,
+        "server "
+            + incident.server()
+            + " could not get a token for this caller: exchanging the caller's access token"
+            + " (tokenExchange) failed (ref "
+            + ref
+            + ")",
+        data);
+  }
+
+  /**
    * {@code server} passes its caller's own bearer token upstream ({@code passCallerToken}) and none
    * is known for this call: a session adopted from another node learns it from its caller's next
    * request.
@@ -60,8 +81,8 @@ public final class SupervisorErrors {
         MISSING_CREDENTIAL,
         "server "
             + server
-            + " passes each caller's bearer token upstream (passCallerToken) and this call has"
-            + " none: send the request again");
+            + " acts with each caller's bearer token (passCallerToken or tokenExchange) and this"
+            + " call has none: send the request again");
   }
 
   /**

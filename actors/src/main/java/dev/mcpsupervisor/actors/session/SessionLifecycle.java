@@ -5,6 +5,7 @@ import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.protocol.UpstreamDiagnostics;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
+import dev.mcpsupervisor.upstream.TokenExchangeException;
 import java.time.Instant;
 import java.util.OptionalLong;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -143,7 +144,10 @@ final class SessionLifecycle {
     context.getLog().info("{} session {}: attempt 1 failed: {}", server, sessionId, reason);
     // the page names the same ref as the callers' error: the log has the whole reason under it
     UpstreamDiagnostics.Incident incident = UpstreamDiagnostics.incident(server, reason);
-    JsonRpcError error = SupervisorErrors.unavailable(incident);
+    JsonRpcError error =
+        TokenExchangeException.describes(reason)
+            ? SupervisorErrors.tokenExchangeFailed(incident)
+            : SupervisorErrors.unavailable(incident);
     // told before the key actor hears it: the circuit it may open comes after
     env.supervision(
         SupervisionEvent.Kind.ATTEMPT_FAILED,

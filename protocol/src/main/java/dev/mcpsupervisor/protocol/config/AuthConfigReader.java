@@ -162,7 +162,7 @@ final class AuthConfigReader {
    * An absolute http(s) URI without fragment; keys fetched over plain http could be swapped on the
    * way, so {@code httpsUnlessLoopback} allows http on loopback only.
    */
-  private static URI httpUri(ConfigSection section, String field, boolean httpsUnlessLoopback) {
+  static URI httpUri(ConfigSection section, String field, boolean httpsUnlessLoopback) {
     String text = section.nonEmptyString(field);
     URI uri;
     try {

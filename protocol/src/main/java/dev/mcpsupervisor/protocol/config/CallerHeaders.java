@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
  * Headers that name the caller: a server's header value may hold {@code ${identity:NAME}}, filled
  * for each caller from the operator's {@link IdentitySecrets}, and a server of {@code
  * passCallerToken: true} sends {@code Authorization: Bearer} with the token its caller presented to
- * the gateway. Such a server acts as its caller: its upstream sessions are never shared between
- * identities, nor between two tokens of one.
+ * the gateway, or one exchanged for it ({@code tokenExchange}). Such a server acts as its caller:
+ * its upstream sessions are never shared between identities, nor between two tokens of one.
  */
 public final class CallerHeaders {
 
@@ -67,6 +67,15 @@ public final class CallerHeaders {
     return headersOf(server.spec()).values().stream().anyMatch(v -> v.contains(CALLER_TOKEN));
   }
 
+  /**
+   * Whether {@code server} exchanges its caller's access token for one of its own ({@code
+   * tokenExchange}): its {@code Authorization} header then holds the caller's token, for the
+   * connector to exchange.
+   */
+  public static boolean exchangesCallerToken(ServerConfig server) {
+    return server.spec() instanceof ServerSpec.StreamableHttp http && http.tokenExchange() != null;
+  }
+
   /** Whether {@code server} acts as each caller (its headers name the identity or its token). */
   public static boolean actsAsCaller(ServerConfig server) {
     return passesCallerToken(server) || !namesIn(server).isEmpty();
@@ -114,7 +123,7 @@ public final class CallerHeaders {
 
   private static ServerSpec withHeaders(ServerSpec spec, Map<String, String> headers) {
     if (spec instanceof ServerSpec.StreamableHttp http) {
-      return new ServerSpec.StreamableHttp(http.url(), headers, http.protocol());
+      return http.withHeaders(headers);
     }
     if (spec instanceof ServerSpec.Sse sse) {
       return new ServerSpec.Sse(sse.url(), headers);

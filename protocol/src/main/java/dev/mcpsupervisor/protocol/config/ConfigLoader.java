@@ -88,7 +88,8 @@ public final class ConfigLoader {
   /**
    * A file's configuration and its fingerprint: a short digest of the file as resolved (keys
    * sorted, comments and layout left out, {@code ${VAR}} values in), the same on every node that
-   * reads the same settings; a rotated secret changes it, and it shows no value.
+   * reads the same settings; a rotated secret changes it (one of {@code gateway.identitySecrets}
+   * too), and it shows no value.
    */
   public record Loaded(SupervisorConfig config, String fingerprint) {}
 
@@ -102,7 +103,12 @@ public final class ConfigLoader {
     String text = readText(file, origin);
     SupervisorConfig config = parse(text, origin);
     String rendered = parseAndResolve(text, origin).root().render(ConfigRenderOptions.concise());
-    return new Loaded(config, Digests.shortDigest(rendered, 16));
+    IdentitySecrets secrets = config.gateway().identitySecrets();
+    // only with a secrets file: the fingerprints of configurations without one stay what they were
+    return new Loaded(
+        config,
+        Digests.shortDigest(
+            secrets.file() == null ? rendered : rendered + "\n" + secrets.digest(), 16));
   }
 
   /** Parses config text; {@code origin} names it in errors (a file name, or "built-in default"). */
@@ -133,12 +139,20 @@ public final class ConfigLoader {
    */
   private static void requireAuthenticationToActAsCallers(
       Map<String, ServerConfig> servers, GatewayConfig gateway, ConfigSection top) {
+    for (ServerConfig server : servers.values()) {
+      if (gateway.oauth() == null && CallerHeaders.exchangesCallerToken(server)) {
+        throw new ConfigException(
+            top.origin(),
+            ConfigSection.childPath(serverPathOf(server, top), ServerConfigReader.TOKEN_EXCHANGE),
+            "needs OAuth callers (it exchanges the access token a caller presents):"
+                + " set gateway.oauth");
+      }
+    }
     if (gateway.requiresAuthentication()) {
       return;
     }
     for (ServerConfig server : servers.values()) {
-      String serverPath =
-          ConfigSection.childPath(top.has(MCP_SERVERS) ? MCP_SERVERS : SERVERS, server.name());
+      String serverPath = serverPathOf(server, top);
       if (CallerHeaders.passesCallerToken(server)) {
         throw new ConfigException(
             top.origin(),
@@ -155,6 +169,10 @@ public final class ConfigLoader {
                 + "} needs authenticated callers: set gateway.authTokens or gateway.oauth");
       }
     }
+  }
+
+  private static String serverPathOf(ServerConfig server, ConfigSection top) {
+    return ConfigSection.childPath(top.has(MCP_SERVERS) ? MCP_SERVERS : SERVERS, server.name());
   }
 
   /**

@@ -5,13 +5,17 @@ import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import dev.mcpsupervisor.protocol.Digests;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The operator's per-identity secrets ({@code gateway.identitySecrets}, a file of {@code identity
@@ -20,16 +24,41 @@ import java.util.Optional;
  * never a value.
  *
  * @param byIdentity per identity name (as {@code gateway.identities} names it), its values by name
+ * @param file the file they were read from; null: none (built in code)
  */
-public record IdentitySecrets(Map<String, Map<String, String>> byIdentity) {
+public record IdentitySecrets(Map<String, Map<String, String>> byIdentity, Path file) {
 
   /** No file: every {@code ${identity:NAME}} is missing for every caller. */
   public static final IdentitySecrets NONE = new IdentitySecrets(Map.of());
+
+  /** Secrets built in code, read from no file. */
+  public IdentitySecrets(Map<String, Map<String, String>> byIdentity) {
+    this(byIdentity, null);
+  }
 
   public IdentitySecrets {
     Map<String, Map<String, String>> copy = new LinkedHashMap<>();
     byIdentity.forEach((identity, values) -> copy.put(identity, Map.copyOf(values)));
     byIdentity = java.util.Collections.unmodifiableMap(copy);
+  }
+
+  /**
+   * A digest of every value, for the configuration's fingerprint: a rotated value changes it, and
+   * it shows none (SHA-256 over the identities and names in order, each value length-prefixed).
+   */
+  public String digest() {
+    StringBuilder canonical = new StringBuilder();
+    new TreeMap<>(byIdentity)
+        .forEach(
+            (identity, values) ->
+                new TreeMap<>(values)
+                    .forEach(
+                        (name, value) ->
+                            List.of(identity, name, value)
+                                .forEach(
+                                    part ->
+                                        canonical.append(part.length()).append(':').append(part))));
+    return HexFormat.of().formatHex(Digests.sha256(canonical.toString()));
   }
 
   /** The value {@code identity} has for {@code name}, if any. */
@@ -95,7 +124,7 @@ public record IdentitySecrets(Map<String, Map<String, String>> byIdentity) {
       }
       byIdentity.put(identity.getKey(), values);
     }
-    return new IdentitySecrets(byIdentity);
+    return new IdentitySecrets(byIdentity, file);
   }
 
   @Override

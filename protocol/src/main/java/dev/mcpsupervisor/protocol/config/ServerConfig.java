@@ -161,8 +161,6 @@ public record ServerConfig(
         || http.protocol() != UpstreamProtocol.AUTO) {
       return this;
     }
-    return withSpec(
-        new ServerSpec.StreamableHttp(
-            http.url(), http.headers(), UpstreamProtocol.AUTO_SESSION_ERA_FIRST));
+    return withSpec(http.withProtocol(UpstreamProtocol.AUTO_SESSION_ERA_FIRST));
   }
 }

@@ -23,6 +23,12 @@ final class ServerConfigReader {
   static final String URL = "url";
   static final String HEADERS = "headers";
   static final String PASS_CALLER_TOKEN = "passCallerToken";
+  static final String TOKEN_EXCHANGE = "tokenExchange";
+  static final String TOKEN_ENDPOINT = "tokenEndpoint";
+  static final String AUDIENCE = "audience";
+  static final String SCOPE = "scope";
+  static final String CLIENT_ID = "clientId";
+  static final String CLIENT_SECRET = "clientSecret";
   static final String TRANSPORT = "transport";
   static final String PROTOCOL = "protocol";
 
@@ -70,6 +76,7 @@ final class ServerConfigReader {
               URL,
               HEADERS,
               PASS_CALLER_TOKEN,
+              TOKEN_EXCHANGE,
               TRANSPORT,
               TYPE,
               PROTOCOL,
@@ -92,6 +99,10 @@ final class ServerConfigReader {
               RootsReader.ROOTS),
           IGNORED_CLIENT_FIELDS,
           UNSUPPORTED_CLIENT_FIELDS);
+
+  private static final FieldRules TOKEN_EXCHANGE_RULES =
+      new FieldRules(
+          List.of(TOKEN_ENDPOINT, AUDIENCE, SCOPE, CLIENT_ID, CLIENT_SECRET), Set.of(), Map.of());
 
   /** Server names appear in URLs (/servers/<name>/mcp), actor names and tool names. */
   private static final Pattern SERVER_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
@@ -231,7 +242,7 @@ final class ServerConfigReader {
             transportField, "\"" + server.string(transportField) + "\" needs command, not url");
       }
       rejectPresent(server, "only for url servers", HEADERS);
-      rejectPresent(server, "only for url servers", PASS_CALLER_TOKEN);
+      rejectPresent(server, "only for url servers", PASS_CALLER_TOKEN, TOKEN_EXCHANGE);
       return new ServerSpec.Stdio(
           server.nonEmptyString(COMMAND),
           server.stringList(ARGS),
@@ -256,9 +267,10 @@ final class ServerConfigReader {
                 + protocol.configName()
                 + "; use streamable-http");
       }
+      rejectPresent(server, "only for streamable-http servers", TOKEN_EXCHANGE);
       return new ServerSpec.Sse(url, headers);
     }
-    return new ServerSpec.StreamableHttp(url, headers, protocol);
+    return new ServerSpec.StreamableHttp(url, headers, protocol, tokenExchange(server));
   }
 
   private static UpstreamProtocol protocol(ConfigSection server) {
@@ -329,16 +341,43 @@ final class ServerConfigReader {
             throw new ConfigException(server.origin(), path, "must not contain line breaks");
           }
         });
-    if (!server.bool(PASS_CALLER_TOKEN, false)) {
+    boolean passes = server.bool(PASS_CALLER_TOKEN, false);
+    if (passes && server.has(TOKEN_EXCHANGE)) {
+      throw server.error(
+          TOKEN_EXCHANGE, "sends an exchanged token, not the caller's own: remove passCallerToken");
+    }
+    // a token exchange sends the exchanged token, got for the caller's own, which the header holds
+    // in the server's spec: the connector exchanges it and never sends it
+    String callerTokenField = passes ? PASS_CALLER_TOKEN : TOKEN_EXCHANGE;
+    if (!passes && !server.has(TOKEN_EXCHANGE)) {
       return headers;
     }
     if (headers.keySet().stream().anyMatch(CallerHeaders.AUTHORIZATION::equalsIgnoreCase)) {
-      throw server.error(
-          PASS_CALLER_TOKEN, "sets the Authorization header: remove it from headers");
+      throw server.error(callerTokenField, "sets the Authorization header: remove it from headers");
     }
     Map<String, String> passing = new LinkedHashMap<>(headers);
     passing.put(CallerHeaders.AUTHORIZATION, CallerHeaders.BEARER_CALLER_TOKEN);
     return passing;
+  }
+
+  private static TokenExchange tokenExchange(ConfigSection server) {
+    ConfigSection exchange = server.section(TOKEN_EXCHANGE);
+    if (exchange == null) {
+      return null;
+    }
+    TOKEN_EXCHANGE_RULES.check(exchange);
+    for (String required : List.of(TOKEN_ENDPOINT, CLIENT_ID, CLIENT_SECRET)) {
+      if (!exchange.has(required)) {
+        throw exchange.error(required, "missing");
+      }
+    }
+    return new TokenExchange(
+        // the client's secret and each caller's token go there: https unless on loopback
+        AuthConfigReader.httpUri(exchange, TOKEN_ENDPOINT, true),
+        exchange.optionalNonEmptyString(AUDIENCE),
+        exchange.optionalNonEmptyString(SCOPE),
+        exchange.nonEmptyString(CLIENT_ID),
+        exchange.nonEmptyString(CLIENT_SECRET));
   }
 
   private static Isolation isolation(ConfigSection server) {

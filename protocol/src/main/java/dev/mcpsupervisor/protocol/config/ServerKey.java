@@ -59,6 +59,16 @@ public record ServerKey(String serverName, String digest) {
     } else if (spec instanceof ServerSpec.StreamableHttp http) {
       encoding.string(http.url().toString());
       encoding.pairs(sortedPairs(http.headers(), true));
+      TokenExchange exchange = http.tokenExchange();
+      if (exchange != null) {
+        // only when set: the keys of every server without it stay what they were
+        encoding.string("tokenExchange");
+        encoding.string(exchange.tokenEndpoint().toString());
+        encoding.string(exchange.audience());
+        encoding.string(exchange.scope());
+        encoding.string(exchange.clientId());
+        encoding.string(exchange.clientSecret());
+      }
     } else if (spec instanceof ServerSpec.Sse sse) {
       encoding.string(sse.url().toString());
       encoding.pairs(sortedPairs(sse.headers(), true));

@@ -79,11 +79,32 @@ public sealed interface ServerSpec {
     }
   }
 
-  record StreamableHttp(URI url, Map<String, String> headers, UpstreamProtocol protocol)
+  /**
+   * @param tokenExchange null, or how to get each caller's token for the server ({@link
+   *     CallerHeaders}: the {@code Authorization} header then holds the caller's own token, which
+   *     the connector exchanges and never sends)
+   */
+  record StreamableHttp(
+      URI url, Map<String, String> headers, UpstreamProtocol protocol, TokenExchange tokenExchange)
       implements ServerSpec {
     public StreamableHttp {
       headers = Map.copyOf(headers);
       protocol = protocol == null ? UpstreamProtocol.AUTO : protocol;
+    }
+
+    /** A server reached with its configured headers only. */
+    public StreamableHttp(URI url, Map<String, String> headers, UpstreamProtocol protocol) {
+      this(url, headers, protocol, null);
+    }
+
+    /** This server with {@code headers} instead of its own. */
+    public StreamableHttp withHeaders(Map<String, String> headers) {
+      return new StreamableHttp(url, headers, protocol, tokenExchange);
+    }
+
+    /** This server spoken to in the era {@code protocol}. */
+    public StreamableHttp withProtocol(UpstreamProtocol protocol) {
+      return new StreamableHttp(url, headers, protocol, tokenExchange);
     }
 
     /** A server whose era is found out ({@code protocol} auto). */
@@ -98,7 +119,7 @@ public sealed interface ServerSpec {
 
     @Override
     public ServerSpec withExtraHeaders(Map<String, String> extra) {
-      return new StreamableHttp(url, Specs.merge(headers, extra), protocol);
+      return withHeaders(Specs.merge(headers, extra));
     }
 
     @Override
@@ -108,6 +129,7 @@ public sealed interface ServerSpec {
           + ", headers="
           + headers.keySet()
           + Specs.printable(protocol)
+          + (tokenExchange == null ? "" : ", " + tokenExchange)
           + "]";
     }
   }

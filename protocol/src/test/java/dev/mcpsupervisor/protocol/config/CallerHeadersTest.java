@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,30 @@ class CallerHeadersTest {
                         + "\"] }",
                     "t"));
     assertTrue(refused.getMessage().contains("client-side variable"), refused.getMessage());
+  }
+
+  @Test
+  void theFingerprintCoversTheSecretsFileWithoutShowingAValue(@TempDir Path dir)
+      throws IOException {
+    Path secrets = dir.resolve("secrets.conf");
+    Path config = dir.resolve("gateway.conf");
+    Files.writeString(
+        config,
+        "mcpServers { gh { url = \"https://api.example.com/mcp\","
+            + " headers { Authorization = \"Bearer ${identity:github_token}\" } } }\n"
+            + "gateway { authTokens = [{ name = alice, token = \""
+            + TOKEN
+            + "\" }], identitySecrets = \""
+            + secrets.toString().replace("\\", "\\\\")
+            + "\" }");
+    Files.writeString(secrets, "alice { github_token = \"first\" }");
+    ConfigLoader.Loaded first = ConfigLoader.loadWithFingerprint(config);
+    assertEquals(secrets, first.config().gateway().identitySecrets().file());
+    assertEquals(first.fingerprint(), ConfigLoader.loadWithFingerprint(config).fingerprint());
+    Files.writeString(secrets, "alice { github_token = \"second\" }");
+    String rotated = ConfigLoader.loadWithFingerprint(config).fingerprint();
+    assertFalse(first.fingerprint().equals(rotated), "a rotated value, another fingerprint");
+    assertFalse(rotated.contains("second"));
   }
 
   @Test
@@ -171,5 +196,80 @@ class CallerHeadersTest {
                         + "\"] }",
                     "t"));
     assertTrue(refused.getMessage().contains("passCallerToken"), refused.getMessage());
+  }
+
+  private static final String OAUTH =
+      "gateway { oauth { issuer = \"https://login.example.com\","
+          + " jwksUri = \"https://login.example.com/jwks.json\","
+          + " resource = \"https://gateway.example.com/mcp\" } }";
+
+  private static String exchanging(String more) {
+    return "mcpServers { gh { url = \"https://api.example.com/mcp\"" + more + " } }\n";
+  }
+
+  private static final String EXCHANGE =
+      ", tokenExchange { tokenEndpoint = \"https://login.example.com/token\","
+          + " audience = \"https://api.example.com\", clientId = gw, clientSecret = s3cret-value }";
+
+  @Test
+  void tokenExchangeKeysPerCallerTokenWhichOnlyTheConnectorSees() {
+    ServerConfig gh = ConfigLoader.parse(exchanging(EXCHANGE) + OAUTH, "t").servers().get("gh");
+    assertTrue(CallerHeaders.exchangesCallerToken(gh));
+    assertTrue(CallerHeaders.passesCallerToken(gh), "keyed per identity and token");
+    ServerSpec.StreamableHttp spec = (ServerSpec.StreamableHttp) gh.spec();
+    assertEquals("https://api.example.com", spec.tokenExchange().audience());
+    assertEquals(null, spec.tokenExchange().scope());
+    assertFalse(spec.toString().contains("s3cret-value"), spec.toString());
+    ServerConfig asAlice =
+        ((CallerHeaders.Resolution.Resolved)
+                CallerHeaders.resolve(gh, "alice", "alice-token", IdentitySecrets.NONE))
+            .server();
+    ServerSpec.StreamableHttp resolved = (ServerSpec.StreamableHttp) asAlice.spec();
+    assertEquals(Map.of("Authorization", "Bearer alice-token"), resolved.headers());
+    assertEquals(spec.tokenExchange(), resolved.tokenExchange(), "kept in the caller's copy");
+    assertEquals(
+        spec.tokenExchange(),
+        ((ServerSpec.StreamableHttp) gh.forSessionEraCallers().spec()).tokenExchange());
+    ServerConfig otherSecret =
+        ConfigLoader.parse(exchanging(EXCHANGE.replace("s3cret-value", "other")) + OAUTH, "t")
+            .servers()
+            .get("gh");
+    assertFalse(gh.key().equals(otherSecret.key()), "the exchange is in the server's key");
+  }
+
+  @Test
+  void tokenExchangeIsRefusedWithoutOAuthBesidePassCallerTokenOrAnAuthorizationHeader() {
+    List<String> refusals =
+        List.of(
+            exchanging(EXCHANGE) + "gateway { authTokens = [\"" + TOKEN + "\"] }",
+            exchanging(EXCHANGE + ", passCallerToken = true") + OAUTH,
+            exchanging(EXCHANGE + ", headers { Authorization = \"Bearer x\" }") + OAUTH,
+            exchanging(EXCHANGE + ", transport = sse") + OAUTH,
+            exchanging(EXCHANGE.replace("https://login", "http://login")) + OAUTH,
+            exchanging(EXCHANGE.replace("clientSecret = s3cret-value", "")) + OAUTH);
+    List<String> expected =
+        List.of(
+            "mcpServers.gh.tokenExchange: needs OAuth callers",
+            "mcpServers.gh.tokenExchange: sends an exchanged token",
+            "mcpServers.gh.tokenExchange: sets the Authorization header",
+            "mcpServers.gh.tokenExchange: only for streamable-http servers",
+            "mcpServers.gh.tokenExchange.tokenEndpoint: must use https",
+            "mcpServers.gh.tokenExchange.clientSecret: missing");
+    for (int i = 0; i < refusals.size(); i++) {
+      String config = refusals.get(i);
+      ConfigException refused =
+          assertThrows(ConfigException.class, () -> ConfigLoader.parse(config, "t"), config);
+      assertTrue(refused.getMessage().contains(expected.get(i)), refused.getMessage());
+      assertFalse(refused.getMessage().contains("s3cret-value"), refused.getMessage());
+    }
+    ConfigException onStdio =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    "mcpServers { gh { command = x" + EXCHANGE + " } }\n" + OAUTH, "t"));
+    assertTrue(
+        onStdio.getMessage().contains("mcpServers.gh.tokenExchange: only for url servers"),
+        onStdio.getMessage());
   }
 }

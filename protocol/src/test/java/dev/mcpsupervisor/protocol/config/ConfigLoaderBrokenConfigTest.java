@@ -278,7 +278,7 @@ class ConfigLoaderBrokenConfigTest {
         broken(
             "field with no near miss",
             server("\"command\": \"npx\", \"restartPolicy\": \"always\""),
-            "mcpServers.a.restartPolicy: unknown field (expected one of command, args, env, cwd, inheritEnv, url, headers, passCallerToken,"
+            "mcpServers.a.restartPolicy: unknown field (expected one of command, args, env, cwd, inheritEnv, url, headers, passCallerToken, tokenExchange,"
                 + " transport, type, protocol, isolation, maxSessions, maxInflightPerSession, requestTimeout, idleTimeout,"
                 + " toolPrefix, tools, includeTools, disabledTools, excludeTools, disabled, maxMessageBytes, httpTimeout,"
                 + " sseRetryMin, sseRetryMax, interactiveTools, roots)"),
