@@ -29,7 +29,7 @@ class ExchangeEdgeTest {
     Exchange.Event ownerGone = new Exchange.Complete(List.of(error()));
     ActorRef<Exchange.Event> edge =
         testKit.spawn(ExchangeEdge.create(ProbeSink.of(client), ownerGone));
-    edge.tell(new ExchangeEdge.ServedBy(owner.ref()));
+    edge.tell(new ExchangeEdge.ServedBy(owner.ref(), 1));
     Exchange.Event progress = new Exchange.Message(JsonRpcCodec.emptyObject());
     edge.tell(progress);
     client.expectMessage(progress);
