@@ -420,7 +420,7 @@ public final class NodeDesk {
         .onMessage(
             Found.class,
             found -> {
-              if (found.found() == null) {
+              if (found.found() == null || !found.found().known()) {
                 return lookUpAgain(desks, waiting, next, found.request());
               }
               SessionRecord record = found.found().record();
@@ -586,8 +586,9 @@ public final class NodeDesk {
   }
 
   /**
-   * The replicas did not answer in time (a loaded node, a majority changing): that says nothing of
-   * the session, so it is no 404. The lookup counts as a hop and is made again; past {@link
+   * The replicas did not answer in time (a loaded node, a majority changing), or only from this
+   * node's copy, which lacks the record (a node that has just joined): that says nothing of the
+   * session, so it is no 404. The lookup counts as a hop and is made again; past {@link
    * SessionRoutes#MAX_HOPS} the client is told to send the request again.
    */
   private Behavior<Command> lookUpAgain(
@@ -596,7 +597,7 @@ public final class NodeDesk {
       BiFunction<Desks, List<Waiting>, Behavior<Command>> next,
       ToSession request) {
     ToSession again = request.passedOn(null);
-    trace("record lookup timed out", again);
+    trace("record not known", again);
     if (again.hops() > SessionRoutes.MAX_HOPS) {
       giveUp(again);
       return Behaviors.same();
