@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.app.demo.DemoConfig;
 import dev.mcpsupervisor.app.demo.DemoServer;
 import dev.mcpsupervisor.app.runtime.ChildProcesses;
+import dev.mcpsupervisor.http.access.SessionIds;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -17,6 +18,7 @@ import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -25,13 +27,18 @@ import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -45,6 +52,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +86,14 @@ class ClusterJarIT {
   private static final Duration ROLLING_START = Duration.ofSeconds(240);
 
   private static final int ROLLING_SESSIONS = 30;
+
+  /**
+   * Longer than the gateway's own deadline for an exchange nobody answers (its longest request
+   * timeout and 30 s, 90 s here): the gateway's answer, not the client's timeout, says what
+   * happened to a call.
+   */
+  private static final Duration ROLLING_CALL_TIMEOUT = Duration.ofSeconds(120);
+
   private static final int ROLLING_STATELESS_CALLERS = 6;
 
   @Test
@@ -267,6 +285,14 @@ class ClusterJarIT {
     ExecutorService callers =
         Executors.newFixedThreadPool(ROLLING_SESSIONS + ROLLING_STATELESS_CALLERS);
     Balancer balancer = new Balancer();
+    // each node's DEBUG log of the desk and the sessions' registry, kept when a call fails
+    Path logs =
+        Path.of(
+            System.getProperty("basedir", "."),
+            "target",
+            "cluster-jar-it",
+            "rolling-" + System.currentTimeMillis());
+    Files.createDirectories(logs);
     try {
       int[] httpPorts = {freePort(), freePort(), freePort()};
       int[] arteryPorts = {freePort(), freePort(), freePort()};
@@ -278,7 +304,13 @@ class ClusterJarIT {
       for (int i = 0; i < 3; i++) {
         nodes[i] =
             rollingNode(
-                dir, "node" + i, httpPorts[i], arteryPorts[i], managementPorts[i], contactPoints);
+                dir,
+                logs,
+                "node" + i,
+                httpPorts[i],
+                arteryPorts[i],
+                managementPorts[i],
+                contactPoints);
         processes.add(nodes[i]);
       }
       for (int i = 0; i < 3; i++) {
@@ -327,6 +359,7 @@ class ClusterJarIT {
         nodes[i] =
             rollingNode(
                 dir,
+                logs,
                 "node" + i + "-again",
                 httpPorts[i],
                 arteryPorts[i],
@@ -373,6 +406,9 @@ class ClusterJarIT {
                     .lines()
                     .filter(line -> line.contains("WARN") || line.contains("ERROR"))
                     .forEach(line -> System.out.println("rolling-redeploy node log: " + line)));
+        printLostSessionsLines(logs, load.failures);
+      } else {
+        deleteTree(logs);
       }
       assertEquals(List.of(), List.copyOf(load.failures), "no call fails");
       assertEquals(List.of(), List.copyOf(load.wrong), "every answer is the call's own");
@@ -399,6 +435,7 @@ class ClusterJarIT {
    */
   private static JarProcess rollingNode(
       Path dir,
+      Path logs,
       String name,
       int httpPort,
       int arteryPort,
@@ -420,7 +457,9 @@ class ClusterJarIT {
         List.of(
             JarProcess.warmupCalls(0),
             "-Dmcp-supervisor.cluster-pekko.pekko.cluster.failure-detector"
-                + ".acceptable-heartbeat-pause=20s"),
+                + ".acceptable-heartbeat-pause=20s",
+            "-Dlogback.configurationFile=" + testResource("logback-cluster-it.xml"),
+            "-Dmcp-supervisor.log.file=" + logs.resolve(name + ".log")),
         "--config",
         config(dir.resolve(name + ".json"), httpPort, arteryPort, "discovery", discovery)
             .toString());
@@ -551,12 +590,15 @@ class ClusterJarIT {
     private void loop(String who, int session) {
       for (long call = 0; running.get(); call++) {
         String payload = who + "-" + call;
+        String sessionId = session < 0 ? null : sessions.get(session);
+        Instant sent = Instant.now();
         long started = System.nanoTime();
         boolean failed = true;
         try {
-          JsonNode answer = call(session < 0 ? null : sessions.get(session), payload, call);
+          Answer answered = call(sessionId, payload, call);
+          JsonNode answer = answered.json();
           if (answer.has("error")) {
-            failures.add(payload + ": " + answer);
+            failures.add(lost(payload, sessionId, sent, "via " + answered.node() + ": " + answer));
           } else if (!payload.equals(
               answer.path("result").path("content").path(0).path("text").asText())) {
             wrong.add(payload + ": " + answer);
@@ -568,15 +610,32 @@ class ClusterJarIT {
             }
           }
         } catch (RuntimeException e) {
-          failures.add(payload + ": " + e);
+          failures.add(lost(payload, sessionId, sent, e.toString()));
         }
         long ended = System.nanoTime();
         outcomes.add(new long[] {ended, ended - started, failed ? 1 : 0});
       }
     }
 
+    /**
+     * What a failed call was, for the nodes' logs: its session as they show it, when it was sent
+     * and when it ended (UTC), and what ended it.
+     */
+    private static String lost(String payload, String sessionId, Instant sent, String what) {
+      return String.format(
+          "%s (session %s, sent %s, ended %s): %s",
+          payload,
+          sessionId == null ? "none" : SessionIds.redact(sessionId),
+          sent,
+          Instant.now(),
+          what);
+    }
+
+    /** A call's JSON-RPC answer and the node that gave it. */
+    record Answer(URI node, JsonNode json) {}
+
     /** One call through the balancer: the JSON-RPC answer; resent when refused untouched. */
-    private JsonNode call(String sessionId, String payload, long id) {
+    private Answer call(String sessionId, String payload, long id) {
       for (int attempt = 0; ; attempt++) {
         URI node = balancer.pick();
         if (node == null || attempt > 20) {
@@ -604,7 +663,7 @@ class ClusterJarIT {
           throw new IllegalStateException(
               payload + " via " + node + ": " + response.statusCode() + " " + response.body());
         }
-        return McpHttpSession.responseTo(id, response);
+        return new Answer(node, McpHttpSession.responseTo(id, response));
       }
     }
 
@@ -625,9 +684,7 @@ class ClusterJarIT {
       body.set("params", params);
       HttpRequest.Builder request =
           HttpRequest.newBuilder(node)
-              // longer than a request may wait in a desk for its node (60 s): the gateway's answer,
-              // not the client's timeout, says what happened to it
-              .timeout(Duration.ofSeconds(90))
+              .timeout(ROLLING_CALL_TIMEOUT)
               .header("Content-Type", "application/json")
               .header("Accept", "application/json, text/event-stream")
               .header("MCP-Protocol-Version", version)
@@ -795,6 +852,47 @@ class ClusterJarIT {
     }
     throw new AssertionError(
         readyz + " not ready within " + READY + " (last status " + status + ")");
+  }
+
+  /** A test resource's file (test-classes). */
+  private static Path testResource(String name) {
+    try {
+      return Path.of(ClusterJarIT.class.getResource("/" + name).toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Where the nodes' DEBUG logs are kept, and their lines about the sessions of the failed calls.
+   */
+  private static void printLostSessionsLines(Path logs, Collection<String> failures)
+      throws IOException {
+    System.out.println("rolling-redeploy: the nodes' DEBUG logs are kept in " + logs);
+    Set<String> sessions = new TreeSet<>();
+    for (String failure : failures) {
+      Matcher session = Pattern.compile("\\(session ([^,]+),").matcher(failure);
+      if (session.find() && !session.group(1).equals("none")) {
+        sessions.add(session.group(1).replace("…", ""));
+      }
+    }
+    try (Stream<Path> files = Files.list(logs)) {
+      for (Path file : files.sorted().toList()) {
+        for (String line : Files.readAllLines(file)) {
+          if (sessions.stream().anyMatch(line::contains)) {
+            System.out.println("rolling-redeploy " + file.getFileName() + ": " + line);
+          }
+        }
+      }
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
   }
 
   private static int freePort() throws IOException {

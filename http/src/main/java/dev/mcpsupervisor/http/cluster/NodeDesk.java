@@ -300,12 +300,14 @@ public final class NodeDesk {
         .onMessage(
             DesksChanged.class,
             changed -> {
+              context.getLog().debug("desks listed: {}", desksOf(changed.listing()));
               Desks now = desks.listed(desksOf(changed.listing()));
               return serving(now, recheck(now, waiting));
             })
         .onMessage(
             Leave.class,
             leave -> {
+              context.getLog().debug("leaves routing; tells {}", desks.listed());
               Desks left = desks.leaving(context.getSelf());
               tellStopping(left);
               handOver(left, leave);
@@ -323,6 +325,7 @@ public final class NodeDesk {
         .onMessage(
             DesksChanged.class,
             changed -> {
+              context.getLog().debug("desks listed: {}", desksOf(changed.listing()));
               Desks now = desks.listed(desksOf(changed.listing())).leaving(context.getSelf());
               tellStopping(now); // a node that joined meanwhile learns it too
               return leaving(now, recheck(now, waiting));
@@ -370,6 +373,7 @@ public final class NodeDesk {
 
   /** Looks the session's record up to adopt it warm; a stopping node adopts nothing. */
   private void prepare(Desks desks, Prepare prepare) {
+    context.getLog().debug("prepares {}", SessionIds.redact(prepare.sessionId()));
     if (!routes(desks).selfServes()) {
       prepare.replyTo().tell(Done.getInstance());
       return;
@@ -392,6 +396,7 @@ public final class NodeDesk {
         .onMessage(
             Stopping.class,
             left -> {
+              context.getLog().debug("{} stops", left.desk());
               Desks now = desks.leaving(left.desk());
               return next.apply(now, recheck(now, waiting));
             })
@@ -415,11 +420,12 @@ public final class NodeDesk {
         .onMessage(
             Found.class,
             found -> {
-              if (found.found() == null) {
+              if (found.found() == null || !found.found().known()) {
                 return lookUpAgain(desks, waiting, next, found.request());
               }
               SessionRecord record = found.found().record();
               if (record == null) {
+                trace("no record", found.request());
                 gone(found.request());
                 return Behaviors.same();
               }
@@ -526,11 +532,13 @@ public final class NodeDesk {
       return Behaviors.same();
     }
     if (!served.seal().verifies(request.sessionId())) { // forged, or another cluster's: no lookup
+      trace("not this cluster's", request);
       gone(request);
       return Behaviors.same();
     }
     SessionRoutes.Route route = routes.of(request.sessionId(), request.record(), request.hops());
     if (route instanceof SessionRoutes.Wait) {
+      trace("waits for its node", request);
       return next.apply(desks, waitFor(waiting, request, patience(request, routes)));
     }
     act(desks, request, route);
@@ -542,11 +550,14 @@ public final class NodeDesk {
       serveHere(request, request.record());
     } else if (route instanceof SessionRoutes.To to) {
       ActorRef<Command> desk = byNode(desks).get(to.address());
-      if (request.hops() == 0) {
-        edgeOf(request).ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk)));
-      }
-      desk.tell(request.passedOn(request.record()));
+      ToSession passed = request.passedOn(request.record());
+      trace("passed on to " + to.address(), passed);
+      // at every pass, the first after a record's lookup too: the edge watches the desk that has
+      // the request, else a desk that went away before serving it would leave the client waiting
+      edgeOf(request).ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk, passed.hops())));
+      desk.tell(passed);
     } else if (route instanceof SessionRoutes.Find) {
+      trace("record looked up", request);
       context.ask(
           SessionReplicas.Found.class,
           served.replicas(),
@@ -554,13 +565,30 @@ public final class NodeDesk {
           replyTo -> new SessionReplicas.Find(request.sessionId(), replyTo),
           (found, failure) -> new Found(request, found));
     } else {
+      trace("nowhere to go", request);
       gone(request);
     }
   }
 
+  /** What a desk did with a session's request, for the DEBUG log of a cluster in trouble. */
+  private void trace(String what, ToSession request) {
+    if (context.getLog().isDebugEnabled()) {
+      context
+          .getLog()
+          .debug(
+              "{} {}: {} (hops {}, home {})",
+              request.getClass().getSimpleName(),
+              SessionIds.redact(request.sessionId()),
+              what,
+              request.hops(),
+              request.record() == null ? "not looked up" : request.record().home());
+    }
+  }
+
   /**
-   * The replicas did not answer in time (a loaded node, a majority changing): that says nothing of
-   * the session, so it is no 404. The lookup counts as a hop and is made again; past {@link
+   * The replicas did not answer in time (a loaded node, a majority changing), or only from this
+   * node's copy, which lacks the record (a node that has just joined): that says nothing of the
+   * session, so it is no 404. The lookup counts as a hop and is made again; past {@link
    * SessionRoutes#MAX_HOPS} the client is told to send the request again.
    */
   private Behavior<Command> lookUpAgain(
@@ -569,6 +597,7 @@ public final class NodeDesk {
       BiFunction<Desks, List<Waiting>, Behavior<Command>> next,
       ToSession request) {
     ToSession again = request.passedOn(null);
+    trace("record not known", again);
     if (again.hops() > SessionRoutes.MAX_HOPS) {
       giveUp(again);
       return Behaviors.same();
@@ -633,8 +662,11 @@ public final class NodeDesk {
     return List.copyOf(left);
   }
 
-  private static void keepOrGiveUp(List<Waiting> left, Waiting each, long now) {
+  private void keepOrGiveUp(List<Waiting> left, Waiting each, long now) {
     if (now - each.deadlineNanos() >= 0) {
+      if (each.request() instanceof ToSession request) {
+        trace("waited for its node in vain", request);
+      }
       giveUp(each.request());
     } else {
       left.add(each);
@@ -699,9 +731,11 @@ public final class NodeDesk {
    * the session this node adopts.
    */
   private void serveHere(ToSession request, SessionRecord record) {
-    if (request.hops() > 1) { // passed on by another desk: the edge watches this one from now on
-      edgeOf(request).ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(context.getSelf())));
-    }
+    trace(
+        record != null && !served.directory().holds(request.sessionId())
+            ? "adopted here"
+            : "served here",
+        request);
     if (request instanceof SessionDelete delete) {
       deleteHere(delete, record);
       return;
@@ -789,7 +823,7 @@ public final class NodeDesk {
       return false;
     }
     ActorRef<Exchange.Event> edge = edge(retry.on(), roundNodeGone(retry.retry()));
-    edge.tell(new ExchangeEdge.ServedBy(owner));
+    edge.tell(new ExchangeEdge.ServedBy(owner, 1));
     owner.tell(
         new RoundRetry(JsonRpcCodec.toJson(retry.retry()), retry.state(), retry.sse(), edge));
     return true;

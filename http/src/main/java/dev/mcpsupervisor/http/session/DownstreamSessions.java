@@ -325,6 +325,7 @@ public final class DownstreamSessions {
 
   private Behavior<Command> onPrepare(Prepare prepare) {
     SessionRecord record = prepare.record();
+    context.getLog().debug("prepares session {}", SessionIds.redact(record.id()));
     adopt(record);
     if (sessions.routable(record.id()) == null) {
       prepare.replyTo().tell(Done.getInstance());
@@ -421,6 +422,9 @@ public final class DownstreamSessions {
 
   private void end(
       RoutedSession entry, String reason, boolean handedOver, ActorRef<Reply> replyTo) {
+    context
+        .getLog()
+        .debug("session {} ends (handed over: {})", SessionIds.redact(entry.id), handedOver);
     sessions.unroute(entry.id);
     metrics.downstreamSessions(sessions.routableCount());
     entry.ref.tell(new DownstreamSession.End(reason, handedOver, replyTo));

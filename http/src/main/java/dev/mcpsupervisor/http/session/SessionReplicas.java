@@ -42,7 +42,12 @@ public final class SessionReplicas {
   /** The record of {@code sessionId}, or null in {@link Found}. */
   public record Find(String sessionId, ActorRef<Found> replyTo) implements Command {}
 
-  public record Found(String sessionId, SessionRecord record) {}
+  /**
+   * @param record null when none was found
+   * @param known whether a missing record means the session has none: not when no majority answered
+   *     in time and this node's own copy lacks it (a node that has just joined has no copy yet)
+   */
+  public record Found(String sessionId, SessionRecord record, boolean known) {}
 
   private record Written(Replicator.UpdateResponse<LWWMap<String, SessionRecord>> response)
       implements Command {}
@@ -172,19 +177,14 @@ public final class SessionReplicas {
         .onMessage(
             Read.class,
             read -> {
-              if (read.response()
-                  instanceof Replicator.GetSuccess<LWWMap<String, SessionRecord>> got) {
-                read.find()
-                    .replyTo()
-                    .tell(
-                        new Found(
-                            read.find().sessionId(),
-                            got.dataValue().getEntries().get(read.find().sessionId())));
-              } else if (read.response() instanceof Replicator.GetFailure && !read.local()) {
-                // no majority answered in time (nodes leaving at once): this node's copy
+              if (read.response() instanceof Replicator.GetFailure && !read.local()) {
+                // no majority answered in time (nodes leaving at once, or joining): this node's
+                // copy
                 read(read.find(), true);
               } else {
-                read.find().replyTo().tell(new Found(read.find().sessionId(), null));
+                read.find()
+                    .replyTo()
+                    .tell(found(read.find().sessionId(), read.local(), read.response()));
               }
               return Behaviors.same();
             })
@@ -251,6 +251,18 @@ public final class SessionReplicas {
                 local ? Replicator.readLocal() : new Replicator.ReadMajority(READ_TIMEOUT),
                 replyTo),
         response -> new Read(find, local, response));
+  }
+
+  /** What a read says of {@code sessionId}'s record; {@code local}: this node's copy alone. */
+  static Found found(
+      String sessionId,
+      boolean local,
+      Replicator.GetResponse<LWWMap<String, SessionRecord>> response) {
+    SessionRecord record =
+        response instanceof Replicator.GetSuccess<LWWMap<String, SessionRecord>> got
+            ? got.dataValue().getEntries().get(sessionId)
+            : null;
+    return new Found(sessionId, record, record != null || !local);
   }
 
   static Key<LWWMap<String, SessionRecord>> keyOf(String sessionId) {

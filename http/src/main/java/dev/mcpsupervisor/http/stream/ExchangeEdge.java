@@ -10,13 +10,18 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * This node's end of an exchange served on another cluster node: the events the owner sends there
  * go to the HTTP exchange here. Whoever spawned it stops it once the exchange is over (its last
  * event sent, or its client gone: the owner, watching the edge, learns of it); it stops itself when
- * the owner is gone (its node left or died), telling the client what that means. The owner is
- * whoever it is told {@link ServedBy} last: a request may be passed on before a node serves it.
+ * the owner is gone (its node left or died), telling the client what that means. The owner is the
+ * desk the request was passed to last, by hop count ({@link ServedBy#hops}): a request may be
+ * passed on before a node serves it, and the news of two passes, told from two nodes, may come in
+ * either order.
  */
 public final class ExchangeEdge {
 
-  /** The exchange is served by {@code owner} (an actor on the node that serves it). */
-  public record ServedBy(ActorRef<?> owner) implements Exchange.Event {}
+  /**
+   * The exchange is served by {@code owner} (an actor on the node that serves it, or that passes it
+   * on), which had it passed {@code hops} times.
+   */
+  public record ServedBy(ActorRef<?> owner, int hops) implements Exchange.Event {}
 
   /**
    * This node's drain deadline passed before the owner answered: the exchange ends now as it would
@@ -36,23 +41,25 @@ public final class ExchangeEdge {
     return Behaviors.setup(context -> relaying(context, exchange, ownerGone, null));
   }
 
+  /** {@code owner} is null until the first {@link ServedBy}. */
   private static Behavior<Exchange.Event> relaying(
       ActorContext<Exchange.Event> context,
       ExchangeSink exchange,
       Exchange.Event ownerGone,
-      ActorRef<?> owner) {
+      ServedBy owner) {
     return Behaviors.receive(Exchange.Event.class)
         .onMessage(
             ServedBy.class,
             served -> {
-              if (served.owner().equals(owner)) {
-                return Behaviors.same();
+              if (owner != null
+                  && (served.hops() < owner.hops() || served.owner().equals(owner.owner()))) {
+                return Behaviors.same(); // an earlier pass, told late; or the same owner again
               }
               if (owner != null) {
-                context.unwatch(owner);
+                context.unwatch(owner.owner());
               }
               context.watch(served.owner());
-              return relaying(context, exchange, ownerGone, served.owner());
+              return relaying(context, exchange, ownerGone, served);
             })
         .onMessage(
             Abandon.class,

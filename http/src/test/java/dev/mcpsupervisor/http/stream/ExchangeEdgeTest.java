@@ -29,7 +29,7 @@ class ExchangeEdgeTest {
     Exchange.Event ownerGone = new Exchange.Complete(List.of(error()));
     ActorRef<Exchange.Event> edge =
         testKit.spawn(ExchangeEdge.create(ProbeSink.of(client), ownerGone));
-    edge.tell(new ExchangeEdge.ServedBy(owner.ref()));
+    edge.tell(new ExchangeEdge.ServedBy(owner.ref(), 1));
     Exchange.Event progress = new Exchange.Message(JsonRpcCodec.emptyObject());
     edge.tell(progress);
     client.expectMessage(progress);
@@ -40,6 +40,30 @@ class ExchangeEdgeTest {
     client.expectTerminated(edge);
     owner.stop();
     client.expectNoMessage(Duration.ofMillis(200));
+  }
+
+  /**
+   * Two passes of one request, told from two nodes, come in either order: the edge watches the desk
+   * of the later pass, so the loss of the earlier one, which passed the request on, means nothing
+   * to it.
+   */
+  @Test
+  void anEarlierPassToldLateDoesNotTakeTheWatchFromTheLaterOne() {
+    TestProbe<Exchange.Event> client = testKit.createTestProbe();
+    TestProbe<Object> first = testKit.createTestProbe();
+    TestProbe<Object> second = testKit.createTestProbe();
+    Exchange.Event ownerGone = new Exchange.Complete(List.of(error()));
+    ActorRef<Exchange.Event> edge =
+        testKit.spawn(ExchangeEdge.create(ProbeSink.of(client), ownerGone));
+
+    edge.tell(new ExchangeEdge.ServedBy(second.ref(), 2));
+    edge.tell(new ExchangeEdge.ServedBy(first.ref(), 1));
+    first.stop();
+    client.expectNoMessage(Duration.ofMillis(300));
+
+    second.stop();
+    client.expectMessage(ownerGone);
+    client.expectTerminated(edge);
   }
 
   private static ObjectNode error() {

@@ -1,0 +1,154 @@
+package dev.mcpsupervisor.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mcpsupervisor.http.access.Identity;
+import dev.mcpsupervisor.http.access.SessionIdSeal;
+import dev.mcpsupervisor.http.access.SessionIds;
+import dev.mcpsupervisor.http.cluster.NodeDesk;
+import dev.mcpsupervisor.http.request.ClientRequests;
+import dev.mcpsupervisor.http.session.SessionRecord;
+import dev.mcpsupervisor.http.session.SessionReplicas;
+import dev.mcpsupervisor.protocol.config.ClusterConfig;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
+import java.net.http.HttpResponse;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A request a desk passes on is watched wherever it goes: should the desk it went to go away before
+ * serving it, the client is told to send it again, and does not wait for the gateway's last-resort
+ * deadline (longer than any upstream call).
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PassedOnRequestTest {
+
+  private static final String SECRET = "the-cluster-secret-of-the-passed-on-request";
+  private static final String FIXTURE = "/servers/fixture/mcp";
+  private static final Duration PHASE = Duration.ofSeconds(60);
+
+  private final List<TestGateway> started = new ArrayList<>();
+
+  @AfterEach
+  void stop() {
+    started.forEach(TestGateway::close);
+  }
+
+  /**
+   * The session's id names no node of the cluster, so the desk that gets its request looks its
+   * record up first, which names another node: the desk passes it there (its first pass comes after
+   * a lookup). That desk goes away without serving it.
+   */
+  @Test
+  void aRequestPassedOnAfterItsRecordsLookupIsToldToSendItAgainWhenItsDeskGoes() throws Exception {
+    int seedPort = TestGateway.freePort();
+    TestGateway here = node(seedPort, seedPort);
+    TestGateway there = node(TestGateway.freePort(), seedPort);
+    TestGateway.awaitDesks(List.of(here, there), PHASE);
+
+    // the node there keeps what it is passed: its desk is a probe, which goes away unanswering
+    ActorSystem<?> thereSystem = there.supervisor.actorSystem();
+    TestProbe<NodeDesk.Command> desk = TestProbe.create(thereSystem);
+    ActorRef<NodeDesk.Command> thereDesk = localDesk(there);
+    thereSystem.receptionist().tell(Receptionist.deregister(NodeDesk.KEY, thereDesk));
+    thereSystem.receptionist().tell(Receptionist.register(NodeDesk.KEY, desk.getRef()));
+    awaitListedInstead(here, desk.getRef());
+
+    // a session of a node that has left, whose record says the node there serves it now
+    String id =
+        SessionIds.generate(
+            new SecureRandom(),
+            SessionIds.nodeTag("pekko://gone@127.0.0.1:1#1"),
+            SessionIdSeal.ofSecret(SECRET));
+    SessionRecord record =
+        new SessionRecord(
+            id,
+            FIXTURE,
+            Identity.ANONYMOUS,
+            new ClientRequests.Client(
+                "2025-06-18", JsonRpcCodec.emptyObject(), "test-client", "1.0", null),
+            Map.of(),
+            null,
+            Map.of(),
+            there.supervisor.membership().selfNode());
+    ActorRef<SessionReplicas.Command> replicas =
+        here.supervisor
+            .actorSystem()
+            .systemActorOf(
+                SessionReplicas.create(here.supervisor.membership(), Duration.ofHours(1)),
+                "test-session-replicas",
+                Props.empty());
+    replicas.tell(new SessionReplicas.Publish(record));
+
+    CompletableFuture<HttpResponse<String>> call =
+        here.postAsync(FIXTURE, id, TestGateway.callTool(7, "echo", "{\"message\":\"lost?\"}"));
+    NodeDesk.ToSession passed = desk.expectMessageClass(NodeDesk.SessionPost.class, PHASE);
+    assertEquals(id, passed.sessionId());
+    desk.stop();
+
+    HttpResponse<String> answered = call.get(20, TimeUnit.SECONDS);
+    assertEquals(200, answered.statusCode(), answered.body());
+    JsonNode error = TestGateway.answer(answered).path("error");
+    assertEquals(-32001, error.path("code").asInt(), answered.body());
+    assertTrue(error.path("message").asText().contains("send it again"), answered.body());
+  }
+
+  /** The node's own desk, as its receptionist lists it. */
+  private static ActorRef<NodeDesk.Command> localDesk(TestGateway node) {
+    return listed(node).stream()
+        .filter(desk -> desk.path().address().hasLocalScope())
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static Set<ActorRef<NodeDesk.Command>> listed(TestGateway node) {
+    TestProbe<Receptionist.Listing> probe = TestProbe.create(node.supervisor.actorSystem());
+    node.supervisor
+        .actorSystem()
+        .receptionist()
+        .tell(Receptionist.find(NodeDesk.KEY, probe.getRef()));
+    return probe.receiveMessage().getServiceInstances(NodeDesk.KEY);
+  }
+
+  /** Until {@code node} lists its own desk and {@code desk} (the other node's, instead of its). */
+  private static void awaitListedInstead(TestGateway node, ActorRef<NodeDesk.Command> desk) {
+    TestProbe<Void> waiting = TestProbe.create(node.supervisor.actorSystem());
+    waiting.awaitAssert(
+        PHASE,
+        () -> {
+          Set<ActorRef<NodeDesk.Command>> listed = listed(node);
+          assertEquals(2, listed.size(), listed.toString());
+          assertTrue(
+              listed.stream().anyMatch(each -> each.path().name().equals(desk.path().name())),
+              listed.toString());
+          return null;
+        });
+  }
+
+  private TestGateway node(int port, int seedPort) {
+    TestGateway node =
+        TestGateway.start(
+            TestGateway.CLUSTER_NODE_SETTINGS,
+            TestGateway.clusterNode(
+                port, new ClusterConfig.SeedNode("127.0.0.1", seedPort), SECRET),
+            TestGateway.stdioFixture("fixture"));
+    started.add(node);
+    return node;
+  }
+}
