@@ -152,7 +152,7 @@ public final class GatewayServer {
         membership.clustered()
             ? supervisor
                 .spawn(
-                    SessionReplicas.create(membership, config.sessionIdleTimeout()),
+                    SessionReplicas.create(membership, idleTimeout),
                     "mcp-gateway-session-replicas-" + instance)
                 .thenApply(
                     replicas -> new SessionReplicas.Replication(membership.selfNode(), replicas))
@@ -293,7 +293,7 @@ public final class GatewayServer {
           Duration idleBefore = inForce.get().gateway().sessionIdleTimeout();
           inForce.apply(applied);
           if (!idleBefore.equals(inForce.get().gateway().sessionIdleTimeout())) {
-            sessions.tell(DownstreamSessions.SweepIdle.INSTANCE);
+            sessions.tell(DownstreamSessions.IdleTimeoutChanged.INSTANCE);
           }
           List<String> listed = new ArrayList<>(change.retired());
           listed.addAll(change.added());

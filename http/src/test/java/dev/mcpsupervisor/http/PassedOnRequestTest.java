@@ -91,7 +91,7 @@ class PassedOnRequestTest {
         here.supervisor
             .actorSystem()
             .systemActorOf(
-                SessionReplicas.create(here.supervisor.membership(), Duration.ofHours(1)),
+                SessionReplicas.create(here.supervisor.membership(), () -> Duration.ofHours(1)),
                 "test-session-replicas",
                 Props.empty());
     replicas.tell(new SessionReplicas.Publish(record));

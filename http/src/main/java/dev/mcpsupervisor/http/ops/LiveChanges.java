@@ -17,10 +17,9 @@ import java.util.function.Function;
  * static tokens, OAuth, identities and their allow-lists, origins, allowed hosts, the limits (read
  * by each request, session or stream as it arrives), turning authentication on or off (and with it
  * whether 2026-07-28 answers may be cached publicly), and {@code sessionIdleTimeout} (read by each
- * idle check). Not live: the bind (host, port, and the connection settings it was made with) and
- * the cluster, which never can be; {@code sessionIdleTimeout} in a cluster (the replicas of the
- * sessions of a node that left expire by the one they started with); and {@code watchConfig} (the
- * watch starts with the gateway).
+ * idle check, and by each sweep of a cluster node's session replicas). Not live: the bind (host,
+ * port, and the connection settings it was made with) and the cluster, which never can be; and
+ * {@code watchConfig} (the watch starts with the gateway).
  */
 public final class LiveChanges {
 
@@ -45,11 +44,6 @@ public final class LiveChanges {
             named.add("gateway." + field);
           }
         });
-    if (was.cluster() != null
-        && !was.sessionIdleTimeout().equals(is.sessionIdleTimeout())
-        && !named.contains("gateway.cluster")) {
-      named.add("gateway.sessionIdleTimeout (in a cluster)");
-    }
     return named;
   }
 

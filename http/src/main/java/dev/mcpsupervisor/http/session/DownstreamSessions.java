@@ -128,11 +128,16 @@ public final class DownstreamSessions {
    */
   public record ServersChanged(List<String> servers) implements Command {}
 
+  /** Time for the idle sweep ({@link SessionTable#askIdle}). */
+  private enum SweepIdle implements Command {
+    INSTANCE
+  }
+
   /**
-   * Time for the idle sweep ({@link SessionTable#askIdle}); also sent when a reload changed the
-   * idle timeout, so that the sweeps follow the new one from now on.
+   * A reload changed the idle timeout: the sweeps follow the new one from now on, here and in the
+   * cluster's replicas.
    */
-  public enum SweepIdle implements Command {
+  public enum IdleTimeoutChanged implements Command {
     INSTANCE
   }
 
@@ -263,6 +268,7 @@ public final class DownstreamSessions {
         .onMessage(EndAll.class, this::onEndAll)
         .onMessage(SessionStopped.class, this::onSessionStopped)
         .onMessage(SweepIdle.class, notUsed -> onSweepIdle())
+        .onMessage(IdleTimeoutChanged.class, notUsed -> onIdleTimeoutChanged())
         .onMessage(ServersChanged.class, this::onServersChanged)
         .build();
   }
@@ -501,6 +507,11 @@ public final class DownstreamSessions {
     sessions.drained(stopped.sessionId());
     sessions.replyIfAllEnded(true);
     return Behaviors.same();
+  }
+
+  private Behavior<Command> onIdleTimeoutChanged() {
+    replication.rearm();
+    return onSweepIdle();
   }
 
   private Behavior<Command> onSweepIdle() {

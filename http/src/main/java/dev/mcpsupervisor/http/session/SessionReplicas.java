@@ -7,10 +7,12 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.ddata.Key;
 import org.apache.pekko.cluster.ddata.LWWMap;
 import org.apache.pekko.cluster.ddata.LWWMapKey;
@@ -61,6 +63,14 @@ public final class SessionReplicas {
     INSTANCE
   }
 
+  /**
+   * The idle timeout in force changed (a reload): the next sweep comes one new timeout from now,
+   * not at the end of the interval it replaced.
+   */
+  enum Rearm implements Command {
+    INSTANCE
+  }
+
   private record Swept(Replicator.GetResponse<LWWMap<String, SessionRecord>> response)
       implements Command {}
 
@@ -84,6 +94,12 @@ public final class SessionReplicas {
       }
     }
 
+    void rearm() {
+      if (replicas != null) {
+        replicas.tell(Rearm.INSTANCE);
+      }
+    }
+
     void forget(String sessionId) {
       if (replicas != null) {
         replicas.tell(new Forget(sessionId));
@@ -99,15 +115,15 @@ public final class SessionReplicas {
 
   /**
    * @param sweepEvery how often the leader removes the records of sessions no node has served since
-   *     the last sweep (their node is gone and nobody asked for them): the sessions' idle timeout,
-   *     so such a session expires as an idle one does
+   *     the last sweep (their node is gone and nobody asked for them): the sessions' idle timeout
+   *     in force, read at each sweep, so such a session expires as an idle one does
    */
-  public static Behavior<Command> create(Membership membership, Duration sweepEvery) {
+  public static Behavior<Command> create(Membership membership, Supplier<Duration> sweepEvery) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
                 timers -> {
-                  timers.startTimerWithFixedDelay(Sweep.INSTANCE, sweepEvery);
+                  timers.startSingleTimer(Sweep.INSTANCE, sweepEvery.get());
                   return DistributedData
                       .<Command, LWWMap<String, SessionRecord>>withReplicatorMessageAdapter(
                           replicator ->
@@ -115,7 +131,9 @@ public final class SessionReplicas {
                                       context,
                                       replicator,
                                       DistributedData.get(context.getSystem()).selfUniqueAddress(),
-                                      membership)
+                                      membership,
+                                      timers,
+                                      sweepEvery)
                                   .serving(Map.of()));
                 }));
   }
@@ -124,16 +142,22 @@ public final class SessionReplicas {
   private final ReplicatorMessageAdapter<Command, LWWMap<String, SessionRecord>> replicator;
   private final SelfUniqueAddress self;
   private final Membership membership;
+  private final TimerScheduler<Command> timers;
+  private final Supplier<Duration> sweepEvery;
 
   private SessionReplicas(
       ActorContext<Command> context,
       ReplicatorMessageAdapter<Command, LWWMap<String, SessionRecord>> replicator,
       SelfUniqueAddress self,
-      Membership membership) {
+      Membership membership,
+      TimerScheduler<Command> timers,
+      Supplier<Duration> sweepEvery) {
     this.context = context;
     this.replicator = replicator;
     this.self = self;
     this.membership = membership;
+    this.timers = timers;
+    this.sweepEvery = sweepEvery;
   }
 
   /**
@@ -161,8 +185,15 @@ public final class SessionReplicas {
               return Behaviors.same();
             })
         .onMessage(
+            Rearm.class,
+            rearm -> {
+              timers.startSingleTimer(Sweep.INSTANCE, sweepEvery.get());
+              return Behaviors.same();
+            })
+        .onMessage(
             Sweep.class,
             sweep -> {
+              timers.startSingleTimer(Sweep.INSTANCE, sweepEvery.get());
               if (membership.isLeader()) {
                 for (int bucket = 0; bucket < BUCKETS; bucket++) {
                   Key<LWWMap<String, SessionRecord>> key = bucketKey(bucket);
