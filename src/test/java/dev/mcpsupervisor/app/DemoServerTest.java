@@ -7,16 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.mcpsupervisor.app.demo.DemoConfig;
 import dev.mcpsupervisor.app.demo.DemoServer;
 import dev.mcpsupervisor.app.runtime.ChildProcesses;
+import dev.mcpsupervisor.fixture.SerializedSends;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
-import io.modelcontextprotocol.json.TypeRef;
-import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import java.time.Duration;
@@ -26,12 +24,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import reactor.core.publisher.Mono;
 
 /**
  * The demo server, spawned exactly as the built-in config spawns it, answering a real SDK client
@@ -49,8 +45,9 @@ class DemoServerTest {
     ServerParameters parameters =
         ServerParameters.builder(command.get(0)).args(command.subList(1, command.size())).build();
     client =
+        // one send at a time on the client's side, so that the race under test stays the server's
         McpClient.sync(
-                new OneSenderAtATime(
+                new SerializedSends(
                     new StdioClientTransport(parameters, McpJsonDefaults.getMapper())))
             .requestTimeout(Duration.ofSeconds(20))
             .initializationTimeout(Duration.ofSeconds(30))
@@ -179,45 +176,5 @@ class DemoServerTest {
 
   private static List<ProcessHandle> demoProcesses() {
     return ChildProcesses.descendantsRunning(ProcessHandle.current(), DemoServer.class.getName());
-  }
-
-  /**
-   * The SDK client's stdio transport gives up on a send that races another one for more than 100 ms
-   * ("Failed to enqueue message"), which 64 callers on a loaded machine exceed: the test's sends go
-   * one at a time, so that the race under test stays the server's (answers sent from its reader
-   * thread and its workers at once).
-   */
-  private static final class OneSenderAtATime implements McpClientTransport {
-
-    private final McpClientTransport delegate;
-
-    OneSenderAtATime(McpClientTransport delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public Mono<Void> connect(Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
-      return delegate.connect(handler);
-    }
-
-    @Override
-    public synchronized Mono<Void> sendMessage(JSONRPCMessage message) {
-      return delegate.sendMessage(message);
-    }
-
-    @Override
-    public Mono<Void> closeGracefully() {
-      return delegate.closeGracefully();
-    }
-
-    @Override
-    public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
-      return delegate.unmarshalFrom(data, typeRef);
-    }
-
-    @Override
-    public List<String> protocolVersions() {
-      return delegate.protocolVersions();
-    }
   }
 }
