@@ -94,16 +94,16 @@ class CloseWhileConnectingTest {
                     });
     List<String> command = new ArrayList<>(FixtureProcess.stdioCommand());
     ServerConfig server =
-        new ServerConfig(
-            "fixture",
-            new ServerSpec.Stdio(
-                command.get(0), command.subList(1, command.size()), Map.of(), null),
-            Isolation.CONTEXT,
-            4,
-            1000,
-            Duration.ofSeconds(30),
-            Duration.ofMinutes(5),
-            "fixture");
+        ServerConfig.builder(
+                "fixture",
+                new ServerSpec.Stdio(
+                    command.get(0), command.subList(1, command.size()), Map.of(), null))
+            .isolation(Isolation.CONTEXT)
+            .maxSessions(4)
+            .maxInflightPerSession(1000)
+            .requestTimeout(Duration.ofSeconds(30))
+            .idleTimeout(Duration.ofMinutes(5))
+            .build();
     long pid = -1;
     try (SessionSupervisor supervisor =
         SessionSupervisor.start(

@@ -301,19 +301,7 @@ class ContextRoutingTest {
   }
 
   private static ServerConfig withRoots(ServerConfig server, List<Root> roots) {
-    return new ServerConfig(
-        server.name(),
-        server.spec(),
-        server.isolation(),
-        server.maxSessions(),
-        server.maxInflightPerSession(),
-        server.requestTimeout(),
-        server.idleTimeout(),
-        server.toolPrefix(),
-        server.toolFilter(),
-        server.upstreamLimits(),
-        server.interactiveTools(),
-        roots);
+    return server.toBuilder().roots(roots).build();
   }
 
   private static JsonRpcRequest elicitation(String id) {

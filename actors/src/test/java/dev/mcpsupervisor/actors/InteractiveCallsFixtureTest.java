@@ -79,31 +79,25 @@ class InteractiveCallsFixtureTest {
 
   /** Four sessions at most, as a server with the shipped defaults has. */
   static ServerConfig shared(ServerConfig server) {
-    return new ServerConfig(
-        server.name(),
-        server.spec(),
-        Isolation.SHARED,
-        4,
-        32,
-        WAIT,
-        Duration.ofMinutes(5),
-        server.name());
+    return server.toBuilder()
+        .isolation(Isolation.SHARED)
+        .maxSessions(4)
+        .maxInflightPerSession(32)
+        .requestTimeout(WAIT)
+        .idleTimeout(Duration.ofMinutes(5))
+        .build();
   }
 
   /** The server with {@code interactiveTools: [sample]} and at most {@code maxSessions}. */
   static ServerConfig declaring(ServerConfig server, int maxSessions) {
-    return new ServerConfig(
-        server.name(),
-        server.spec(),
-        Isolation.SHARED,
-        maxSessions,
-        32,
-        WAIT,
-        Duration.ofMinutes(5),
-        server.name(),
-        null,
-        null,
-        Set.of(FixtureTools.SAMPLE));
+    return server.toBuilder()
+        .isolation(Isolation.SHARED)
+        .maxSessions(maxSessions)
+        .maxInflightPerSession(32)
+        .requestTimeout(WAIT)
+        .idleTimeout(Duration.ofMinutes(5))
+        .interactiveTools(Set.of(FixtureTools.SAMPLE))
+        .build();
   }
 
   @Test

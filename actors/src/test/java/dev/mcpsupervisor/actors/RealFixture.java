@@ -44,21 +44,18 @@ final class RealFixture {
   }
 
   private static ServerConfig server(String name, ServerSpec spec) {
-    return new ServerConfig(
-        name, spec, Isolation.SHARED, 1, 1000, REQUEST_TIMEOUT, Duration.ofMinutes(5), name);
+    return ServerConfig.builder(name, spec)
+        .isolation(Isolation.SHARED)
+        .maxSessions(1)
+        .maxInflightPerSession(1000)
+        .requestTimeout(REQUEST_TIMEOUT)
+        .idleTimeout(Duration.ofMinutes(5))
+        .build();
   }
 
   /** {@code server} with {@code isolation: context}, four sessions at most. */
   static ServerConfig contextIsolated(ServerConfig server) {
-    return new ServerConfig(
-        server.name(),
-        server.spec(),
-        Isolation.CONTEXT,
-        4,
-        server.maxInflightPerSession(),
-        server.requestTimeout(),
-        server.idleTimeout(),
-        server.toolPrefix());
+    return server.toBuilder().isolation(Isolation.CONTEXT).maxSessions(4).build();
   }
 
   static SupervisorConfig config(ServerConfig... servers) {

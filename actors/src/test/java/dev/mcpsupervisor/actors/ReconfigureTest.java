@@ -185,14 +185,12 @@ class ReconfigureTest {
       SupervisorConfig withCluster =
           new SupervisorConfig(
               config.servers(),
-              new GatewayConfig(
-                      "127.0.0.1",
-                      0,
-                      List.of(),
-                      List.of(),
-                      List.of(),
-                      1 << 20,
-                      Duration.ofMinutes(5))
+              GatewayConfig.builder()
+                  .host("127.0.0.1")
+                  .port(0)
+                  .maxBodyBytes(1 << 20)
+                  .sessionIdleTimeout(Duration.ofMinutes(5))
+                  .build()
                   .withCluster(new ClusterConfig("127.0.0.1", 25520, List.of(), "x".repeat(32))));
       Exception refused =
           assertThrows(

@@ -83,15 +83,14 @@ final class TestSupervisor implements AutoCloseable {
 
   static ServerConfig server(
       String name, Isolation isolation, int maxSessions, int maxInflightPerSession) {
-    return new ServerConfig(
-        name,
-        new ServerSpec.Stdio("fake-" + name, List.of(), Map.of(), null),
-        isolation,
-        maxSessions,
-        maxInflightPerSession,
-        REQUEST_TIMEOUT,
-        IDLE_TIMEOUT,
-        name);
+    return ServerConfig.builder(
+            name, new ServerSpec.Stdio("fake-" + name, List.of(), Map.of(), null))
+        .isolation(isolation)
+        .maxSessions(maxSessions)
+        .maxInflightPerSession(maxInflightPerSession)
+        .requestTimeout(REQUEST_TIMEOUT)
+        .idleTimeout(IDLE_TIMEOUT)
+        .build();
   }
 
   static ServerConfig shared(String name) {

@@ -123,17 +123,7 @@ class ToolFilteringTest {
 
   private static ServerConfig filtered(String name, Isolation isolation) {
     ServerConfig plain = TestSupervisor.server(name, isolation, 4, 1000);
-    return new ServerConfig(
-        plain.name(),
-        plain.spec(),
-        plain.isolation(),
-        plain.maxSessions(),
-        plain.maxInflightPerSession(),
-        plain.requestTimeout(),
-        plain.idleTimeout(),
-        plain.toolPrefix(),
-        FILTER,
-        plain.upstreamLimits());
+    return plain.toBuilder().toolFilter(FILTER).build();
   }
 
   private static CompletionStage<JsonRpcResponse> call(

@@ -47,8 +47,12 @@ class ClusterNodeTest {
   record Local(String session) {}
 
   private static GatewayConfig gateway() {
-    return new GatewayConfig(
-        "127.0.0.1", 0, List.of(), List.of(), List.of(), 1024, Duration.ofMinutes(1));
+    return GatewayConfig.builder()
+        .host("127.0.0.1")
+        .port(0)
+        .maxBodyBytes(1024)
+        .sessionIdleTimeout(Duration.ofMinutes(1))
+        .build();
   }
 
   @Test

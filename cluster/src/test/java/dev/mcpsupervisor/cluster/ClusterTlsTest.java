@@ -114,8 +114,12 @@ class ClusterTlsTest {
     return SessionSupervisor.start(
         new SupervisorConfig(
             Map.of(),
-            new GatewayConfig(
-                    "127.0.0.1", 0, List.of(), List.of(), List.of(), 1024, Duration.ofMinutes(1))
+            GatewayConfig.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .maxBodyBytes(1024)
+                .sessionIdleTimeout(Duration.ofMinutes(1))
+                .build()
                 .withCluster(cluster)),
         DefaultConnectors.create(),
         SupervisorObserver.NONE,

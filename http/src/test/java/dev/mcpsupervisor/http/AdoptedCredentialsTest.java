@@ -9,12 +9,10 @@ import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.fixture.ReceivedRequest;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
-import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.IdentitySecrets;
 import dev.mcpsupervisor.protocol.config.NamedToken;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
-import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,26 +106,21 @@ class AdoptedCredentialsTest {
     TestGateway node =
         TestGateway.start(
             TestGateway.CLUSTER_NODE_SETTINGS,
-            new GatewayConfig(
-                "127.0.0.1",
-                0,
-                List.of(ALICE_TOKEN),
-                List.of(),
-                List.of(),
-                1 << 20,
-                Duration.ofMinutes(5),
-                List.of(new NamedToken("alice", ALICE_TOKEN)),
-                null,
-                Map.of(),
-                ConnectionLimits.defaults(),
-                SessionLimits.defaults(),
-                new ClusterConfig(
-                    "127.0.0.1",
-                    port,
-                    List.of(new ClusterConfig.SeedNode("127.0.0.1", seedPort)),
-                    SECRET),
-                false,
-                new IdentitySecrets(Map.of("alice", Map.of("github_token", aliceValue)))),
+            GatewayConfig.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .maxBodyBytes(1 << 20)
+                .sessionIdleTimeout(Duration.ofMinutes(5))
+                .namedTokens(List.of(new NamedToken("alice", ALICE_TOKEN)))
+                .cluster(
+                    new ClusterConfig(
+                        "127.0.0.1",
+                        port,
+                        List.of(new ClusterConfig.SeedNode("127.0.0.1", seedPort)),
+                        SECRET))
+                .identitySecrets(
+                    new IdentitySecrets(Map.of("alice", Map.of("github_token", aliceValue))))
+                .build(),
             gh);
     started.add(0, node); // closed before the upstream
     return node;

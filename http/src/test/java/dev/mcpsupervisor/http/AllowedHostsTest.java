@@ -24,14 +24,13 @@ class AllowedHostsTest {
 
   private static TestGateway start(List<String> allowedHosts) {
     return TestGateway.start(
-        new GatewayConfig(
-            "127.0.0.1",
-            0,
-            List.of(),
-            List.of(),
-            allowedHosts,
-            1024 * 1024,
-            Duration.ofMinutes(30)),
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(0)
+            .allowedHosts(allowedHosts)
+            .maxBodyBytes(1024 * 1024)
+            .sessionIdleTimeout(Duration.ofMinutes(30))
+            .build(),
         TestGateway.stdioFixture("fixture"));
   }
 

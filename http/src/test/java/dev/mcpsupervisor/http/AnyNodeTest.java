@@ -399,17 +399,6 @@ class AnyNodeTest {
    */
   private static ServerConfig elicitingFixture() {
     ServerConfig fixture = TestGateway.stdioFixture("fixture");
-    return new ServerConfig(
-        fixture.name(),
-        fixture.spec(),
-        fixture.isolation(),
-        CALLERS,
-        fixture.maxInflightPerSession(),
-        fixture.requestTimeout(),
-        fixture.idleTimeout(),
-        fixture.toolPrefix(),
-        fixture.toolFilter(),
-        fixture.upstreamLimits(),
-        Set.of("elicit"));
+    return fixture.toBuilder().maxSessions(CALLERS).interactiveTools(Set.of("elicit")).build();
   }
 }

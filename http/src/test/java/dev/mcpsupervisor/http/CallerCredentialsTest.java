@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureServer;
@@ -15,12 +11,10 @@ import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.fixture.ReceivedRequest;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
-import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.IdentitySecrets;
 import dev.mcpsupervisor.protocol.config.NamedToken;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
-import dev.mcpsupervisor.protocol.config.SessionLimits;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -42,7 +36,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
 
 /**
  * Each caller's own credential upstream ({@code "Bearer ${identity:github_token}"}): a Streamable
@@ -69,18 +62,14 @@ class CallerCredentialsTest {
   private static final int CALLS_PER_CALLER = 3;
 
   private final Queue<ReceivedRequest> received = new ConcurrentLinkedQueue<>();
-  private final ListAppender<ILoggingEvent> logLines = new ListAppender<>();
-  private final Logger rootLogger = (Logger) LoggerFactory.getLogger("dev.mcpsupervisor");
-  private Level rootLevel;
+  private CapturedLogs logs;
   private FixtureHttpServer upstream;
   private TestGateway gateway;
+  private EchoCallers echoes;
 
   @BeforeAll
   void start() {
-    rootLevel = rootLogger.getLevel();
-    rootLogger.setLevel(Level.DEBUG);
-    logLines.start();
-    rootLogger.addAppender(logLines);
+    logs = new CapturedLogs();
     upstream = FixtureServer.startHttp(0, received::add);
     gateway =
         TestGateway.start(
@@ -90,31 +79,26 @@ class CallerCredentialsTest {
                 new ServerSpec.StreamableHttp(
                     URI.create(upstream.url()),
                     Map.of("Authorization", "Bearer ${identity:github_token}"))));
+    echoes = new EchoCallers(gateway, "gh", CALLS_PER_CALLER);
   }
 
   private static GatewayConfig gatewayConfig(String aliceSecret) {
-    return new GatewayConfig(
-        "127.0.0.1",
-        0,
-        List.of(ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN),
-        List.of(),
-        List.of(),
-        1024 * 1024,
-        Duration.ofMinutes(30),
-        List.of(
-            new NamedToken("alice", ALICE_TOKEN),
-            new NamedToken("bob", BOB_TOKEN),
-            new NamedToken("carol", CAROL_TOKEN)),
-        null,
-        Map.of(),
-        ConnectionLimits.defaults(),
-        SessionLimits.defaults(),
-        null,
-        false,
-        new IdentitySecrets(
-            Map.of(
-                "alice", Map.of("github_token", aliceSecret),
-                "bob", Map.of("github_token", BOB_SECRET))));
+    return GatewayConfig.builder()
+        .host("127.0.0.1")
+        .port(0)
+        .maxBodyBytes(1024 * 1024)
+        .sessionIdleTimeout(Duration.ofMinutes(30))
+        .namedTokens(
+            List.of(
+                new NamedToken("alice", ALICE_TOKEN),
+                new NamedToken("bob", BOB_TOKEN),
+                new NamedToken("carol", CAROL_TOKEN)))
+        .identitySecrets(
+            new IdentitySecrets(
+                Map.of(
+                    "alice", Map.of("github_token", aliceSecret),
+                    "bob", Map.of("github_token", BOB_SECRET))))
+        .build();
   }
 
   @AfterAll
@@ -123,8 +107,7 @@ class CallerCredentialsTest {
       gateway.close();
     } finally {
       upstream.close();
-      rootLogger.detachAppender(logLines);
-      rootLogger.setLevel(rootLevel);
+      logs.close();
     }
   }
 
@@ -138,8 +121,12 @@ class CallerCredentialsTest {
       for (int i = 0; i < CALLERS_PER_IDENTITY; i++) {
         for (String identity : List.of("alice", "bob")) {
           int caller = i;
-          runs.add(CompletableFuture.runAsync(() -> callAsSession(identity, caller), callers));
-          runs.add(CompletableFuture.runAsync(() -> callStateless(identity, caller), callers));
+          runs.add(
+              CompletableFuture.runAsync(
+                  () -> echoes.asSession(identity, caller, bearer(identity)), callers));
+          runs.add(
+              CompletableFuture.runAsync(
+                  () -> echoes.stateless(identity, caller, bearer(identity)), callers));
         }
       }
       CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
@@ -192,46 +179,6 @@ class CallerCredentialsTest {
         });
     assertFalse(aliceSessions.isEmpty(), "alice's upstream sessions");
     assertFalse(bobSessions.isEmpty(), "bob's upstream sessions");
-  }
-
-  /** One session-era caller: a session on /mcp or /servers/gh/mcp, and its calls. */
-  private void callAsSession(String identity, int caller) {
-    boolean aggregated = caller % 2 == 0;
-    String path = aggregated ? "/mcp" : "/servers/gh/mcp";
-    String tool = aggregated ? "gh__" + FixtureTools.ECHO : FixtureTools.ECHO;
-    String[] auth = {"Authorization", "Bearer " + tokenOf(identity)};
-    String session = gateway.initializeWith(path, auth);
-    for (int call = 0; call < CALLS_PER_CALLER; call++) {
-      String message = identity + "-session-" + caller + "-" + call;
-      HttpResponse<String> answer =
-          gateway.post(
-              path,
-              session,
-              TestGateway.callTool(call + 2, tool, "{\"message\":\"" + message + "\"}"),
-              auth);
-      assertEquals(message, TestGateway.text(TestGateway.answer(answer)), answer.body());
-    }
-    assertEquals(200, gateway.delete(path, session, auth).statusCode()); // within the session cap
-  }
-
-  /** One 2026-07-28 caller's calls, on /mcp or /servers/gh/mcp. */
-  private void callStateless(String identity, int caller) {
-    boolean aggregated = caller % 2 == 1;
-    String path = aggregated ? "/mcp" : "/servers/gh/mcp";
-    String tool = aggregated ? "gh__" + FixtureTools.ECHO : FixtureTools.ECHO;
-    StatelessClient client = new StatelessClient(gateway, "{}");
-    for (int call = 0; call < CALLS_PER_CALLER; call++) {
-      String message = identity + "-stateless-" + caller + "-" + call;
-      List<String> headers = new ArrayList<>(List.of(StatelessClient.headers("tools/call", tool)));
-      headers.addAll(List.of("Authorization", "Bearer " + tokenOf(identity)));
-      HttpResponse<String> answer =
-          gateway.post(
-              path,
-              null,
-              client.toolCall(call, tool, "{\"message\":\"" + message + "\"}", "", ""),
-              headers.toArray(String[]::new));
-      assertEquals(message, TestGateway.text(TestGateway.answer(answer)), answer.body());
-    }
   }
 
   @Test
@@ -311,12 +258,8 @@ class CallerCredentialsTest {
                 "Bearer " + CAROL_TOKEN)
             .body());
     String sessions = gateway.get("/admin/sessions", alice).body();
-    shown.add(sessions);
-    shown.add(gateway.get("/admin", alice).body());
-    shown.add(gateway.get("/metrics", alice).body());
-    gateway.metrics.journal().entries().forEach(entry -> shown.add(entry.toString()));
-    shown.add(gateway.supervisor.config().toString());
-    List.copyOf(logLines.list).forEach(line -> shown.add(line.getFormattedMessage()));
+    shown.addAll(gateway.operatorViews(alice));
+    shown.addAll(logs.lines());
     for (String text : shown) {
       assertFalse(text.contains(CANARY), text);
     }
@@ -374,5 +317,9 @@ class CallerCredentialsTest {
 
   private static String tokenOf(String identity) {
     return identity.equals("alice") ? ALICE_TOKEN : BOB_TOKEN;
+  }
+
+  private static String[] bearer(String identity) {
+    return new String[] {"Authorization", "Bearer " + tokenOf(identity)};
   }
 }

@@ -21,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -51,30 +50,28 @@ class ConnectionLimitsTest {
       Duration headerTimeout, int maxStreamsPerIdentity, List<String> tokens) {
     ConnectionLimits connections = ConnectionLimits.defaults();
     SessionLimits sessions = SessionLimits.defaults();
-    return new GatewayConfig(
-        "127.0.0.1",
-        0,
-        tokens,
-        List.of(),
-        List.of(),
-        4 * 1024 * 1024,
-        Duration.ofMinutes(30),
-        List.of(),
-        null,
-        Map.of(),
-        new ConnectionLimits(
-            connections.maxStreamBufferBytes(),
-            headerTimeout,
-            connections.maxConnections(),
-            maxStreamsPerIdentity),
-        new SessionLimits(
-            sessions.maxDownstreamSessions(),
-            // one token opens every session of the racing stream openers: only the stream cap may
-            // refuse
-            sessions.maxDownstreamSessions(),
-            sessions.maxInflightPerDownstreamSession(),
-            sessions.maxInflightPerIdentity(),
-            sessions.maxBatchLength()));
+    return GatewayConfig.builder()
+        .host("127.0.0.1")
+        .port(0)
+        .authTokens(tokens)
+        .maxBodyBytes(4 * 1024 * 1024)
+        .sessionIdleTimeout(Duration.ofMinutes(30))
+        .connectionLimits(
+            new ConnectionLimits(
+                connections.maxStreamBufferBytes(),
+                headerTimeout,
+                connections.maxConnections(),
+                maxStreamsPerIdentity))
+        .sessionLimits(
+            new SessionLimits(
+                sessions.maxDownstreamSessions(),
+                // one token opens every session of the racing stream openers: only the stream cap
+                // may refuse
+                sessions.maxDownstreamSessions(),
+                sessions.maxInflightPerDownstreamSession(),
+                sessions.maxInflightPerIdentity(),
+                sessions.maxBatchLength()))
+        .build();
   }
 
   /** Connections that send a request line and a header, then one byte of a header at a time. */
@@ -134,12 +131,13 @@ class ConnectionLimitsTest {
       for (int round = 0; round < 3; round++) {
         assertEquals(0, dribblers.dribble(), "the deadline is a minute away");
         // before: Pekko's 1,024 max-connections left the fresh connection in the accept queue
-        // behind the dribblers, and this timed out
+        // behind the dribblers until their deadline, a minute away, and this timed out; 10 s is
+        // far below that and above a loaded machine's stalls (1 s failed at load average 17-27)
         long asked = System.nanoTime();
         HttpResponse<String> fresh =
             gateway.send(
                 HttpRequest.newBuilder(URI.create(gateway.base + "/healthz"))
-                    .timeout(Duration.ofSeconds(1))
+                    .timeout(Duration.ofSeconds(10))
                     .GET()
                     .build());
         assertEquals(200, fresh.statusCode());

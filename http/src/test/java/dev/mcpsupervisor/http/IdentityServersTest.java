@@ -9,11 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
-import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.IdentityPolicy;
 import dev.mcpsupervisor.protocol.config.NamedToken;
-import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,19 +41,14 @@ class IdentityServersTest {
   @BeforeAll
   void start() {
     GatewayConfig config =
-        new GatewayConfig(
-            "127.0.0.1",
-            0,
-            List.of(CI, ADMIN),
-            List.of(),
-            List.of(),
-            1024 * 1024,
-            Duration.ofMinutes(30),
-            List.of(new NamedToken("ci", CI), new NamedToken("admin", ADMIN)),
-            null,
-            Map.of("ci", new IdentityPolicy(List.of("alpha"))),
-            ConnectionLimits.defaults(),
-            SessionLimits.defaults());
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(0)
+            .maxBodyBytes(1024 * 1024)
+            .sessionIdleTimeout(Duration.ofMinutes(30))
+            .namedTokens(List.of(new NamedToken("ci", CI), new NamedToken("admin", ADMIN)))
+            .identities(Map.of("ci", new IdentityPolicy(List.of("alpha"))))
+            .build();
     gateway =
         TestGateway.start(
             config, TestGateway.stdioFixture("alpha"), TestGateway.stdioFixture("beta", "b"));

@@ -8,7 +8,6 @@ import com.typesafe.config.ConfigFactory;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
-import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
@@ -197,19 +196,10 @@ class InflightLimitsTest {
   private static GatewayConfig limits(
       int sessions, int sessionsPerIdentity, int perSession, int perIdentity, int batchLength) {
     GatewayConfig base = TestGateway.gateway(List.of(), List.of(), 1024 * 1024);
-    return new GatewayConfig(
-        base.host(),
-        base.port(),
-        base.authTokens(),
-        base.allowedOrigins(),
-        base.allowedHosts(),
-        base.maxBodyBytes(),
-        base.sessionIdleTimeout(),
-        base.namedTokens(),
-        base.oauth(),
-        base.identities(),
-        ConnectionLimits.defaults(),
-        new SessionLimits(sessions, sessionsPerIdentity, perSession, perIdentity, batchLength));
+    return base.toBuilder()
+        .sessionLimits(
+            new SessionLimits(sessions, sessionsPerIdentity, perSession, perIdentity, batchLength))
+        .build();
   }
 
   private static String[] withAgent(String agent, String[] headers) {
@@ -258,14 +248,12 @@ class InflightLimitsTest {
   /** The fixture over stdio, one upstream session for every client. */
   private static ServerConfig sharedByEveryone() {
     ServerConfig fixture = TestGateway.stdioFixture("local");
-    return new ServerConfig(
-        "local",
-        fixture.spec(),
-        Isolation.SHARED,
-        1,
-        UPSTREAM_INFLIGHT,
-        fixture.requestTimeout(),
-        fixture.idleTimeout(),
-        "local");
+    return ServerConfig.builder("local", fixture.spec())
+        .isolation(Isolation.SHARED)
+        .maxSessions(1)
+        .maxInflightPerSession(UPSTREAM_INFLIGHT)
+        .requestTimeout(fixture.requestTimeout())
+        .idleTimeout(fixture.idleTimeout())
+        .build();
   }
 }

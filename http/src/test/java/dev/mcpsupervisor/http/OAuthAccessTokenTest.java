@@ -23,12 +23,10 @@ import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
-import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.NamedToken;
 import dev.mcpsupervisor.protocol.config.OAuthConfig;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
-import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -104,19 +102,14 @@ class OAuthAccessTokenTest {
             Duration.ofSeconds(5),
             Duration.ofMinutes(5));
     GatewayConfig config =
-        new GatewayConfig(
-            "127.0.0.1",
-            0,
-            List.of(STATIC_TOKEN),
-            List.of(),
-            List.of(),
-            1024 * 1024,
-            Duration.ofMinutes(30),
-            List.of(new NamedToken("ops", STATIC_TOKEN)),
-            oauth,
-            Map.of(),
-            ConnectionLimits.defaults(),
-            SessionLimits.defaults());
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(0)
+            .maxBodyBytes(1024 * 1024)
+            .sessionIdleTimeout(Duration.ofMinutes(30))
+            .namedTokens(List.of(new NamedToken("ops", STATIC_TOKEN)))
+            .oauth(oauth)
+            .build();
     gateway =
         TestGateway.start(
             config,

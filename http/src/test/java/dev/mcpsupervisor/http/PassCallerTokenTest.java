@@ -4,22 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.fixture.ReceivedRequest;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
-import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.NamedToken;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
-import dev.mcpsupervisor.protocol.config.SessionLimits;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,7 +31,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code passCallerToken: true}: a Streamable HTTP upstream that records the Authorization header
@@ -57,18 +49,14 @@ class PassCallerTokenTest {
   private static final int CALLS_PER_CALLER = 3;
 
   private final Queue<ReceivedRequest> received = new ConcurrentLinkedQueue<>();
-  private final ListAppender<ILoggingEvent> logLines = new ListAppender<>();
-  private final Logger rootLogger = (Logger) LoggerFactory.getLogger("dev.mcpsupervisor");
-  private Level rootLevel;
+  private CapturedLogs logs;
   private FixtureHttpServer upstream;
   private TestGateway gateway;
+  private EchoCallers echoes;
 
   @BeforeAll
   void start() {
-    rootLevel = rootLogger.getLevel();
-    rootLogger.setLevel(Level.DEBUG);
-    logLines.start();
-    rootLogger.addAppender(logLines);
+    logs = new CapturedLogs();
     upstream = FixtureServer.startHttp(0, received::add);
     ServerConfig passing =
         ConfigLoader.parse(
@@ -83,25 +71,19 @@ class PassCallerTokenTest {
             .get("pt");
     gateway =
         TestGateway.start(
-            new GatewayConfig(
-                "127.0.0.1",
-                0,
-                List.of(ALICE_TOKEN, ALICE_NEW_TOKEN, BOB_TOKEN),
-                List.of(),
-                List.of(),
-                1024 * 1024,
-                Duration.ofMinutes(30),
-                List.of(
-                    new NamedToken("alice", ALICE_TOKEN),
-                    new NamedToken("alice", ALICE_NEW_TOKEN),
-                    new NamedToken("bob", BOB_TOKEN)),
-                null,
-                Map.of(),
-                ConnectionLimits.defaults(),
-                SessionLimits.defaults(),
-                null,
-                false),
+            GatewayConfig.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .maxBodyBytes(1024 * 1024)
+                .sessionIdleTimeout(Duration.ofMinutes(30))
+                .namedTokens(
+                    List.of(
+                        new NamedToken("alice", ALICE_TOKEN),
+                        new NamedToken("alice", ALICE_NEW_TOKEN),
+                        new NamedToken("bob", BOB_TOKEN)))
+                .build(),
             passing);
+    echoes = new EchoCallers(gateway, "pt", CALLS_PER_CALLER);
   }
 
   @AfterAll
@@ -110,8 +92,7 @@ class PassCallerTokenTest {
       gateway.close();
     } finally {
       upstream.close();
-      rootLogger.detachAppender(logLines);
-      rootLogger.setLevel(rootLevel);
+      logs.close();
     }
   }
 
@@ -126,8 +107,14 @@ class PassCallerTokenTest {
         for (int t = 0; t < tokens.size(); t++) {
           int caller = i;
           int token = t;
-          runs.add(CompletableFuture.runAsync(() -> callAsSession(tokens, token, caller), callers));
-          runs.add(CompletableFuture.runAsync(() -> callStateless(tokens, token, caller), callers));
+          runs.add(
+              CompletableFuture.runAsync(
+                  () -> echoes.asSession(String.valueOf(token), caller, bearer(tokens.get(token))),
+                  callers));
+          runs.add(
+              CompletableFuture.runAsync(
+                  () -> echoes.stateless(String.valueOf(token), caller, bearer(tokens.get(token))),
+                  callers));
         }
       }
       CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(100, TimeUnit.SECONDS);
@@ -170,46 +157,6 @@ class PassCallerTokenTest {
     assertEquals(presented, tokensWithSessions, "each token's own upstream sessions");
   }
 
-  /** One session-era caller: a session on /mcp or /servers/pt/mcp, and its calls. */
-  private void callAsSession(List<String> tokens, int token, int caller) {
-    boolean aggregated = caller % 2 == 0;
-    String path = aggregated ? "/mcp" : "/servers/pt/mcp";
-    String tool = aggregated ? "pt__" + FixtureTools.ECHO : FixtureTools.ECHO;
-    String[] auth = {"Authorization", "Bearer " + tokens.get(token)};
-    String session = gateway.initializeWith(path, auth);
-    for (int call = 0; call < CALLS_PER_CALLER; call++) {
-      String message = token + "-session-" + caller + "-" + call;
-      HttpResponse<String> answer =
-          gateway.post(
-              path,
-              session,
-              TestGateway.callTool(call + 2, tool, "{\"message\":\"" + message + "\"}"),
-              auth);
-      assertEquals(message, TestGateway.text(TestGateway.answer(answer)), answer.body());
-    }
-    assertEquals(200, gateway.delete(path, session, auth).statusCode());
-  }
-
-  /** One 2026-07-28 caller's calls, on /mcp or /servers/pt/mcp. */
-  private void callStateless(List<String> tokens, int token, int caller) {
-    boolean aggregated = caller % 2 == 1;
-    String path = aggregated ? "/mcp" : "/servers/pt/mcp";
-    String tool = aggregated ? "pt__" + FixtureTools.ECHO : FixtureTools.ECHO;
-    StatelessClient client = new StatelessClient(gateway, "{}");
-    for (int call = 0; call < CALLS_PER_CALLER; call++) {
-      String message = token + "-stateless-" + caller + "-" + call;
-      List<String> headers = new ArrayList<>(List.of(StatelessClient.headers("tools/call", tool)));
-      headers.addAll(List.of("Authorization", "Bearer " + tokens.get(token)));
-      HttpResponse<String> answer =
-          gateway.post(
-              path,
-              null,
-              client.toolCall(call, tool, "{\"message\":\"" + message + "\"}", "", ""),
-              headers.toArray(String[]::new));
-      assertEquals(message, TestGateway.text(TestGateway.answer(answer)), answer.body());
-    }
-  }
-
   /** The operations page shows whom a session acts as; no token in it, metrics, events or logs. */
   @Test
   void noTokenIsShown() {
@@ -225,14 +172,15 @@ class PassCallerTokenTest {
                 bob)
             .body());
     String sessions = gateway.get("/admin/sessions", bob).body();
-    shown.add(sessions);
-    shown.add(gateway.get("/admin", bob).body());
-    shown.add(gateway.get("/metrics", bob).body());
-    gateway.metrics.journal().entries().forEach(entry -> shown.add(entry.toString()));
-    List.copyOf(logLines.list).forEach(line -> shown.add(line.getFormattedMessage()));
+    shown.addAll(gateway.operatorViews(bob));
+    shown.addAll(logs.lines());
     for (String text : shown) {
       assertFalse(text.contains(BOB_TOKEN), text);
     }
     assertTrue(sessions.contains("pt@bob"), sessions);
+  }
+
+  private static String[] bearer(String token) {
+    return new String[] {"Authorization", "Bearer " + token};
   }
 }

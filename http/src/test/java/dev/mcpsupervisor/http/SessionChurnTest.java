@@ -35,15 +35,13 @@ class SessionChurnTest {
               URI.create(remote.url()), Map.of(), UpstreamProtocol.SESSION);
       ServerConfig shared = TestGateway.server("counter", spec);
       ServerConfig counter =
-          new ServerConfig(
-              "counter",
-              spec,
-              Isolation.CONTEXT,
-              64,
-              shared.maxInflightPerSession(),
-              shared.requestTimeout(),
-              shared.idleTimeout(),
-              "counter");
+          ServerConfig.builder("counter", spec)
+              .isolation(Isolation.CONTEXT)
+              .maxSessions(64)
+              .maxInflightPerSession(shared.maxInflightPerSession())
+              .requestTimeout(shared.requestTimeout())
+              .idleTimeout(shared.idleTimeout())
+              .build();
       try (TestGateway gw = TestGateway.start(counter)) {
         List<String> bad = new ArrayList<>();
         int total = 0;

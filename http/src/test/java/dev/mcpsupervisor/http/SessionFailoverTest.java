@@ -420,18 +420,10 @@ class SessionFailoverTest {
 
   /** {@code fixture} with {@link #COLD_START_BOUND} as its request timeout, {@code interactive}. */
   private static ServerConfig coldStartBounded(ServerConfig fixture, Set<String> interactive) {
-    return new ServerConfig(
-        fixture.name(),
-        fixture.spec(),
-        fixture.isolation(),
-        fixture.maxSessions(),
-        fixture.maxInflightPerSession(),
-        COLD_START_BOUND,
-        fixture.idleTimeout(),
-        fixture.toolPrefix(),
-        fixture.toolFilter(),
-        null,
-        interactive);
+    return fixture.toBuilder()
+        .requestTimeout(COLD_START_BOUND)
+        .interactiveTools(interactive)
+        .build();
   }
 
   private static long aliveChildren() {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.http.routes.SessionExchanges;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
-import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
@@ -94,32 +93,22 @@ class SessionLimitsTest {
 
   private static GatewayConfig limited() {
     GatewayConfig base = TestGateway.gateway(List.of(), List.of(), 1024 * 1024);
-    return new GatewayConfig(
-        base.host(),
-        base.port(),
-        base.authTokens(),
-        base.allowedOrigins(),
-        base.allowedHosts(),
-        base.maxBodyBytes(),
-        Duration.ofMinutes(30),
-        base.namedTokens(),
-        base.oauth(),
-        base.identities(),
-        ConnectionLimits.defaults(),
-        new SessionLimits(MAX_DOWNSTREAM_SESSIONS, MAX_DOWNSTREAM_SESSIONS, 64, 64, 100));
+    return base.toBuilder()
+        .sessionIdleTimeout(Duration.ofMinutes(30))
+        .sessionLimits(
+            new SessionLimits(MAX_DOWNSTREAM_SESSIONS, MAX_DOWNSTREAM_SESSIONS, 64, 64, 100))
+        .build();
   }
 
   private static ServerConfig contextIsolatedFixture() {
     ServerConfig fixture = TestGateway.stdioFixture("local");
-    return new ServerConfig(
-        "local",
-        fixture.spec(),
-        Isolation.CONTEXT,
-        MAX_SESSIONS,
-        fixture.maxInflightPerSession(),
-        fixture.requestTimeout(),
-        fixture.idleTimeout(),
-        "local");
+    return ServerConfig.builder("local", fixture.spec())
+        .isolation(Isolation.CONTEXT)
+        .maxSessions(MAX_SESSIONS)
+        .maxInflightPerSession(fixture.maxInflightPerSession())
+        .requestTimeout(fixture.requestTimeout())
+        .idleTimeout(fixture.idleTimeout())
+        .build();
   }
 
   private static boolean retryAfter(HttpResponse<String> response) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
-import dev.mcpsupervisor.protocol.config.SessionLimits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,8 +13,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.Test;
@@ -32,23 +29,18 @@ class SlowReaderTest {
   void aClientThatDoesNotReadHasItsStreamBrokenAndCountedNotThinnedOut() throws Exception {
     ConnectionLimits defaults = ConnectionLimits.defaults();
     GatewayConfig config =
-        new GatewayConfig(
-            "127.0.0.1",
-            0,
-            List.of(),
-            List.of(),
-            List.of(),
-            4 * 1024 * 1024,
-            Duration.ofMinutes(30),
-            List.of(),
-            null,
-            Map.of(),
-            new ConnectionLimits(
-                16 * 1024,
-                defaults.requestHeaderTimeout(),
-                defaults.maxConnections(),
-                defaults.maxStreamsPerIdentity()),
-            SessionLimits.defaults());
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(0)
+            .maxBodyBytes(4 * 1024 * 1024)
+            .sessionIdleTimeout(Duration.ofMinutes(30))
+            .connectionLimits(
+                new ConnectionLimits(
+                    16 * 1024,
+                    defaults.requestHeaderTimeout(),
+                    defaults.maxConnections(),
+                    defaults.maxStreamsPerIdentity()))
+            .build();
     try (TestGateway gateway =
             TestGateway.start(
                 // small socket buffers: the client's backlog reaches the gateway soon

@@ -108,15 +108,13 @@ class StatelessIdentityTest {
 
   private static ServerConfig contextIsolated(String name, ServerSpec spec) {
     ServerConfig shared = TestGateway.server(name, spec);
-    return new ServerConfig(
-        name,
-        spec,
-        Isolation.CONTEXT,
-        CONTEXT_SESSIONS,
-        shared.maxInflightPerSession(),
-        shared.requestTimeout(),
-        shared.idleTimeout(),
-        name);
+    return ServerConfig.builder(name, spec)
+        .isolation(Isolation.CONTEXT)
+        .maxSessions(CONTEXT_SESSIONS)
+        .maxInflightPerSession(shared.maxInflightPerSession())
+        .requestTimeout(shared.requestTimeout())
+        .idleTimeout(shared.idleTimeout())
+        .build();
   }
 
   private ServerConfig shared() {

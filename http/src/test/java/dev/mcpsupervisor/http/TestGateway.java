@@ -119,8 +119,12 @@ public final class TestGateway implements AutoCloseable {
    * through {@code seed}.
    */
   static GatewayConfig clusterNode(int port, ClusterConfig.SeedNode seed, String secret) {
-    return new GatewayConfig(
-            "127.0.0.1", 0, List.of(), List.of(), List.of(), 1 << 20, Duration.ofMinutes(5))
+    return GatewayConfig.builder()
+        .host("127.0.0.1")
+        .port(0)
+        .maxBodyBytes(1 << 20)
+        .sessionIdleTimeout(Duration.ofMinutes(5))
+        .build()
         .withCluster(new ClusterConfig("127.0.0.1", port, List.of(seed), secret));
   }
 
@@ -193,7 +197,14 @@ public final class TestGateway implements AutoCloseable {
 
   public static GatewayConfig gateway(
       List<String> tokens, List<String> origins, long maxBodyBytes, Duration idleTimeout) {
-    return new GatewayConfig("127.0.0.1", 0, tokens, origins, List.of(), maxBodyBytes, idleTimeout);
+    return GatewayConfig.builder()
+        .host("127.0.0.1")
+        .port(0)
+        .authTokens(tokens)
+        .allowedOrigins(origins)
+        .maxBodyBytes(maxBodyBytes)
+        .sessionIdleTimeout(idleTimeout)
+        .build();
   }
 
   /** The fixture over stdio, spawned by the supervisor. */
@@ -209,8 +220,14 @@ public final class TestGateway implements AutoCloseable {
   }
 
   static ServerConfig server(String name, ServerSpec spec, String toolPrefix) {
-    return new ServerConfig(
-        name, spec, Isolation.SHARED, 4, 64, REQUEST_TIMEOUT, Duration.ofMinutes(5), toolPrefix);
+    return ServerConfig.builder(name, spec)
+        .isolation(Isolation.SHARED)
+        .maxSessions(4)
+        .maxInflightPerSession(64)
+        .requestTimeout(REQUEST_TIMEOUT)
+        .idleTimeout(Duration.ofMinutes(5))
+        .toolPrefix(toolPrefix)
+        .build();
   }
 
   /** The fixture over stdio under another tool prefix. */
@@ -277,6 +294,21 @@ public final class TestGateway implements AutoCloseable {
       builder.setHeader(headers[i], headers[i + 1]);
     }
     return send(builder.build());
+  }
+
+  /**
+   * Everything an operator reads, for checks that a secret never shows there: {@code
+   * /admin/sessions}, {@code /admin}, {@code /metrics}, the supervision events and the
+   * configuration as it prints.
+   */
+  List<String> operatorViews(String... headers) {
+    List<String> shown = new ArrayList<>();
+    for (String path : List.of("/admin/sessions", "/admin", "/metrics")) {
+      shown.add(get(path, headers).body());
+    }
+    metrics.journal().entries().forEach(entry -> shown.add(entry.toString()));
+    shown.add(supervisor.config().toString());
+    return shown;
   }
 
   HttpResponse<String> delete(String path, String sessionId, String... headers) {

@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -54,7 +50,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code tokenExchange} (RFC 8693): each OAuth caller's access token is exchanged at a token
@@ -81,8 +76,6 @@ class TokenExchangeTest {
   private static final int CALLS_PER_CALLER = 3;
 
   private final Queue<ReceivedRequest> received = new ConcurrentLinkedQueue<>();
-  private final ListAppender<ILoggingEvent> logLines = new ListAppender<>();
-  private final Logger rootLogger = (Logger) LoggerFactory.getLogger("dev.mcpsupervisor");
 
   /** Exchanges the token endpoint answered, per identity. */
   private final Map<String, AtomicInteger> exchanges = new ConcurrentHashMap<>();
@@ -97,18 +90,16 @@ class TokenExchangeTest {
   private final Set<String> refused = Set.of("carol");
 
   private final Map<String, String> accessTokens = new HashMap<>();
-  private Level rootLevel;
+  private CapturedLogs logs;
   private RSAKey issuerKey;
   private HttpServer authorizationServer;
   private FixtureHttpServer upstream;
   private TestGateway gateway;
+  private EchoCallers echoes;
 
   @BeforeAll
   void start() throws Exception {
-    rootLevel = rootLogger.getLevel();
-    rootLogger.setLevel(Level.DEBUG);
-    logLines.start();
-    rootLogger.addAppender(logLines);
+    logs = new CapturedLogs();
     issuerKey = new RSAKeyGenerator(2048).keyID("rsa-1").generate();
     for (String identity : List.of("alice", "bob", "carol", "dave")) {
       accessTokens.put(identity, accessToken(identity));
@@ -143,6 +134,7 @@ class TokenExchangeTest {
                 + "\" } }",
             "test");
     gateway = TestGateway.start(config.gateway(), config.servers().get("tx"));
+    echoes = new EchoCallers(gateway, "tx", CALLS_PER_CALLER);
   }
 
   @AfterAll
@@ -152,8 +144,7 @@ class TokenExchangeTest {
     } finally {
       upstream.close();
       authorizationServer.stop(0);
-      rootLogger.detachAppender(logLines);
-      rootLogger.setLevel(rootLevel);
+      logs.close();
     }
   }
 
@@ -166,8 +157,12 @@ class TokenExchangeTest {
       for (int i = 0; i < CALLERS_PER_IDENTITY; i++) {
         for (String identity : identities) {
           int caller = i;
-          runs.add(CompletableFuture.runAsync(() -> callAsSession(identity, caller), callers));
-          runs.add(CompletableFuture.runAsync(() -> callStateless(identity, caller), callers));
+          runs.add(
+              CompletableFuture.runAsync(
+                  () -> echoes.asSession(identity, caller, bearer(identity)), callers));
+          runs.add(
+              CompletableFuture.runAsync(
+                  () -> echoes.stateless(identity, caller, bearer(identity)), callers));
         }
       }
       CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(100, TimeUnit.SECONDS);
@@ -280,57 +275,14 @@ class TokenExchangeTest {
                 bearer("carol"))
             .body());
     String sessions = gateway.get("/admin/sessions", bob).body();
-    shown.add(sessions);
-    shown.add(gateway.get("/admin", bob).body());
-    shown.add(gateway.get("/metrics", bob).body());
-    gateway.metrics.journal().entries().forEach(entry -> shown.add(entry.toString()));
-    List.copyOf(logLines.list).forEach(line -> shown.add(line.getFormattedMessage()));
+    shown.addAll(gateway.operatorViews(bob));
+    shown.addAll(logs.lines());
     for (String text : shown) {
       assertFalse(text.contains(EXCHANGED), text);
       assertFalse(text.contains(CLIENT_SECRET), text);
       accessTokens.values().forEach(token -> assertFalse(text.contains(token), text));
     }
     assertTrue(sessions.contains("tx@bob"), sessions);
-  }
-
-  /** One session-era caller: a session on /mcp or /servers/tx/mcp, and its calls. */
-  private void callAsSession(String identity, int caller) {
-    boolean aggregated = caller % 2 == 0;
-    String path = aggregated ? "/mcp" : "/servers/tx/mcp";
-    String tool = aggregated ? "tx__" + FixtureTools.ECHO : FixtureTools.ECHO;
-    String[] auth = bearer(identity);
-    String session = gateway.initializeWith(path, auth);
-    for (int call = 0; call < CALLS_PER_CALLER; call++) {
-      String message = identity + "-session-" + caller + "-" + call;
-      HttpResponse<String> answer =
-          gateway.post(
-              path,
-              session,
-              TestGateway.callTool(call + 2, tool, "{\"message\":\"" + message + "\"}"),
-              auth);
-      assertEquals(message, TestGateway.text(TestGateway.answer(answer)), answer.body());
-    }
-    assertEquals(200, gateway.delete(path, session, auth).statusCode());
-  }
-
-  /** One 2026-07-28 caller's calls, on /mcp or /servers/tx/mcp. */
-  private void callStateless(String identity, int caller) {
-    boolean aggregated = caller % 2 == 1;
-    String path = aggregated ? "/mcp" : "/servers/tx/mcp";
-    String tool = aggregated ? "tx__" + FixtureTools.ECHO : FixtureTools.ECHO;
-    StatelessClient client = new StatelessClient(gateway, "{}");
-    for (int call = 0; call < CALLS_PER_CALLER; call++) {
-      String message = identity + "-stateless-" + caller + "-" + call;
-      List<String> headers = new ArrayList<>(List.of(StatelessClient.headers("tools/call", tool)));
-      headers.addAll(List.of(bearer(identity)));
-      HttpResponse<String> answer =
-          gateway.post(
-              path,
-              null,
-              client.toolCall(call, tool, "{\"message\":\"" + message + "\"}", "", ""),
-              headers.toArray(String[]::new));
-      assertEquals(message, TestGateway.text(TestGateway.answer(answer)), answer.body());
-    }
   }
 
   private boolean upstreamSaw(String token) {

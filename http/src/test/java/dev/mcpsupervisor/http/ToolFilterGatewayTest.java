@@ -71,17 +71,7 @@ class ToolFilterGatewayTest {
   }
 
   private static ServerConfig filtered(ServerConfig plain, ToolFilter filter) {
-    return new ServerConfig(
-        plain.name(),
-        plain.spec(),
-        plain.isolation(),
-        plain.maxSessions(),
-        plain.maxInflightPerSession(),
-        plain.requestTimeout(),
-        plain.idleTimeout(),
-        plain.toolPrefix(),
-        filter,
-        plain.upstreamLimits());
+    return plain.toBuilder().toolFilter(filter).build();
   }
 
   @AfterEach

@@ -50,27 +50,17 @@ class ConfigChangeTest {
   }
 
   private static ServerConfig server(String name, String arg) {
-    return new ServerConfig(
-        name,
-        new ServerSpec.Stdio("node", List.of(arg), Map.of(), null),
-        Isolation.SHARED,
-        1,
-        10,
-        Duration.ofSeconds(30),
-        Duration.ofMinutes(5),
-        name);
+    return ServerConfig.builder(name, new ServerSpec.Stdio("node", List.of(arg), Map.of(), null))
+        .isolation(Isolation.SHARED)
+        .maxSessions(1)
+        .maxInflightPerSession(10)
+        .requestTimeout(Duration.ofSeconds(30))
+        .idleTimeout(Duration.ofMinutes(5))
+        .build();
   }
 
   private static ServerConfig withMaxSessions(ServerConfig server, int maxSessions) {
-    return new ServerConfig(
-        server.name(),
-        server.spec(),
-        server.isolation(),
-        maxSessions,
-        server.maxInflightPerSession(),
-        server.requestTimeout(),
-        server.idleTimeout(),
-        server.toolPrefix());
+    return server.toBuilder().maxSessions(maxSessions).build();
   }
 
   private static SupervisorConfig config(ServerConfig... servers) {

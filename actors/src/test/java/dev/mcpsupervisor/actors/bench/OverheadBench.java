@@ -110,19 +110,16 @@ public final class OverheadBench {
     ServerSpec spec =
         new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null);
     ServerConfig server =
-        new ServerConfig(
-            "fixture",
-            spec,
-            Isolation.SHARED,
-            1,
-            10_000,
-            TIMEOUT,
-            Duration.ofMinutes(5),
-            "fixture",
-            null,
-            null,
-            // a key with an interactive tool: the plain echo calls pass the interactive check
-            java.util.Set.of(FixtureTools.SAMPLE));
+        ServerConfig.builder("fixture", spec)
+            .isolation(Isolation.SHARED)
+            .maxSessions(1)
+            .maxInflightPerSession(10_000)
+            .requestTimeout(TIMEOUT)
+            .idleTimeout(Duration.ofMinutes(5))
+            .interactiveTools( // a key with an interactive tool: the plain echo calls pass the
+                // interactive check
+                java.util.Set.of(FixtureTools.SAMPLE))
+            .build();
     try (SessionSupervisor supervisor =
         SessionSupervisor.start(new SupervisorConfig(Map.of("fixture", server), null))) {
       EchoCaller echo =

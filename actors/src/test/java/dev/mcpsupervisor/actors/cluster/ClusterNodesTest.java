@@ -38,8 +38,12 @@ class ClusterNodesTest {
             List.of(new ClusterConfig.SeedNode("127.0.0.1", 25520)),
             "a-shared-secret-of-32-characters!");
     GatewayConfig gateway =
-        new GatewayConfig(
-                "127.0.0.1", 0, List.of(), List.of(), List.of(), 1024, Duration.ofMinutes(1))
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(0)
+            .maxBodyBytes(1024)
+            .sessionIdleTimeout(Duration.ofMinutes(1))
+            .build()
             .withCluster(cluster);
     IllegalStateException refused =
         assertThrows(

@@ -7,13 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
-import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.IdentitySecrets;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
-import dev.mcpsupervisor.protocol.config.SessionLimits;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
 import java.net.URI;
@@ -25,8 +23,14 @@ import org.junit.jupiter.api.Test;
 class ServerKeysTest {
 
   private static ServerConfig server(String name, ServerSpec spec) {
-    return new ServerConfig(
-        name, spec, Isolation.SHARED, 4, 8, Duration.ofSeconds(30), Duration.ofMinutes(5), null);
+    return ServerConfig.builder(name, spec)
+        .isolation(Isolation.SHARED)
+        .maxSessions(4)
+        .maxInflightPerSession(8)
+        .requestTimeout(Duration.ofSeconds(30))
+        .idleTimeout(Duration.ofMinutes(5))
+        .toolPrefix(null)
+        .build();
   }
 
   private static ServerSpec http(UpstreamProtocol protocol) {
@@ -84,25 +88,17 @@ class ServerKeysTest {
                 Map.of("Authorization", "Bearer ${identity:github_token}"),
                 UpstreamProtocol.SESSION));
     GatewayConfig gateway =
-        new GatewayConfig(
-            "127.0.0.1",
-            0,
-            List.of(),
-            List.of(),
-            List.of(),
-            1024,
-            Duration.ofMinutes(1),
-            List.of(),
-            null,
-            Map.of(),
-            ConnectionLimits.defaults(),
-            SessionLimits.defaults(),
-            null,
-            false,
-            new IdentitySecrets(
-                Map.of(
-                    "alice", Map.of("github_token", aliceToken),
-                    "bob", Map.of("github_token", "bob-value"))));
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(0)
+            .maxBodyBytes(1024)
+            .sessionIdleTimeout(Duration.ofMinutes(1))
+            .identitySecrets(
+                new IdentitySecrets(
+                    Map.of(
+                        "alice", Map.of("github_token", aliceToken),
+                        "bob", Map.of("github_token", "bob-value"))))
+            .build();
     return new ServerKeys(new SupervisorConfig(Map.of("github", github), gateway));
   }
 

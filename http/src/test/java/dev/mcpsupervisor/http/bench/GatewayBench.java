@@ -112,19 +112,23 @@ public final class GatewayBench {
 
     List<String> command = FixtureProcess.stdioCommand();
     ServerConfig fixture =
-        new ServerConfig(
-            "fx",
-            new ServerSpec.Stdio(
-                command.get(0), command.subList(1, command.size()), Map.of(), null),
-            Isolation.SHARED,
-            4,
-            64,
-            TIMEOUT,
-            Duration.ofMinutes(5),
-            "fx");
+        ServerConfig.builder(
+                "fx",
+                new ServerSpec.Stdio(
+                    command.get(0), command.subList(1, command.size()), Map.of(), null))
+            .isolation(Isolation.SHARED)
+            .maxSessions(4)
+            .maxInflightPerSession(64)
+            .requestTimeout(TIMEOUT)
+            .idleTimeout(Duration.ofMinutes(5))
+            .build();
     GatewayConfig gatewayConfig =
-        new GatewayConfig(
-            "127.0.0.1", 0, List.of(), List.of(), List.of(), 1024 * 1024, Duration.ofMinutes(30));
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(0)
+            .maxBodyBytes(1024 * 1024)
+            .sessionIdleTimeout(Duration.ofMinutes(30))
+            .build();
     GatewayMetrics metrics = new GatewayMetrics();
     SessionSupervisor supervisor =
         SessionSupervisor.start(

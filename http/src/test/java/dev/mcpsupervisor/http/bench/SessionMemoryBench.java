@@ -6,7 +6,6 @@ import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.http.GatewayServer;
 import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
-import dev.mcpsupervisor.protocol.config.ConnectionLimits;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
@@ -58,36 +57,31 @@ public final class SessionMemoryBench {
 
     List<String> command = FixtureProcess.stdioCommand();
     ServerConfig fixture =
-        new ServerConfig(
-            "fx",
-            new ServerSpec.Stdio(
-                command.get(0), command.subList(1, command.size()), Map.of(), null),
-            Isolation.SHARED,
-            4,
-            64,
-            TIMEOUT,
-            Duration.ofHours(1),
-            "fx");
+        ServerConfig.builder(
+                "fx",
+                new ServerSpec.Stdio(
+                    command.get(0), command.subList(1, command.size()), Map.of(), null))
+            .isolation(Isolation.SHARED)
+            .maxSessions(4)
+            .maxInflightPerSession(64)
+            .requestTimeout(TIMEOUT)
+            .idleTimeout(Duration.ofHours(1))
+            .build();
     SessionLimits defaults = SessionLimits.defaults();
     GatewayConfig gatewayConfig =
-        new GatewayConfig(
-            "127.0.0.1",
-            0,
-            List.of(),
-            List.of(),
-            List.of(),
-            1024 * 1024,
-            Duration.ofHours(1),
-            List.of(),
-            null,
-            Map.of(),
-            ConnectionLimits.defaults(),
-            new SessionLimits(
-                sessions + 1_000,
-                sessions + 1_000,
-                defaults.maxInflightPerDownstreamSession(),
-                defaults.maxInflightPerIdentity(),
-                defaults.maxBatchLength()));
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(0)
+            .maxBodyBytes(1024 * 1024)
+            .sessionIdleTimeout(Duration.ofHours(1))
+            .sessionLimits(
+                new SessionLimits(
+                    sessions + 1_000,
+                    sessions + 1_000,
+                    defaults.maxInflightPerDownstreamSession(),
+                    defaults.maxInflightPerIdentity(),
+                    defaults.maxBatchLength()))
+            .build();
     GatewayMetrics metrics = new GatewayMetrics();
     SessionSupervisor supervisor =
         SessionSupervisor.start(

@@ -119,18 +119,34 @@ public final class ConfigLoader {
     Map<String, ServerConfig> servers =
         servers(top, defaults.getConfig(SERVER_DEFAULTS), RootsReader.read(top, List.of()));
     ConfigSection gateway = top.section(GATEWAY);
-    if (gateway == null) {
-      gateway = new ConfigSection(ConfigFactory.empty(), origin, GATEWAY);
-    }
     GatewayConfig gatewayConfig =
-        GatewayConfigReader.read(
-            gateway,
-            defaults.getConfig(GATEWAY_DEFAULTS),
-            defaults.getConfig(OAUTH_DEFAULTS),
-            defaults.getConfig(CLUSTER_DEFAULTS),
+        gateway(
+            gateway == null ? new ConfigSection(ConfigFactory.empty(), origin, GATEWAY) : gateway,
+            defaults,
             servers.keySet());
     requireAuthenticationToActAsCallers(servers, gatewayConfig, top);
     return new SupervisorConfig(servers, gatewayConfig);
+  }
+
+  /**
+   * The {@code gateway} section, its defaults from {@code defaults} (reference.conf's block).
+   *
+   * @param serverNames the configured servers, which {@code identities} may name
+   */
+  private static GatewayConfig gateway(
+      ConfigSection gateway, Config defaults, Set<String> serverNames) {
+    return GatewayConfigReader.read(
+        gateway,
+        defaults.getConfig(GATEWAY_DEFAULTS),
+        defaults.getConfig(OAUTH_DEFAULTS),
+        defaults.getConfig(CLUSTER_DEFAULTS),
+        serverNames);
+  }
+
+  /** The {@code gateway} section of a file that has none. */
+  static GatewayConfig gatewayDefaults() {
+    return gateway(
+        new ConfigSection(ConfigFactory.empty(), "reference.conf", GATEWAY), reference(), Set.of());
   }
 
   /**

@@ -66,129 +66,6 @@ public record GatewayConfig(
     identitySecrets = identitySecrets == null ? IdentitySecrets.NONE : identitySecrets;
   }
 
-  /** No identity secrets. */
-  public GatewayConfig(
-      String host,
-      int port,
-      List<String> authTokens,
-      List<String> allowedOrigins,
-      List<String> allowedHosts,
-      long maxBodyBytes,
-      Duration sessionIdleTimeout,
-      List<NamedToken> namedTokens,
-      OAuthConfig oauth,
-      Map<String, IdentityPolicy> identities,
-      ConnectionLimits connectionLimits,
-      SessionLimits sessionLimits,
-      ClusterConfig cluster,
-      boolean watchConfig) {
-    this(
-        host,
-        port,
-        authTokens,
-        allowedOrigins,
-        allowedHosts,
-        maxBodyBytes,
-        sessionIdleTimeout,
-        namedTokens,
-        oauth,
-        identities,
-        connectionLimits,
-        sessionLimits,
-        cluster,
-        watchConfig,
-        null);
-  }
-
-  /** Not watching its file. */
-  public GatewayConfig(
-      String host,
-      int port,
-      List<String> authTokens,
-      List<String> allowedOrigins,
-      List<String> allowedHosts,
-      long maxBodyBytes,
-      Duration sessionIdleTimeout,
-      List<NamedToken> namedTokens,
-      OAuthConfig oauth,
-      Map<String, IdentityPolicy> identities,
-      ConnectionLimits connectionLimits,
-      SessionLimits sessionLimits,
-      ClusterConfig cluster) {
-    this(
-        host,
-        port,
-        authTokens,
-        allowedOrigins,
-        allowedHosts,
-        maxBodyBytes,
-        sessionIdleTimeout,
-        namedTokens,
-        oauth,
-        identities,
-        connectionLimits,
-        sessionLimits,
-        cluster,
-        false);
-  }
-
-  /** A single node (no {@code cluster} section). */
-  public GatewayConfig(
-      String host,
-      int port,
-      List<String> authTokens,
-      List<String> allowedOrigins,
-      List<String> allowedHosts,
-      long maxBodyBytes,
-      Duration sessionIdleTimeout,
-      List<NamedToken> namedTokens,
-      OAuthConfig oauth,
-      Map<String, IdentityPolicy> identities,
-      ConnectionLimits connectionLimits,
-      SessionLimits sessionLimits) {
-    this(
-        host,
-        port,
-        authTokens,
-        allowedOrigins,
-        allowedHosts,
-        maxBodyBytes,
-        sessionIdleTimeout,
-        namedTokens,
-        oauth,
-        identities,
-        connectionLimits,
-        sessionLimits,
-        null);
-  }
-
-  /**
-   * Static tokens only (named {@code token-<n>}), no OAuth, no per-identity policies, the default
-   * limits (those of reference.conf).
-   */
-  public GatewayConfig(
-      String host,
-      int port,
-      List<String> authTokens,
-      List<String> allowedOrigins,
-      List<String> allowedHosts,
-      long maxBodyBytes,
-      Duration sessionIdleTimeout) {
-    this(
-        host,
-        port,
-        authTokens,
-        allowedOrigins,
-        allowedHosts,
-        maxBodyBytes,
-        sessionIdleTimeout,
-        List.of(),
-        null,
-        Map.of(),
-        ConnectionLimits.defaults(),
-        SessionLimits.defaults());
-  }
-
   private static List<NamedToken> defaultNames(List<String> tokens) {
     return IntStream.range(0, tokens.size())
         .mapToObj(i -> new NamedToken(NamedToken.defaultName(i), tokens.get(i)))
@@ -202,22 +79,7 @@ public record GatewayConfig(
 
   /** This section bound elsewhere ({@code --host}, {@code --port}); everything else kept. */
   public GatewayConfig withAddress(String newHost, int newPort) {
-    return new GatewayConfig(
-        newHost,
-        newPort,
-        authTokens,
-        allowedOrigins,
-        allowedHosts,
-        maxBodyBytes,
-        sessionIdleTimeout,
-        namedTokens,
-        oauth,
-        identities,
-        connectionLimits,
-        sessionLimits,
-        cluster,
-        watchConfig,
-        identitySecrets);
+    return toBuilder().host(newHost).port(newPort).build();
   }
 
   /**
@@ -226,40 +88,176 @@ public record GatewayConfig(
    * kept.
    */
   public GatewayConfig forOneLocalClient(String token) {
-    return new GatewayConfig(
-        "127.0.0.1",
-        0,
-        List.of(token),
-        List.of(),
-        List.of(),
-        maxBodyBytes,
-        sessionIdleTimeout,
-        List.of(),
-        null,
-        Map.of(),
-        connectionLimits,
-        sessionLimits,
-        null);
+    return new Builder(defaults())
+        .host("127.0.0.1")
+        .port(0)
+        .authTokens(List.of(token))
+        .maxBodyBytes(maxBodyBytes)
+        .sessionIdleTimeout(sessionIdleTimeout)
+        .connectionLimits(connectionLimits)
+        .sessionLimits(sessionLimits)
+        .build();
   }
 
   /** This section as one node of a cluster; everything else kept. */
   public GatewayConfig withCluster(ClusterConfig newCluster) {
-    return new GatewayConfig(
-        host,
-        port,
-        authTokens,
-        allowedOrigins,
-        allowedHosts,
-        maxBodyBytes,
-        sessionIdleTimeout,
-        namedTokens,
-        oauth,
-        identities,
-        connectionLimits,
-        sessionLimits,
-        newCluster,
-        watchConfig,
-        identitySecrets);
+    return toBuilder().cluster(newCluster).build();
+  }
+
+  /**
+   * The section of a file that has none: every field as reference.conf has it (port 8080, no
+   * authentication, a single node).
+   */
+  public static GatewayConfig defaults() {
+    return ConfigLoader.gatewayDefaults();
+  }
+
+  /** A section built in code, starting from {@link #defaults()}. */
+  public static Builder builder() {
+    return new Builder(defaults());
+  }
+
+  /** A section like this one but for the fields the builder is given. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /**
+   * Builds a {@link GatewayConfig} in code (tests, embedders); {@link #build()} checks it as the
+   * record's constructor does. Named tokens follow the tokens unless set after them.
+   */
+  public static final class Builder {
+    private String host;
+    private int port;
+    private List<String> authTokens;
+    private List<String> allowedOrigins;
+    private List<String> allowedHosts;
+    private long maxBodyBytes;
+    private Duration sessionIdleTimeout;
+    private List<NamedToken> namedTokens;
+    private OAuthConfig oauth;
+    private Map<String, IdentityPolicy> identities;
+    private ConnectionLimits connectionLimits;
+    private SessionLimits sessionLimits;
+    private ClusterConfig cluster;
+    private boolean watchConfig;
+    private IdentitySecrets identitySecrets;
+
+    private Builder(GatewayConfig from) {
+      host = from.host;
+      port = from.port;
+      authTokens = from.authTokens;
+      allowedOrigins = from.allowedOrigins;
+      allowedHosts = from.allowedHosts;
+      maxBodyBytes = from.maxBodyBytes;
+      sessionIdleTimeout = from.sessionIdleTimeout;
+      namedTokens = from.namedTokens;
+      oauth = from.oauth;
+      identities = from.identities;
+      connectionLimits = from.connectionLimits;
+      sessionLimits = from.sessionLimits;
+      cluster = from.cluster;
+      watchConfig = from.watchConfig;
+      identitySecrets = from.identitySecrets;
+    }
+
+    public Builder host(String value) {
+      host = value;
+      return this;
+    }
+
+    public Builder port(int value) {
+      port = value;
+      return this;
+    }
+
+    /** The static tokens, named {@code token-<n>} (see {@link #namedTokens}). */
+    public Builder authTokens(List<String> value) {
+      authTokens = value;
+      namedTokens = List.of();
+      return this;
+    }
+
+    /** The static tokens with the identity each stands for. */
+    public Builder namedTokens(List<NamedToken> value) {
+      namedTokens = value;
+      authTokens = value.stream().map(NamedToken::token).toList();
+      return this;
+    }
+
+    public Builder allowedOrigins(List<String> value) {
+      allowedOrigins = value;
+      return this;
+    }
+
+    public Builder allowedHosts(List<String> value) {
+      allowedHosts = value;
+      return this;
+    }
+
+    public Builder maxBodyBytes(long value) {
+      maxBodyBytes = value;
+      return this;
+    }
+
+    public Builder sessionIdleTimeout(Duration value) {
+      sessionIdleTimeout = value;
+      return this;
+    }
+
+    public Builder oauth(OAuthConfig value) {
+      oauth = value;
+      return this;
+    }
+
+    public Builder identities(Map<String, IdentityPolicy> value) {
+      identities = value;
+      return this;
+    }
+
+    public Builder connectionLimits(ConnectionLimits value) {
+      connectionLimits = value;
+      return this;
+    }
+
+    public Builder sessionLimits(SessionLimits value) {
+      sessionLimits = value;
+      return this;
+    }
+
+    public Builder cluster(ClusterConfig value) {
+      cluster = value;
+      return this;
+    }
+
+    public Builder watchConfig(boolean value) {
+      watchConfig = value;
+      return this;
+    }
+
+    public Builder identitySecrets(IdentitySecrets value) {
+      identitySecrets = value;
+      return this;
+    }
+
+    public GatewayConfig build() {
+      return new GatewayConfig(
+          host,
+          port,
+          authTokens,
+          allowedOrigins,
+          allowedHosts,
+          maxBodyBytes,
+          sessionIdleTimeout,
+          namedTokens,
+          oauth,
+          identities,
+          connectionLimits,
+          sessionLimits,
+          cluster,
+          watchConfig,
+          identitySecrets);
+    }
   }
 
   /** Whether {@link #host} is a loopback address (a name that does not resolve is not). */

@@ -44,84 +44,6 @@ public record ServerConfig(
     roots = roots == null ? List.of() : List.copyOf(roots);
   }
 
-  /** No roots: the server's {@code roots/list} is answered with none. */
-  public ServerConfig(
-      String name,
-      ServerSpec spec,
-      Isolation isolation,
-      int maxSessions,
-      int maxInflightPerSession,
-      Duration requestTimeout,
-      Duration idleTimeout,
-      String toolPrefix,
-      ToolFilter toolFilter,
-      UpstreamLimits upstreamLimits,
-      Set<String> interactiveTools) {
-    this(
-        name,
-        spec,
-        isolation,
-        maxSessions,
-        maxInflightPerSession,
-        requestTimeout,
-        idleTimeout,
-        toolPrefix,
-        toolFilter,
-        upstreamLimits,
-        interactiveTools,
-        null);
-  }
-
-  /** No tool declared interactive (each is learnt from its calls). */
-  public ServerConfig(
-      String name,
-      ServerSpec spec,
-      Isolation isolation,
-      int maxSessions,
-      int maxInflightPerSession,
-      Duration requestTimeout,
-      Duration idleTimeout,
-      String toolPrefix,
-      ToolFilter toolFilter,
-      UpstreamLimits upstreamLimits) {
-    this(
-        name,
-        spec,
-        isolation,
-        maxSessions,
-        maxInflightPerSession,
-        requestTimeout,
-        idleTimeout,
-        toolPrefix,
-        toolFilter,
-        upstreamLimits,
-        null);
-  }
-
-  /** Every tool exposed, the default {@link UpstreamLimits}. */
-  public ServerConfig(
-      String name,
-      ServerSpec spec,
-      Isolation isolation,
-      int maxSessions,
-      int maxInflightPerSession,
-      Duration requestTimeout,
-      Duration idleTimeout,
-      String toolPrefix) {
-    this(
-        name,
-        spec,
-        isolation,
-        maxSessions,
-        maxInflightPerSession,
-        requestTimeout,
-        idleTimeout,
-        toolPrefix,
-        ToolFilter.ALL,
-        null,
-        null);
-  }
-
   /**
    * {@code <toolPrefix>__<name>}: the name of one of its tools or prompts where several servers'
    * are offered together (the gateway's {@code /mcp}, the Spring AI and LangChain4j adapters).
@@ -136,19 +58,7 @@ public record ServerConfig(
 
   /** This server reached through {@code newSpec} (e.g. its headers filled for one caller). */
   public ServerConfig withSpec(ServerSpec newSpec) {
-    return new ServerConfig(
-        name,
-        newSpec,
-        isolation,
-        maxSessions,
-        maxInflightPerSession,
-        requestTimeout,
-        idleTimeout,
-        toolPrefix,
-        toolFilter,
-        upstreamLimits,
-        interactiveTools,
-        roots);
+    return toBuilder().spec(newSpec).build();
   }
 
   /**
@@ -162,5 +72,125 @@ public record ServerConfig(
       return this;
     }
     return withSpec(http.withProtocol(UpstreamProtocol.AUTO_SESSION_ERA_FIRST));
+  }
+
+  /**
+   * A server built in code: reached through {@code spec}, every other field as reference.conf's
+   * {@code server-defaults} has it, unless the builder is given it.
+   */
+  public static Builder builder(String name, ServerSpec spec) {
+    return new Builder(ServerConfigReader.defaults(name, spec)).upstreamLimits(null);
+  }
+
+  /** A server like this one but for the fields the builder is given. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /**
+   * Builds a {@link ServerConfig} in code (tests, embedders). Unless {@link #upstreamLimits} is
+   * set, a builder from {@link ServerConfig#builder} takes the default limits for its request
+   * timeout, as a file does.
+   */
+  public static final class Builder {
+    private String name;
+    private ServerSpec spec;
+    private Isolation isolation;
+    private int maxSessions;
+    private int maxInflightPerSession;
+    private Duration requestTimeout;
+    private Duration idleTimeout;
+    private String toolPrefix;
+    private ToolFilter toolFilter;
+    private UpstreamLimits upstreamLimits;
+    private Set<String> interactiveTools;
+    private List<Root> roots;
+
+    private Builder(ServerConfig from) {
+      name = from.name;
+      spec = from.spec;
+      isolation = from.isolation;
+      maxSessions = from.maxSessions;
+      maxInflightPerSession = from.maxInflightPerSession;
+      requestTimeout = from.requestTimeout;
+      idleTimeout = from.idleTimeout;
+      toolPrefix = from.toolPrefix;
+      toolFilter = from.toolFilter;
+      upstreamLimits = from.upstreamLimits;
+      interactiveTools = from.interactiveTools;
+      roots = from.roots;
+    }
+
+    public Builder spec(ServerSpec value) {
+      spec = value;
+      return this;
+    }
+
+    public Builder isolation(Isolation value) {
+      isolation = value;
+      return this;
+    }
+
+    public Builder maxSessions(int value) {
+      maxSessions = value;
+      return this;
+    }
+
+    public Builder maxInflightPerSession(int value) {
+      maxInflightPerSession = value;
+      return this;
+    }
+
+    public Builder requestTimeout(Duration value) {
+      requestTimeout = value;
+      return this;
+    }
+
+    public Builder idleTimeout(Duration value) {
+      idleTimeout = value;
+      return this;
+    }
+
+    public Builder toolPrefix(String value) {
+      toolPrefix = value;
+      return this;
+    }
+
+    public Builder toolFilter(ToolFilter value) {
+      toolFilter = value;
+      return this;
+    }
+
+    /** Null: the defaults for the request timeout. */
+    public Builder upstreamLimits(UpstreamLimits value) {
+      upstreamLimits = value;
+      return this;
+    }
+
+    public Builder interactiveTools(Set<String> value) {
+      interactiveTools = value;
+      return this;
+    }
+
+    public Builder roots(List<Root> value) {
+      roots = value;
+      return this;
+    }
+
+    public ServerConfig build() {
+      return new ServerConfig(
+          name,
+          spec,
+          isolation,
+          maxSessions,
+          maxInflightPerSession,
+          requestTimeout,
+          idleTimeout,
+          toolPrefix,
+          toolFilter,
+          upstreamLimits,
+          interactiveTools,
+          roots);
+    }
   }
 }

@@ -154,28 +154,45 @@ final class ServerConfigReader {
           "server name must be letters, digits, '.', '-' and '_' only (it is used in URLs and tool names)");
     }
     ConfigSection section = server.withDefaults(serverDefaults);
-    ServerSpec spec = spec(section);
-    Isolation isolation = isolation(section);
-    int maxSessions = section.integer(MAX_SESSIONS, 1, Integer.MAX_VALUE);
-    int maxInflightPerSession = section.integer(MAX_INFLIGHT_PER_SESSION, 1, Integer.MAX_VALUE);
-    Duration requestTimeout = section.positiveDuration(REQUEST_TIMEOUT);
-    Duration idleTimeout = section.positiveDuration(IDLE_TIMEOUT);
-    String toolPrefix = toolPrefix(name, section);
-    ToolFilter toolFilter = ToolFilterReader.read(server);
     return Optional.of(
-        new ServerConfig(
+        fromSection(
             name,
-            spec,
-            isolation,
-            maxSessions,
-            maxInflightPerSession,
-            requestTimeout,
-            idleTimeout,
-            toolPrefix,
-            toolFilter,
-            upstreamLimits(section, requestTimeout),
-            interactiveTools(section),
+            spec(section),
+            section,
+            ToolFilterReader.read(server),
             RootsReader.read(server, roots)));
+  }
+
+  /** A server that sets only how it is reached: the rest as reference.conf has it. */
+  static ServerConfig defaults(String name, ServerSpec spec) {
+    return fromSection(
+        name,
+        spec,
+        ConfigLoader.referenceSection(ConfigLoader.SERVER_DEFAULTS),
+        ToolFilter.ALL,
+        List.of());
+  }
+
+  private static ServerConfig fromSection(
+      String name,
+      ServerSpec spec,
+      ConfigSection section,
+      ToolFilter toolFilter,
+      List<Root> roots) {
+    Duration requestTimeout = section.positiveDuration(REQUEST_TIMEOUT);
+    return new ServerConfig(
+        name,
+        spec,
+        isolation(section),
+        section.integer(MAX_SESSIONS, 1, Integer.MAX_VALUE),
+        section.integer(MAX_INFLIGHT_PER_SESSION, 1, Integer.MAX_VALUE),
+        requestTimeout,
+        section.positiveDuration(IDLE_TIMEOUT),
+        toolPrefix(name, section),
+        toolFilter,
+        upstreamLimits(section, requestTimeout),
+        interactiveTools(section),
+        roots);
   }
 
   /** Tool names the server's calls of which may send server requests; an empty name is an error. */

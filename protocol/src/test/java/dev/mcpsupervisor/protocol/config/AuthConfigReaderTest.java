@@ -34,8 +34,13 @@ class AuthConfigReaderTest {
   @Test
   void theOldConstructorNamesTokensByPosition() {
     GatewayConfig gateway =
-        new GatewayConfig(
-            "127.0.0.1", 0, List.of(TOKEN_A), List.of(), List.of(), 1, Duration.ofMinutes(1));
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(0)
+            .authTokens(List.of(TOKEN_A))
+            .maxBodyBytes(1)
+            .sessionIdleTimeout(Duration.ofMinutes(1))
+            .build();
     assertEquals(List.of(new NamedToken("token-1", TOKEN_A)), gateway.namedTokens());
     assertNull(gateway.oauth());
     assertEquals(gateway.namedTokens(), gateway.withAddress("::1", 9).namedTokens());

@@ -12,7 +12,14 @@ class BindSafetyTest {
   private static final String TOKEN = "0123456789abcdef0123456789abcdef";
 
   private static GatewayConfig gateway(String host, List<String> tokens, List<String> hosts) {
-    return new GatewayConfig(host, 0, tokens, List.of(), hosts, 1024, Duration.ofMinutes(1));
+    return GatewayConfig.builder()
+        .host(host)
+        .port(0)
+        .authTokens(tokens)
+        .allowedHosts(hosts)
+        .maxBodyBytes(1024)
+        .sessionIdleTimeout(Duration.ofMinutes(1))
+        .build();
   }
 
   @Test

@@ -82,15 +82,13 @@ class ConfigLoaderTest {
     assertEquals(
         new ServerSpec.Stdio("uvx", List.of("mcp-server-fetch"), Map.of(), null), fetch.spec());
     assertEquals(
-        new ServerConfig(
-            "fetch",
-            fetch.spec(),
-            Isolation.SHARED,
-            4,
-            32,
-            Duration.ofSeconds(60),
-            Duration.ofMinutes(10),
-            "fetch"),
+        ServerConfig.builder("fetch", fetch.spec())
+            .isolation(Isolation.SHARED)
+            .maxSessions(4)
+            .maxInflightPerSession(32)
+            .requestTimeout(Duration.ofSeconds(60))
+            .idleTimeout(Duration.ofMinutes(10))
+            .build(),
         fetch);
   }
 
@@ -221,34 +219,33 @@ class ConfigLoaderTest {
         new ServerSpec.Stdio("java", List.of("-jar", "server.jar"), Map.of("PATH", path), null),
         tools.spec());
     assertEquals(
-        new ServerConfig(
-            "tools",
-            tools.spec(),
-            Isolation.CONTEXT,
-            2,
-            8,
-            Duration.ofSeconds(30),
-            Duration.ofMinutes(2),
-            "t"),
+        ServerConfig.builder("tools", tools.spec())
+            .isolation(Isolation.CONTEXT)
+            .maxSessions(2)
+            .maxInflightPerSession(8)
+            .requestTimeout(Duration.ofSeconds(30))
+            .idleTimeout(Duration.ofMinutes(2))
+            .toolPrefix("t")
+            .build(),
         tools);
     assertEquals(
         new ServerSpec.Sse(
             URI.create("https://mcp.example.com/sse"), Map.of("Authorization", "Bearer ")),
         config.servers().get("remote").spec());
     assertEquals(
-        new GatewayConfig(
-            "0.0.0.0",
-            0,
-            List.of("token-one-0123456789abcdef0123456789", "token-two-0123456789abcdef0123456789"),
-            List.of("https://app.example.com", "http://localhost:5173"),
-            List.of("gateway.example.com", "[::1]", "[fe80::1]", "10.0.0.5"),
-            1024 * 1024,
-            Duration.ofMinutes(5),
-            List.of(),
-            null,
-            Map.of(),
-            new ConnectionLimits(64 * 1024, Duration.ofSeconds(5), 100, 3),
-            new SessionLimits(500, 20, 16, 8, 50)),
+        GatewayConfig.builder()
+            .host("0.0.0.0")
+            .port(0)
+            .authTokens(
+                List.of(
+                    "token-one-0123456789abcdef0123456789", "token-two-0123456789abcdef0123456789"))
+            .allowedOrigins(List.of("https://app.example.com", "http://localhost:5173"))
+            .allowedHosts(List.of("gateway.example.com", "[::1]", "[fe80::1]", "10.0.0.5"))
+            .maxBodyBytes(1024 * 1024)
+            .sessionIdleTimeout(Duration.ofMinutes(5))
+            .connectionLimits(new ConnectionLimits(64 * 1024, Duration.ofSeconds(5), 100, 3))
+            .sessionLimits(new SessionLimits(500, 20, 16, 8, 50))
+            .build(),
         config.gateway());
   }
 
@@ -259,27 +256,42 @@ class ConfigLoaderTest {
             "{\"mcpServers\": {\"s\": {\"url\": \"http://127.0.0.1:9000/mcp\"}}}", "t.json");
     Config server = ConfigLoader.reference().getConfig(ConfigLoader.SERVER_DEFAULTS);
     assertEquals(
-        new ServerConfig(
-            "s",
-            new ServerSpec.StreamableHttp(URI.create("http://127.0.0.1:9000/mcp"), Map.of()),
-            Isolation.valueOf(server.getString("isolation").toUpperCase(Locale.ROOT)),
-            server.getInt("maxSessions"),
-            server.getInt("maxInflightPerSession"),
-            server.getDuration("requestTimeout"),
-            server.getDuration("idleTimeout"),
-            "s"),
+        ServerConfig.builder(
+                "s",
+                new ServerSpec.StreamableHttp(URI.create("http://127.0.0.1:9000/mcp"), Map.of()))
+            .isolation(Isolation.valueOf(server.getString("isolation").toUpperCase(Locale.ROOT)))
+            .maxSessions(server.getInt("maxSessions"))
+            .maxInflightPerSession(server.getInt("maxInflightPerSession"))
+            .requestTimeout(server.getDuration("requestTimeout"))
+            .idleTimeout(server.getDuration("idleTimeout"))
+            .build(),
         config.servers().get("s"));
     Config gateway = ConfigLoader.reference().getConfig(ConfigLoader.GATEWAY_DEFAULTS);
     assertEquals(
-        new GatewayConfig(
-            gateway.getString("host"),
-            gateway.getInt("port"),
-            List.of(),
-            List.of(),
-            List.of(),
-            gateway.getBytes("maxBodyBytes"),
-            gateway.getDuration("sessionIdleTimeout")),
+        GatewayConfig.builder()
+            .host(gateway.getString("host"))
+            .port(gateway.getInt("port"))
+            .maxBodyBytes(gateway.getBytes("maxBodyBytes"))
+            .sessionIdleTimeout(gateway.getDuration("sessionIdleTimeout"))
+            .build(),
         config.gateway());
+  }
+
+  @Test
+  void aServerBuiltInCodeIsTheServerOfAFileThatSetsOnlyItsAddress() {
+    ServerSpec spec =
+        new ServerSpec.StreamableHttp(URI.create("http://127.0.0.1:9000/mcp"), Map.of());
+    SupervisorConfig file =
+        ConfigLoader.parse(
+            "{\"mcpServers\": {\"s\": {\"url\": \"http://127.0.0.1:9000/mcp\","
+                + " \"requestTimeout\": \"5s\"}}}",
+            "t.json");
+    ServerConfig built =
+        ServerConfig.builder("s", spec).requestTimeout(Duration.ofSeconds(5)).build();
+    assertEquals(file.servers().get("s"), built);
+    assertEquals(Duration.ofSeconds(5), built.upstreamLimits().httpTimeout());
+    assertEquals(
+        ConfigLoader.parse("{\"mcpServers\": {}}", "t.json").gateway(), GatewayConfig.defaults());
   }
 
   @Test

@@ -6,13 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class GatewayConfigTest {
 
   private static GatewayConfig bound(String host) {
-    return new GatewayConfig(host, 0, List.of(), List.of(), List.of(), 1024, Duration.ofMinutes(1));
+    return GatewayConfig.builder()
+        .host(host)
+        .port(0)
+        .maxBodyBytes(1024)
+        .sessionIdleTimeout(Duration.ofMinutes(1))
+        .build();
   }
 
   @Test
@@ -32,36 +36,50 @@ class GatewayConfigTest {
   @Test
   void anotherAddressKeepsEveryOtherSetting() {
     GatewayConfig limited =
-        new GatewayConfig(
-            "127.0.0.1",
-            8080,
-            List.of("t".repeat(GatewayConfig.MIN_TOKEN_LENGTH)),
-            List.of("https://app.example.com"),
-            List.of("gateway.example.com"),
-            1024,
-            Duration.ofMinutes(1),
-            List.of(),
-            null,
-            Map.of(),
-            new ConnectionLimits(4096, Duration.ofSeconds(3), 10, 2),
-            new SessionLimits(500, 20, 16, 8, 50));
+        GatewayConfig.builder()
+            .host("127.0.0.1")
+            .port(8080)
+            .authTokens(List.of("t".repeat(GatewayConfig.MIN_TOKEN_LENGTH)))
+            .allowedOrigins(List.of("https://app.example.com"))
+            .allowedHosts(List.of("gateway.example.com"))
+            .maxBodyBytes(1024)
+            .sessionIdleTimeout(Duration.ofMinutes(1))
+            .connectionLimits(new ConnectionLimits(4096, Duration.ofSeconds(3), 10, 2))
+            .sessionLimits(new SessionLimits(500, 20, 16, 8, 50))
+            .build();
     GatewayConfig moved = limited.withAddress("0.0.0.0", 9090);
     assertEquals("0.0.0.0", moved.host());
     assertEquals(9090, moved.port());
     assertEquals(
         limited,
-        new GatewayConfig(
-            limited.host(),
-            limited.port(),
-            moved.authTokens(),
-            moved.allowedOrigins(),
-            moved.allowedHosts(),
-            moved.maxBodyBytes(),
-            moved.sessionIdleTimeout(),
-            moved.namedTokens(),
-            moved.oauth(),
-            moved.identities(),
-            moved.connectionLimits(),
-            moved.sessionLimits()));
+        GatewayConfig.builder()
+            .host(limited.host())
+            .port(limited.port())
+            .allowedOrigins(moved.allowedOrigins())
+            .allowedHosts(moved.allowedHosts())
+            .maxBodyBytes(moved.maxBodyBytes())
+            .sessionIdleTimeout(moved.sessionIdleTimeout())
+            .namedTokens(moved.namedTokens())
+            .oauth(moved.oauth())
+            .identities(moved.identities())
+            .connectionLimits(moved.connectionLimits())
+            .sessionLimits(moved.sessionLimits())
+            .build());
+  }
+
+  @Test
+  void aBuilderStartsFromWhatAFileWithoutTheSectionGets() {
+    GatewayConfig defaults = GatewayConfig.defaults();
+    assertEquals("127.0.0.1", defaults.host());
+    assertEquals(8080, defaults.port());
+    assertFalse(defaults.requiresAuthentication());
+    assertEquals(defaults, GatewayConfig.builder().build());
+    String token = "t".repeat(GatewayConfig.MIN_TOKEN_LENGTH);
+    GatewayConfig withToken = GatewayConfig.builder().authTokens(List.of(token)).build();
+    assertEquals(List.of(new NamedToken("token-1", token)), withToken.namedTokens());
+    GatewayConfig named =
+        withToken.toBuilder().namedTokens(List.of(new NamedToken("ops", token))).build();
+    assertEquals(List.of(token), named.authTokens());
+    assertEquals(named, named.toBuilder().build());
   }
 }

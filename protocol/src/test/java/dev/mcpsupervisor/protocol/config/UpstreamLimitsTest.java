@@ -77,15 +77,14 @@ class UpstreamLimitsTest {
   @Test
   void oldConstructorUsesTheDefaults() {
     ServerConfig server =
-        new ServerConfig(
-            "a",
-            new ServerSpec.Stdio("x", java.util.List.of(), java.util.Map.of(), null),
-            Isolation.SHARED,
-            1,
-            1,
-            Duration.ofSeconds(9),
-            Duration.ofMinutes(1),
-            "a");
+        ServerConfig.builder(
+                "a", new ServerSpec.Stdio("x", java.util.List.of(), java.util.Map.of(), null))
+            .isolation(Isolation.SHARED)
+            .maxSessions(1)
+            .maxInflightPerSession(1)
+            .requestTimeout(Duration.ofSeconds(9))
+            .idleTimeout(Duration.ofMinutes(1))
+            .build();
     assertEquals(UpstreamLimits.defaults(Duration.ofSeconds(9)), server.upstreamLimits());
   }
 }
