@@ -383,6 +383,7 @@ class AnyNodeTest {
             response -> {
               JsonNode done = TestGateway.answer(response);
               assertEquals(1000 + id, done.path("id").asInt(), response.body());
+              assertTrue(done.has("result"), response.body());
               return TestGateway.text(done);
             });
   }
