@@ -68,12 +68,7 @@ class PassedOnRequestTest {
     TestGateway.awaitDesks(List.of(here, there), PHASE);
 
     // the node there keeps what it is passed: its desk is a probe, which goes away unanswering
-    ActorSystem<?> thereSystem = there.supervisor.actorSystem();
-    TestProbe<NodeDesk.Command> desk = TestProbe.create(thereSystem);
-    ActorRef<NodeDesk.Command> thereDesk = localDesk(there);
-    thereSystem.receptionist().tell(Receptionist.deregister(NodeDesk.KEY, thereDesk));
-    thereSystem.receptionist().tell(Receptionist.register(NodeDesk.KEY, desk.getRef()));
-    awaitListedInstead(here, desk.getRef());
+    TestProbe<NodeDesk.Command> desk = probeDesk(there, here);
 
     String id = goneNodesSession(here, there.supervisor.membership().selfNode());
     CompletableFuture<HttpResponse<String>> call =
@@ -101,11 +96,8 @@ class PassedOnRequestTest {
     TestGateway here = node(seedPort, seedPort);
     TestGateway there = node(TestGateway.freePort(), seedPort);
     TestGateway.awaitDesks(List.of(here, there), PHASE);
+    TestProbe<NodeDesk.Command> desk = probeDesk(there, here);
     ActorSystem<?> thereSystem = there.supervisor.actorSystem();
-    TestProbe<NodeDesk.Command> desk = TestProbe.create(thereSystem);
-    thereSystem.receptionist().tell(Receptionist.deregister(NodeDesk.KEY, localDesk(there)));
-    thereSystem.receptionist().tell(Receptionist.register(NodeDesk.KEY, desk.getRef()));
-    awaitListedInstead(here, desk.getRef());
     String thereNode = there.supervisor.membership().selfNode();
 
     localDesk(here).tell(new NodeDesk.Stopping(seenFrom(here, there, desk.getRef()), thereNode));
@@ -206,6 +198,16 @@ class PassedOnRequestTest {
   private static <T> ActorRef<T> seenFrom(TestGateway node, TestGateway of, ActorRef<T> actor) {
     String path = ActorRefResolver.get(of.supervisor.actorSystem()).toSerializationFormat(actor);
     return ActorRefResolver.get(node.supervisor.actorSystem()).resolveActorRef(path);
+  }
+
+  /** A probe registered as {@code node}'s desk instead of its own, once {@code other} lists it. */
+  private static TestProbe<NodeDesk.Command> probeDesk(TestGateway node, TestGateway other) {
+    ActorSystem<?> system = node.supervisor.actorSystem();
+    TestProbe<NodeDesk.Command> desk = TestProbe.create(system);
+    system.receptionist().tell(Receptionist.deregister(NodeDesk.KEY, localDesk(node)));
+    system.receptionist().tell(Receptionist.register(NodeDesk.KEY, desk.getRef()));
+    awaitListedInstead(other, desk.getRef());
+    return desk;
   }
 
   /** The node's own desk, as its receptionist lists it. */

@@ -89,8 +89,9 @@ public final class NodeDesk {
 
   /**
    * This node's drain deadline passed: every exchange still served on another node for it ends now
-   * with the error its owner's loss means ({@link ExchangeEdge.Abandon}). Replies once they are
-   * told; their last frames are written after.
+   * with the error its owner's loss means ({@link ExchangeEdge.Abandon}), and so does every other
+   * node's request still waiting here; from now on nothing waits here. Replies once they are told;
+   * their last frames are written after.
    */
   public record Abandon(ActorRef<Done> replyTo) implements Command {}
 
