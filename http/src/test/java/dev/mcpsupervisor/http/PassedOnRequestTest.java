@@ -11,6 +11,8 @@ import dev.mcpsupervisor.http.cluster.NodeDesk;
 import dev.mcpsupervisor.http.request.ClientRequests;
 import dev.mcpsupervisor.http.session.SessionRecord;
 import dev.mcpsupervisor.http.session.SessionReplicas;
+import dev.mcpsupervisor.http.stream.Exchange;
+import dev.mcpsupervisor.http.stream.ExchangeEdge;
 import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.net.http.HttpResponse;
@@ -22,8 +24,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
@@ -34,7 +38,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A request a desk passes on is watched wherever it goes: should the desk it went to go away before
  * serving it, the client is told to send it again, and does not wait for the gateway's last-resort
- * deadline (longer than any upstream call).
+ * deadline (longer than any upstream call). A desk whose node stops is passed nothing, and what
+ * still waits in it at its drain deadline is told to send it again then.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PassedOnRequestTest {
@@ -63,14 +68,93 @@ class PassedOnRequestTest {
     TestGateway.awaitDesks(List.of(here, there), PHASE);
 
     // the node there keeps what it is passed: its desk is a probe, which goes away unanswering
+    TestProbe<NodeDesk.Command> desk = probeDesk(there, here);
+
+    String id = goneNodesSession(here, there.supervisor.membership().selfNode());
+    CompletableFuture<HttpResponse<String>> call =
+        here.postAsync(FIXTURE, id, TestGateway.callTool(7, "echo", "{\"message\":\"lost?\"}"));
+    NodeDesk.ToSession passed = desk.expectMessageClass(NodeDesk.SessionPost.class, PHASE);
+    assertEquals(id, passed.sessionId());
+    desk.stop();
+
+    HttpResponse<String> answered = call.get(20, TimeUnit.SECONDS);
+    assertEquals(200, answered.statusCode(), answered.body());
+    JsonNode error = TestGateway.answer(answered).path("error");
+    assertEquals(-32001, error.path("code").asInt(), answered.body());
+    assertTrue(error.path("message").asText().contains("send it again"), answered.body());
+  }
+
+  /**
+   * A node whose desk said it stops stays out of routing though the receptionist leaves its desk
+   * out of a listing and lists it again (as it does while a node is unreachable): its session's
+   * request is adopted by the node that stays, never passed to the stopping desk, which would keep
+   * it.
+   */
+  @Test
+  void aStoppingNodeIsPassedNothingAfterItsDeskLeftTheListingAndCameBack() throws Exception {
+    int seedPort = TestGateway.freePort();
+    TestGateway here = node(seedPort, seedPort);
+    TestGateway there = node(TestGateway.freePort(), seedPort);
+    TestGateway.awaitDesks(List.of(here, there), PHASE);
+    TestProbe<NodeDesk.Command> desk = probeDesk(there, here);
     ActorSystem<?> thereSystem = there.supervisor.actorSystem();
-    TestProbe<NodeDesk.Command> desk = TestProbe.create(thereSystem);
-    ActorRef<NodeDesk.Command> thereDesk = localDesk(there);
-    thereSystem.receptionist().tell(Receptionist.deregister(NodeDesk.KEY, thereDesk));
+    String thereNode = there.supervisor.membership().selfNode();
+
+    localDesk(here).tell(new NodeDesk.Stopping(seenFrom(here, there, desk.getRef()), thereNode));
+    thereSystem.receptionist().tell(Receptionist.deregister(NodeDesk.KEY, desk.getRef()));
+    awaitListed(here, 1);
     thereSystem.receptionist().tell(Receptionist.register(NodeDesk.KEY, desk.getRef()));
     awaitListedInstead(here, desk.getRef());
 
-    // a session of a node that has left, whose record says the node there serves it now
+    String id = goneNodesSession(here, thereNode);
+    HttpResponse<String> answered =
+        here.postAsync(FIXTURE, id, TestGateway.callTool(7, "echo", "{\"message\":\"kept?\"}"))
+            .get(PHASE.toSeconds(), TimeUnit.SECONDS);
+    assertEquals(200, answered.statusCode(), answered.body());
+    assertEquals("kept?", TestGateway.text(TestGateway.answer(answered)), answered.body());
+  }
+
+  /**
+   * A request that reached a stopping desk and waits there (for a node whose desk is not listed) is
+   * told to send it again at the desk's drain deadline, not when its wait ends; one that reaches
+   * the desk after that deadline waits no more.
+   */
+  @Test
+  void whatWaitsInAStoppingDeskAtItsDrainDeadlineIsToldToSendItAgainThen() {
+    int seedPort = TestGateway.freePort();
+    TestGateway here = node(seedPort, seedPort);
+    TestGateway there = node(TestGateway.freePort(), seedPort);
+    TestGateway.awaitDesks(List.of(here, there), PHASE);
+    ActorSystem<?> hereSystem = here.supervisor.actorSystem();
+    hereSystem.receptionist().tell(Receptionist.deregister(NodeDesk.KEY, localDesk(here)));
+    awaitListed(there, 1);
+    ActorRef<NodeDesk.Command> thereDesk = localDesk(there);
+    TestProbe<Done> done = TestProbe.create(there.supervisor.actorSystem());
+    thereDesk.tell(new NodeDesk.Leave(PHASE, done.getRef()));
+    done.expectMessage(PHASE, Done.getInstance());
+
+    // a session of the node here, whose desk the stopping node does not list: it waits for it
+    String ofHere =
+        SessionIds.generate(
+            new SecureRandom(),
+            SessionIds.nodeTag(here.supervisor.membership().selfNode()),
+            SessionIdSeal.ofSecret(SECRET));
+    TestProbe<Exchange.Event> waiting = TestProbe.create(hereSystem);
+    thereDesk.tell(post(ofHere, seenFrom(there, here, waiting.getRef())));
+    thereDesk.tell(new NodeDesk.Abandon(done.getRef()));
+    done.expectMessage(PHASE, Done.getInstance());
+    waiting.expectMessage(PHASE, ExchangeEdge.Abandon.INSTANCE);
+
+    TestProbe<Exchange.Event> late = TestProbe.create(hereSystem);
+    thereDesk.tell(post(ofHere, seenFrom(there, here, late.getRef())));
+    late.expectMessage(PHASE, ExchangeEdge.Abandon.INSTANCE);
+  }
+
+  /**
+   * A session of a node that has left, whose record (published from {@code node}) says {@code
+   * servedBy} serves it now.
+   */
+  private static String goneNodesSession(TestGateway node, String servedBy) {
     String id =
         SessionIds.generate(
             new SecureRandom(),
@@ -86,27 +170,44 @@ class PassedOnRequestTest {
             Map.of(),
             null,
             Map.of(),
-            there.supervisor.membership().selfNode());
+            servedBy);
     ActorRef<SessionReplicas.Command> replicas =
-        here.supervisor
+        node.supervisor
             .actorSystem()
             .systemActorOf(
-                SessionReplicas.create(here.supervisor.membership(), () -> Duration.ofHours(1)),
+                SessionReplicas.create(node.supervisor.membership(), () -> Duration.ofHours(1)),
                 "test-session-replicas",
                 Props.empty());
     replicas.tell(new SessionReplicas.Publish(record));
 
-    CompletableFuture<HttpResponse<String>> call =
-        here.postAsync(FIXTURE, id, TestGateway.callTool(7, "echo", "{\"message\":\"lost?\"}"));
-    NodeDesk.ToSession passed = desk.expectMessageClass(NodeDesk.SessionPost.class, PHASE);
-    assertEquals(id, passed.sessionId());
-    desk.stop();
+    return id;
+  }
 
-    HttpResponse<String> answered = call.get(20, TimeUnit.SECONDS);
-    assertEquals(200, answered.statusCode(), answered.body());
-    JsonNode error = TestGateway.answer(answered).path("error");
-    assertEquals(-32001, error.path("code").asInt(), answered.body());
-    assertTrue(error.path("message").asText().contains("send it again"), answered.body());
+  /**
+   * A POST of {@code sessionId} as another node's desk passes it on, its events to {@code edge}.
+   */
+  private static NodeDesk.SessionPost post(String sessionId, ActorRef<Exchange.Event> edge) {
+    return new NodeDesk.SessionPost(
+        sessionId, FIXTURE, Identity.ANONYMOUS, List.of(), List.of(), false, false, edge, null, 1);
+  }
+
+  /**
+   * {@code actor}, of the node {@code of}, as {@code node} knows it (as a message from there would
+   * carry it).
+   */
+  private static <T> ActorRef<T> seenFrom(TestGateway node, TestGateway of, ActorRef<T> actor) {
+    String path = ActorRefResolver.get(of.supervisor.actorSystem()).toSerializationFormat(actor);
+    return ActorRefResolver.get(node.supervisor.actorSystem()).resolveActorRef(path);
+  }
+
+  /** A probe registered as {@code node}'s desk instead of its own, once {@code other} lists it. */
+  private static TestProbe<NodeDesk.Command> probeDesk(TestGateway node, TestGateway other) {
+    ActorSystem<?> system = node.supervisor.actorSystem();
+    TestProbe<NodeDesk.Command> desk = TestProbe.create(system);
+    system.receptionist().tell(Receptionist.deregister(NodeDesk.KEY, localDesk(node)));
+    system.receptionist().tell(Receptionist.register(NodeDesk.KEY, desk.getRef()));
+    awaitListedInstead(other, desk.getRef());
+    return desk;
   }
 
   /** The node's own desk, as its receptionist lists it. */
@@ -124,6 +225,17 @@ class PassedOnRequestTest {
         .receptionist()
         .tell(Receptionist.find(NodeDesk.KEY, probe.getRef()));
     return probe.receiveMessage().getServiceInstances(NodeDesk.KEY);
+  }
+
+  /** Until {@code node} lists {@code count} desks. */
+  private static void awaitListed(TestGateway node, int count) {
+    TestProbe<Void> waiting = TestProbe.create(node.supervisor.actorSystem());
+    waiting.awaitAssert(
+        PHASE,
+        () -> {
+          assertEquals(count, listed(node).size());
+          return null;
+        });
   }
 
   /** Until {@code node} lists its own desk and {@code desk} (the other node's, instead of its). */

@@ -29,8 +29,6 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -91,8 +89,9 @@ public final class NodeDesk {
 
   /**
    * This node's drain deadline passed: every exchange still served on another node for it ends now
-   * with the error its owner's loss means ({@link ExchangeEdge.Abandon}). Replies once they are
-   * told; their last frames are written after.
+   * with the error its owner's loss means ({@link ExchangeEdge.Abandon}), and so does every other
+   * node's request still waiting here; from now on nothing waits here. Replies once they are told;
+   * their last frames are written after.
    */
   public record Abandon(ActorRef<Done> replyTo) implements Command {}
 
@@ -172,10 +171,11 @@ public final class NodeDesk {
   }
 
   /**
-   * The node of {@code desk} stops: pass it nothing from now on (it passes on what still reaches
-   * it). Told by a stopping desk to every other one, before it passes anything on to them.
+   * The node of {@code desk}, incarnation {@code node}, stops: pass it nothing from now on (it
+   * passes on what still reaches it). Told by a stopping desk to every other one, before it passes
+   * anything on to them.
    */
-  public record Stopping(ActorRef<Command> desk) implements Command, CrossNode {}
+  public record Stopping(ActorRef<Command> desk, String node) implements Command, CrossNode {}
 
   /**
    * The node of a stopping desk hands this node the session {@code sessionId}, which it adopts: it
@@ -231,28 +231,6 @@ public final class NodeDesk {
   private record EdgeGone(Runnable whenGone) implements Command {}
 
   /**
-   * The listed desks, and those that said their node stops. Which node each one is, is read from
-   * the membership when it is needed ({@link #byNode}): the receptionist names no incarnation, and
-   * may list a desk before this node sees its member.
-   */
-  private record Desks(Set<ActorRef<Command>> listed, Set<ActorRef<Command>> leaving) {
-    static final Desks NONE = new Desks(Set.of(), Set.of());
-
-    /** A new listing: the desks that said they stop and are still listed still stop. */
-    Desks listed(Set<ActorRef<Command>> listing) {
-      Set<ActorRef<Command>> still = new HashSet<>(leaving);
-      still.retainAll(listing);
-      return new Desks(Set.copyOf(listing), Set.copyOf(still));
-    }
-
-    Desks leaving(ActorRef<Command> desk) {
-      Set<ActorRef<Command>> more = new HashSet<>(leaving);
-      more.add(desk);
-      return new Desks(listed, Set.copyOf(more));
-    }
-  }
-
-  /**
    * What a desk serves with: this node's sessions, their replicas and its parked requests.
    *
    * @param seal what the cluster's session ids end with: an id without it is nobody's
@@ -300,15 +278,14 @@ public final class NodeDesk {
         .onMessage(
             DesksChanged.class,
             changed -> {
-              context.getLog().debug("desks listed: {}", desksOf(changed.listing()));
-              Desks now = desks.listed(desksOf(changed.listing()));
+              Desks now = listed(desks, changed);
               return serving(now, recheck(now, waiting));
             })
         .onMessage(
             Leave.class,
             leave -> {
               context.getLog().debug("leaves routing; tells {}", desks.listed());
-              Desks left = desks.leaving(context.getSelf());
+              Desks left = desks.leaving(served.node());
               tellStopping(left);
               handOver(left, leave);
               return leaving(left, recheck(left, waiting));
@@ -321,14 +298,31 @@ public final class NodeDesk {
    * still reaches it goes on to the node that stays and serves it.
    */
   private Behavior<Command> leaving(Desks desks, List<Waiting> waiting) {
-    return desk(desks, waiting, this::leaving)
+    return stopping(desks, waiting, this::leaving);
+  }
+
+  /**
+   * Its node's drain deadline passed (it was told {@link Abandon}): it still passes on what reaches
+   * it, but nothing waits here any more (its node is about to go): what would wait is ended at once
+   * as its owner's loss would end it, "send it again" ({@link #abandon}).
+   */
+  private Behavior<Command> drained(Desks desks, List<Waiting> waiting) {
+    waiting.forEach(this::abandon);
+    return stopping(desks, List.of(), this::drained);
+  }
+
+  /** What a desk does once its node stops, in {@code next}: it adopts nothing. */
+  private Behavior<Command> stopping(
+      Desks desks,
+      List<Waiting> waiting,
+      BiFunction<Desks, List<Waiting>, Behavior<Command>> next) {
+    return desk(desks, waiting, next)
         .onMessage(
             DesksChanged.class,
             changed -> {
-              context.getLog().debug("desks listed: {}", desksOf(changed.listing()));
-              Desks now = desks.listed(desksOf(changed.listing())).leaving(context.getSelf());
+              Desks now = listed(desks, changed);
               tellStopping(now); // a node that joined meanwhile learns it too
-              return leaving(now, recheck(now, waiting));
+              return next.apply(now, recheck(now, waiting));
             })
         .onMessage(
             Leave.class,
@@ -344,7 +338,7 @@ public final class NodeDesk {
     ActorRef<Command> self = context.getSelf();
     desks.listed().stream()
         .filter(desk -> !desk.equals(self))
-        .forEach(desk -> desk.tell(new Stopping(self)));
+        .forEach(desk -> desk.tell(new Stopping(self, served.node())));
   }
 
   /**
@@ -396,8 +390,8 @@ public final class NodeDesk {
         .onMessage(
             Stopping.class,
             left -> {
-              context.getLog().debug("{} stops", left.desk());
-              Desks now = desks.leaving(left.desk());
+              context.getLog().debug("{} ({}) stops", left.desk(), left.node());
+              Desks now = desks.leaving(left.node());
               return next.apply(now, recheck(now, waiting));
             })
         .onMessage(
@@ -470,14 +464,21 @@ public final class NodeDesk {
         .onMessage(
             Abandon.class,
             abandon -> {
-              // every child is an edge (see edge())
-              context
-                  .getChildren()
-                  .forEach(
-                      child ->
-                          child.<Exchange.Event>unsafeUpcast().tell(ExchangeEdge.Abandon.INSTANCE));
+              // every child is an edge (see edge()): this node's exchanges served elsewhere
+              List<ActorRef<Void>> children = context.getChildren();
+              children.forEach(
+                  child ->
+                      child.<Exchange.Event>unsafeUpcast().tell(ExchangeEdge.Abandon.INSTANCE));
               abandon.replyTo().tell(Done.getInstance());
-              return Behaviors.same();
+              // what waits here for the other nodes' exchanges ends too (a child was told above)
+              List<Waiting> theirs =
+                  waiting.stream()
+                      .filter(
+                          each ->
+                              !(each.request() instanceof ToSession request
+                                  && edgeOf(request).map(children::contains).orElse(false)))
+                      .toList();
+              return drained(desks.leaving(served.node()), theirs);
             })
         .onMessage(
             ExchangeOver.class,
@@ -616,24 +617,17 @@ public final class NodeDesk {
   }
 
   private SessionRoutes routes(Desks desks) {
-    Set<String> leaving = new HashSet<>();
-    Map<String, String> byTag = new HashMap<>();
-    byNode(desks)
-        .forEach(
-            (node, desk) -> {
-              byTag.put(SessionIds.nodeTag(node), node);
-              if (desks.leaving().contains(desk)) {
-                leaving.add(node);
-              }
-            });
-    if (desks.leaving().contains(context.getSelf())) { // listed or not yet
-      leaving.add(served.node());
-    }
-    return new SessionRoutes(
-        Map.copyOf(byTag),
-        SessionRoutes.membersOf(served.membership().members()),
-        served.node(),
-        Set.copyOf(leaving));
+    return desks.routes(served.node(), served.membership().members());
+  }
+
+  private Map<String, ActorRef<Command>> byNode(Desks desks) {
+    return desks.byNode(served.node(), served.membership().members());
+  }
+
+  private Desks listed(Desks desks, DesksChanged changed) {
+    Set<ActorRef<Command>> listing = desksOf(changed.listing());
+    context.getLog().debug("desks listed: {}", listing);
+    return desks.listed(listing, served.node(), served.membership().members());
   }
 
   /** The waiting requests that still wait; the others are routed, or told their node is gone. */
@@ -690,6 +684,19 @@ public final class NodeDesk {
       delete.replyTo().tell(DownstreamSessions.Reply.UNKNOWN_SESSION);
     } else {
       edgeOf((ToSession) request).ifPresent(edge -> edge.tell(nodeLost()));
+    }
+  }
+
+  /**
+   * Ends a request that can wait no more, its node about to go: its edge ends it as the loss of the
+   * node that has it would ("send it again"); one without an edge is given up.
+   */
+  private void abandon(Waiting waiting) {
+    if (waiting.request() instanceof ToSession request && edgeOf(request).isPresent()) {
+      trace("abandoned at the drain deadline", request);
+      edgeOf(request).get().tell(ExchangeEdge.Abandon.INSTANCE);
+    } else {
+      giveUp(waiting.request());
     }
   }
 
@@ -851,26 +858,6 @@ public final class NodeDesk {
 
   private static Set<ActorRef<Command>> desksOf(Receptionist.Listing listing) {
     return listing.getServiceInstances(KEY);
-  }
-
-  /**
-   * The listed desks by their node (this node's own under {@link Served#node}); a desk whose member
-   * this node does not see (yet, or any more) is left out.
-   */
-  private Map<String, ActorRef<Command>> byNode(Desks desks) {
-    List<Membership.MemberView> members = served.membership().members();
-    Map<String, ActorRef<Command>> byNode = new HashMap<>();
-    for (ActorRef<Command> desk : desks.listed()) {
-      var address = desk.path().address();
-      String node =
-          address.hasLocalScope()
-              ? served.node()
-              : SessionRoutes.nodeAt(address.toString(), members);
-      if (node != null) {
-        byNode.put(node, desk);
-      }
-    }
-    return byNode;
   }
 
   /**

@@ -29,7 +29,7 @@ import java.util.Set;
  * @param members this node's view of the cluster's members, by node
  * @param self this node
  * @param leaving the nodes whose desks said they stop (this one's included once it stops): still
- *     members, still listed, no longer serving
+ *     members, maybe still listed, no longer serving
  */
 record SessionRoutes(
     Map<String, String> desks,
@@ -94,7 +94,11 @@ record SessionRoutes(
     SERVES,
     /** A member this node cannot reach now: it may come back. */
     UNREACHABLE,
-    /** Up and reachable, its desk not listed here yet (it has just joined). */
+    /**
+     * Reachable, its desk not listed here yet, or still joining: it has just joined. Nothing is
+     * passed to a joining member: Pekko watches no actor on a member that is not up (the watch is
+     * dropped), so a request passed to it and lost there would never be known lost.
+     */
     NOT_LISTED_YET,
     /**
      * Not a member any more, leaving (its desk said so, or the cluster), or this node once it
@@ -122,7 +126,9 @@ record SessionRoutes(
     if (!member.reachable()) {
       return Standing.UNREACHABLE;
     }
-    return desks.containsValue(address) ? Standing.SERVES : Standing.NOT_LISTED_YET;
+    return desks.containsValue(address) && !member.status().equals("joining")
+        ? Standing.SERVES
+        : Standing.NOT_LISTED_YET;
   }
 
   /** The node that adopts an orphaned session: the same on every node with the same view. */
