@@ -6,6 +6,7 @@ import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.key.KeyRouter;
+import dev.mcpsupervisor.actors.key.LeaseDirectory;
 import dev.mcpsupervisor.actors.session.AcquireReply;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
@@ -28,12 +29,20 @@ final class RouterAsks {
 
   private final ActorSystem<?> system;
   private final ActorRef<KeyRouter.Command> router;
+
+  /** Where a leased call goes without the router, once the router has routed one. */
+  private final LeaseDirectory leases;
+
   private final SupervisorSettings settings;
 
   RouterAsks(
-      ActorSystem<?> system, ActorRef<KeyRouter.Command> router, SupervisorSettings settings) {
+      ActorSystem<?> system,
+      ActorRef<KeyRouter.Command> router,
+      LeaseDirectory leases,
+      SupervisorSettings settings) {
     this.system = system;
     this.router = router;
+    this.leases = leases;
     this.settings = settings;
   }
 
@@ -78,23 +87,26 @@ final class RouterAsks {
     answer.whenComplete(
         (response, failure) -> {
           overdue.cancel();
-          if (answer.isCancelled() && !isTerminated()) {
+          if (answer.isCancelled() && !isTerminated() && !leases.cancel(context, server, callId)) {
             router.tell(new KeyRouter.Cancel(context, server, callId));
           }
         });
-    router.tell(
-        new KeyRouter.Request(
-            new UpstreamCall(
-                context,
-                server,
-                callId,
-                method,
-                params,
-                effectiveDeadline,
-                answer::complete,
-                tag,
-                null,
-                null)));
+    UpstreamCall call =
+        new UpstreamCall(
+            context,
+            server,
+            callId,
+            method,
+            params,
+            effectiveDeadline,
+            answer::complete,
+            tag,
+            null,
+            null);
+    // straight to the key actor of the context's lease once the router has routed a call there
+    if (!leases.send(call)) {
+      router.tell(new KeyRouter.Request(call));
+    }
     return answer;
   }
 

@@ -16,6 +16,7 @@ import dev.mcpsupervisor.actors.cluster.ClusterNodes;
 import dev.mcpsupervisor.actors.cluster.Membership;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.key.KeyRouter;
+import dev.mcpsupervisor.actors.key.LeaseDirectory;
 import dev.mcpsupervisor.actors.key.SupervisorGuardian;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.protocol.StatelessEnvelope;
@@ -75,6 +76,12 @@ public final class SessionSupervisor implements AutoCloseable {
 
   private final SupervisorSettings settings;
 
+  /**
+   * Where a context's leased calls go without the router (the key actor of its lease), written by
+   * the router; held here before a change of a context's routing is told to it.
+   */
+  private final LeaseDirectory leases;
+
   /** The asks of the router behind {@link #request}, {@link #acquire}, releases and snapshots. */
   private final RouterAsks asks;
 
@@ -89,6 +96,7 @@ public final class SessionSupervisor implements AutoCloseable {
   private SessionSupervisor(
       ActorSystem<SupervisorGuardian.Command> system,
       ActorRef<KeyRouter.Command> router,
+      LeaseDirectory leases,
       SupervisorConfig config,
       SupervisorSettings settings,
       McpTelemetry telemetry,
@@ -99,7 +107,8 @@ public final class SessionSupervisor implements AutoCloseable {
     this.router = router;
     this.config = config;
     this.settings = settings;
-    this.asks = new RouterAsks(system, router, settings);
+    this.leases = leases;
+    this.asks = new RouterAsks(system, router, leases, settings);
   }
 
   /**
@@ -157,9 +166,10 @@ public final class SessionSupervisor implements AutoCloseable {
     // an embedding without a gateway section is a single node
     ClusterConfig cluster = config.gateway() == null ? null : config.gateway().cluster();
     ClusterNodes nodes = cluster == null ? null : ClusterNodes.load();
+    LeaseDirectory leases = new LeaseDirectory();
     ActorSystem<SupervisorGuardian.Command> system =
         ActorSystem.create(
-            SupervisorGuardian.create(config, settings, connector, observer, telemetry),
+            SupervisorGuardian.create(config, settings, connector, observer, telemetry, leases),
             nodes == null ? ClusterNodes.SYSTEM_NAME : nodes.systemName(cluster),
             nodes == null ? withPhaseTimeout : nodes.actorSystemConfig(cluster, withPhaseTimeout));
     ActorRef<KeyRouter.Command> router;
@@ -184,6 +194,7 @@ public final class SessionSupervisor implements AutoCloseable {
         new SessionSupervisor(
             system,
             router,
+            leases,
             config,
             settings,
             telemetry,
@@ -315,7 +326,9 @@ public final class SessionSupervisor implements AutoCloseable {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(method, "method");
-    router.tell(new KeyRouter.Notify(context, server, method, params));
+    if (!leases.notify(context, server, method, params)) {
+      router.tell(new KeyRouter.Notify(context, server, method, params));
+    }
   }
 
   /**
@@ -338,6 +351,7 @@ public final class SessionSupervisor implements AutoCloseable {
   public CompletionStage<Void> release(String context, String server) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
+    leases.hold(context); // its next calls go through the router, after this release
     return asks.<Done>confirmed(
             "release of " + server + " for " + context,
             replyTo -> new KeyRouter.Release(context, server, replyTo),
@@ -351,6 +365,7 @@ public final class SessionSupervisor implements AutoCloseable {
    */
   public CompletionStage<Void> releaseAll(String context) {
     Objects.requireNonNull(context, "context");
+    leases.hold(context);
     return asks.<Done>confirmed(
             "release of every lease of " + context,
             replyTo -> new KeyRouter.ReleaseAll(context, replyTo),
@@ -366,6 +381,8 @@ public final class SessionSupervisor implements AutoCloseable {
   public void register(String context, ContextListener listener) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(listener, "listener");
+    // its next calls go through the router, after the listener: their answers go through it
+    leases.hold(context);
     router.tell(new KeyRouter.Register(context, listener));
   }
 

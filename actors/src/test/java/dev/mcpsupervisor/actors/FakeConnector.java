@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -60,13 +61,19 @@ final class FakeConnector implements UpstreamConnector {
   /** Answers tools/call (and other non-handshake requests) automatically when set. */
   volatile Function<JsonRpcRequest, JsonRpcResponse> answerCalls;
 
+  /**
+   * Answers them automatically by the spec the connection was opened for, when set (and {@link
+   * #answerCalls} is not): which configuration served a call.
+   */
+  volatile BiFunction<ServerSpec, JsonRpcRequest, JsonRpcResponse> answerCallsBySpec;
+
   @Override
   public CompletionStage<UpstreamConnection> connect(ServerSpec spec, ConnectionListener listener) {
     connects.incrementAndGet();
     if (failConnectsWith != null) {
       return CompletableFuture.failedFuture(new IllegalStateException(failConnectsWith));
     }
-    FakeConnection connection = new FakeConnection(listener);
+    FakeConnection connection = new FakeConnection(spec, listener);
     connections.add(connection);
     CompletableFuture<Void> gate = connectGate;
     return gate == null
@@ -100,6 +107,7 @@ final class FakeConnector implements UpstreamConnector {
   }
 
   final class FakeConnection implements UpstreamConnection {
+    final ServerSpec spec;
     final ConnectionListener listener;
 
     /** What the session sent and the fake did not handle itself, in order. */
@@ -113,7 +121,8 @@ final class FakeConnector implements UpstreamConnector {
     /** Makes pid() throw: a stand-in for a bug inside the session actor. */
     volatile boolean failPid;
 
-    FakeConnection(ConnectionListener listener) {
+    FakeConnection(ServerSpec spec, ConnectionListener listener) {
+      this.spec = spec;
       this.listener = listener;
     }
 
@@ -158,10 +167,14 @@ final class FakeConnector implements UpstreamConnector {
           return true;
         default:
           Function<JsonRpcRequest, JsonRpcResponse> answer = answerCalls;
-          if (answer == null) {
+          BiFunction<ServerSpec, JsonRpcRequest, JsonRpcResponse> bySpec = answerCallsBySpec;
+          if (answer != null) {
+            push(answer.apply(request));
+          } else if (bySpec != null) {
+            push(bySpec.apply(spec, request));
+          } else {
             return false;
           }
-          push(answer.apply(request));
           return true;
       }
     }

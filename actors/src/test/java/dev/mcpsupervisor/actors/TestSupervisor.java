@@ -66,9 +66,7 @@ final class TestSupervisor implements AutoCloseable {
    * @param settings HOCON overriding mcp-supervisor.supervisor (or anything else)
    */
   static TestSupervisor start(String settings, ServerConfig... servers) {
-    Map<String, ServerConfig> byName = new LinkedHashMap<>();
-    Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
-    return new TestSupervisor(new SupervisorConfig(byName, null), settings, true);
+    return new TestSupervisor(config(servers), settings, true);
   }
 
   /**
@@ -76,9 +74,21 @@ final class TestSupervisor implements AutoCloseable {
    * instead.
    */
   static TestSupervisor startOnRealTime(ServerConfig... servers) {
+    return startOnRealTime("", servers);
+  }
+
+  /**
+   * @param settings HOCON overriding mcp-supervisor.supervisor (or anything else)
+   */
+  static TestSupervisor startOnRealTime(String settings, ServerConfig... servers) {
+    return new TestSupervisor(config(servers), settings, false);
+  }
+
+  /** A configuration of these servers alone. */
+  static SupervisorConfig config(ServerConfig... servers) {
     Map<String, ServerConfig> byName = new LinkedHashMap<>();
     Arrays.stream(servers).forEach(server -> byName.put(server.name(), server));
-    return new TestSupervisor(new SupervisorConfig(byName, null), "", false);
+    return new SupervisorConfig(byName, null);
   }
 
   static ServerConfig server(

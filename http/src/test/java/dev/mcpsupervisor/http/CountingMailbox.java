@@ -1,9 +1,11 @@
 package dev.mcpsupervisor.http;
 
 import com.typesafe.config.Config;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.dispatch.Envelope;
@@ -36,10 +38,27 @@ public final class CountingMailbox implements MailboxType {
     return taken;
   }
 
+  /**
+   * Waits until {@code count} messages of the class named {@code type} were noted since {@link
+   * #start}: for a delivery that trails a call's answer (it falls in the window it belongs to).
+   */
+  static synchronized void awaitNoted(String type, int count, Duration within)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (noted.stream().filter(each -> each.endsWith(" " + type)).count() < count) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new AssertionError(count + " " + type + " not noted within " + within + ": " + noted);
+      }
+      CountingMailbox.class.wait(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+    }
+  }
+
   private static synchronized void note(ActorRef receiver, Object message) {
     if (noted != null && receiver.path().toStringWithoutAddress().startsWith("/user")) {
       noted.add(
           receiver.path().toStringWithoutAddress() + " " + message.getClass().getSimpleName());
+      CountingMailbox.class.notifyAll();
     }
   }
 

@@ -3,6 +3,7 @@ package dev.mcpsupervisor.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mcpsupervisor.protocol.config.ServerConfig;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -23,23 +24,36 @@ class DeliveryCountTest {
   /** Calls counted in one window: a delivery that trails a call's answer falls in the window. */
   private static final int CALLS = 5;
 
-  static final int SESSION_ERA_BOUND = 6;
+  static final int SESSION_ERA_BOUND = 5;
   static final int STATELESS_BOUND = 5;
 
-  private final TestGateway gateway =
-      TestGateway.start(
-          "pekko.actor.typed.default-mailbox.mailbox-type = \""
-              + CountingMailbox.class.getName()
-              + "\"\nmcp-supervisor.supervisor-pekko.pekko.actor.typed.default-mailbox.mailbox-type = \""
-              + CountingMailbox.class.getName()
-              // no ping and no idle sweep falls in a window, and a call slowed by the machine's
-              // load
-              // does not become a primed SSE stream: what is counted is a warm call answered at
-              // once
-              + "\"\nmcp-supervisor.supervisor.pingInterval = 1h"
-              + "\nmcp-supervisor.http.sseResume.streamAfter = 1h",
-          TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofHours(1)),
-          TestGateway.stdioFixture("fixture"));
+  private final TestGateway gateway = countingGateway(TestGateway.stdioFixture("fixture"));
+
+  /** A gateway whose actors' mailboxes count, in front of {@code servers}. */
+  static TestGateway countingGateway(ServerConfig... servers) {
+    return TestGateway.start(
+        "pekko.actor.typed.default-mailbox.mailbox-type = \""
+            + CountingMailbox.class.getName()
+            + "\"\nmcp-supervisor.supervisor-pekko.pekko.actor.typed.default-mailbox.mailbox-type = \""
+            + CountingMailbox.class.getName()
+            // no ping and no idle sweep falls in a window, and a call slowed by the machine's
+            // load
+            // does not become a primed SSE stream: what is counted is a warm call answered at
+            // once
+            + "\"\nmcp-supervisor.supervisor.pingInterval = 1h"
+            // nor a refresh of the list cache the Mcp-Param check reads (its 10 s passed in the
+            // 13th of 20 repetitions in one JVM: a tools/list round trip in the window)
+            + "\nmcp-supervisor.supervisor.listCacheTtl = 1h"
+            + "\nmcp-supervisor.http.sseResume.streamAfter = 1h"
+            // a caller named by this header has an identity context
+            + "\nmcp-supervisor.http.agentIdHeader = "
+            + AGENT_HEADER,
+        TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofHours(1)),
+        servers);
+  }
+
+  /** Names a caller (an identity context) where the gateway has no tokens. */
+  static final String AGENT_HEADER = "X-Agent-ID";
 
   @AfterAll
   void stop() {
@@ -65,16 +79,28 @@ class DeliveryCountTest {
         STATELESS_BOUND);
   }
 
-  private static void assertCounted(String era, Supplier<HttpResponse<String>> call, int bound) {
+  static void assertCounted(String era, Supplier<HttpResponse<String>> call, int bound) {
+    assertCounted(era, call, bound, null);
+  }
+
+  /**
+   * @param trailing the class of a delivery that trails each call's answer (null: none): the window
+   *     waits for the warm calls' before it opens and for its own calls' before it closes
+   */
+  static void assertCounted(
+      String era, Supplier<HttpResponse<String>> call, int bound, String trailing) {
+    CountingMailbox.start();
     for (int warm = 0; warm < 3; warm++) {
       assertEquals(200, call.get().statusCode());
     }
+    awaitTrailing(trailing, 3);
     CountingMailbox.start();
     for (int i = 0; i < CALLS; i++) {
       HttpResponse<String> answered = call.get();
       assertEquals(200, answered.statusCode(), answered.body());
       assertTrue(answered.body().contains("hi"), answered.body());
     }
+    awaitTrailing(trailing, CALLS);
     List<String> noted = CountingMailbox.stop();
     System.out.printf(
         "%s: %d deliveries in %d warm calls; the first: %s%n",
@@ -90,5 +116,17 @@ class DeliveryCountTest {
             + bound
             + ": "
             + noted);
+  }
+
+  private static void awaitTrailing(String trailing, int count) {
+    if (trailing == null) {
+      return;
+    }
+    try {
+      CountingMailbox.awaitNoted(trailing, count, Duration.ofSeconds(30));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
   }
 }

@@ -95,16 +95,18 @@ final class ContextIndex {
     return keyIds;
   }
 
-  /** The key actor is gone: no context names it any more. */
-  void removeKey(String keyId) {
+  /** The key actor is gone: no context names it any more. Answers the contexts that did. */
+  Set<String> removeKey(String keyId) {
     Set<String> contexts = contextsByKey.remove(keyId);
-    if (contexts != null) {
-      contexts.forEach(
-          context -> {
-            callHolds.remove(new Entry(context, keyId));
-            removeKeyOf(context, keyId);
-          });
+    if (contexts == null) {
+      return Set.of();
     }
+    contexts.forEach(
+        context -> {
+          callHolds.remove(new Entry(context, keyId));
+          removeKeyOf(context, keyId);
+        });
+    return contexts;
   }
 
   boolean isEmpty() {

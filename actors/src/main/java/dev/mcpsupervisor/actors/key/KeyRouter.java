@@ -15,6 +15,7 @@ import dev.mcpsupervisor.actors.session.AcquireReply;
 import dev.mcpsupervisor.actors.session.KeyEnvironment;
 import dev.mcpsupervisor.actors.session.SessionActor;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
+import dev.mcpsupervisor.protocol.config.CallerHeaders;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
@@ -37,10 +38,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The supervisor's router, a child of the {@link SupervisorGuardian}: routes every call to its
- * server key's actor (starting one on first use, forgetting it when it goes idle), starts a {@link
- * ContextDelivery} for each context with a listener (and names it in that context's calls and
- * leases), and knows which keys each context has touched (for releaseAll). No map here grows with
- * the number of keys ever seen: entries live as long as their key actor.
+ * server key's actor (starting one on first use, forgetting it when it goes idle) but a context's
+ * leased calls once it has sent one, which go to the key actor it entered in the {@link
+ * LeaseDirectory}, starts a {@link ContextDelivery} for each context with a listener (and names it
+ * in that context's calls and leases), and knows which keys each context has touched (for
+ * releaseAll). No map here grows with the number of keys ever seen: entries live as long as their
+ * key actor.
  */
 public final class KeyRouter {
 
@@ -157,12 +160,15 @@ public final class KeyRouter {
       SupervisorSettings settings,
       UpstreamConnector connector,
       SupervisorObserver observer,
-      McpTelemetry telemetry) {
+      McpTelemetry telemetry,
+      LeaseDirectory leases) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
                 timers ->
-                    new KeyRouter(config, settings, connector, observer, telemetry, context, timers)
+                    new KeyRouter(
+                            config, settings, connector, observer, telemetry, leases, context,
+                            timers)
                         .active()));
   }
 
@@ -175,6 +181,10 @@ public final class KeyRouter {
   private final UpstreamConnector connector;
   private final SupervisorObserver observer;
   private final McpTelemetry telemetry;
+
+  /** Where the leases it indexed are: a context's leased calls skip it once it has sent one. */
+  private final LeaseDirectory leases;
+
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
 
@@ -203,8 +213,10 @@ public final class KeyRouter {
       UpstreamConnector connector,
       SupervisorObserver observer,
       McpTelemetry telemetry,
+      LeaseDirectory leases,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
+    this.leases = leases;
     this.config = config;
     this.settings = settings;
     this.connector = connector;
@@ -235,7 +247,7 @@ public final class KeyRouter {
     return withKeysKept(Behaviors.receive(Command.class))
         .onMessage(Request.class, this::rejectRequest)
         .onMessage(Acquire.class, this::rejectAcquire)
-        .onMessage(Register.class, notUsed -> Behaviors.same())
+        .onMessage(Register.class, this::settleRegister)
         .onMessage(Shutdown.class, this::onShutdownAgain)
         .onMessage(KeyTerminated.class, this::onKeyTerminatedWhileShuttingDown)
         .onMessage(ShutdownTimedOut.class, notUsed -> onShutdownTimedOut())
@@ -292,12 +304,16 @@ public final class KeyRouter {
       send(key, new ServerKeyActor.Request(call, request.callActor()));
       return Behaviors.same();
     }
+    ActorRef<ContextDelivery.Command> delivery = deliveries.of(call.context());
     if (call.leaseless()) {
       index.addCallHold(call.context(), key.keyId);
     } else {
       index.add(call.context(), key.keyId);
+      if (request.callActor() == null && !CallerHeaders.actsAsCaller(server)) {
+        leases.enter(
+            call.context(), server.name(), new LeaseDirectory.Entry(key.ref, key.gate, delivery));
+      }
     }
-    ActorRef<ContextDelivery.Command> delivery = deliveries.of(call.context());
     send(
         key,
         new ServerKeyActor.Request(
@@ -366,9 +382,11 @@ public final class KeyRouter {
   private Behavior<Command> onRelease(Release release) {
     KeyEntry key = leasedKey(release.context(), release.server());
     if (key != null) {
+      leases.forget(release.context(), release.server(), null);
       send(key, new ServerKeyActor.Release(release.context()));
       index.remove(release.context(), key.keyId);
     }
+    leases.settled(release.context());
     // later messages to the key actor are processed after this release: it is done as far as any
     // caller can tell
     release.replyTo().tell(Done.getInstance());
@@ -384,6 +402,8 @@ public final class KeyRouter {
   }
 
   private Behavior<Command> onReleaseAll(ReleaseAll releaseAll) {
+    leases.forgetContext(releaseAll.context());
+    leases.settled(releaseAll.context());
     for (String keyId : index.removeContext(releaseAll.context())) {
       send(keys.get(keyId), new ServerKeyActor.Release(releaseAll.context()));
     }
@@ -399,6 +419,7 @@ public final class KeyRouter {
    * inside that delivery.
    */
   private Behavior<Command> onRegister(Register register) {
+    leases.settled(register.context()); // its next leased call enters its lease with the delivery
     ActorRef<ContextDelivery.Command> created =
         deliveries.register(register.context(), register.listener());
     if (created == null) {
@@ -407,6 +428,12 @@ public final class KeyRouter {
     for (String keyId : index.keysOf(register.context())) {
       send(keys.get(keyId), new ServerKeyActor.DeliverTo(register.context(), created));
     }
+    return Behaviors.same();
+  }
+
+  /** Shutting down, a listener changes nothing: the hold its caller took ends. */
+  private Behavior<Command> settleRegister(Register register) {
+    leases.settled(register.context());
     return Behaviors.same();
   }
 
@@ -436,12 +463,13 @@ public final class KeyRouter {
               connector,
               observer,
               telemetry);
+      KeyGate gate = new KeyGate();
       ActorRef<ServerKeyActor.Command> ref =
           context.spawn(
-              ServerKeyActor.create(env, context.getSelf(), incarnation, sessionIdFloor),
+              ServerKeyActor.create(env, context.getSelf(), incarnation, sessionIdFloor, gate),
               URLEncoder.encode(keyId, StandardCharsets.UTF_8) + "-" + incarnation);
       context.watchWith(ref, new KeyTerminated(keyId, incarnation));
-      key = new KeyEntry(keyId, incarnation, ref);
+      key = new KeyEntry(keyId, server.name(), incarnation, ref, gate);
       keys.put(keyId, key);
     }
     return key;
@@ -458,20 +486,21 @@ public final class KeyRouter {
   }
 
   private void send(KeyEntry key, ServerKeyActor.Command message) {
-    key.outbox.sent();
+    key.gate.count();
     key.ref.tell(message);
   }
 
   // --------------------------------------------------------------------------- key actor lifecycle
 
   /**
-   * Stop the key actor only if it has seen everything sent to it: then nothing can be lost to it.
+   * Stop the key actor only if it has seen everything sent to it, by this router or by a caller who
+   * found it in the lease directory, and its gate closes: then nothing can be lost to it.
    */
   private Behavior<Command> onKeyIdle(KeyIdle idle) {
     KeyEntry key = keys.get(idle.keyId());
     if (key != null
         && key.incarnation == idle.incarnation()
-        && key.outbox.mayStop(idle.processed())) {
+        && key.gate.closeAt(idle.processed())) {
       forget(key);
       context.stop(key.ref);
     }
@@ -497,7 +526,7 @@ public final class KeyRouter {
 
   private void forget(KeyEntry key) {
     keys.remove(key.keyId);
-    index.removeKey(key.keyId);
+    index.removeKey(key.keyId).forEach(each -> leases.forget(each, key.server, key.ref));
   }
 
   // ------------------------------------------------------------------------------- reconfiguration
@@ -542,7 +571,7 @@ public final class KeyRouter {
   private Behavior<Command> onGetSnapshot(GetSnapshot get) {
     List<KeyEntry> live = new ArrayList<>(keys.values());
     live.addAll(retiring.values());
-    live.forEach(key -> key.outbox.sent());
+    live.forEach(key -> key.gate.count());
     context.spawnAnonymous(
         Aggregator.create(
             KeySnapshot.class,

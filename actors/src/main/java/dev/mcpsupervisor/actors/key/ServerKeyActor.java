@@ -30,15 +30,23 @@ import org.apache.pekko.japi.function.Function;
  * KeySessions}), and its session ids (monotonic, never recycled: the router hands every incarnation
  * a first id beyond every id used before).
  *
- * <p>Every message from the router is counted. With no session, no lease and a closed circuit
- * without failures (recent failures and an open or half-open circuit are remembered until forgotten
- * after a quiet cooldown), the actor tells the router it is idle together with that count; the
- * router stops it only if it has sent nothing since, so no message is ever lost to a stopping
- * actor.
+ * <p>Every message from the router, and every direct call of a caller who found this actor in the
+ * {@link LeaseDirectory}, is counted through its {@link KeyGate}. With no session, no lease and a
+ * closed circuit without failures (recent failures and an open or half-open circuit are remembered
+ * until forgotten after a quiet cooldown), the actor tells the router it is idle together with that
+ * count; the router stops it only if it can close the gate at that count (nothing sent since), and
+ * a shutdown closes the gate and stops once every message that passed it was processed, so no
+ * message is ever lost to a stopping actor.
  */
 public final class ServerKeyActor {
 
   public interface Command {}
+
+  /**
+   * What the router (and a caller who found it in the {@link LeaseDirectory}) sends: counted
+   * through the key's {@link KeyGate} on the way in and here on processing, in every state.
+   */
+  interface Counted extends Command {}
 
   // From the router (counted).
 
@@ -47,13 +55,20 @@ public final class ServerKeyActor {
    */
   public record Acquire(
       String context, ActorRef<ContextDelivery.Command> delivery, ActorRef<AcquireReply> replyTo)
-      implements Command {}
+      implements Counted {}
 
   /**
    * A request for the context's session (taking a lease first if the context has none); {@code
    * callActor}, or null: the call's own actor, spawned here.
    */
-  public record Request(UpstreamCall call, CallActor callActor) implements Command {}
+  public record Request(UpstreamCall call, CallActor callActor) implements Counted {}
+
+  /**
+   * A leased call from its caller, who found the key actor of its context's lease in {@link
+   * LeaseDirectory}: served as the router's {@link Request} would be while that lease holds, else
+   * sent back to the router.
+   */
+  public record Direct(UpstreamCall call) implements Counted {}
 
   /** A call's own actor ended (watched only while this actor stops). */
   private enum CallEnded implements Command {
@@ -63,28 +78,28 @@ public final class ServerKeyActor {
   /** The names of the calls' own actors begin so: apart from the sessions. */
   private static final String CALL_ACTOR = "call-";
 
-  public record Cancel(String context, long callId) implements Command {}
+  public record Cancel(String context, long callId) implements Counted {}
 
-  public record Notify(String context, String method, JsonNode params) implements Command {}
+  public record Notify(String context, String method, JsonNode params) implements Counted {}
 
   /**
    * The context got a listener: its session sends the context's messages to this delivery actor
    * from now on.
    */
   public record DeliverTo(String context, ActorRef<ContextDelivery.Command> delivery)
-      implements Command {}
+      implements Counted {}
 
   /** Ends the context's lease. Idempotent. */
-  public record Release(String context) implements Command {}
+  public record Release(String context) implements Counted {}
 
-  public record GetSnapshot(ActorRef<KeySnapshot> replyTo) implements Command {}
+  public record GetSnapshot(ActorRef<KeySnapshot> replyTo) implements Counted {}
 
   /** {@link SessionActor.Restart} for one of its sessions; false when it has no such session. */
   public record RestartSession(long sessionId, String reason, ActorRef<Boolean> replyTo)
-      implements Command {}
+      implements Counted {}
 
   /** Closes every session, then stops. */
-  public enum Shutdown implements Command {
+  public enum Shutdown implements Counted {
     INSTANCE
   }
 
@@ -117,17 +132,21 @@ public final class ServerKeyActor {
    * @param router the router it reports to (idle, session ids reserved)
    * @param incarnation distinguishes this actor from earlier and later ones of the same key
    * @param firstSessionId beyond every session id any earlier incarnation of any key used
+   * @param gate what the router and the callers who found it in the lease directory count their
+   *     messages through
    */
-  public static Behavior<Command> create(
+  static Behavior<Command> create(
       KeyEnvironment env,
       ActorRef<KeyRouter.Command> router,
       long incarnation,
-      long firstSessionId) {
+      long firstSessionId,
+      KeyGate gate) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
                 timers ->
-                    new ServerKeyActor(env, router, incarnation, firstSessionId, context, timers)
+                    new ServerKeyActor(
+                            env, router, incarnation, firstSessionId, gate, context, timers)
                         .active()));
   }
 
@@ -146,17 +165,19 @@ public final class ServerKeyActor {
   /** Where the calls of interactive tools run, and those waiting for a session. */
   private final InteractiveCalls<UpstreamCall> interactive;
 
-  /** The router's messages processed, for the passivation handshake. */
-  private final Passivation.Inbox routerInbox = new Passivation.Inbox();
+  /** The router's and the callers' messages, counted for the passivation handshake. */
+  private final KeyGate gate;
 
   private ServerKeyActor(
       KeyEnvironment env,
       ActorRef<KeyRouter.Command> router,
       long incarnation,
       long firstSessionId,
+      KeyGate gate,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     this.env = env;
+    this.gate = gate;
     this.router = router;
     this.server = env.serverName();
     this.incarnation = incarnation;
@@ -186,6 +207,7 @@ public final class ServerKeyActor {
         Behaviors.receive(Command.class)
             .onMessage(Acquire.class, fromRouter(this::onAcquire))
             .onMessage(Request.class, fromRouter(this::onRequest))
+            .onMessage(Direct.class, fromRouter(this::onDirect))
             .onMessage(Shutdown.class, fromRouter(notUsed -> onShutdown())));
   }
 
@@ -213,10 +235,13 @@ public final class ServerKeyActor {
         .build();
   }
 
-  /** Counts a router message, and tells the router when it leaves this actor idle. */
+  /**
+   * Counts a message that passed the gate (the router's or a caller's), and tells the router when
+   * it leaves this actor idle.
+   */
   private <M> Function<M, Behavior<Command>> fromRouter(Function<M, Behavior<Command>> handler) {
     return message -> {
-      routerInbox.processed();
+      gate.processed();
       Behavior<Command> next = handler.apply(message);
       reportIfIdle();
       return next;
@@ -240,6 +265,32 @@ public final class ServerKeyActor {
     } else {
       session.ref.tell(new SessionActor.AwaitReady(acquire.replyTo()));
     }
+    return Behaviors.same();
+  }
+
+  /**
+   * A caller's leased call is served like the router's while its context's lease holds here: the
+   * router indexed it, and checks nothing this actor does not (the server's config is this key's
+   * until a reconfiguration retires it). With no lease (released, or its session gone) it goes
+   * through the router, which indexes the lease again.
+   */
+  private Behavior<Command> onDirect(Direct direct) {
+    UpstreamCall call = direct.call();
+    if (table.sessionOf(call.context()) == null) {
+      sendBack(call);
+      return Behaviors.same();
+    }
+    JsonRpcError refused = env.server().toolFilter().refusal(call.method(), call.params());
+    if (refused != null) {
+      call.reject(refused, env.observer());
+      return Behaviors.same();
+    }
+    return onRequest(new Request(call, null));
+  }
+
+  /** A caller's call this actor does not serve goes the router's way (its delivery set there). */
+  private Behavior<Command> sendBack(UpstreamCall call) {
+    router.tell(new KeyRouter.Request(call.withDelivery(null)));
     return Behaviors.same();
   }
 
@@ -527,6 +578,7 @@ public final class ServerKeyActor {
    * will open for it).
    */
   private Behavior<Command> onShutdown() {
+    gate.close(); // callers go through the router from now on
     interactive
         .drain()
         .forEach(call -> call.reject(SupervisorErrors.shuttingDown(), env.observer()));
@@ -547,6 +599,7 @@ public final class ServerKeyActor {
         Behaviors.receive(Command.class)
             .onMessage(Acquire.class, fromRouter(this::refuseAcquire))
             .onMessage(Request.class, fromRouter(this::refuseRequest))
+            .onMessage(Direct.class, fromRouter(direct -> sendBack(direct.call())))
             .onMessage(Shutdown.class, fromRouter(notUsed -> Behaviors.same()))
             .onMessageEquals(DrainElapsed.INSTANCE, this::closeEverything)
             .onMessage(FromSession.class, from -> untilDrained(onSessionReport(from.report())))
@@ -594,14 +647,31 @@ public final class ServerKeyActor {
 
   private Behavior<Command> shuttingDown() {
     return Behaviors.receive(Command.class)
-        .onMessage(Acquire.class, this::refuseAcquire)
-        .onMessage(Request.class, this::refuseRequest)
-        .onMessage(GetSnapshot.class, this::onGetSnapshot)
-        .onMessage(RestartSession.class, restart -> same(() -> restart.replyTo().tell(false)))
+        .onMessage(Counted.class, this::whileClosing)
         .onMessage(SessionTerminated.class, this::onTerminatedWhileShuttingDown)
-        .onAnyMessage(
-            notUsed -> Behaviors.same()) // releases, reports, timers: nothing is left to do
+        .onAnyMessage(notUsed -> Behaviors.same()) // reports, timers: nothing is left to do
         .build();
+  }
+
+  /**
+   * What passed the gate while the sessions close: new calls and leases are refused (a caller's,
+   * which the new configuration may send elsewhere, goes back to the router), a snapshot is
+   * answered; releases and the rest have nothing left to do.
+   */
+  private Behavior<Command> whileClosing(Counted message) {
+    gate.processed();
+    if (message instanceof Acquire acquire) {
+      refuseAcquire(acquire);
+    } else if (message instanceof Request request) {
+      refuseRequest(request);
+    } else if (message instanceof Direct direct) {
+      sendBack(direct.call());
+    } else if (message instanceof GetSnapshot get) {
+      onGetSnapshot(get);
+    } else if (message instanceof RestartSession restart) {
+      restart.replyTo().tell(false);
+    }
+    return Behaviors.same();
   }
 
   private Behavior<Command> onTerminatedWhileShuttingDown(SessionTerminated terminated) {
@@ -622,15 +692,21 @@ public final class ServerKeyActor {
     return callsEnding(calls.size());
   }
 
+  /**
+   * Stops once the calls' own actors have and every message that passed the (closed) gate was
+   * processed: a caller's call on its way is sent back to the router, never lost.
+   */
   private Behavior<Command> callsEnding(int left) {
-    if (left == 0) {
+    if (left == 0 && gate.drained()) {
       return Behaviors.stopped();
     }
     return Behaviors.receive(Command.class)
-        .onMessage(Acquire.class, this::refuseAcquire)
-        .onMessage(Request.class, this::refuseRequest)
-        .onMessage(GetSnapshot.class, this::onGetSnapshot)
-        .onMessage(RestartSession.class, restart -> same(() -> restart.replyTo().tell(false)))
+        .onMessage(
+            Counted.class,
+            message -> {
+              whileClosing(message);
+              return callsEnding(left);
+            })
         .onMessageEquals(CallEnded.INSTANCE, () -> callsEnding(left - 1))
         .onAnyMessage(notUsed -> Behaviors.same())
         .build();
@@ -647,8 +723,7 @@ public final class ServerKeyActor {
    */
   private void reportIfIdle() {
     if (table.isEmpty() && circuit.isQuiet()) {
-      routerInbox
-          .idleReport()
+      gate.idleReport()
           .ifPresent(
               processed -> router.tell(new KeyRouter.KeyIdle(env.keyId(), incarnation, processed)));
     }

@@ -33,12 +33,14 @@ public final class SupervisorGuardian {
       SupervisorSettings settings,
       UpstreamConnector connector,
       SupervisorObserver observer,
-      McpTelemetry telemetry) {
+      McpTelemetry telemetry,
+      LeaseDirectory leases) {
     return Behaviors.setup(
         context -> {
           ActorRef<KeyRouter.Command> router =
               context.spawn(
-                  KeyRouter.create(config, settings, connector, observer, telemetry), "keys");
+                  KeyRouter.create(config, settings, connector, observer, telemetry, leases),
+                  "keys");
           return Behaviors.receive(Command.class)
               .onMessage(
                   GetRouter.class,

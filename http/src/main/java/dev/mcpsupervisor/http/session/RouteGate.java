@@ -1,7 +1,6 @@
 package dev.mcpsupervisor.http.session;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import dev.mcpsupervisor.actors.base.MailboxGate;
 
 /**
  * The passivation handshake between the HTTP routes, which tell a {@link DownstreamSession}
@@ -12,53 +11,17 @@ import java.lang.invoke.VarHandle;
  * lost, and nothing waits on a session that stopped. An idle session (no activity for its idle
  * timeout) closes the gate only if nothing is on its way, so an idle end never races a request.
  *
- * <p>{@link #pass} is the routes' side, thread-safe; the rest is the session actor's alone.
+ * <p>{@link #pass} is the routes' side, thread-safe; the rest is the session actor's alone. The
+ * handshake is the supervisor's {@link MailboxGate}; this adds the session's idle time.
  */
-final class RouteGate {
-
-  private static final long CLOSED = 1L << 62;
-
-  // a field with a VarHandle, not an AtomicLong: one object less per session (24 bytes)
-  private static final VarHandle PASSED;
-
-  static {
-    try {
-      PASSED = MethodHandles.lookup().findVarHandle(RouteGate.class, "passed", long.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
-  /** How many messages passed, with {@link #CLOSED} set once closed. */
-  private volatile long passed;
-
-  /** How many of them the session processed. */
-  private long processed;
+final class RouteGate extends MailboxGate {
 
   /** When the session was last active ({@link System#nanoTime}). */
   private long activeAt = System.nanoTime();
 
-  /** Counts a message about to be told to the session; false once the gate is closed. */
-  boolean pass() {
-    while (true) {
-      long now = passed;
-      if ((now & CLOSED) != 0) {
-        return false;
-      }
-      if (PASSED.compareAndSet(this, now, now + 1)) {
-        return true;
-      }
-    }
-  }
-
-  /** The session processed a message that passed. */
-  void processed() {
-    processed++;
-  }
-
   /** The session processed a message that passed, and it is activity: the idle time restarts. */
   void processedActivity() {
-    processed++;
+    processed();
     active();
   }
 
@@ -70,25 +33,5 @@ final class RouteGate {
   /** Whether the session was last active at least {@code idleTimeout} ago. */
   boolean idleFor(java.time.Duration idleTimeout) {
     return System.nanoTime() - activeAt >= idleTimeout.toNanos();
-  }
-
-  /** Closes the gate if every message that passed was processed; whether it closed now. */
-  boolean closeIfIdle() {
-    return PASSED.compareAndSet(this, processed, processed | CLOSED);
-  }
-
-  /** Closes the gate: the session ends. */
-  void close() {
-    PASSED.getAndBitwiseOr(this, CLOSED);
-  }
-
-  boolean closed() {
-    return (passed & CLOSED) != 0;
-  }
-
-  /** Whether the gate is closed and every message that passed it was processed. */
-  boolean drained() {
-    long now = passed;
-    return (now & CLOSED) != 0 && (now & ~CLOSED) == processed;
   }
 }
