@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * session registry) in front of the built-in {@link DemoServer}, bound on 127.0.0.1 at a free port
  * and stopped at the end: the JIT's compiled code is per class, so it carries over, while nothing a
  * client can see (sessions, metrics, servers) does. Its load is the {@code bench} load generator's,
- * in both protocol eras, sessions opened and deleted. A failure, a timeout or a termination signal
- * cuts it short with a warning; it never stops the real gateway.
+ * in both protocol eras, sessions opened and deleted, in rounds until the JIT settles (its
+ * compilations, not a count of calls, say when the call path is compiled). A failure, a timeout or
+ * a termination signal cuts it short with a warning; it never stops the real gateway.
  */
 final class Warmup {
 
@@ -58,7 +59,8 @@ final class Warmup {
       return false;
     }
     log.info(
-        "warming up: {} calls through a private gateway in front of the built-in demo server",
+        "warming up: rounds of {} calls through a private gateway in front of the built-in demo"
+            + " server, until the JIT settles",
         settings.calls());
     long start = System.nanoTime();
     WarmupLoad warmupLoad = new WarmupLoad(settings);
@@ -80,7 +82,8 @@ final class Warmup {
     CompletableFuture<Application> started = start(config);
     CompletableFuture<String> load =
         started.thenApplyAsync(
-            application -> warmupLoad.run(application.address().getPort()), Warmup::runOnOwnThread);
+            application -> untilSettled(warmupLoad, application.address().getPort(), settings),
+            Warmup::runOnOwnThread);
     try {
       CompletableFuture.anyOf(load, abandon)
           .get(settings.maxDuration().toMillis(), TimeUnit.MILLISECONDS);
@@ -107,6 +110,19 @@ final class Warmup {
     return Optional.empty();
   }
 
+  /**
+   * Rounds of the load until the JIT settles ({@link JitSettling}) or one fails: the load's problem
+   * ("" when none).
+   */
+  private static String untilSettled(WarmupLoad warmupLoad, int port, WarmupSettings settings) {
+    JitSettling settling = JitSettling.ofThisJvm(settings.settledShare(), settings.maxDuration());
+    String problem = warmupLoad.run(port);
+    while (problem.isEmpty() && settings.settledShare() > 0 && settling.anotherRound()) {
+      problem = warmupLoad.run(port);
+    }
+    return problem;
+  }
+
   private static CompletableFuture<Application> start(SupervisorConfig config) {
     try {
       return Application.start(config).toCompletableFuture();
@@ -123,7 +139,12 @@ final class Warmup {
 
   private static boolean report(WarmupLoad warmupLoad, String problem, long elapsedMillis) {
     if (problem.isEmpty()) {
-      log.info("warm-up: {} calls in {} ms", warmupLoad.calls(), elapsedMillis);
+      log.info(
+          "warm-up: {} calls in {} ms ({} rounds of {})",
+          warmupLoad.calls(),
+          elapsedMillis,
+          warmupLoad.rounds(),
+          warmupLoad.callsPerRound());
       return true;
     }
     log.warn("warm-up: not every call was answered ({}); the gateway is ready anyway", problem);

@@ -32,6 +32,7 @@ final class WarmupLoad {
 
   private final WarmupSettings settings;
   private volatile Process process;
+  private volatile int rounds;
   private volatile boolean stopped;
 
   WarmupLoad(WarmupSettings settings) {
@@ -39,8 +40,9 @@ final class WarmupLoad {
   }
 
   /**
-   * Blocks until the load generator has made its calls, or soon after {@link #stop}; empty when
-   * every call was answered with its own payload, else what the load generator printed.
+   * One round: blocks until the load generator has made its calls, or soon after {@link #stop}
+   * (then no further round runs); empty when every call was answered with its own payload, else
+   * what the load generator printed.
    */
   String run(int port) {
     Path output;
@@ -57,6 +59,7 @@ final class WarmupLoad {
               .redirectOutput(output.toFile())
               .start();
       process = started;
+      rounds++;
       if (stopped) {
         stop();
       }
@@ -93,9 +96,19 @@ final class WarmupLoad {
     }
   }
 
-  /** The calls it makes: the settings' count, rounded to whole sessions in each era. */
+  /** The calls it made: each round's, the settings' count rounded to whole sessions in each era. */
   int calls() {
+    return rounds * callsPerRound();
+  }
+
+  /** A round's calls: the settings' count, rounded to whole sessions in each era. */
+  int callsPerRound() {
     return ERA_COUNT * sessions() * callsPerSession();
+  }
+
+  /** The rounds {@link #run} began. */
+  int rounds() {
+    return rounds;
   }
 
   private int sessions() {

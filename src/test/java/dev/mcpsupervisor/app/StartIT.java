@@ -105,7 +105,7 @@ class StartIT {
     }
     assertEquals(200, ready.statusCode(), run + ": not ready within " + READY_BOUND);
     assertTrue(
-        gateway.stderrText().contains("warm-up: " + WARMUP_CALLS + " calls in "),
+        gateway.stderrText().contains(" rounds of " + WARMUP_CALLS + ")"),
         run + ": ready after the warm-up's summary; stderr:\n" + gateway.stderrText());
     assertEquals(200, get(url, "/livez").statusCode(), run);
   }

@@ -37,7 +37,7 @@ class WarmupIT {
       String url = jar.awaitListening();
       awaitReady(url);
       assertTrue(
-          jar.stderrText().contains("warm-up: " + WARMUP_CALLS + " calls in "),
+          jar.stderrText().contains(" rounds of " + WARMUP_CALLS + ")"),
           "the warm-up's summary before ready; stderr:\n" + jar.stderrText());
       // none of the warm-up's sessions, demo server processes or calls
       assertEquals(

@@ -20,7 +20,8 @@ class WarmupSettingsTest {
     assertEquals(
         new WarmupSettings(
             reference.getInt(WarmupSettings.CALLS),
-            reference.getDuration(WarmupSettings.MAX_DURATION)),
+            reference.getDuration(WarmupSettings.MAX_DURATION),
+            reference.getDouble(WarmupSettings.SETTLED_SHARE)),
         settings);
     assertTrue(settings.enabled(), "the jar warms up unless told not to");
   }
@@ -41,6 +42,9 @@ class WarmupSettingsTest {
     assertEquals(
         ORIGIN + ": warmup.maxDuration: must be positive, got PT0S",
         assertThrows(ConfigException.class, () -> parse("warmup.maxDuration = 0s")).getMessage());
+    assertEquals(
+        ORIGIN + ": warmup.settledShare: must be at least 0 and below 1, got 1.0",
+        assertThrows(ConfigException.class, () -> parse("warmup.settledShare = 1")).getMessage());
     assertThrows(ConfigException.class, () -> parse("warmup.calls = many"));
   }
 

@@ -32,7 +32,7 @@ class WarmupTest {
 
     boolean answered =
         Warmup.run(
-            new WarmupSettings(300, Duration.ofSeconds(60)), NO_SIGNAL, Warmup.privateConfig());
+            new WarmupSettings(300, Duration.ofSeconds(60), 0), NO_SIGNAL, Warmup.privateConfig());
 
     assertTrue(answered, "every warm-up call answered");
     assertTrue(
@@ -49,7 +49,7 @@ class WarmupTest {
                     + "\": {\"command\": \"/nonexistent/mcp-supervisor-warmup-server\"}}}",
                 "broken warm-up config"));
 
-    assertFalse(Warmup.run(new WarmupSettings(200, Duration.ofSeconds(60)), NO_SIGNAL, broken));
+    assertFalse(Warmup.run(new WarmupSettings(200, Duration.ofSeconds(60), 0), NO_SIGNAL, broken));
   }
 
   @Test
@@ -59,7 +59,7 @@ class WarmupTest {
 
     boolean answered =
         Warmup.run(
-            new WarmupSettings(1_000_000, Duration.ofSeconds(3)),
+            new WarmupSettings(1_000_000, Duration.ofSeconds(3), 0),
             NO_SIGNAL,
             Warmup.privateConfig());
 
@@ -77,7 +77,7 @@ class WarmupTest {
 
     assertFalse(
         Warmup.run(
-            new WarmupSettings(1_000_000, Duration.ofSeconds(60)),
+            new WarmupSettings(1_000_000, Duration.ofSeconds(60), 0),
             signalled,
             Warmup.privateConfig()));
   }
@@ -86,7 +86,7 @@ class WarmupTest {
   void noCallsNoWarmUp() {
     assertFalse(
         Warmup.run(
-            new WarmupSettings(0, Duration.ofSeconds(60)), NO_SIGNAL, Warmup.privateConfig()));
+            new WarmupSettings(0, Duration.ofSeconds(60), 0), NO_SIGNAL, Warmup.privateConfig()));
   }
 
   private static SupervisorConfig withAddressOfThePrivateConfig(SupervisorConfig config) {
