@@ -55,14 +55,6 @@ class DeliveryCountInContextTest {
   /** The fixture over stdio with {@code isolation: context}: a session of its own per caller. */
   private static ServerConfig contextIsolated(String name) {
     ServerSpec spec = TestGateway.stdioFixture(name).spec();
-    return new ServerConfig(
-        name,
-        spec,
-        Isolation.CONTEXT,
-        4,
-        64,
-        TestGateway.REQUEST_TIMEOUT,
-        Duration.ofHours(1),
-        name);
+    return ServerConfig.builder(name, spec).isolation(Isolation.CONTEXT).maxSessions(4).maxInflightPerSession(64).requestTimeout(TestGateway.REQUEST_TIMEOUT).idleTimeout(Duration.ofHours(1)).build();
   }
 }
