@@ -45,6 +45,8 @@ class DrainOnCloseTest {
   void everyCallInFlightGetsItsAnswerBeforeCloseReturnsAndNewCallsAreRefusedAtOnce(
       SupervisorTestKit kit) throws Exception {
     kit.stdio(SERVER, Slow.class);
+    // all of them sent upstream at once, none waiting behind the default 32
+    kit.option(SERVER, "maxInflightPerSession", IN_FLIGHT);
     SessionSupervisor supervisor = kit.supervisor();
     List<CompletableFuture<Long>> answeredAt = new ArrayList<>();
     for (int i = 0; i < IN_FLIGHT; i++) {
