@@ -15,7 +15,6 @@ source .ci/consumer-lib.sh
 versions=(${LANGCHAIN4J_VERSIONS:-1.11.0 1.18.1})
 repo=()
 [ -n "${MAVEN_REPO_LOCAL:-}" ] && repo=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL")
-version="$(project_version)"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -53,56 +52,8 @@ JAVA
   cat >"$project/servers.json" <<JSON
 { "mcpServers": { "everything": { "command": "$NODE_BIN", "args": ["$EVERYTHING_SERVER_JS", "stdio"] } } }
 JSON
-  cat >"$project/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>example</groupId>
-  <artifactId>langchain4j-consumer</artifactId>
-  <version>1</version>
-  <properties>
-    <maven.compiler.release>17</maven.compiler.release>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencyManagement>
-    <dependencies>
-      <dependency>
-        <groupId>dev.mcpsupervisor</groupId>
-        <artifactId>mcp-supervisor-bom</artifactId>
-        <version>$version</version>
-        <type>pom</type>
-        <scope>import</scope>
-      </dependency>
-      <dependency>
-        <groupId>dev.langchain4j</groupId>
-        <artifactId>langchain4j-bom</artifactId>
-        <version>$langchain4j</version>
-        <type>pom</type>
-        <scope>import</scope>
-      </dependency>
-    </dependencies>
-  </dependencyManagement>
-  <dependencies>
-    <dependency>
-      <groupId>dev.mcpsupervisor</groupId>
-      <artifactId>mcp-supervisor-langchain4j</artifactId>
-    </dependency>
-    <dependency>
-      <groupId>ch.qos.logback</groupId>
-      <artifactId>logback-classic</artifactId>
-      <version>1.5.38</version>
-    </dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-compiler-plugin</artifactId>
-        <version>3.14.0</version>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-POM
+  bom_project "$project" langchain4j-consumer "dev.langchain4j:langchain4j-bom:$langchain4j" \
+    dev.mcpsupervisor:mcp-supervisor-langchain4j ch.qos.logback:logback-classic:1.5.38
   echo "== LangChain4j $langchain4j: a new project on the BOM runs the docs' Assistant"
   (cd "$project" && mvn -B -q "${repo[@]}" compile dependency:build-classpath -Dmdep.outputFile=classpath.txt >/dev/null)
   grep -o "langchain4j-mcp-[^/]*\.jar" "$project/classpath.txt" | head -1

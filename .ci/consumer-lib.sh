@@ -8,6 +8,57 @@ project_version() {
   python3 -c 'import xml.etree.ElementTree as ET; ns={"m": "http://maven.apache.org/POM/4.0.0"}; print(ET.parse("pom.xml").getroot().find("m:version", ns).text)'
 }
 
+# bom_project DIR ARTIFACT "IMPORTS" DEPENDENCY...: writes DIR/pom.xml, a new user's project named ARTIFACT that imports
+# mcp-supervisor-bom at our version and each BOM of IMPORTS (space-separated groupId:artifactId:version), depends on
+# each DEPENDENCY (groupId:artifactId[:version[:scope]]; no version: the BOMs' own) and pins the compiler, surefire
+# and dependency plugins
+bom_project() {
+  local dir="$1" artifact="$2" imports="$3" bom dependency group name version scope boms="" dependencies=""
+  shift 3
+  for bom in $imports; do
+    IFS=: read -r group name version <<<"$bom"
+    boms+="      <dependency>
+        <groupId>$group</groupId><artifactId>$name</artifactId><version>$version</version>
+        <type>pom</type><scope>import</scope>
+      </dependency>
+"
+  done
+  for dependency in "$@"; do
+    IFS=: read -r group name version scope <<<"$dependency"
+    dependencies+="    <dependency><groupId>$group</groupId><artifactId>$name</artifactId>${version:+<version>$version</version>}${scope:+<scope>$scope</scope>}</dependency>
+"
+  done
+  cat >"$dir/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>$artifact</artifactId>
+  <version>1</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencyManagement>
+    <dependencies>
+      <dependency>
+        <groupId>dev.mcpsupervisor</groupId><artifactId>mcp-supervisor-bom</artifactId><version>$(project_version)</version>
+        <type>pom</type><scope>import</scope>
+      </dependency>
+$boms    </dependencies>
+  </dependencyManagement>
+  <dependencies>
+$dependencies  </dependencies>
+  <build>
+    <plugins>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version></plugin>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.5.4</version></plugin>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-dependency-plugin</artifactId><version>3.8.1</version></plugin>
+    </plugins>
+  </build>
+</project>
+POM
+}
+
 # example_from DOC MARKER OUT: the code block after "<!-- compiled: MARKER -->" in DOC, written to OUT
 example_from() {
   awk -v marker="<!-- compiled: $2 -->" '$0 == marker {found=1; next}

@@ -40,48 +40,13 @@ PROPS
 for pair in $SPRING_AI_MATRIX; do
   boot="${pair%%:*}"
   ai="${pair##*:}"
-  cat >"$project/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>example</groupId>
-  <artifactId>spring-ai-consumer</artifactId>
-  <version>1</version>
-  <properties>
-    <maven.compiler.release>17</maven.compiler.release>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencyManagement>
-    <dependencies>
-      <dependency>
-        <groupId>dev.mcpsupervisor</groupId><artifactId>mcp-supervisor-bom</artifactId><version>$version</version>
-        <type>pom</type><scope>import</scope>
-      </dependency>
-      <dependency>
-        <groupId>org.springframework.boot</groupId><artifactId>spring-boot-dependencies</artifactId><version>$boot</version>
-        <type>pom</type><scope>import</scope>
-      </dependency>
-      <dependency>
-        <groupId>org.springframework.ai</groupId><artifactId>spring-ai-bom</artifactId><version>$ai</version>
-        <type>pom</type><scope>import</scope>
-      </dependency>
-    </dependencies>
-  </dependencyManagement>
-  <dependencies>
-    <dependency><groupId>dev.mcpsupervisor</groupId><artifactId>mcp-supervisor-spring-ai</artifactId></dependency>
-    <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter</artifactId></dependency>
-    <!-- what a model starter brings besides the model: ChatClient, its auto-configured builder, tool calling -->
-    <dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-autoconfigure-model-chat-client</artifactId></dependency>
-    <dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-autoconfigure-model-tool</artifactId></dependency>
-    <dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-client-chat</artifactId></dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version></plugin>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-dependency-plugin</artifactId><version>3.8.1</version></plugin>
-    </plugins>
-  </build>
-</project>
-POM
+  # the three spring-ai artifacts: what a model starter brings besides the model (ChatClient, its auto-configured
+  # builder, tool calling)
+  bom_project "$project" spring-ai-consumer \
+    "org.springframework.boot:spring-boot-dependencies:$boot org.springframework.ai:spring-ai-bom:$ai" \
+    dev.mcpsupervisor:mcp-supervisor-spring-ai org.springframework.boot:spring-boot-starter \
+    org.springframework.ai:spring-ai-autoconfigure-model-chat-client \
+    org.springframework.ai:spring-ai-autoconfigure-model-tool org.springframework.ai:spring-ai-client-chat
   echo "== the docs' Spring AI Agent on Spring Boot $boot, Spring AI $ai, mcp-supervisor $version"
   (cd "$project" && mvn -B -q "${repo[@]}" compile dependency:build-classpath -Dmdep.outputFile=cp.txt)
   run_to_exit "the Agent on Spring Boot $boot, Spring AI $ai" "$project/agent-$boot-$ai.log" "^ANSWER: " -- \

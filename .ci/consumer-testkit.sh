@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # docs/testing.md's examples, run as a new user runs them: a fresh Maven project on mcp-supervisor-bom (imported) with
 # mcp-supervisor-testkit, mcp-supervisor-langchain4j (LangChain4j 1.11.0), junit-jupiter and logback-classic in test
-# scope, the docs' Weather scenario, WeatherTest, CircuitTest and AssistantTest as written in src/test/java, and
-# `mvn test`: each test must pass (the scripted server over stdio dies between two calls and the next call is
-# answered, by the client and by a LangChain4j agent with a scripted ChatModel; three failed starts open the circuit),
+# scope, the docs' Weather scenario, WeatherTest, HttpProcessTest, CircuitTest and AssistantTest as written in
+# src/test/java, and `mvn test`: each test must pass (the scripted server over stdio dies between two calls and the
+# next call is answered, by the client and by a LangChain4j agent with a scripted ChatModel; so does the scripted
+# server over HTTP as a child process, started again on its port; three failed starts open the circuit),
 # and the extension's own check fails a test that leaves a process behind. Then the docs' Spring Boot example
 # (ForecastModel, ForecastTest with the same Weather scenario) in a second project on the BOM with
 # mcp-supervisor-spring-ai, Spring Boot's and Spring AI's BOMs, spring-ai-client-chat (which brings networknt's
@@ -18,95 +19,36 @@ source .ci/consumer-lib.sh
 
 repo=()
 [ -n "${MAVEN_REPO_LOCAL:-}" ] && repo=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL")
-version="$(project_version)"
+
+# run_tests DIR OUT WHAT: `mvn test` in DIR, its output to OUT: on failure its tail and the test reports, and an error
+# naming WHAT; else the reports' counts and how long it took
+run_tests() {
+  local dir="$1" out="$2" what="$3" started report
+  started="$(now_ms)"
+  if ! (cd "$dir" && mvn -B -q "${repo[@]}" test >"$out" 2>&1); then
+    tail -n 60 "$out" >&2
+    for report in "$dir"/target/surefire-reports/*.txt; do
+      [ -f "$report" ] && cat "$report" >&2
+    done
+    echo "error: $what failed" >&2
+    exit 1
+  fi
+  grep -h "Tests run" "$dir"/target/surefire-reports/*.txt
+  echo "$what passed in $(($(now_ms) - started)) ms"
+}
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 project="$work/testkit-consumer"
 mkdir -p "$project/src/test/java"
-for example in Weather.java WeatherTest.java CircuitTest.java AssistantTest.java; do
+for example in Weather.java WeatherTest.java HttpProcessTest.java CircuitTest.java AssistantTest.java; do
   example_from docs/testing.md "$example" "$project/src/test/java/$example"
 done
-cat >"$project/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>example</groupId>
-  <artifactId>testkit-consumer</artifactId>
-  <version>1</version>
-  <properties>
-    <maven.compiler.release>17</maven.compiler.release>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencyManagement>
-    <dependencies>
-      <dependency>
-        <groupId>dev.mcpsupervisor</groupId>
-        <artifactId>mcp-supervisor-bom</artifactId>
-        <version>$version</version>
-        <type>pom</type>
-        <scope>import</scope>
-      </dependency>
-      <dependency>
-        <groupId>dev.langchain4j</groupId>
-        <artifactId>langchain4j-bom</artifactId>
-        <version>1.11.0</version>
-        <type>pom</type>
-        <scope>import</scope>
-      </dependency>
-    </dependencies>
-  </dependencyManagement>
-  <dependencies>
-    <dependency>
-      <groupId>dev.mcpsupervisor</groupId>
-      <artifactId>mcp-supervisor-testkit</artifactId>
-      <scope>test</scope>
-    </dependency>
-    <dependency>
-      <groupId>dev.mcpsupervisor</groupId>
-      <artifactId>mcp-supervisor-langchain4j</artifactId>
-      <scope>test</scope>
-    </dependency>
-    <dependency>
-      <groupId>org.junit.jupiter</groupId>
-      <artifactId>junit-jupiter</artifactId>
-      <version>5.14.4</version>
-      <scope>test</scope>
-    </dependency>
-    <dependency>
-      <groupId>ch.qos.logback</groupId>
-      <artifactId>logback-classic</artifactId>
-      <version>1.5.38</version>
-      <scope>test</scope>
-    </dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-compiler-plugin</artifactId>
-        <version>3.14.0</version>
-      </plugin>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-surefire-plugin</artifactId>
-        <version>3.5.4</version>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-POM
+bom_project "$project" testkit-consumer "dev.langchain4j:langchain4j-bom:1.11.0" \
+  dev.mcpsupervisor:mcp-supervisor-testkit::test dev.mcpsupervisor:mcp-supervisor-langchain4j::test \
+  org.junit.jupiter:junit-jupiter:5.14.4:test ch.qos.logback:logback-classic:1.5.38:test
 echo "== a new project on the BOM runs docs/testing.md's tests with mcp-supervisor-testkit"
-started="$(now_ms)"
-if ! (cd "$project" && mvn -B -q "${repo[@]}" test >"$project/out.txt" 2>&1); then
-  tail -n 60 "$project/out.txt" >&2
-  for report in "$project"/target/surefire-reports/*.txt; do
-    [ -f "$report" ] && cat "$report" >&2
-  done
-  echo "error: docs/testing.md's tests failed in a consumer project" >&2
-  exit 1
-fi
-grep -h "Tests run" "$project"/target/surefire-reports/*.txt
-echo "docs/testing.md's tests passed in a new project on the BOM in $(($(now_ms) - started)) ms"
+run_tests "$project" "$project/out.txt" "docs/testing.md's tests in a new project on the BOM"
 
 TESTKIT_SPRING_MATRIX="${TESTKIT_SPRING_MATRIX:-4.0.7:2.0.1 4.1.2:2.0.1}"
 spring="$work/testkit-spring-consumer"
@@ -118,60 +60,14 @@ done
 for pair in $TESTKIT_SPRING_MATRIX; do
   boot="${pair%%:*}"
   ai="${pair##*:}"
-  cat >"$spring/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>example</groupId>
-  <artifactId>testkit-spring-consumer</artifactId>
-  <version>1</version>
-  <properties>
-    <maven.compiler.release>17</maven.compiler.release>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencyManagement>
-    <dependencies>
-      <dependency>
-        <groupId>dev.mcpsupervisor</groupId><artifactId>mcp-supervisor-bom</artifactId><version>$version</version>
-        <type>pom</type><scope>import</scope>
-      </dependency>
-      <dependency>
-        <groupId>org.springframework.boot</groupId><artifactId>spring-boot-dependencies</artifactId><version>$boot</version>
-        <type>pom</type><scope>import</scope>
-      </dependency>
-      <dependency>
-        <groupId>org.springframework.ai</groupId><artifactId>spring-ai-bom</artifactId><version>$ai</version>
-        <type>pom</type><scope>import</scope>
-      </dependency>
-    </dependencies>
-  </dependencyManagement>
-  <dependencies>
-    <dependency><groupId>dev.mcpsupervisor</groupId><artifactId>mcp-supervisor-spring-ai</artifactId></dependency>
-    <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter</artifactId></dependency>
-    <dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-autoconfigure-model-chat-client</artifactId></dependency>
-    <dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-autoconfigure-model-tool</artifactId></dependency>
-    <dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-client-chat</artifactId></dependency>
-    <dependency><groupId>dev.mcpsupervisor</groupId><artifactId>mcp-supervisor-testkit</artifactId><scope>test</scope></dependency>
-    <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-test</artifactId><scope>test</scope></dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version></plugin>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.5.4</version></plugin>
-    </plugins>
-  </build>
-</project>
-POM
+  bom_project "$spring" testkit-spring-consumer \
+    "org.springframework.boot:spring-boot-dependencies:$boot org.springframework.ai:spring-ai-bom:$ai" \
+    dev.mcpsupervisor:mcp-supervisor-spring-ai org.springframework.boot:spring-boot-starter \
+    org.springframework.ai:spring-ai-autoconfigure-model-chat-client \
+    org.springframework.ai:spring-ai-autoconfigure-model-tool org.springframework.ai:spring-ai-client-chat \
+    dev.mcpsupervisor:mcp-supervisor-testkit::test org.springframework.boot:spring-boot-starter-test::test
   echo "== docs/testing.md's Spring Boot test on Spring Boot $boot, Spring AI $ai"
-  started="$(now_ms)"
   rm -rf "$spring/target"
-  if ! (cd "$spring" && mvn -B -q "${repo[@]}" test >"$spring/out-$boot-$ai.txt" 2>&1); then
-    tail -n 60 "$spring/out-$boot-$ai.txt" >&2
-    for report in "$spring"/target/surefire-reports/*.txt; do
-      [ -f "$report" ] && cat "$report" >&2
-    done
-    echo "error: docs/testing.md's Spring Boot test failed on Spring Boot $boot, Spring AI $ai" >&2
-    exit 1
-  fi
-  grep -h "Tests run" "$spring"/target/surefire-reports/*.txt
-  echo "docs/testing.md's Spring Boot test passed on Spring Boot $boot, Spring AI $ai in $(($(now_ms) - started)) ms"
+  run_tests "$spring" "$spring/out-$boot-$ai.txt" \
+    "docs/testing.md's Spring Boot test on Spring Boot $boot, Spring AI $ai"
 done

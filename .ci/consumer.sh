@@ -26,54 +26,7 @@ project="$(mktemp -d)"
 trap 'rm -rf "$project"' EXIT
 mkdir -p "$project/src/main/java"
 example_from README.md ReadmeExample.java "$project/src/main/java/ReadmeExample.java"
-cat >"$project/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>example</groupId>
-  <artifactId>readme-consumer</artifactId>
-  <version>1</version>
-  <properties>
-    <maven.compiler.release>17</maven.compiler.release>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencyManagement>
-    <dependencies>
-      <dependency>
-        <groupId>dev.mcpsupervisor</groupId>
-        <artifactId>mcp-supervisor-bom</artifactId>
-        <version>$version</version>
-        <type>pom</type>
-        <scope>import</scope>
-      </dependency>
-    </dependencies>
-  </dependencyManagement>
-  <dependencies>
-    <dependency>
-      <groupId>dev.mcpsupervisor</groupId>
-      <artifactId>mcp-supervisor-actors</artifactId>
-    </dependency>
-    <dependency>
-      <groupId>ch.qos.logback</groupId>
-      <artifactId>logback-classic</artifactId>
-      <version>1.5.38</version>
-    </dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-compiler-plugin</artifactId>
-        <version>3.14.0</version>
-      </plugin>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-dependency-plugin</artifactId>
-        <version>3.8.1</version>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-POM
+bom_project "$project" readme-consumer "" dev.mcpsupervisor:mcp-supervisor-actors ch.qos.logback:logback-classic:1.5.38
 echo "== a new project on the BOM and mcp-supervisor-actors $version compiles the README's example"
 (cd "$project" && mvn -B -q compile dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=target/deps)
 echo "README example compiled in a new project"

@@ -4,18 +4,20 @@ import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A scripted server over Streamable HTTP in this JVM. Ending it ({@link ToolScript#exit}, {@link
- * ToolScript#drop}) closes the server, which drops every connection and call in flight, and serves
- * again on the same port at once, as a restarted server would: a client sees its calls cut and must
- * connect anew.
+ * A scripted server over Streamable HTTP in the JVM that runs it: the test's ({@link #inThisJvm})
+ * or a child process's ({@link #inChildProcess}). Dropping the connection ({@link ToolScript#drop})
+ * closes the server, which cuts every connection and call in flight, and serves again on the same
+ * port at once. Ending it ({@link ToolScript#exit}) does the same in the test's JVM, as a restarted
+ * server would; in a child it ends the process with the exit code, and the parent starts another
+ * ({@link HttpScriptedProcess}).
  */
-final class HttpScriptedServer implements AutoCloseable {
+final class HttpScriptedServer implements HttpWire {
 
   private final ScriptRuntime runtime;
   private final AtomicReference<FixtureHttpServer> serving = new AtomicReference<>();
   private volatile boolean closed;
 
-  private HttpScriptedServer(Scenario scenario, Journal journal) {
+  private HttpScriptedServer(Scenario scenario, Journal journal, boolean exitEndsTheJvm) {
     this.runtime =
         new ScriptRuntime(
             scenario,
@@ -23,6 +25,9 @@ final class HttpScriptedServer implements AutoCloseable {
             new ScriptRuntime.Faults() {
               @Override
               public void exit(int code) {
+                if (exitEndsTheJvm) {
+                  Runtime.getRuntime().halt(code);
+                }
                 restartInBackground();
               }
 
@@ -33,14 +38,25 @@ final class HttpScriptedServer implements AutoCloseable {
             });
   }
 
-  static HttpScriptedServer start(Scenario scenario, Journal journal) {
-    HttpScriptedServer server = new HttpScriptedServer(scenario, journal);
-    server.serving.set(server.runtime.fixture().serveHttp(0, server.runtime::gate));
+  /** Started in the test's JVM on a free loopback port. */
+  static HttpScriptedServer inThisJvm(Scenario scenario, Journal journal) {
+    return start(new HttpScriptedServer(scenario, journal, false), 0);
+  }
+
+  /** Started in a child process's JVM on {@code port} (0: a free one); an exit ends that JVM. */
+  static HttpScriptedServer inChildProcess(Scenario scenario, Journal journal, int port) {
+    return start(new HttpScriptedServer(scenario, journal, true), port);
+  }
+
+  // the start is journaled once the server listens: a client that saw it may call at once
+  private static HttpScriptedServer start(HttpScriptedServer server, int port) {
+    server.serving.set(server.runtime.fixture().serveHttp(port, server.runtime::gate));
     server.runtime.started(ProcessHandle.current().pid());
     return server;
   }
 
-  String url() {
+  @Override
+  public String url() {
     return serving.get().url();
   }
 

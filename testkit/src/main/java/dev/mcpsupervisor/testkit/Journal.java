@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,13 +20,15 @@ import java.util.List;
  * kind}: {@code start} (a process or server started, with its {@code pid}), {@code received} (a
  * message a client sent, as {@code message}), {@code clientAnswer} (what a client answered a server
  * request with: {@code method}, {@code answer}), {@code refused} (an initialize refused). One line
- * is one write to a file opened for appending, so entries of two processes never mix.
+ * is one write to a file open for appending, so entries of two processes never mix.
  */
 final class Journal {
 
   static final ObjectMapper MAPPER = new ObjectMapper();
 
   private final Path file;
+  // opened once: a server journals every message it receives, an open and close each is slow
+  private FileChannel appending;
 
   Journal(Path file) {
     this.file = file;
@@ -52,11 +56,13 @@ final class Journal {
 
   synchronized void append(ObjectNode entry) {
     try {
-      Files.write(
-          file,
-          (entry + "\n").getBytes(StandardCharsets.UTF_8),
-          StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
+      if (appending == null) {
+        appending = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      }
+      ByteBuffer line = ByteBuffer.wrap((entry + "\n").getBytes(StandardCharsets.UTF_8));
+      while (line.hasRemaining()) {
+        appending.write(line);
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("could not write " + file, e);
     }
@@ -86,8 +92,11 @@ final class Journal {
     return entries().stream().filter(entry -> kind.equals(entry.path("kind").asText())).toList();
   }
 
-  void delete() {
+  synchronized void delete() {
     try {
+      if (appending != null) {
+        appending.close();
+      }
       Files.deleteIfExists(file);
     } catch (IOException e) {
       // a temporary file: deleteOnExit takes it

@@ -7,7 +7,8 @@ import java.util.Map;
  * A scripted server's definition, filled by a {@link Scenario}: tools ({@link #tool}), text
  * resources clients may subscribe to ({@link #resource}), and faults of the server as a whole
  * ({@link #refuseInitialize}, {@link #exitOnStart}). Counts ("the first 3 times") run across the
- * server's restarts: they are read from its journal, which outlives its processes.
+ * server's restarts: a process starts from the calls its journal, which outlives its processes,
+ * recorded before it (processes of one server at once count their own calls from there).
  */
 public final class Script {
 

@@ -9,9 +9,11 @@ import io.modelcontextprotocol.spec.McpSchema.ReadResourceResult;
 import io.modelcontextprotocol.spec.McpSchema.Resource;
 import io.modelcontextprotocol.spec.McpSchema.TextResourceContents;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
+import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Mono;
 
 /**
@@ -36,6 +38,8 @@ final class ScriptRuntime {
   private final Faults faults;
   private final ScriptableFixture fixture = new ScriptableFixture();
   private final Map<String, ToolScript> tools = new ConcurrentHashMap<>();
+  // the calls of each tool received, by this process and (read once, at its start) those before it
+  private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
 
   ScriptRuntime(Scenario scenario, Journal journal, Faults faults) {
     this.script = new Script();
@@ -43,6 +47,7 @@ final class ScriptRuntime {
     this.journal = journal;
     this.faults = faults;
     tools.putAll(script.tools);
+    journal.entries("received").forEach(entry -> count(entry.path("message")));
     fixture.publish(
         script.tools.values().stream().map(this::specification).toList(),
         script.resources.entrySet().stream()
@@ -75,6 +80,7 @@ final class ScriptRuntime {
     ObjectNode received = Journal.entry("received");
     received.set("message", message);
     journal.append(received);
+    count(message);
     JsonNode id = message.get("id");
     String method = message.path("method").asText("");
     if (id == null) {
@@ -132,30 +138,56 @@ final class ScriptRuntime {
 
   /**
    * Which call of the tool this is (0 the first), across restarts: the calls of it received so far,
-   * less this one. A 2026-07-28 call's later rounds (with {@code requestState}) are the same call.
-   * Calls of one tool that overlap may both be numbered by the later one.
+   * less this one. Calls of one tool that overlap may both be numbered by the later one.
    */
   private int callIndex(String tool) {
-    long calls =
-        journal.entries("received").stream()
-            .map(entry -> entry.path("message"))
-            .filter(message -> "tools/call".equals(message.path("method").asText()))
-            .filter(message -> message.has("id"))
-            .filter(message -> tool.equals(message.path("params").path("name").asText()))
-            .filter(message -> !message.path("params").has("requestState"))
-            .count();
-    return (int) Math.max(0, calls - 1);
+    AtomicInteger received = calls.get(tool);
+    return received == null ? 0 : Math.max(0, received.get() - 1);
+  }
+
+  /**
+   * The tool a message calls, or null when it is not a call to count: a 2026-07-28 call's later
+   * rounds (with {@code requestState}) are the same call.
+   */
+  private static String calledTool(JsonNode message) {
+    boolean counted =
+        "tools/call".equals(message.path("method").asText())
+            && message.has("id")
+            && !message.path("params").has("requestState");
+    return counted ? message.path("params").path("name").asText() : null;
+  }
+
+  private void count(JsonNode message) {
+    String tool = calledTool(message);
+    if (tool != null) {
+      calls.computeIfAbsent(tool, any -> new AtomicInteger()).incrementAndGet();
+    }
   }
 
   private AsyncToolSpecification specification(ToolScript tool) {
     return AsyncToolSpecification.builder()
-        .tool(Tool.builder(tool.name, tool.inputSchema).description(tool.description).build())
+        .tool(
+            Tool.builder(tool.name, tool.inputSchema)
+                .description(tool.description)
+                .annotations(annotations(tool))
+                .build())
         .callHandler(
             (exchange, request) ->
                 Mono.defer(
                     () ->
                         tool.step(callIndex(tool.name))
                             .run(new ToolScript.Call(exchange, request, this))))
+        .build();
+  }
+
+  /** The tool's hints, or none when it has none (as a tool without annotations is listed). */
+  private static ToolAnnotations annotations(ToolScript tool) {
+    if (!tool.readOnly && !tool.idempotent) {
+      return null;
+    }
+    return ToolAnnotations.builder()
+        .readOnlyHint(tool.readOnly)
+        .idempotentHint(tool.idempotent)
         .build();
   }
 

@@ -15,10 +15,11 @@ import java.util.List;
 
 /**
  * A scripted MCP server for a test: over stdio, the command line of a child process the supervisor
- * spawns, kills and restarts ({@link #stdio}); over Streamable HTTP, a server in this JVM on a free
- * loopback port ({@link #http}). Either way it behaves as its {@link Scenario} says and records
- * what it received ({@link #received}, {@link #requests}) and what the client answered its requests
- * with ({@link #clientAnswers}), across restarts. Close it after the test (the {@link
+ * spawns, kills and restarts ({@link #stdio}); over Streamable HTTP on a free loopback port, a
+ * server in this JVM ({@link #http}) or a child process of it that is started again on the same
+ * port when it exits ({@link #httpProcess}). Either way it behaves as its {@link Scenario} says and
+ * records what it received ({@link #received}, {@link #requests}) and what the client answered its
+ * requests with ({@link #clientAnswers}), across restarts. Close it after the test (the {@link
  * SupervisorTestKit} does).
  */
 public final class ScriptedServer implements AutoCloseable {
@@ -49,9 +50,9 @@ public final class ScriptedServer implements AutoCloseable {
   private final Era era;
   private final Journal journal;
   private final List<String> command;
-  private final HttpScriptedServer http;
+  private final HttpWire http;
 
-  private ScriptedServer(Era era, Journal journal, List<String> command, HttpScriptedServer http) {
+  private ScriptedServer(Era era, Journal journal, List<String> command, HttpWire http) {
     this.era = era;
     this.journal = journal;
     this.command = command;
@@ -94,14 +95,32 @@ public final class ScriptedServer implements AutoCloseable {
    */
   public static ScriptedServer http(Scenario scenario, Era era) {
     Journal journal = Journal.create();
-    return new ScriptedServer(era, journal, null, HttpScriptedServer.start(scenario, journal));
+    return new ScriptedServer(era, journal, null, HttpScriptedServer.inThisJvm(scenario, journal));
+  }
+
+  /** A server of both eras over Streamable HTTP as a child process; the supervisor finds out. */
+  public static ScriptedServer httpProcess(Class<? extends Scenario> scenario) {
+    return httpProcess(scenario, Era.BOTH);
+  }
+
+  /**
+   * A server over Streamable HTTP as a child process of this JVM, started and listening on a free
+   * loopback port (the one it says it listens on); {@code era} is the one the supervisor is
+   * configured to speak to it. When it exits ({@link ToolScript#exit}, or killed by its pid from
+   * {@link #starts}), another process is started on the same port, as a service manager would: its
+   * clients are refused until it listens, a JVM start later (a second or more; see {@link
+   * SupervisorTestKit#RECONNECT_UNTIL_BACK}). {@link #close} ends it; it also ends with this JVM.
+   */
+  public static ScriptedServer httpProcess(Class<? extends Scenario> scenario, Era era) {
+    Journal journal = Journal.create();
+    return new ScriptedServer(era, journal, null, HttpScriptedProcess.start(scenario, journal));
   }
 
   public Era era() {
     return era;
   }
 
-  /** The child's command line (stdio); empty for a server over HTTP. */
+  /** The child's command line (stdio); empty for a server over HTTP (even in a child process). */
   public List<String> command() {
     return command == null ? List.of() : command;
   }
@@ -166,7 +185,7 @@ public final class ScriptedServer implements AutoCloseable {
     return answers;
   }
 
-  /** The pid of each start, in order (this JVM's for a server over HTTP). */
+  /** The pid of each start, in order (this JVM's for a server over HTTP in this JVM). */
   public List<Long> starts() {
     return journal.entries("start").stream().map(entry -> entry.path("pid").asLong()).toList();
   }
@@ -174,7 +193,7 @@ public final class ScriptedServer implements AutoCloseable {
   /**
    * Waits (at most {@code within}) until the server has started {@code count} times in all: a
    * restart seen from the server's side, for a client that has no session to see it lost (a
-   * stateless server over HTTP).
+   * stateless server over HTTP). A server over HTTP counts a start once it listens.
    */
   public void awaitStarts(int count, Duration within) {
     long deadline = System.nanoTime() + within.toNanos();
@@ -193,7 +212,10 @@ public final class ScriptedServer implements AutoCloseable {
     }
   }
 
-  /** Stops a server over HTTP; forgets the journal. A stdio child is its supervisor's to end. */
+  /**
+   * Stops a server over HTTP (a child process ends); forgets the journal. A stdio child is its
+   * supervisor's to end.
+   */
   @Override
   public void close() {
     if (http != null) {

@@ -2,6 +2,7 @@ package dev.mcpsupervisor.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.fixture.FixtureTools;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -19,15 +20,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * A scripted server as a child process over stdio: {@code ScriptedServerMain <scenario class>
- * <journal file> --stdio|--stdio-2026}. It reads its stdin line by line through the script's gate
- * (which records each message and may answer it), and hands the rest to the fixture's server of the
- * era asked for. Logs go to stderr; stdout carries the protocol alone.
+ * A scripted server as a child process: {@code ScriptedServerMain <scenario class> <journal file>
+ * --stdio|--stdio-2026|--http <port>}. Over stdio it reads its stdin line by line through the
+ * script's gate (which records each message and may answer it), and hands the rest to the fixture's
+ * server of the era asked for; stdout carries the protocol alone. Over HTTP it serves both eras on
+ * 127.0.0.1 and the port (0: a free one), prints {@link FixtureTools#LISTENING_PREFIX} and its URL
+ * on stdout once it listens, and exits when its stdin ends (its parent closed it, or died). Logs go
+ * to stderr.
  */
 public final class ScriptedServerMain {
 
   static final String SESSIONS = "--stdio";
   static final String STATELESS = "--stdio-2026";
+  static final String HTTP = "--http";
 
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(2);
   private static final int PIPE_BYTES = 1 << 20;
@@ -35,13 +40,21 @@ public final class ScriptedServerMain {
   private ScriptedServerMain() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 3 || !(args[2].equals(SESSIONS) || args[2].equals(STATELESS))) {
+    boolean stdio = args.length == 3 && (args[2].equals(SESSIONS) || args[2].equals(STATELESS));
+    boolean http = args.length == 4 && args[2].equals(HTTP);
+    if (!stdio && !http) {
       System.err.println(
-          "usage: ScriptedServerMain <scenario class> <journal file> --stdio|--stdio-2026");
+          "usage: ScriptedServerMain <scenario class> <journal file>"
+              + " --stdio|--stdio-2026|--http <port>");
       System.exit(2);
     }
     FileOutputStream stdout = new FileOutputStream(FileDescriptor.out);
     System.setOut(System.err);
+    if (http) {
+      serveHttp(
+          scenario(args[0]), new Journal(Path.of(args[1])), Integer.parseInt(args[3]), stdout);
+      System.exit(0);
+    }
     LineOutput protocolOut = new LineOutput(stdout);
     ScriptRuntime runtime =
         new ScriptRuntime(
@@ -85,6 +98,18 @@ public final class ScriptedServerMain {
       serving.join(CLOSE_TIMEOUT.toMillis());
     }
     System.exit(0);
+  }
+
+  private static void serveHttp(Scenario scenario, Journal journal, int port, OutputStream stdout)
+      throws IOException {
+    HttpScriptedServer server = HttpScriptedServer.inChildProcess(scenario, journal, port);
+    PrintStream out = new PrintStream(stdout, true, StandardCharsets.UTF_8);
+    out.println(FixtureTools.LISTENING_PREFIX + server.url());
+    // the parent holds our stdin: when it ends, even by the parent's SIGKILL, we follow
+    while (System.in.read() != -1) {
+      // input is ignored
+    }
+    server.close();
   }
 
   /** Stdin's lines through the gate to the server, until stdin ends. */

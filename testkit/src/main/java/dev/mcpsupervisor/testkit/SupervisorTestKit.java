@@ -18,12 +18,12 @@ import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * A {@link SessionSupervisor} over scripted servers for one test: add the servers ({@link #stdio},
- * {@link #http}), then use {@link #client()} (which starts the supervisor with them) and await what
- * the supervision tree does ({@link #expectRestart}, {@link #expectCircuitOpen}, or any event on
- * {@link #events()}). Restart back-off and circuit cool-down are short ({@link #FAST_SETTINGS}) so
- * faults do not slow tests. {@link #close()} ends the supervisor (every child process with it) and
- * the servers; the {@link McpSupervisorTest} extension does that after each test and fails a test
- * that leaves a process behind.
+ * {@link #http}, {@link #httpProcess}), then use {@link #client()} (which starts the supervisor
+ * with them) and await what the supervision tree does ({@link #expectRestart}, {@link
+ * #expectCircuitOpen}, or any event on {@link #events()}). Restart back-off and circuit cool-down
+ * are short ({@link #FAST_SETTINGS}) so faults do not slow tests. {@link #close()} ends the
+ * supervisor (every child process with it) and the servers; the {@link McpSupervisorTest} extension
+ * does that after each test and fails a test that leaves a process behind.
  */
 public final class SupervisorTestKit implements AutoCloseable {
 
@@ -35,6 +35,14 @@ public final class SupervisorTestKit implements AutoCloseable {
       "mcp-supervisor.supervisor { restartBackoff { min = 10ms, max = 100ms, randomFactor = 0 }\n"
           + " circuitBreaker { maxFailures = 3, cooldown = 1s } }\n"
           + "pekko.loglevel = WARNING";
+
+  /**
+   * Over {@link #FAST_SETTINGS}, for a server whose restart takes a JVM start (an HTTP child
+   * process, {@link #httpProcess}): a lost session keeps reconnecting, every 100 ms for 30 s, until
+   * the server is back, where three refused reconnects in 70 ms would open its circuit.
+   */
+  public static final String RECONNECT_UNTIL_BACK =
+      "mcp-supervisor.supervisor.circuitBreaker.maxFailures = 300";
 
   /** How long an {@code expect...} waits by default. */
   public static final Duration EXPECT_TIMEOUT = Duration.ofSeconds(30);
@@ -65,6 +73,15 @@ public final class SupervisorTestKit implements AutoCloseable {
   /** The scripted server over HTTP in this JVM named {@code name}, spoken to in {@code era}. */
   public ScriptedServer http(String name, Scenario scenario, ScriptedServer.Era era) {
     return add(name, ScriptedServer.http(scenario, era));
+  }
+
+  /**
+   * The scripted server over HTTP as a child process named {@code name}, spoken to in {@code era}
+   * ({@link ScriptedServer#httpProcess}); started now, ended by {@link #close}.
+   */
+  public ScriptedServer httpProcess(
+      String name, Class<? extends Scenario> scenario, ScriptedServer.Era era) {
+    return add(name, ScriptedServer.httpProcess(scenario, era));
   }
 
   /**

@@ -51,6 +51,8 @@ public final class ToolScript {
   final String name;
   String description = "a scripted tool";
   Map<String, Object> inputSchema = Map.of("type", "object");
+  boolean readOnly;
+  boolean idempotent;
   final List<Step> steps = new ArrayList<>();
 
   ToolScript(String name) {
@@ -70,6 +72,21 @@ public final class ToolScript {
    */
   public ToolScript inputSchema(Map<String, Object> schema) {
     inputSchema = schema;
+    return this;
+  }
+
+  /**
+   * Published with {@code readOnlyHint}: a call of it lost with its session may be sent again (the
+   * supervisor does, on the next session).
+   */
+  public ToolScript readOnly() {
+    readOnly = true;
+    return this;
+  }
+
+  /** Published with {@code idempotentHint}: like {@link #readOnly}, safe to send again. */
+  public ToolScript idempotent() {
+    idempotent = true;
     return this;
   }
 

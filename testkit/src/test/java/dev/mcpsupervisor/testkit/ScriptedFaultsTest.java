@@ -1,7 +1,9 @@
 package dev.mcpsupervisor.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,9 +11,11 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.mcpsupervisor.actors.SupervisorClient;
 import dev.mcpsupervisor.actors.SupervisorException;
 import dev.mcpsupervisor.actors.call.CallOptions;
+import dev.mcpsupervisor.fixture.ChildProcesses;
 import dev.mcpsupervisor.protocol.tools.ToolResult;
 import dev.mcpsupervisor.testkit.ScriptedServer.Era;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
@@ -19,11 +23,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Each fault does what it says, over stdio and HTTP, in both eras. */
+/**
+ * Each fault does what it says, over stdio and HTTP (in the test's JVM and as a child process), in
+ * both eras.
+ */
 @McpSupervisorTest
 class ScriptedFaultsTest {
 
   private static final String SERVER = "scripted";
+  private static final String HTTP_PROCESS = "http-process";
 
   /** The faults under test, one tool each, with a tool that always answers beside them. */
   public static final class Faults implements Scenario {
@@ -41,13 +49,17 @@ class ScriptedFaultsTest {
         Arguments.of("stdio", Era.SESSIONS),
         Arguments.of("stdio", Era.STATELESS),
         Arguments.of("http", Era.SESSIONS),
-        Arguments.of("http", Era.STATELESS));
+        Arguments.of("http", Era.STATELESS),
+        Arguments.of(HTTP_PROCESS, Era.SESSIONS),
+        Arguments.of(HTTP_PROCESS, Era.STATELESS));
   }
 
   private static ScriptedServer server(SupervisorTestKit kit, String transport, Era era) {
-    return transport.equals("stdio")
-        ? kit.stdio(SERVER, Faults.class, era)
-        : kit.http(SERVER, new Faults(), era);
+    return switch (transport) {
+      case "stdio" -> kit.stdio(SERVER, Faults.class, era);
+      case "http" -> kit.http(SERVER, new Faults(), era);
+      default -> kit.httpProcess(SERVER, Faults.class, era);
+    };
   }
 
   @ParameterizedTest(name = "{0} {1}")
@@ -55,20 +67,28 @@ class ScriptedFaultsTest {
   void anExitIsSeenAsALossAndTheServerIsRestarted(
       String transport, Era era, SupervisorTestKit kit) {
     ScriptedServer server = server(kit, transport, era);
+    if (transport.equals(HTTP_PROCESS)) {
+      kit.settings(SupervisorTestKit.RECONNECT_UNTIL_BACK); // a new process takes a JVM start
+    }
     SupervisorClient client = kit.client();
 
     assertEquals("before", call(client, "dies").text());
     assertThrows(CompletionException.class, () -> call(client, "dies"));
-    if (transport.equals("http") && era == Era.STATELESS) {
+    if (!transport.equals("stdio") && era == Era.STATELESS) {
       // no connection to lose: the next call goes to the server once it is back
-      server.awaitStarts(2, Duration.ofSeconds(10));
+      server.awaitStarts(2, SupervisorTestKit.EXPECT_TIMEOUT);
     } else {
       kit.expectLost(SERVER);
       kit.expectRestart(SERVER);
     }
 
     assertEquals("after", call(client, "dies").text());
-    assertEquals(2, server.starts().size(), "started, then started again: " + server.starts());
+    List<Long> starts = server.starts();
+    assertEquals(2, starts.size(), "started, then started again: " + starts);
+    if (!transport.equals("http")) {
+      assertNotEquals(starts.get(0), starts.get(1), "a new process: " + starts);
+      assertFalse(ChildProcesses.isAlive(starts.get(0)), "the first one is gone");
+    }
   }
 
   @ParameterizedTest(name = "{0} {1}")

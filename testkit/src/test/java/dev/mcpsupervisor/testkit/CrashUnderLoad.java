@@ -1,10 +1,15 @@
-package dev.mcpsupervisor.actors;
+package dev.mcpsupervisor.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.mcpsupervisor.fixture.FixtureTools;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.actors.SessionSupervisor;
+import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
+import dev.mcpsupervisor.protocol.McpMethods;
+import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,26 +24,45 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The fixture's {@code crash} tool in the middle of 200 concurrent calls: 100 slow calls ({@code
- * sleep}) and 50 {@code echo} calls go first, then the crash, then 50 read-only calls ({@code
- * read_only_echo}, {@code idempotent_echo}, {@code tools/list}) that the dying server cannot
- * answer. Records when each answer came.
+ * A crash in the middle of 200 concurrent calls to a scripted server ({@link Tools}): 100 slow
+ * calls ({@code sleep}) and 50 {@code echo} calls go first, then {@code crash}, then 50 read-only
+ * calls ({@code read_only_echo}, {@code idempotent_echo}, {@code tools/list}) that the dying server
+ * cannot answer. Records when each answer came.
  */
 final class CrashUnderLoad {
+
+  static final String SLEEP = "sleep";
+  static final String ECHO = "echo";
+  static final String CRASH = "crash";
+  static final String READ_ONLY_ECHO = "read_only_echo";
+  static final String IDEMPOTENT_ECHO = "idempotent_echo";
 
   static final int SLOW_CALLS = 100;
   static final int ECHO_CALLS = 50;
   static final int READ_ONLY_CALLS = 50;
-  static final long SLEEP_MILLIS = 1000;
+  static final Duration SLEEP_TIME = Duration.ofSeconds(1);
+  static final String SLEPT = "slept";
 
-  /**
-   * Far below the 30 s request timeout: an answer later than this means the death was not noticed.
-   */
+  /** The server's deadline for a call: an answer later than {@link #ANSWERS_WITHIN} is far late. */
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Far below {@link #REQUEST_TIMEOUT}: a later answer means the death was not noticed. */
   static final Duration ANSWERS_WITHIN = Duration.ofSeconds(25);
 
   /** Calls the server may answer with "session lost" when they were in flight at the crash. */
-  private static final Set<String> MAY_BE_LOST =
-      Set.of(FixtureTools.SLEEP, FixtureTools.ECHO, FixtureTools.CRASH);
+  private static final Set<String> MAY_BE_LOST = Set.of(SLEEP, ECHO, CRASH);
+
+  /** The tools the load calls: echoes (two of them safe to retry), a slow one, and the crash. */
+  public static final class Tools implements Scenario {
+    @Override
+    public void define(Script script) {
+      script.tool(ECHO).answer(CrashUnderLoad::message);
+      script.tool(READ_ONLY_ECHO).readOnly().answer(CrashUnderLoad::message);
+      script.tool(IDEMPOTENT_ECHO).idempotent().answer(CrashUnderLoad::message);
+      script.tool(SLEEP).delay(SLEEP_TIME, SLEPT);
+      script.tool(CRASH).exit(3);
+    }
+  }
 
   record Call(
       String tool, String payload, CompletableFuture<JsonRpcResponse> answer, long[] answeredAt) {}
@@ -61,24 +85,23 @@ final class CrashUnderLoad {
     try {
       List<Supplier<Call>> before = new ArrayList<>();
       for (int i = 0; i < SLOW_CALLS; i++) {
-        before.add(() -> call(FixtureTools.SLEEP, "ms", SLEEP_MILLIS, "slept " + SLEEP_MILLIS));
+        before.add(() -> call(SLEEP, null, SLEPT));
       }
       for (int i = 0; i < ECHO_CALLS; i++) {
         String payload = "echo-" + i;
-        before.add(() -> call(FixtureTools.ECHO, "message", payload, payload));
+        before.add(() -> call(ECHO, payload, payload));
       }
       fireConcurrently(callers, before);
 
       crashSentAt = System.nanoTime();
-      calls.add(call(FixtureTools.CRASH, null, null, null));
+      calls.add(call(CRASH, null, null));
 
       List<Supplier<Call>> after = new ArrayList<>();
       for (int i = 0; i < READ_ONLY_CALLS; i++) {
         String payload = "read-only-" + i;
         switch (i % 3) {
-          case 0 -> after.add(() -> call(FixtureTools.READ_ONLY_ECHO, "message", payload, payload));
-          case 1 ->
-              after.add(() -> call(FixtureTools.IDEMPOTENT_ECHO, "message", payload, payload));
+          case 0 -> after.add(() -> call(READ_ONLY_ECHO, payload, payload));
+          case 1 -> after.add(() -> call(IDEMPOTENT_ECHO, payload, payload));
           default -> after.add(this::toolsList);
         }
       }
@@ -86,6 +109,52 @@ final class CrashUnderLoad {
     } finally {
       callers.shutdown();
     }
+  }
+
+  /** A tools/call of {@code tool}, with {@code message} as its argument when not null. */
+  static CompletionStage<JsonRpcResponse> call(
+      SessionSupervisor supervisor, String context, String server, String tool, String message) {
+    ObjectNode params = JsonRpcCodec.emptyObject();
+    params.put("name", tool);
+    ObjectNode arguments = params.putObject("arguments");
+    if (message != null) {
+      arguments.put("message", message);
+    }
+    return supervisor.request(context, server, McpMethods.TOOLS_CALL, params, null);
+  }
+
+  /** The text of {@code server}'s echo of {@code message}, awaited. */
+  static String echo(SessionSupervisor supervisor, String context, String server, String message) {
+    return text(await(call(supervisor, context, server, ECHO, message)));
+  }
+
+  /** The answer, within {@link #REQUEST_TIMEOUT}. */
+  static JsonRpcResponse await(CompletionStage<JsonRpcResponse> answer) {
+    try {
+      return answer.toCompletableFuture().get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("no answer within " + REQUEST_TIMEOUT + ": " + e, e);
+    }
+  }
+
+  /** The text of a successful tools/call answer. */
+  static String text(JsonRpcResponse response) {
+    if (response.isError()) {
+      throw new AssertionError("error answer: " + response.error());
+    }
+    return response.result().path("content").path(0).path("text").asText();
+  }
+
+  static boolean isSessionLost(JsonRpcResponse response) {
+    if (!response.isError() || response.error().code() != JsonRpcErrorCodes.UPSTREAM_SESSION_LOST) {
+      return false;
+    }
+    JsonNode data = response.error().data();
+    return data != null && data.path("retryable").asBoolean(false);
+  }
+
+  private static String message(java.util.Map<String, Object> arguments) {
+    return String.valueOf(arguments.get("message"));
   }
 
   private void fireConcurrently(ExecutorService callers, List<Supplier<Call>> work)
@@ -107,13 +176,15 @@ final class CrashUnderLoad {
     }
   }
 
-  private Call call(String tool, String argument, Object value, String expected) {
-    return track(
-        tool, expected, RealFixture.call(supervisor, context, server, tool, argument, value));
+  private Call call(String tool, String message, String expected) {
+    return track(tool, expected, call(supervisor, context, server, tool, message));
   }
 
   private Call toolsList() {
-    return track("tools/list", null, supervisor.request(context, server, "tools/list", null, null));
+    return track(
+        McpMethods.TOOLS_LIST,
+        null,
+        supervisor.request(context, server, McpMethods.TOOLS_LIST, null, null));
   }
 
   private static Call track(String tool, String expected, CompletionStage<JsonRpcResponse> answer) {
@@ -142,35 +213,31 @@ final class CrashUnderLoad {
       JsonRpcResponse response = call.answer().join();
       if (response.isError()) {
         assertTrue(
-            RealFixture.isSessionLost(response),
-            () -> call.tool() + " failed otherwise: " + response.error());
+            isSessionLost(response), () -> call.tool() + " failed otherwise: " + response.error());
         assertTrue(
             MAY_BE_LOST.contains(call.tool()),
             () -> "read-only " + call.tool() + " failed: " + response.error());
         firstLostAt = Math.min(firstLostAt, call.answeredAt()[0]);
         lost++;
-      } else if (call.tool().equals("tools/list")) {
-        assertTrue(
-            response.result().path("tools").size() > 5,
-            () -> "tools/list answered " + response.result());
-      } else {
+      } else if (call.tool().equals(McpMethods.TOOLS_LIST)) {
         assertEquals(
-            call.payload(), RealFixture.text(response), () -> "wrong answer to " + call.tool());
+            5, response.result().path("tools").size(), () -> "tools/list answered " + response);
+      } else {
+        assertEquals(call.payload(), text(response), () -> "wrong answer to " + call.tool());
       }
     }
     JsonRpcResponse crash =
         calls.stream()
-            .filter(c -> c.tool().equals(FixtureTools.CRASH))
+            .filter(c -> c.tool().equals(CRASH))
             .findFirst()
             .orElseThrow()
             .answer()
             .join();
-    assertTrue(
-        RealFixture.isSessionLost(crash), () -> "the crash call itself is lost, got " + crash);
+    assertTrue(isSessionLost(crash), () -> "the crash call itself is lost, got " + crash);
     long detectedMillis = TimeUnit.NANOSECONDS.toMillis(firstLostAt - crashedAt);
     System.out.printf(
-        "crash under load: %d of %d calls lost; first 'session lost' answer %d ms after the crash, %d ms after the crash"
-            + " call was sent%n",
+        "crash under load: %d of %d calls lost; first 'session lost' answer %d ms after the crash,"
+            + " %d ms after the crash call was sent%n",
         lost,
         calls.size(),
         detectedMillis,

@@ -1,53 +1,58 @@
-package dev.mcpsupervisor.actors;
+package dev.mcpsupervisor.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
-import dev.mcpsupervisor.actors.base.SupervisorObserver;
+import dev.mcpsupervisor.actors.SessionSupervisor;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.SessionSnapshot;
 import dev.mcpsupervisor.fixture.ChildProcesses;
-import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.JsonRpcErrorCodes;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
-import dev.mcpsupervisor.upstream.DefaultConnectors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * close() drains: the calls in flight when it starts get their real answers (until {@code
  * drainTimeout}), a call made after it started is refused at once, and no child process outlives
- * it. Against the real fixture over stdio.
+ * it. Against a scripted server over stdio.
  */
+@McpSupervisorTest
 class DrainOnCloseTest {
 
-  private static final String SERVER = "fixture";
+  private static final String SERVER = "scripted";
   private static final int IN_FLIGHT = 50;
-  private static final int SLEEP_MS = 2_000;
+  private static final Duration SLEEP = Duration.ofSeconds(2);
+  private static final String SLEPT = "slept";
   private static final Duration WITHIN = Duration.ofSeconds(30);
 
-  @AfterAll
-  static void noProcessOutlivesTheTests() {
-    ChildProcesses.assertNoneAlive();
+  /** An echo, a call that takes {@link #SLEEP}, and one that outlives any drain. */
+  public static final class Slow implements Scenario {
+    @Override
+    public void define(Script script) {
+      script.tool(CrashUnderLoad.ECHO).answer(args -> String.valueOf(args.get("message")));
+      script.tool("sleep").delay(SLEEP, SLEPT);
+      script.tool("outlive").delay(Duration.ofMinutes(1), "too late");
+    }
   }
 
   @Test
-  void everyCallInFlightGetsItsAnswerBeforeCloseReturnsAndNewCallsAreRefusedAtOnce()
-      throws Exception {
-    SessionSupervisor supervisor = start("", 0);
+  void everyCallInFlightGetsItsAnswerBeforeCloseReturnsAndNewCallsAreRefusedAtOnce(
+      SupervisorTestKit kit) throws Exception {
+    kit.stdio(SERVER, Slow.class);
+    // all of them sent upstream at once, none waiting behind the default 32
+    kit.option(SERVER, "maxInflightPerSession", IN_FLIGHT);
+    SessionSupervisor supervisor = kit.supervisor();
     List<CompletableFuture<Long>> answeredAt = new ArrayList<>();
     for (int i = 0; i < IN_FLIGHT; i++) {
       answeredAt.add(
-          sleep(supervisor, "caller-" + i, SLEEP_MS)
-              .thenApply(this::sleptOrFail)
+          call(supervisor, "caller-" + i, "sleep")
+              .thenApply(DrainOnCloseTest::sleptOrFail)
               .toCompletableFuture());
     }
     // every call is held by the session (waiting for it to be ready, or sent upstream)
@@ -69,16 +74,16 @@ class DrainOnCloseTest {
     for (int tries = 0; tries < 1_000 && refused == null; tries++) {
       long before = System.nanoTime();
       JsonRpcResponse answer =
-          RealFixture.await(
-              RealFixture.call(supervisor, "late", SERVER, FixtureTools.ECHO, "message", "hi"),
-              WITHIN);
+          CrashUnderLoad.await(
+              CrashUnderLoad.call(supervisor, "late", SERVER, CrashUnderLoad.ECHO, "hi"));
       if (answer.isError()) {
         refused = answer;
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
         assertTrue(
-            tookMillis < SLEEP_MS / 2, "refused at once, not after the drain: " + tookMillis);
+            tookMillis < SLEEP.toMillis() / 2,
+            "refused at once, not after the drain: " + tookMillis);
       } else {
-        assertEquals("hi", RealFixture.text(answer));
+        assertEquals("hi", CrashUnderLoad.text(answer));
       }
     }
     assertTrue(refused != null, "a call made after close() started is refused");
@@ -95,18 +100,20 @@ class DrainOnCloseTest {
   }
 
   @Test
-  void aCallOutlivingTheDrainIsAnsweredShuttingDownAndCloseReturnsWithinTheDeadline()
-      throws Exception {
+  void aCallOutlivingTheDrainIsAnsweredShuttingDownAndCloseReturnsWithinTheDeadline(
+      SupervisorTestKit kit) throws Exception {
     Duration drain = Duration.ofMillis(1_000);
-    SessionSupervisor supervisor = start("drainTimeout = " + drain.toMillis() + "ms", 1);
-    CompletionStage<JsonRpcResponse> outliving = sleep(supervisor, "caller", 60_000);
+    kit.stdio(SERVER, Slow.class);
+    kit.settings("mcp-supervisor.supervisor.drainTimeout = " + drain.toMillis() + "ms");
+    SessionSupervisor supervisor = kit.supervisor();
+    CompletionStage<JsonRpcResponse> outliving = call(supervisor, "caller", "outlive");
     awaitHeld(supervisor, 1);
 
     long before = System.nanoTime();
     supervisor.close();
     long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
 
-    JsonRpcResponse answer = RealFixture.await(outliving, Duration.ofSeconds(1));
+    JsonRpcResponse answer = outliving.toCompletableFuture().get(1, TimeUnit.SECONDS);
     assertTrue(answer.isError(), answer.toString());
     assertEquals(JsonRpcErrorCodes.SHUTTING_DOWN, answer.error().code(), answer.toString());
     assertTrue(closeMillis >= drain.toMillis(), "close() waited for the drain: " + closeMillis);
@@ -115,28 +122,15 @@ class DrainOnCloseTest {
     ChildProcesses.assertNoneAlive();
   }
 
-  /** {@code settings} over mcp-supervisor.supervisor; {@code instance}: a distinct server key. */
-  private static SessionSupervisor start(String settings, int instance) {
-    Config config =
-        ConfigFactory.parseString("mcp-supervisor.supervisor {" + settings + "}")
-            .withFallback(ConfigFactory.parseString("pekko.loglevel = WARNING"))
-            .withFallback(ConfigFactory.load());
-    return SessionSupervisor.start(
-        RealFixture.config(RealFixture.stdio(SERVER, instance)),
-        DefaultConnectors.create(),
-        SupervisorObserver.NONE,
-        config);
-  }
-
-  private static CompletionStage<JsonRpcResponse> sleep(
-      SessionSupervisor supervisor, String context, int ms) {
-    return RealFixture.call(supervisor, context, SERVER, FixtureTools.SLEEP, "ms", ms);
+  private static CompletionStage<JsonRpcResponse> call(
+      SessionSupervisor supervisor, String context, String tool) {
+    return CrashUnderLoad.call(supervisor, context, SERVER, tool, null);
   }
 
   /** When the call was answered, failing unless with the tool's own answer. */
-  private long sleptOrFail(JsonRpcResponse response) {
+  private static long sleptOrFail(JsonRpcResponse response) {
     assertFalse(response.isError(), "a call in flight gets its real answer: " + response);
-    assertEquals("slept " + SLEEP_MS, RealFixture.text(response));
+    assertEquals(SLEPT, CrashUnderLoad.text(response));
     return System.nanoTime();
   }
 
