@@ -86,7 +86,14 @@ class LeasedCallsAcrossReloadTest {
 
   /** The server "s", its spec naming {@code version}: a new version retires its key. */
   private static ServerConfig version(int version) {
-    return ServerConfig.builder("s", new ServerSpec.Stdio("fake-s", List.of(String.valueOf(version)), Map.of(), null)).isolation(Isolation.SHARED).maxSessions(4).maxInflightPerSession(1000).requestTimeout(WITHIN).idleTimeout(TestSupervisor.IDLE_TIMEOUT).build();
+    return ServerConfig.builder(
+            "s", new ServerSpec.Stdio("fake-s", List.of(String.valueOf(version)), Map.of(), null))
+        .isolation(Isolation.SHARED)
+        .maxSessions(4)
+        .maxInflightPerSession(1000)
+        .requestTimeout(WITHIN)
+        .idleTimeout(TestSupervisor.IDLE_TIMEOUT)
+        .build();
   }
 
   /** Contexts each calling in a loop; what they got. */

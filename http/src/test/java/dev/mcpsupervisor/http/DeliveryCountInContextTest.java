@@ -55,6 +55,12 @@ class DeliveryCountInContextTest {
   /** The fixture over stdio with {@code isolation: context}: a session of its own per caller. */
   private static ServerConfig contextIsolated(String name) {
     ServerSpec spec = TestGateway.stdioFixture(name).spec();
-    return ServerConfig.builder(name, spec).isolation(Isolation.CONTEXT).maxSessions(4).maxInflightPerSession(64).requestTimeout(TestGateway.REQUEST_TIMEOUT).idleTimeout(Duration.ofHours(1)).build();
+    return ServerConfig.builder(name, spec)
+        .isolation(Isolation.CONTEXT)
+        .maxSessions(4)
+        .maxInflightPerSession(64)
+        .requestTimeout(TestGateway.REQUEST_TIMEOUT)
+        .idleTimeout(Duration.ofHours(1))
+        .build();
   }
 }
