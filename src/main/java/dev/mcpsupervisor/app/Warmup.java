@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * session registry) in front of the built-in {@link DemoServer}, bound on 127.0.0.1 at a free port
  * and stopped at the end: the JIT's compiled code is per class, so it carries over, while nothing a
  * client can see (sessions, metrics, servers) does. Its load is the {@code bench} load generator's,
- * in both protocol eras, sessions opened and deleted, in rounds until the JIT settles (its
- * compilations, not a count of calls, say when the call path is compiled). A failure, a timeout or
- * a termination signal cuts it short with a warning; it never stops the real gateway.
+ * in both protocol eras, sessions opened and deleted; with {@code warmup.settledShare} set, in
+ * rounds until the JIT settles (its compilations, not a count of calls, say when the call path is
+ * compiled). A failure, a timeout or a termination signal cuts it short with a warning; it never
+ * stops the real gateway.
  */
 final class Warmup {
 
@@ -59,9 +60,9 @@ final class Warmup {
       return false;
     }
     log.info(
-        "warming up: rounds of {} calls through a private gateway in front of the built-in demo"
-            + " server, until the JIT settles",
-        settings.calls());
+        "warming up: {} calls through a private gateway in front of the built-in demo server{}",
+        settings.calls(),
+        settings.settledShare() > 0 ? ", then rounds of as many until the JIT settles" : "");
     long start = System.nanoTime();
     WarmupLoad warmupLoad = new WarmupLoad(settings);
     Optional<String> problem;
