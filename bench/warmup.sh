@@ -8,7 +8,8 @@
 # (warmup.calls=N, no max duration to speak of), cds-nowarm; plain and the JVM variants run the default warm-up. On a JDK 25+
 # (JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java), aot and aot-nowarm run with an AOT cache and compact headers,
 # recorded by a run that made calls (the post-bind warm-up's and 3,000 more); aotidle-nowarm with one recorded by a
-# run that made none (started, stopped), as the launcher records it when its first run serves no call.
+# run that made none (started, stopped), as the launcher records it when its first run serves no call; aot-settled
+# runs the warm-up in rounds until the JIT settles (warmup.settledShare=0.05).
 # Usage: [JAVA=...] bench/warmup.sh [-r RUNS] [-w WARM_RUNS] [VARIANT...]   (see docs/benchmarks.md, "Warm-up")
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +55,7 @@ jvm_options() { # VARIANT -> the JVM options it adds
     serial) echo "-XX:+UseSerialGC" ;;
     cds-serial) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:+UseSerialGC" ;;
     aot) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT" ;;
+    aot-settled) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT -Dmcp-supervisor.application.warmup.settledShare=0.05" ;;
     aot-nowarm) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT -Dmcp-supervisor.application.warmup.calls=0" ;;
     aotidle-nowarm) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT_IDLE -Dmcp-supervisor.application.warmup.calls=0" ;;
     cc1) echo "-XX:CICompilerCount=1 -XX:-TieredCompilation" ;;
