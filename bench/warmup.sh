@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Warm-up cost of the gateway: for each JVM variant, starts mcp-supervisor in front of server-everything over stdio,
-# and measures its startup (wall and CPU to the "listening" line), the CPU per call over the first 3,000 calls after
-# the "listening" line, then (after a long warm run) over 3,000 warm calls; then starts it again, waits for /readyz 200
-# (when a load balancer would send it traffic: after its post-bind warm-up) and measures the first 3,000 calls from
-# there. One run, variants one after another; repeat with -r.
+# and measures its startup (wall and CPU to the "listening" line) and the CPU per call over the first 3,000 calls after
+# the "listening" line; then starts it again, waits for /readyz 200 (when a load balancer would send it traffic: after
+# its post-bind warm-up), measures the first 3,000 calls from there, and (after a long warm run, -w rounds of 10,000)
+# 3,000 warm calls. One run, variants one after another; repeat with -r.
 # Variants: JVM options (plain, cds, c1, ...), and the gateway's own warm-up: nowarm (warmup.calls=0), warmup-N
 # (warmup.calls=N, no max duration to speak of), cds-nowarm; plain and the JVM variants run the default warm-up. On a JDK 25+
 # (JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java), aot and aot-nowarm run with an AOT cache and compact headers,
@@ -143,13 +143,14 @@ for run in $(seq 1 "$RUNS"); do
     start_gateway $(jvm_options "$variant")
     LISTENING_MS="$READY_MS" LISTENING_CPU_MS="$READY_CPU_MS"
     bench 300 "$RAW/first.json"
-    for i in $(seq 1 "$WARM_RUNS"); do bench 1000 "$RAW/long.json"; done
-    bench 300 "$RAW/warm.json"
     stop_gateway
     # shellcheck disable=SC2046
     start_gateway $(jvm_options "$variant")
     await_ready
     bench 300 "$RAW/ready.json"
+    # warm: after the warm-up is over, so its calls never share the measured ones' CPU
+    for i in $(seq 1 "$WARM_RUNS"); do bench 1000 "$RAW/long.json"; done
+    bench 300 "$RAW/warm.json"
     stop_gateway
     printf '%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%.0f\t%.0f\n' "$variant" "$run" "$LISTENING_MS" "$LISTENING_CPU_MS" \
       "$(field "$RAW/first.json" 'r["cpuMicrosPerCall"]')" "$(field "$RAW/first.json" 'r["callsPerSecond"]')" \

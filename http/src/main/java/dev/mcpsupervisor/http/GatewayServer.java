@@ -205,7 +205,7 @@ public final class GatewayServer {
                                             replication.toCompletableFuture().join().replicas(),
                                             pending,
                                             SessionIdSeal.of(config.cluster()))),
-                                    "mcp-gateway-desk-" + instance)
+                                    NodeDesk.name(instance, membership.selfNode()))
                                 : CompletableFuture.<ActorRef<NodeDesk.Command>>completedFuture(
                                     null))
                             .thenCompose(

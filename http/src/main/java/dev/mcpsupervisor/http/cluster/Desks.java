@@ -15,8 +15,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * they stop, by incarnation. A node that said it stops stays stopping until it is no member any
  * more: the receptionist leaves a desk out of its listing while the desk's node is unreachable and
  * lists it again once it is reachable, and a stopping node listed again must not be passed requests
- * again. Which node a listed desk is, is read from the membership when it is needed: the
- * receptionist names no incarnation, and may list a desk before this node sees its member.
+ * again. Which node a listed desk is, its name says ({@link #deskName}: the receptionist names no
+ * incarnation); it counts once this node sees that member, since the receptionist may list a desk
+ * before its member is seen here.
  *
  * @param leaving the nodes ({@code address#uid}) that said they stop, this one's too once it does
  */
@@ -50,15 +51,41 @@ record Desks(Set<ActorRef<NodeDesk.Command>> listed, Set<String> leaving) {
   Map<String, ActorRef<NodeDesk.Command>> byNode(String self, List<Membership.MemberView> members) {
     Map<String, ActorRef<NodeDesk.Command>> byNode = new HashMap<>();
     for (ActorRef<NodeDesk.Command> desk : listed) {
-      var address = desk.path().address();
+      var path = desk.path();
       String node =
-          address.hasLocalScope() ? self : SessionRoutes.nodeAt(address.toString(), members);
+          path.address().hasLocalScope()
+              ? self
+              : nodeOf(path.address().toString(), path.name(), members);
       if (node != null) {
         byNode.put(node, desk);
       }
     }
     return byNode;
   }
+
+  /**
+   * The name of the desk of {@code node} ({@code address#uid}): it carries the incarnation's uid,
+   * so a listed desk is known by its node, and the desk of a node restarted on the same address is
+   * never taken for its predecessor's or the other way round.
+   */
+  static String deskName(long instance, String node) {
+    return "mcp-gateway-desk-" + instance + UID_MARK + node.substring(node.lastIndexOf('#') + 1);
+  }
+
+  /**
+   * The member whose desk is {@code name} at {@code address}, or null when none is a member in
+   * {@code members}.
+   */
+  static String nodeOf(String address, String name, List<Membership.MemberView> members) {
+    int mark = name.lastIndexOf(UID_MARK);
+    if (mark < 0) { // a desk of the release before, which named no incarnation
+      return SessionRoutes.nodeAt(address, members);
+    }
+    String node = address + '#' + name.substring(mark + 1);
+    return members.stream().anyMatch(member -> member.node().equals(node)) ? node : null;
+  }
+
+  private static final char UID_MARK = '~';
 
   /** Where session requests go from {@code self}, as these desks and {@code members} stand. */
   SessionRoutes routes(String self, List<Membership.MemberView> members) {

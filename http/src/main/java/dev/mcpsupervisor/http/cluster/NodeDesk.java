@@ -247,6 +247,11 @@ public final class NodeDesk {
     }
   }
 
+  /** The actor name of {@code node}'s desk ({@link Desks#deskName}). */
+  public static String name(long instance, String node) {
+    return Desks.deskName(instance, node);
+  }
+
   public static Behavior<Command> create(Served served) {
     return Behaviors.setup(
         context -> {
