@@ -13,7 +13,6 @@ import dev.mcpsupervisor.http.session.SessionRecord;
 import dev.mcpsupervisor.http.session.SessionReplicas;
 import dev.mcpsupervisor.http.stream.Exchange;
 import dev.mcpsupervisor.http.stream.ExchangeEdge;
-import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
 import java.net.http.HttpResponse;
 import java.security.SecureRandom;
@@ -62,10 +61,10 @@ class PassedOnRequestTest {
    */
   @Test
   void aRequestPassedOnAfterItsRecordsLookupIsToldToSendItAgainWhenItsDeskGoes() throws Exception {
-    int seedPort = TestGateway.freePort();
-    TestGateway here = node(seedPort, seedPort);
-    TestGateway there = node(TestGateway.freePort(), seedPort);
-    TestGateway.awaitDesks(List.of(here, there), PHASE);
+    List<TestGateway> nodes = TestGateway.twoFixtureNodes(SECRET, PHASE);
+    started.addAll(nodes);
+    TestGateway here = nodes.get(0);
+    TestGateway there = nodes.get(1);
 
     // the node there keeps what it is passed: its desk is a probe, which goes away unanswering
     TestProbe<NodeDesk.Command> desk = probeDesk(there, here);
@@ -92,10 +91,10 @@ class PassedOnRequestTest {
    */
   @Test
   void aStoppingNodeIsPassedNothingAfterItsDeskLeftTheListingAndCameBack() throws Exception {
-    int seedPort = TestGateway.freePort();
-    TestGateway here = node(seedPort, seedPort);
-    TestGateway there = node(TestGateway.freePort(), seedPort);
-    TestGateway.awaitDesks(List.of(here, there), PHASE);
+    List<TestGateway> nodes = TestGateway.twoFixtureNodes(SECRET, PHASE);
+    started.addAll(nodes);
+    TestGateway here = nodes.get(0);
+    TestGateway there = nodes.get(1);
     TestProbe<NodeDesk.Command> desk = probeDesk(there, here);
     ActorSystem<?> thereSystem = there.supervisor.actorSystem();
     String thereNode = there.supervisor.membership().selfNode();
@@ -121,10 +120,10 @@ class PassedOnRequestTest {
    */
   @Test
   void whatWaitsInAStoppingDeskAtItsDrainDeadlineIsToldToSendItAgainThen() {
-    int seedPort = TestGateway.freePort();
-    TestGateway here = node(seedPort, seedPort);
-    TestGateway there = node(TestGateway.freePort(), seedPort);
-    TestGateway.awaitDesks(List.of(here, there), PHASE);
+    List<TestGateway> nodes = TestGateway.twoFixtureNodes(SECRET, PHASE);
+    started.addAll(nodes);
+    TestGateway here = nodes.get(0);
+    TestGateway there = nodes.get(1);
     ActorSystem<?> hereSystem = here.supervisor.actorSystem();
     hereSystem.receptionist().tell(Receptionist.deregister(NodeDesk.KEY, localDesk(here)));
     awaitListed(there, 1);
@@ -251,16 +250,5 @@ class PassedOnRequestTest {
               listed.toString());
           return null;
         });
-  }
-
-  private TestGateway node(int port, int seedPort) {
-    TestGateway node =
-        TestGateway.start(
-            TestGateway.CLUSTER_NODE_SETTINGS,
-            TestGateway.clusterNode(
-                port, new ClusterConfig.SeedNode("127.0.0.1", seedPort), SECRET),
-            TestGateway.stdioFixture("fixture"));
-    started.add(node);
-    return node;
   }
 }

@@ -174,6 +174,27 @@ public final class TestGateway implements AutoCloseable {
     }
   }
 
+  /**
+   * Two cluster nodes in front of the stdio fixture, the first the second's seed, each desk listing
+   * both within {@code within}; the caller closes them (both are closed if they do not form).
+   */
+  static List<TestGateway> twoFixtureNodes(String secret, Duration within) {
+    int seedPort = freePort();
+    ClusterConfig.SeedNode seed = new ClusterConfig.SeedNode("127.0.0.1", seedPort);
+    List<TestGateway> nodes = new ArrayList<>();
+    try {
+      for (int port : new int[] {seedPort, freePort()}) {
+        nodes.add(
+            start(CLUSTER_NODE_SETTINGS, clusterNode(port, seed, secret), stdioFixture("fixture")));
+      }
+      awaitDesks(nodes, within);
+      return nodes;
+    } catch (RuntimeException | Error e) {
+      nodes.forEach(TestGateway::close);
+      throw e;
+    }
+  }
+
   /** A port nothing listens on now (for a node's Artery). */
   static int freePort() {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

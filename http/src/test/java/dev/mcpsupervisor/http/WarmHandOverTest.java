@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
-import dev.mcpsupervisor.protocol.config.ClusterConfig;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,10 +37,10 @@ class WarmHandOverTest {
 
   @Test
   void theAdopterLeasesAStoppingNodesSessionsBeforeTheirFirstRequest() {
-    int seedPort = TestGateway.freePort();
-    TestGateway stopping = node(seedPort, seedPort);
-    TestGateway adopter = node(TestGateway.freePort(), seedPort);
-    TestGateway.awaitDesks(List.of(stopping, adopter), PHASE);
+    List<TestGateway> nodes = TestGateway.twoFixtureNodes(SECRET, PHASE);
+    started.addAll(nodes);
+    TestGateway stopping = nodes.get(0);
+    TestGateway adopter = nodes.get(1);
 
     List<String> ids = new ArrayList<>();
     for (int n = 0; n < 5; n++) {
@@ -69,10 +68,10 @@ class WarmHandOverTest {
    */
   @Test
   void aCallInFlightAtTheDrainDeadlineIsToldToSendItAgain() throws Exception {
-    int seedPort = TestGateway.freePort();
-    TestGateway stopping = node(seedPort, seedPort);
-    TestGateway adopter = node(TestGateway.freePort(), seedPort);
-    TestGateway.awaitDesks(List.of(stopping, adopter), PHASE);
+    List<TestGateway> nodes = TestGateway.twoFixtureNodes(SECRET, PHASE);
+    started.addAll(nodes);
+    TestGateway stopping = nodes.get(0);
+    TestGateway adopter = nodes.get(1);
     String id = stopping.initialize(FIXTURE);
     CompletableFuture<HttpResponse<String>> slow =
         stopping.postAsync(FIXTURE, id, TestGateway.callTool(5, "sleep", "{\"ms\":60000}"));
@@ -98,16 +97,5 @@ class WarmHandOverTest {
       contexts.addAll(key.leases().keySet());
     }
     return contexts;
-  }
-
-  private TestGateway node(int port, int seedPort) {
-    TestGateway node =
-        TestGateway.start(
-            TestGateway.CLUSTER_NODE_SETTINGS,
-            TestGateway.clusterNode(
-                port, new ClusterConfig.SeedNode("127.0.0.1", seedPort), SECRET),
-            TestGateway.stdioFixture("fixture"));
-    started.add(node);
-    return node;
   }
 }
