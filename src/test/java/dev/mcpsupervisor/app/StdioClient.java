@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -19,31 +20,34 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A stdio MCP client of a process it starts ({@code mcp-supervisor stdio} or {@code connect}): it
- * writes lines on the process's stdin and reads its stdout line by line, each of which must be a
- * JSON-RPC 2.0 message (anything else is kept in {@link #notJsonRpc}).
+ * A stdio MCP client of a process it starts ({@code mcp-supervisor stdio} or {@code connect}), or
+ * of a front in this JVM ({@link #on}): it writes lines on the front's stdin and reads its stdout
+ * line by line, each of which must be a JSON-RPC 2.0 message (anything else is kept in {@link
+ * #notJsonRpc}).
  */
 final class StdioClient implements AutoCloseable {
 
   static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(60);
 
+  /** The front's process, or null for one in this JVM. */
   final Process process;
+
   final long startedNanos = System.nanoTime();
   final List<String> notJsonRpc = new ArrayList<>();
   private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
   private final ConcurrentLinkedQueue<String> stderr = new ConcurrentLinkedQueue<>();
   private final OutputStream stdin;
 
-  private StdioClient(Process process) {
+  private StdioClient(
+      Process process, OutputStream stdin, InputStream stdoutOf, InputStream stderrOf, String who) {
     this.process = process;
-    this.stdin = process.getOutputStream();
+    this.stdin = stdin;
     Thread stdout =
         new Thread(
             () -> {
               try (BufferedReader lines =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                  new BufferedReader(new InputStreamReader(stdoutOf, StandardCharsets.UTF_8))) {
                 for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                   try {
                     JsonNode message = JSON.readTree(line);
@@ -63,15 +67,17 @@ final class StdioClient implements AutoCloseable {
                 // the process ended
               }
             },
-            "stdio-client-stdout-" + process.pid());
+            "stdio-client-stdout-" + who);
     stdout.setDaemon(true);
     stdout.start();
+    if (stderrOf == null) {
+      return;
+    }
     Thread errors =
         new Thread(
             () -> {
               try (BufferedReader lines =
-                  new BufferedReader(
-                      new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                  new BufferedReader(new InputStreamReader(stderrOf, StandardCharsets.UTF_8))) {
                 for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                   stderr.add(line);
                 }
@@ -79,7 +85,7 @@ final class StdioClient implements AutoCloseable {
                 // the process ended
               }
             },
-            "stdio-client-stderr-" + process.pid());
+            "stdio-client-stderr-" + who);
     errors.setDaemon(true);
     errors.start();
   }
@@ -97,10 +103,21 @@ final class StdioClient implements AutoCloseable {
 
   static StdioClient of(List<String> command) {
     try {
-      return new StdioClient(new ProcessBuilder(command).start());
+      Process process = new ProcessBuilder(command).start();
+      return new StdioClient(
+          process,
+          process.getOutputStream(),
+          process.getInputStream(),
+          process.getErrorStream(),
+          Long.toString(process.pid()));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + command, e);
     }
+  }
+
+  /** A client of a front in this JVM that reads {@code stdin} and writes {@code stdout}. */
+  static StdioClient on(OutputStream stdin, InputStream stdout) {
+    return new StdioClient(null, stdin, stdout, null, "in-jvm");
   }
 
   /** Writes one line on the process's stdin. */
@@ -212,7 +229,9 @@ final class StdioClient implements AutoCloseable {
 
   @Override
   public void close() {
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
+    if (process != null) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
   }
 }

@@ -31,6 +31,7 @@ import dev.mcpsupervisor.http.stateless.ServerOffers;
 import dev.mcpsupervisor.http.stateless.StatelessRequest;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +49,13 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.AttributeKeys;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.RemoteAddress;
+import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
+import org.apache.pekko.japi.function.Function;
 import org.apache.pekko.stream.Materializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +80,10 @@ public final class GatewayServer {
   private static final AtomicLong INSTANCES = new AtomicLong();
 
   private final ServerBinding binding;
+
+  /** The routes the binding serves, as a function: {@link #handle}. */
+  private final Function<HttpRequest, CompletionStage<HttpResponse>> routes;
+
   private final ActorRef<DownstreamSessions.Command> sessions;
   private final ActorRef<CallerContexts.Command> callerContexts;
 
@@ -87,6 +98,7 @@ public final class GatewayServer {
 
   private GatewayServer(
       ServerBinding binding,
+      Function<HttpRequest, CompletionStage<HttpResponse>> routes,
       ActorRef<DownstreamSessions.Command> sessions,
       ActorRef<CallerContexts.Command> callerContexts,
       ActorRef<NodeDesk.Command> desk,
@@ -95,6 +107,7 @@ public final class GatewayServer {
       AdminRoutes admin,
       Readiness readiness) {
     this.binding = binding;
+    this.routes = routes;
     this.desk = desk;
     this.sessions = sessions;
     this.callerContexts = callerContexts;
@@ -301,19 +314,20 @@ public final class GatewayServer {
             sessions.tell(new DownstreamSessions.ServersChanged(listed));
           }
         });
-    GatewayRoutes routes = new GatewayRoutes(inForce, ops, admin, mcp);
+    Route route = new GatewayRoutes(inForce, ops, admin, mcp).route();
     return Http.get(system)
         .newServerAt(config.host(), config.port())
         .withSettings(serverSettings(system, supervisor, config))
         .bindFlow(
             RequestHeaderDeadline.around(
-                routes.route().flow(system), config.connectionLimits().requestHeaderTimeout()))
+                route.flow(system), config.connectionLimits().requestHeaderTimeout()))
         .thenApply(
             binding -> {
               log.info("gateway listening on {}", binding.localAddress());
               readiness.ready();
               return new GatewayServer(
                   binding,
+                  route.handler(system),
                   sessions,
                   stateless.callerContexts(),
                   desk,
@@ -419,6 +433,23 @@ public final class GatewayServer {
   private static Duration left(long deadline) {
     return Duration.ofNanos(Math.max(Duration.ofMillis(1).toNanos(), deadline - System.nanoTime()));
   }
+
+  /**
+   * Serves {@code request} in this JVM, as the binding serves one that came over a loopback
+   * connection (the same routes, checks and answers), without a connection: for a front in the same
+   * process (the stdio front). Its {@code Host} is the caller's to set, as a client's is.
+   */
+  public CompletionStage<HttpResponse> handle(HttpRequest request) {
+    try {
+      return routes.apply(request.addAttribute(AttributeKeys.remoteAddress, LOOPBACK));
+    } catch (Exception e) { // the sealed routes answer failures themselves; this is Pekko's own
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** Where a request {@link #handle}d in this JVM comes from. */
+  private static final RemoteAddress LOOPBACK =
+      RemoteAddress.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
 
   /** The bound address (with the real port when port 0 was asked). */
   public InetSocketAddress address() {

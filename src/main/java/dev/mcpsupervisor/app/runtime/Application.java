@@ -130,6 +130,11 @@ public final class Application {
     return supervisor;
   }
 
+  /** The gateway's HTTP server, whose routes a front in this JVM may call without a connection. */
+  public GatewayServer gateway() {
+    return gateway;
+  }
+
   /**
    * Stops accepting requests, lets calls in flight finish up to {@code drainDeadline}, then closes
    * every upstream session and child process. Idempotent: later calls answer the first call's

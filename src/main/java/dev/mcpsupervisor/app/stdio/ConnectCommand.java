@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code mcp-supervisor connect URL [--header "Name: value"]...}: a stdio MCP server for a client
  * that only starts servers as processes, forwarding to a remote Streamable HTTP endpoint (a shared
- * mcp-supervisor gateway, or any server) through a {@link StdioBridge}.
+ * mcp-supervisor gateway, or any server) through a {@link StdioBridge} on an {@link HttpEndpoint}.
  */
 @Command(
     name = "connect",
@@ -63,7 +63,7 @@ public final class ConnectCommand implements Callable<Integer> {
       throw new picocli.CommandLine.ParameterException(
           spec.commandLine(), "URL must be http or https, got " + url);
     }
-    StdioBridge bridge = new StdioBridge(url, headers, System.out, RECONNECT_FOR);
+    StdioBridge bridge = new StdioBridge(new HttpEndpoint(url), headers, System.out, RECONNECT_FOR);
     String why = bridge.serve(System.in, TerminationSignals.install());
     log.info("connect to {} ends: {}", url, why);
     return 0;

@@ -20,13 +20,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -42,21 +39,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A stdio MCP server that forwards to a Streamable HTTP MCP endpoint: every line its client writes
- * on stdin is POSTed there, and every message the endpoint answers or streams (a response,
- * progress, logs, a server's sampling or elicitation request, {@code list_changed} on the GET
- * stream) is one line on stdout — nothing else is. Both eras: a 2025-era client's {@code
- * initialize} opens a session whose id the bridge carries; a 2026-07-28 request (its {@code _meta}
- * names the version) goes as it is, with the headers that revision wants. It keeps the session
- * going for its client: a POST stream that breaks is resumed with {@code Last-Event-ID}, a session
- * the endpoint no longer knows (404: the gateway restarted) is initialized again with the client's
- * own {@code initialize} and the request sent again, and an endpoint that cannot be reached is
- * retried for a while before the request is answered with an error. Bad input gets a JSON-RPC
- * error, never a hang.
+ * on stdin is POSTed there (an {@link Endpoint}: over the network, or to the gateway in this JVM),
+ * and every message the endpoint answers or streams (a response, progress, logs, a server's
+ * sampling or elicitation request, {@code list_changed} on the GET stream) is one line on stdout —
+ * nothing else is. Both eras: a 2025-era client's {@code initialize} opens a session whose id the
+ * bridge carries; a 2026-07-28 request (its {@code _meta} names the version) goes as it is, with
+ * the headers that revision wants. It keeps the session going for its client: a POST stream that
+ * breaks is resumed with {@code Last-Event-ID}, a session the endpoint no longer knows (404: the
+ * gateway restarted) is initialized again with the client's own {@code initialize} and the request
+ * sent again, and an endpoint that cannot be reached is retried for a while before the request is
+ * answered with an error. Bad input gets a JSON-RPC error, never a hang.
  *
- * <p>{@code mcp-supervisor connect URL} is this bridge in front of a remote endpoint; {@code
- * mcp-supervisor stdio} is this bridge in front of a private gateway on loopback.
+ * <p>{@code mcp-supervisor connect URL} is this bridge in front of a remote endpoint ({@link
+ * HttpEndpoint}); {@code mcp-supervisor stdio} is this bridge in front of a private gateway in the
+ * same JVM ({@link GatewayEndpoint}).
  */
-public final class StdioBridge {
+final class StdioBridge {
 
   /** A line longer than this is refused (and read past) instead of read into memory. */
   static final int MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -69,7 +67,7 @@ public final class StdioBridge {
   private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(1);
   private static final String BRIDGE_ID_PREFIX = "mcp-supervisor-bridge-";
 
-  private final URI endpoint;
+  private final Endpoint endpoint;
   private final Map<String, String> headers;
   private final OutputStream out;
   private final Duration reconnectFor;
@@ -80,7 +78,6 @@ public final class StdioBridge {
             thread.setDaemon(true);
             return thread;
           });
-  private final HttpClient http = HttpClient.newBuilder().executor(streams).build();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong bridgeIds = new AtomicLong();
 
@@ -105,8 +102,8 @@ public final class StdioBridge {
    * @param headers sent with every request (e.g. {@code Authorization})
    * @param reconnectFor how long a request retries an endpoint it cannot connect to
    */
-  public StdioBridge(
-      URI endpoint, Map<String, String> headers, OutputStream out, Duration reconnectFor) {
+  StdioBridge(
+      Endpoint endpoint, Map<String, String> headers, OutputStream out, Duration reconnectFor) {
     this.endpoint = endpoint;
     this.headers = Map.copyOf(headers);
     this.out = out;
@@ -249,18 +246,18 @@ public final class StdioBridge {
           String lastEventId = null;
           while (!closed.get() && listened.equals(sessionId)) {
             try {
-              HttpRequest.Builder get = request().header("Accept", "text/event-stream").GET();
+              Map<String, String> get = headers(sessionId);
+              get.put("Accept", "text/event-stream");
               if (lastEventId != null) {
-                get.header("Last-Event-ID", lastEventId);
+                get.put("Last-Event-ID", lastEventId);
               }
-              HttpResponse<Stream<String>> response =
-                  http.send(get.build(), HttpResponse.BodyHandlers.ofLines());
-              if (response.statusCode() != 200) {
-                response.body().close();
+              Endpoint.Answer answer = endpoint.send("GET", get, null, null);
+              if (answer.status() != 200) {
+                answer.lines().close();
                 return; // no GET stream offered (405), or the session is gone (404)
               }
-              listening.set(response.body());
-              lastEventId = relay(response.body(), null, lastEventId).lastEventId();
+              listening.set(answer.lines());
+              lastEventId = relay(answer.lines(), null, lastEventId).lastEventId();
             } catch (IOException | UncheckedIOException e) {
               if (closed.get()) {
                 return;
@@ -295,8 +292,7 @@ public final class StdioBridge {
             () -> {
               while (true) {
                 try {
-                  return http.send(
-                      postRequest(message, session), HttpResponse.BodyHandlers.ofLines());
+                  return endpoint.send("POST", postHeaders(message, session), bytes(message), null);
                 } catch (ConnectException e) {
                   if (System.nanoTime() - deadline > 0 || closed.get()) {
                     throw new UncheckedIOException(e);
@@ -330,33 +326,30 @@ public final class StdioBridge {
   }
 
   private CompletableFuture<Boolean> answered(
-      ObjectNode message,
-      String session,
-      boolean mayReinitialize,
-      HttpResponse<Stream<String>> response) {
-    int status = response.statusCode();
+      ObjectNode message, String session, boolean mayReinitialize, Endpoint.Answer response) {
+    int status = response.status();
     if (status == 404 && session != null && mayReinitialize && initializeRequest != null) {
-      response.body().close();
+      response.lines().close();
       return reinitialize(session).thenCompose(again -> exchange(message, sessionId, false));
     }
     if (McpMethods.INITIALIZE.equals(message.path("method").asText())) {
-      response.headers().firstValue(SESSION_HEADER).ifPresent(id -> sessionId = id);
+      response.header().apply(SESSION_HEADER).ifPresent(id -> sessionId = id);
     }
     JsonNode id = message.has("method") ? message.get("id") : null;
-    String type = response.headers().firstValue("Content-Type").orElse("");
+    String type = response.header().apply("Content-Type").orElse("");
     if (status == 202 || (status == 200 && id == null && !type.startsWith("text/event-stream"))) {
-      response.body().close();
+      response.lines().close();
       return CompletableFuture.completedFuture(true);
     }
     if (type.startsWith("text/event-stream")) {
-      Relayed relayed = relay(response.body(), id, null);
+      Relayed relayed = relay(response.lines(), id, null);
       if (id != null && !relayed.answered() && relayed.lastEventId() != null) {
         return CompletableFuture.completedFuture(resume(id, relayed.lastEventId()));
       }
       return CompletableFuture.completedFuture(relayed.answered());
     }
     String body;
-    try (Stream<String> lines = response.body()) {
+    try (Stream<String> lines = response.lines()) {
       body = String.join("\n", (Iterable<String>) lines::iterator);
     }
     relayBody(message, id, status, body);
@@ -402,19 +395,15 @@ public final class StdioBridge {
     String last = lastEventId;
     for (int attempt = 0; attempt < RESUME_ATTEMPTS && !closed.get(); attempt++) {
       try {
-        HttpResponse<Stream<String>> response =
-            http.send(
-                request()
-                    .header("Accept", "text/event-stream")
-                    .header("Last-Event-ID", last)
-                    .GET()
-                    .build(),
-                HttpResponse.BodyHandlers.ofLines());
-        if (response.statusCode() != 200) {
-          response.body().close();
+        Map<String, String> get = headers(sessionId);
+        get.put("Accept", "text/event-stream");
+        get.put("Last-Event-ID", last);
+        Endpoint.Answer response = endpoint.send("GET", get, null, null);
+        if (response.status() != 200) {
+          response.lines().close();
           break;
         }
-        Relayed relayed = relay(response.body(), id, last);
+        Relayed relayed = relay(response.lines(), id, last);
         if (relayed.answered()) {
           return true;
         }
@@ -477,41 +466,35 @@ public final class StdioBridge {
 
   // ------------------------------------------------------------------------------------ helpers
 
-  private HttpRequest postRequest(ObjectNode message, String session) {
-    HttpRequest.Builder post =
-        request(session)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .POST(HttpRequest.BodyPublishers.ofString(message.toString()));
+  private Map<String, String> postHeaders(ObjectNode message, String session) {
+    Map<String, String> post = headers(session);
+    post.put("Content-Type", "application/json");
+    post.put("Accept", "application/json, text/event-stream");
     JsonNode meta = message.path("params").path(StatelessEnvelope.META);
     if (session == null && meta.has(StatelessEnvelope.META_PROTOCOL_VERSION)) {
       // a 2026-07-28 request: its version and, mirrored in headers, its method and name
       String method = message.path("method").asText();
-      post.setHeader(
+      post.put(
           StatelessEnvelope.PROTOCOL_VERSION_HEADER,
           meta.path(StatelessEnvelope.META_PROTOCOL_VERSION).asText());
-      post.header(StatelessEnvelope.METHOD_HEADER, method);
+      post.put(StatelessEnvelope.METHOD_HEADER, method);
       String name = StatelessEnvelope.nameOf(method, message.get("params"));
       if (name != null) {
-        post.header(StatelessEnvelope.NAME_HEADER, ParamHeaders.encode(name));
+        post.put(StatelessEnvelope.NAME_HEADER, ParamHeaders.encode(name));
       }
     }
-    return post.build();
+    return post;
   }
 
-  private HttpRequest.Builder request() {
-    return request(sessionId);
-  }
-
-  private HttpRequest.Builder request(String session) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(endpoint);
-    headers.forEach(request::header);
+  /** The headers of every request on {@code session} (null: none), in the order sent. */
+  private Map<String, String> headers(String session) {
+    Map<String, String> request = new LinkedHashMap<>(headers);
     if (session != null) {
-      request.header(SESSION_HEADER, session);
+      request.put(SESSION_HEADER, session);
     }
     String version = protocolVersion;
     if (version != null) {
-      request.header(StatelessEnvelope.PROTOCOL_VERSION_HEADER, version);
+      request.put(StatelessEnvelope.PROTOCOL_VERSION_HEADER, version);
     }
     return request;
   }
@@ -533,12 +516,7 @@ public final class StdioBridge {
     if (!message.has("method") && bridgeOwn(message)) {
       return;
     }
-    byte[] line;
-    try {
-      line = JSON.writeValueAsBytes(message);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    byte[] line = bytes(message);
     synchronized (writing) {
       try {
         out.write(line);
@@ -547,6 +525,14 @@ public final class StdioBridge {
       } catch (IOException e) {
         log.warn("stdout is closed: {}", e.getMessage());
       }
+    }
+  }
+
+  private static byte[] bytes(JsonNode message) {
+    try {
+      return JSON.writeValueAsBytes(message);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
     }
   }
 
@@ -566,9 +552,7 @@ public final class StdioBridge {
     String session = sessionId;
     if (session != null) {
       try {
-        http.send(
-            request(session).timeout(DELETE_TIMEOUT).DELETE().build(),
-            HttpResponse.BodyHandlers.discarding());
+        endpoint.send("DELETE", headers(session), null, DELETE_TIMEOUT).lines().close();
       } catch (IOException e) {
         log.debug("DELETE of the session failed: {}", e.getMessage());
       } catch (InterruptedException e) {
@@ -576,5 +560,6 @@ public final class StdioBridge {
       }
     }
     streams.shutdownNow();
+    endpoint.close();
   }
 }

@@ -6,6 +6,8 @@ import dev.mcpsupervisor.app.runtime.TerminationSignals;
 import dev.mcpsupervisor.protocol.config.ConfigException;
 import dev.mcpsupervisor.protocol.config.ConfigLoader;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
@@ -14,9 +16,12 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.apache.pekko.stream.Materializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -27,10 +32,11 @@ import picocli.CommandLine.Spec;
  * {@code mcp-supervisor stdio [--config FILE] [--server NAME]}: the aggregated servers (or one) as
  * an MCP server on stdin/stdout, for a desktop client that starts its servers as processes. It is
  * the gateway, private to this client (loopback, any free port, a random token no one else knows),
- * with a {@link StdioBridge} in front: everything the HTTP front does — both eras, progress, logs,
- * sampling and elicitation, {@code list_changed}, cancellation, restarts — the stdio client gets.
- * Logs go to stderr. Ends every server process when stdin closes, on SIGTERM, or when the client's
- * process dies.
+ * with a {@link StdioBridge} in front that hands it each message in this JVM ({@link
+ * GatewayEndpoint}: no socket, no HTTP codec): everything the HTTP front does — both eras,
+ * progress, logs, sampling and elicitation, {@code list_changed}, cancellation, restarts — the
+ * stdio client gets. Logs go to stderr. Ends every server process when stdin closes, on SIGTERM, or
+ * when the client's process dies.
  */
 @Command(
     name = "stdio",
@@ -82,6 +88,25 @@ public final class StdioCommand implements Callable<Integer> {
               + ")");
       return 2;
     }
+    return serve(loaded, server, System.in, System.out, TerminationSignals::install, err);
+  }
+
+  /**
+   * Serves one client on {@code in} and {@code out} until it goes (see {@link StdioBridge#serve}):
+   * {@code loaded}'s servers (or the one named {@code server}, when not null) behind a private
+   * gateway in this JVM, stopped with every server process before this returns. Answers the exit
+   * status.
+   *
+   * @param signals installed once the gateway is up: its future completes with a termination
+   *     signal's name
+   */
+  public static int serve(
+      SupervisorConfig loaded,
+      String server,
+      InputStream in,
+      OutputStream out,
+      Supplier<CompletableFuture<String>> signals,
+      PrintWriter err) {
     byte[] secret = new byte[32];
     new SecureRandom().nextBytes(secret);
     String token = Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
@@ -104,11 +129,14 @@ public final class StdioCommand implements Callable<Integer> {
     URI endpoint = server == null ? base : base.resolve("/servers/" + server + "/mcp");
     StdioBridge bridge =
         new StdioBridge(
-            endpoint,
+            new GatewayEndpoint(
+                application.gateway(),
+                endpoint,
+                Materializer.matFromSystem(application.supervisor().actorSystem())),
             Map.of("Authorization", "Bearer " + token),
-            System.out,
+            out,
             ConnectCommand.RECONNECT_FOR);
-    String why = bridge.serve(System.in, TerminationSignals.install());
+    String why = bridge.serve(in, signals.get());
     log.info("stdio client gone ({}): stopping", why);
     try {
       application.stop(DRAIN).toCompletableFuture().get(30, TimeUnit.SECONDS);
