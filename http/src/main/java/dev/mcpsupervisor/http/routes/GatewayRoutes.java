@@ -53,9 +53,12 @@ public final class GatewayRoutes extends AllDirectives {
   }
 
   public Route route() {
+    // built here once: the directives' inner routes are suppliers, run again for every request
+    ExceptionHandler exceptions = exceptionHandler();
+    RejectionHandler rejections = rejectionHandler();
     return handleExceptions(
-        exceptionHandler(),
-        () -> handleRejections(rejectionHandler(), () -> extractRequestContext(ignored -> now())));
+        exceptions,
+        () -> handleRejections(rejections, () -> extractRequestContext(ignored -> now())));
   }
 
   private Route now() {
@@ -69,16 +72,20 @@ public final class GatewayRoutes extends AllDirectives {
     return rebuilt.route();
   }
 
+  /**
+   * The tree under {@code access} and {@code authentication}, built once for them: what depends on
+   * the request (its identity, the answers) is in the routes' own suppliers.
+   */
   private Route checked(AccessControl access, Authentication authentication) {
-    return access.checkHostAndOrigin(
-        () ->
-            concat(
-                ops.probes(),
-                admin.tokenPage(),
-                authentication.metadata(),
-                authentication.authenticate(
-                    identity ->
-                        concat(ops.metrics(), admin.route(identity), mcp.route(identity)))));
+    Route metrics = ops.metrics();
+    Route checked =
+        concat(
+            ops.probes(),
+            admin.tokenPage(),
+            authentication.metadata(),
+            authentication.authenticate(
+                identity -> concat(metrics, admin.route(identity), mcp.route(identity))));
+    return access.checkHostAndOrigin(() -> checked);
   }
 
   private ExceptionHandler exceptionHandler() {

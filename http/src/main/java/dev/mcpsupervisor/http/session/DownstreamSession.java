@@ -157,7 +157,14 @@ public final class DownstreamSession {
     IDLE_CHECK
   }
 
-  private static final Logger quietLog = LoggerFactory.getLogger(DownstreamSession.class);
+  private static final Logger log = LoggerFactory.getLogger(DownstreamSession.class);
+
+  /**
+   * Why a session the client deleted ends. Logged at DEBUG: it is the client's own doing, answered
+   * 200, and at INFO a gateway serving many short sessions writes a line for each (every other end
+   * is the gateway's decision, at INFO).
+   */
+  static final String DELETED_BY_CLIENT = "deleted by the client";
 
   static Behavior<Command> create(SessionSpec spec) {
     return adopt(spec, null);
@@ -444,7 +451,7 @@ public final class DownstreamSession {
   private void fromContext(ContextDelivery.Command message, ClientRequests.Client client) {
     answering = Thread.currentThread();
     try {
-      ContextDelivery.deliver(message, listener, spec.id(), quietLog);
+      ContextDelivery.deliver(message, listener, spec.id(), log);
     } finally {
       answering = null;
     }
@@ -488,12 +495,19 @@ public final class DownstreamSession {
    */
   private Behavior<Command> onEnd(End end) {
     spec.gate().close();
-    SessionLogger.of(context)
-        .info(
-            "session {} on {} ended: {}",
-            SessionIds.redact(spec.id()),
-            requests.path(),
-            end.reason());
+    if (!DELETED_BY_CLIENT.equals(end.reason())) {
+      log.info(
+          "session {} on {} ended: {}",
+          SessionIds.redact(spec.id()),
+          requests.path(),
+          end.reason());
+    } else if (log.isDebugEnabled()) {
+      log.debug(
+          "session {} on {} ended: {}",
+          SessionIds.redact(spec.id()),
+          requests.path(),
+          end.reason());
+    }
     streams
         .allInFlight()
         .forEach(

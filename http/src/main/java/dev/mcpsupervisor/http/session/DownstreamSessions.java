@@ -410,7 +410,7 @@ public final class DownstreamSessions {
       terminate.replyTo().tell(Reply.UNKNOWN_SESSION);
       return Behaviors.same();
     }
-    end(entry, "deleted by the client", terminate.replyTo());
+    end(entry, DownstreamSession.DELETED_BY_CLIENT, terminate.replyTo());
     return Behaviors.same();
   }
 
