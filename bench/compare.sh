@@ -31,7 +31,7 @@ usage: bench/compare.sh [options]
                           per session, 1,000 Node processes do not fit the machine
   --jar FILE              the mcp-supervisor jar (default src/target/mcp-supervisor.jar)
   --launcher              start mcp-supervisor with bin/mcp-supervisor, as the README does (its JDK 25+ and its
-                          start-up cache, kept in bench/.work/launcher-cache; recorded first by a run of its own
+                          start-up cache, kept in bench/.work/launcher-cache/<jar>; recorded first by a run of its own
                           with 3,000 calls when there is none) instead of `java -jar` on the PATH's java
   --out DIR               results directory (default bench/results)
 USAGE
@@ -217,8 +217,9 @@ wait_ready() {
   return 1
 }
 
-# the gateway's command: `java -jar`, or the launcher with its cache beside the peers
-LAUNCHER_CACHE="$WORK/launcher-cache"
+# the gateway's command: `java -jar`, or the launcher with its cache beside the peers, a directory per jar build (the
+# launcher prunes the caches of other jars in its directory, so two jars compared in turn would each record anew)
+LAUNCHER_CACHE="$WORK/launcher-cache/$(stat -c '%s %Y' "$JAR" | cat - <(readlink -f "$JAR") | cksum | cut -d' ' -f1)"
 gateway_command() {
   if [ "$LAUNCHER" = true ]; then
     echo env MCP_SUPERVISOR_JAR="$JAR" MCP_SUPERVISOR_CDS_DIR="$LAUNCHER_CACHE" "$ROOT/bin/mcp-supervisor"
