@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import dev.mcpsupervisor.actors.base.SupervisorErrors;
 import dev.mcpsupervisor.actors.base.SupervisorSettings;
+import dev.mcpsupervisor.actors.delivery.CallerKind;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
 import dev.mcpsupervisor.actors.key.KeyRouter;
 import dev.mcpsupervisor.actors.key.LeaseDirectory;
@@ -111,11 +112,11 @@ final class RouterAsks {
   }
 
   /** A lease for the context; completes with the initialize result or fails with the error. */
-  CompletionStage<JsonNode> acquire(String context, String server) {
+  CompletionStage<JsonNode> acquire(String context, String server, CallerKind caller) {
     CompletableFuture<AcquireReply> reply =
         Asks.ask(
             router,
-            replyTo -> new KeyRouter.Acquire(context, server, replyTo),
+            replyTo -> new KeyRouter.Acquire(context, server, caller, replyTo),
             settings.acquireTimeout(),
             system.scheduler(),
             failure ->

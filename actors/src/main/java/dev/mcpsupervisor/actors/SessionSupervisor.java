@@ -14,6 +14,7 @@ import dev.mcpsupervisor.actors.call.CallOutcome;
 import dev.mcpsupervisor.actors.call.RoundTripCall;
 import dev.mcpsupervisor.actors.cluster.ClusterNodes;
 import dev.mcpsupervisor.actors.cluster.Membership;
+import dev.mcpsupervisor.actors.delivery.CallerKind;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.key.KeyRouter;
 import dev.mcpsupervisor.actors.key.LeaseDirectory;
@@ -338,9 +339,23 @@ public final class SessionSupervisor implements AutoCloseable {
    * when the server is unknown or cannot be reached.
    */
   public CompletionStage<JsonNode> acquire(String context, String server) {
+    return acquire(context, server, CallerKind.LEASED);
+  }
+
+  /**
+   * {@link #acquire(String, String)} for a caller of this kind: {@link CallerKind#LEASED}, or
+   * {@link CallerKind#STATELESS_IN_CONTEXT} for a context its calls keep (its lease then ends with
+   * the context, {@code gateway.sessionIdleTimeout} after its last call).
+   *
+   * @throws IllegalArgumentException for a leaseless kind: an acquire is a lease
+   */
+  public CompletionStage<JsonNode> acquire(String context, String server, CallerKind caller) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(server, "server");
-    return asks.acquire(context, server);
+    if (caller.leaseless()) {
+      throw new IllegalArgumentException("an acquire is a lease, not a " + caller + " caller's");
+    }
+    return asks.acquire(context, server, caller);
   }
 
   /**
@@ -374,6 +389,17 @@ public final class SessionSupervisor implements AutoCloseable {
   }
 
   /**
+   * Ends the leases of every context its calls keep ({@link CallerKind#STATELESS_IN_CONTEXT}), in
+   * use or not: the gateway stops serving their callers. A call of such a context made after this
+   * keeps a new one. Fails with {@link SupervisorException} when that cannot be confirmed in time.
+   */
+  public CompletionStage<Void> releaseKeptContexts() {
+    return asks.<Done>confirmed(
+            "release of every kept context", KeyRouter.ReleaseKept::new, settings.acquireTimeout())
+        .thenApply(done -> null);
+  }
+
+  /**
    * Routes notifications and server-to-client requests for this context to the listener (replacing
    * any earlier). While a listener is registered, every notification a session sends the context
    * before a call's answer reaches the listener before that call's stage completes.
@@ -396,7 +422,7 @@ public final class SessionSupervisor implements AutoCloseable {
   public void actAs(String context, String identity) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(identity, "identity");
-    router.tell(new KeyRouter.ActAs(context, identity, null));
+    router.tell(new KeyRouter.ActAs(context, identity, null, CallerKind.LEASED));
   }
 
   /**
@@ -405,9 +431,20 @@ public final class SessionSupervisor implements AutoCloseable {
    * token only). Told again with each request, so that a refreshed token takes over.
    */
   public void actAs(String context, String identity, String token) {
+    actAs(context, identity, token, CallerKind.LEASED);
+  }
+
+  /**
+   * {@link #actAs(String, String, String)} for a caller of this kind: {@link CallerKind#LEASED}, or
+   * {@link CallerKind#STATELESS_IN_CONTEXT} for a context its calls keep, which this keeps too (for
+   * {@code gateway.sessionIdleTimeout} if no call of it is in flight, so that whom it acts as is
+   * forgotten even if none follows).
+   */
+  public void actAs(String context, String identity, String token, CallerKind caller) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(identity, "identity");
-    router.tell(new KeyRouter.ActAs(context, identity, token));
+    Objects.requireNonNull(caller, "caller");
+    router.tell(new KeyRouter.ActAs(context, identity, token, caller));
   }
 
   /**

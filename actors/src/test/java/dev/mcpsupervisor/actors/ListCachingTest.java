@@ -167,18 +167,25 @@ class ListCachingTest {
   }
 
   @Test
-  void aContextIsolatedServerIsNeverCached() {
+  void aContextIsolatedServersListsAreCachedForEachContextApartUntilItsLeaseEnds() {
     try (TestSupervisor test =
         TestSupervisor.start(TestSupervisor.server("alpha", Isolation.CONTEXT, 4, 32))) {
       await(test.supervisor.acquire("client", "alpha"));
       FakeConnection connection = test.connector.nextConnection();
       assertEquals("v1", listOnce(test, connection, "client"));
-      CompletionStage<JsonRpcResponse> again = list(test, "client");
-      JsonRpcRequest fetch = connection.nextRequest();
-      connection.respond(fetch.id(), tools("v2"));
-      JsonNode result = await(again).result();
-      assertEquals("v2", result.path("tools").path(0).path("name").asText());
-      assertFalse(result.has("ttlMs"), "not cached: no lifetime to tell");
+      JsonNode cached = await(list(test, "client")).result();
+      assertEquals("v1", cached.path("tools").path(0).path("name").asText(), "from the cache");
+      assertTrue(cached.has("ttlMs"), "with its lifetime");
+      assertEquals(1, upstreamLists(connection, "c"));
+
+      await(test.supervisor.acquire("other", "alpha"));
+      FakeConnection others = test.connector.nextConnection();
+      assertEquals("v1", listOnce(test, others, "other"), "its own list, on its own session");
+
+      await(test.supervisor.release("client", "alpha"));
+      await(test.supervisor.acquire("client", "alpha"));
+      FakeConnection fresh = test.connector.nextConnection();
+      assertEquals("v1", listOnce(test, fresh, "client"), "its pages went with its lease");
     }
   }
 

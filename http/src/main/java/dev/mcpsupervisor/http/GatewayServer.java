@@ -25,7 +25,6 @@ import dev.mcpsupervisor.http.routes.OpsRoutes;
 import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.session.SessionDirectory;
 import dev.mcpsupervisor.http.session.SessionReplicas;
-import dev.mcpsupervisor.http.stateless.CallerContexts;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
 import dev.mcpsupervisor.http.stateless.ServerOffers;
 import dev.mcpsupervisor.http.stateless.StatelessRequest;
@@ -85,7 +84,9 @@ public final class GatewayServer {
   private final Function<HttpRequest, CompletionStage<HttpResponse>> routes;
 
   private final ActorRef<DownstreamSessions.Command> sessions;
-  private final ActorRef<CallerContexts.Command> callerContexts;
+
+  /** Whose kept contexts (the stateless callers' identity contexts) a stop releases. */
+  private final SessionSupervisor supervisor;
 
   /** This node's desk in a cluster, or null. */
   private final ActorRef<NodeDesk.Command> desk;
@@ -100,7 +101,7 @@ public final class GatewayServer {
       ServerBinding binding,
       Function<HttpRequest, CompletionStage<HttpResponse>> routes,
       ActorRef<DownstreamSessions.Command> sessions,
-      ActorRef<CallerContexts.Command> callerContexts,
+      SessionSupervisor supervisor,
       ActorRef<NodeDesk.Command> desk,
       ActorSystem<?> system,
       McpRoutes mcp,
@@ -110,7 +111,7 @@ public final class GatewayServer {
     this.routes = routes;
     this.desk = desk;
     this.sessions = sessions;
-    this.callerContexts = callerContexts;
+    this.supervisor = supervisor;
     this.system = system;
     this.mcp = mcp;
     this.admin = admin;
@@ -185,23 +186,13 @@ public final class GatewayServer {
                                 replicated))
                         .onFailure(SupervisorStrategy.resume()),
                     "mcp-gateway-sessions-" + instance));
-    CompletionStage<ActorRef<CallerContexts.Command>> callerContexts =
-        supervisor.spawn(
-            CallerContexts.create(supervisor, idleTimeout),
-            "mcp-gateway-caller-contexts-" + instance);
     PendingRounds pending =
         new PendingRounds(membership.clustered() ? membership.selfNode() : null);
     return sessions
-        .thenCombine(
-            callerContexts,
-            (registry, identities) ->
+        .thenApply(
+            registry ->
                 new StatelessRequest.Gateway(
-                    supervisor,
-                    settings,
-                    system.scheduler(),
-                    new ServerOffers(),
-                    pending,
-                    identities))
+                    supervisor, settings, system.scheduler(), new ServerOffers(), pending))
         .thenCompose(
             stateless ->
                 sessions.thenCompose(
@@ -329,7 +320,7 @@ public final class GatewayServer {
                   binding,
                   route.handler(system),
                   sessions,
-                  stateless.callerContexts(),
+                  supervisor,
                   desk,
                   system,
                   mcp,
@@ -522,15 +513,9 @@ public final class GatewayServer {
                       system.scheduler(),
                       timedOut -> Done.getInstance());
                 })
+            // the stateless callers' identity contexts, in use or not
             .thenCompose(
-                ended ->
-                    Asks.<CallerContexts.Command, Done>ask(
-                        callerContexts,
-                        CallerContexts.ReleaseAll::new,
-                        END_SESSIONS_TIMEOUT,
-                        system.scheduler(),
-                        timedOut -> Done.getInstance()))
-            .thenApply(released -> (Void) null);
+                ended -> supervisor.releaseKeptContexts().exceptionally(notConfirmed -> null));
     return stopping.compareAndSet(null, started) ? started : stopping.get();
   }
 }

@@ -18,12 +18,12 @@ import org.junit.jupiter.api.TestInstance;
 class DeliveryCountInContextTest {
 
   /**
-   * 12 today, counted: its request's visit to CallerContexts, which keeps the caller's identity
-   * context between requests (Enter, an ask, and Leave: 2), and two upstream round trips of 5 each
-   * (the call's own, and a second one of the request's that the shared-isolation path does not
-   * make). Issue 35's open work: one round trip and no visit, 5.
+   * The shared path's 5, and the call's end told to the router, which keeps the caller's identity
+   * context while its calls are in flight and for the idle timeout after the last one. 12 before
+   * (an ask and a Leave of CallerContexts, and a tools/list round trip of its own for the Mcp-Param
+   * check, the list cache being off for such a server).
    */
-  static final int STATELESS_IN_CONTEXT_BOUND = 12;
+  static final int STATELESS_IN_CONTEXT_BOUND = 6;
 
   private final TestGateway gateway = DeliveryCountTest.countingGateway(contextIsolated("local"));
 
@@ -49,7 +49,7 @@ class DeliveryCountInContextTest {
                 client.toolCall(1, "local__echo", "{\"message\":\"hi\"}", "", ""),
                 headers),
         STATELESS_IN_CONTEXT_BOUND,
-        "Leave"); // told once the request is answered
+        "KeptCallEnded"); // told as the call's own actor stops, after its answer
   }
 
   /** The fixture over stdio with {@code isolation: context}: a session of its own per caller. */

@@ -308,6 +308,30 @@ class StatelessIdentityTest {
   }
 
   @Test
+  void aGatewayStopReleasesEveryCallersContext() {
+    String agentHeader = "mcp-supervisor.http.agentIdHeader = " + AGENT_HEADER;
+    TestGateway stopping =
+        TestGateway.start(
+            agentHeader,
+            TestGateway.gateway(List.of(), List.of(), 1024 * 1024, Duration.ofHours(1)),
+            counter());
+    try {
+      assertEquals(1, count(stopping, agent("leaver-1")));
+      assertEquals(1, count(stopping, agent("leaver-2")));
+      assertEquals(
+          Stream.of(contextOf(false, agent("leaver-1")), contextOf(false, agent("leaver-2")))
+              .sorted()
+              .toList(),
+          leasedOn(stopping.snapshot(), "counter"));
+      TestGateway.await(stopping.server.stop(Duration.ofSeconds(2)));
+      // the supervisor outlives its gateway here, as an embedder's may: it holds nothing for them
+      assertEquals(List.of(), leasedOn(stopping.snapshot(), "counter"));
+    } finally {
+      stopping.supervisor.close();
+    }
+  }
+
+  @Test
   void anUpstreamSessionSlowerToStartThanTheIdleTimeDoesNotEndTheRequest() {
     // each request starts a process (no caller: a context of its own), which takes much longer
     // than 50 ms: the request's downstream session must not pass for idle meanwhile

@@ -138,7 +138,6 @@ public final class TestGateway implements AutoCloseable {
       pekko.actor.serialize-messages = on
       pekko.actor.no-serialization-verification-needed-class-prefix = [
         "org.apache.pekko.", "dev.mcpsupervisor.actors.", "dev.mcpsupervisor.http.session.",
-        "dev.mcpsupervisor.http.stateless.CallerContexts",
         "dev.mcpsupervisor.http.cluster.NodeDesk$Forward", "dev.mcpsupervisor.http.cluster.NodeDesk$Served",
         "dev.mcpsupervisor.http.cluster.NodeDesk$Recheck",
         "dev.mcpsupervisor.http.cluster.NodeDesk$DesksChanged",

@@ -403,8 +403,14 @@ public final class RoundTripCall {
     return Behaviors.stopped();
   }
 
-  /** Stopped without an answer (the supervisor shuts down): every stage still completes. */
+  /**
+   * Stopped, answered or not (the supervisor shuts down): every stage still completes, and a
+   * context its calls keep hears that this one ended, however it ended.
+   */
   private Behavior<ContextDelivery.Command> onStopped(CompletableFuture<CallOutcome> caller) {
+    if (call.caller() == CallerKind.STATELESS_IN_CONTEXT) {
+      router.tell(new KeyRouter.KeptCallEnded(call.context()));
+    }
     JsonRpcResponse shuttingDown =
         JsonRpcResponse.failure(LongNode.valueOf(call.callId()), SupervisorErrors.shuttingDown());
     handle.answered.complete(shuttingDown);

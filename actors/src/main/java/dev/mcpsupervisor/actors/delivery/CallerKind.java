@@ -21,7 +21,9 @@ public enum CallerKind {
   STATELESS(true, true),
   /**
    * A 2026-07-28 request in its caller's identity context, which holds the leases (the gateway's
-   * calls to an {@code isolation: context} server).
+   * calls to an {@code isolation: context} server). Its calls keep that context: it lives while one
+   * is in flight and for {@code gateway.sessionIdleTimeout} after the last one ends, then its
+   * leases are released (the router's {@code KeptContexts}).
    */
   STATELESS_IN_CONTEXT(false, true);
 

@@ -8,6 +8,7 @@ import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot;
 import dev.mcpsupervisor.actors.base.SupervisorSnapshot.KeySnapshot;
 import dev.mcpsupervisor.actors.delivery.CallActor;
+import dev.mcpsupervisor.actors.delivery.CallerKind;
 import dev.mcpsupervisor.actors.delivery.ContextDelivery;
 import dev.mcpsupervisor.actors.delivery.ContextListener;
 import dev.mcpsupervisor.actors.delivery.UpstreamCall;
@@ -16,6 +17,7 @@ import dev.mcpsupervisor.actors.session.KeyEnvironment;
 import dev.mcpsupervisor.actors.session.SessionActor;
 import dev.mcpsupervisor.actors.telemetry.McpTelemetry;
 import dev.mcpsupervisor.protocol.config.CallerHeaders;
+import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.SupervisorConfig;
@@ -23,6 +25,7 @@ import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
 import dev.mcpsupervisor.upstream.UpstreamConnector;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -41,9 +44,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * server key's actor (starting one on first use, forgetting it when it goes idle) but a context's
  * leased calls once it has sent one, which go to the key actor it entered in the {@link
  * LeaseDirectory}, starts a {@link ContextDelivery} for each context with a listener (and names it
- * in that context's calls and leases), and knows which keys each context has touched (for
- * releaseAll). No map here grows with the number of keys ever seen: entries live as long as their
- * key actor.
+ * in that context's calls and leases), knows which keys each context has touched (for releaseAll),
+ * and keeps the contexts their calls keep ({@link KeptContexts}: a 2026-07-28 caller's identity
+ * context) while they are in use and for {@code gateway.sessionIdleTimeout} after. No map here
+ * grows with the number of keys ever seen: entries live as long as their key actor.
  */
 public final class KeyRouter {
 
@@ -68,7 +72,12 @@ public final class KeyRouter {
   public record Notify(String context, String server, String method, JsonNode params)
       implements Command {}
 
-  public record Acquire(String context, String server, ActorRef<AcquireReply> replyTo)
+  /**
+   * @param caller {@link CallerKind#LEASED}, or {@link CallerKind#STATELESS_IN_CONTEXT}: a lease of
+   *     a context its calls keep, which the acquire holds until answered
+   */
+  public record Acquire(
+      String context, String server, CallerKind caller, ActorRef<AcquireReply> replyTo)
       implements Command {}
 
   public record Release(String context, String server, ActorRef<Done> replyTo) implements Command {}
@@ -81,6 +90,18 @@ public final class KeyRouter {
    * lease).
    */
   public record ReleaseCallHold(String context, String server) implements Command {}
+
+  /**
+   * A call of a context its calls keep ({@link CallerKind#STATELESS_IN_CONTEXT}) ended, told by its
+   * own actor as it stops: the last one in flight starts the context's idle time.
+   */
+  public record KeptCallEnded(String context) implements Command {}
+
+  /**
+   * Releases every context its calls keep, in use or not (the gateway stops); replies once done as
+   * far as any caller can tell.
+   */
+  public record ReleaseKept(ActorRef<Done> replyTo) implements Command {}
 
   /**
    * Node-local by nature: it carries the listener object itself. The listener then lives only in
@@ -96,9 +117,12 @@ public final class KeyRouter {
    * a server whose headers name the caller ({@code ${identity:NAME}}) is reached with that
    * identity's secrets, and a server of {@code passCallerToken} with {@code token} (the bearer
    * token its caller presented; null: none known yet). Forgotten with the context's {@link
-   * ReleaseAll}.
+   * ReleaseAll}. {@code caller}: {@link CallerKind#LEASED}, or {@link
+   * CallerKind#STATELESS_IN_CONTEXT} for a context its calls keep (kept from then on, and its idle
+   * time starts again if nothing of it is in flight).
    */
-  public record ActAs(String context, String identity, String token) implements Command {
+  public record ActAs(String context, String identity, String token, CallerKind caller)
+      implements Command {
     @Override
     public String toString() { // never the token
       return "ActAs[" + context + ", " + identity + "]";
@@ -150,6 +174,14 @@ public final class KeyRouter {
   // Private.
 
   private record KeyTerminated(String keyId, long incarnation) implements Command {}
+
+  /** A kept context's idle time is over (also the timer's key). */
+  private record KeptIdle(String context) implements Command {}
+
+  /** A kept context's acquire was answered ({@code reply} null: not in time): it holds no more. */
+  private record KeptAcquired(
+      String context, String server, AcquireReply reply, ActorRef<AcquireReply> replyTo)
+      implements Command {}
 
   private enum ShutdownTimedOut implements Command {
     INSTANCE
@@ -203,6 +235,11 @@ public final class KeyRouter {
 
   private final ContextDeliveries deliveries;
 
+  private final KeptContexts kept = new KeptContexts();
+
+  /** A kept context's idle time: {@code gateway.sessionIdleTimeout} in force. */
+  private Duration keptIdleTimeout;
+
   private long nextIncarnation = 1;
   private long sessionIdFloor = 1;
   private final List<ActorRef<Done>> shutdownWaiters = new ArrayList<>();
@@ -225,6 +262,7 @@ public final class KeyRouter {
     this.context = context;
     this.timers = timers;
     this.serverKeys = new ServerKeys(config);
+    this.keptIdleTimeout = keptIdleTimeout(config);
     this.deliveries =
         new ContextDeliveries(context, ContextDeliveries.retireGrace(config, settings));
   }
@@ -262,6 +300,10 @@ public final class KeyRouter {
         .onMessage(Release.class, this::onRelease)
         .onMessage(ReleaseAll.class, this::onReleaseAll)
         .onMessage(ReleaseCallHold.class, this::onReleaseCallHold)
+        .onMessage(KeptCallEnded.class, this::onKeptCallEnded)
+        .onMessage(KeptIdle.class, this::onKeptIdle)
+        .onMessage(KeptAcquired.class, this::onKeptAcquired)
+        .onMessage(ReleaseKept.class, this::onReleaseKept)
         .onMessage(GetSnapshot.class, this::onGetSnapshot)
         .onMessage(ActAs.class, this::onActAs)
         .onMessage(RestartSession.class, this::onRestartSession)
@@ -298,6 +340,9 @@ public final class KeyRouter {
       return Behaviors.same();
     }
     KeyEntry key = keyActorFor(server, choice.keyId());
+    if (call.caller() == CallerKind.STATELESS_IN_CONTEXT) {
+      hold(call.context()); // until the call's own actor stops
+    }
     if (call.leaseless() && server.isolation() == Isolation.SHARED) {
       // nothing to remember: the context leases nothing by it (under isolation: context it leases
       // a session of its own until the answer, released like any lease)
@@ -341,10 +386,21 @@ public final class KeyRouter {
     }
     KeyEntry key = keyActorFor(server, choice.keyId());
     index.add(acquire.context(), key.keyId);
-    send(
-        key,
-        new ServerKeyActor.Acquire(
-            acquire.context(), deliveries.of(acquire.context()), acquire.replyTo()));
+    ActorRef<ContextDelivery.Command> delivery = deliveries.of(acquire.context());
+    if (acquire.caller() != CallerKind.STATELESS_IN_CONTEXT) {
+      send(key, new ServerKeyActor.Acquire(acquire.context(), delivery, acquire.replyTo()));
+      return Behaviors.same();
+    }
+    // held until answered: a session slower to start than the idle time is not released under it
+    hold(acquire.context());
+    key.gate.count();
+    context.ask(
+        AcquireReply.class,
+        key.ref,
+        settings.acquireTimeout(),
+        replyTo -> new ServerKeyActor.Acquire(acquire.context(), delivery, replyTo),
+        (reply, failure) ->
+            new KeptAcquired(acquire.context(), server.name(), reply, acquire.replyTo()));
     return Behaviors.same();
   }
 
@@ -402,14 +458,77 @@ public final class KeyRouter {
   }
 
   private Behavior<Command> onReleaseAll(ReleaseAll releaseAll) {
-    leases.forgetContext(releaseAll.context());
+    release(releaseAll.context());
     leases.settled(releaseAll.context());
-    for (String keyId : index.removeContext(releaseAll.context())) {
-      send(keys.get(keyId), new ServerKeyActor.Release(releaseAll.context()));
-    }
-    deliveries.release(releaseAll.context());
-    actingAs.remove(releaseAll.context());
     releaseAll.replyTo().tell(Done.getInstance());
+    return Behaviors.same();
+  }
+
+  /**
+   * Every lease of the context ends, its listener and whom it acts as are forgotten: the key actors
+   * take the releases before any later call of it.
+   */
+  private void release(String contextId) {
+    leases.forgetContext(contextId);
+    for (String keyId : index.removeContext(contextId)) {
+      send(keys.get(keyId), new ServerKeyActor.Release(contextId));
+    }
+    deliveries.release(contextId);
+    actingAs.remove(contextId);
+  }
+
+  // -------------------------------------------------------------------------------- kept contexts
+
+  /** A call or an acquire of a kept context holds it: its idle time, if it ran, stops. */
+  private void hold(String contextId) {
+    kept.held(contextId);
+    timers.cancel(new KeptIdle(contextId));
+  }
+
+  private Behavior<Command> onKeptCallEnded(KeptCallEnded ended) {
+    if (kept.ended(ended.context())) {
+      startIdleTime(ended.context());
+    }
+    return Behaviors.same();
+  }
+
+  /** For the idle timeout in force now: a reload may have changed it since the last time. */
+  private void startIdleTime(String contextId) {
+    KeptIdle idle = new KeptIdle(contextId);
+    timers.startSingleTimer(idle, idle, keptIdleTimeout);
+  }
+
+  private static Duration keptIdleTimeout(SupervisorConfig config) {
+    GatewayConfig gateway = config.gateway() != null ? config.gateway() : GatewayConfig.defaults();
+    return gateway.sessionIdleTimeout();
+  }
+
+  private Behavior<Command> onKeptIdle(KeptIdle idle) {
+    if (kept.idleOver(idle.context())) {
+      release(idle.context());
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onKeptAcquired(KeptAcquired acquired) {
+    acquired
+        .replyTo()
+        .tell(
+            acquired.reply() != null
+                ? acquired.reply()
+                : AcquireReply.failed(
+                    SupervisorErrors.unavailableBecause(
+                        acquired.server(),
+                        "not ready within " + settings.acquireTimeout().toMillis() + " ms")));
+    return onKeptCallEnded(new KeptCallEnded(acquired.context()));
+  }
+
+  private Behavior<Command> onReleaseKept(ReleaseKept releaseKept) {
+    for (String contextId : kept.releaseAll()) {
+      timers.cancel(new KeptIdle(contextId));
+      release(contextId);
+    }
+    releaseKept.replyTo().tell(Done.getInstance());
     return Behaviors.same();
   }
 
@@ -438,6 +557,11 @@ public final class KeyRouter {
   }
 
   private Behavior<Command> onActAs(ActAs actAs) {
+    if (actAs.caller() == CallerKind.STATELESS_IN_CONTEXT && kept.touched(actAs.context())) {
+      // kept from now on, so that it is forgotten even if no call follows; and those that follow
+      // come within its idle time, so they find whom it acts as
+      startIdleTime(actAs.context());
+    }
     Caller was = actingAs.get(actAs.context());
     // a context told only its identity (a session started or adopted here) keeps a token it has
     actingAs.put(
@@ -542,6 +666,7 @@ public final class KeyRouter {
       serverKeys.keysOf(server).forEach(this::retire);
     }
     config = reconfigure.config();
+    keptIdleTimeout = keptIdleTimeout(config);
     ServerKeys previous = serverKeys;
     serverKeys = new ServerKeys(config);
     serverKeys.carryOver(previous).forEach(this::retire);

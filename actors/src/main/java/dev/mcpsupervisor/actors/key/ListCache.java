@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -32,7 +33,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * the answer), errors, {@code input_required} results, results the upstream marks {@code
  * cacheScope: "private"} (they must not reach another context), and a fetch under way when the list
  * changed (its answer may predate the change: it answers its waiters, and the next caller fetches
- * again). A {@code defaultTtl} of zero turns the cache off. Plain class on the key actor's thread.
+ * again). A {@code defaultTtl} of zero turns the cache off. A context-isolated server keeps
+ * per-client state, so its lists may differ per context: there each context's pages are its own,
+ * and they go with its lease ({@link #released}). Plain class on the key actor's thread.
  */
 final class ListCache {
 
@@ -49,8 +52,11 @@ final class ListCache {
           McpMethods.RESOURCES_LIST,
           McpMethods.RESOURCES_TEMPLATES_LIST);
 
-  /** What a page is cached under: the method and the cursor (null for the first page). */
-  record Page(String method, String cursor) {}
+  /**
+   * What a page is cached under: the method, the cursor (null for the first page) and, when each
+   * context's pages are its own, the context (else null).
+   */
+  record Page(String method, String cursor, String context) {}
 
   /** What a caller of a cacheable list gets. */
   sealed interface Lookup permits Hit, Waiting, Fetch {}
@@ -94,6 +100,7 @@ final class ListCache {
   }
 
   private final long defaultTtlNanos;
+  private final boolean perContext;
   private final Duration fetchDeadline;
   private final ActorRef<JsonRpcResponse> fetchReplyTo;
   private final LongSupplier nanoClock;
@@ -109,16 +116,19 @@ final class ListCache {
   /**
    * @param defaultTtl how long a page the upstream gave no {@code ttlMs} for stays fresh; zero
    *     turns the cache off
+   * @param perContext each context's pages are its own (a context-isolated server's)
    * @param fetchDeadline the least deadline of a fetch (the server's request timeout): it serves
    *     every waiter, not only the caller that started it
    * @param fetchReplyTo where the answers of fetches go, to be handed to {@link #fetched}
    */
   ListCache(
       Duration defaultTtl,
+      boolean perContext,
       Duration fetchDeadline,
       ActorRef<JsonRpcResponse> fetchReplyTo,
       LongSupplier nanoClock) {
     this.defaultTtlNanos = defaultTtl.toNanos();
+    this.perContext = perContext;
     this.fetchDeadline = fetchDeadline;
     this.fetchReplyTo = fetchReplyTo;
     this.nanoClock = nanoClock;
@@ -133,7 +143,7 @@ final class ListCache {
       return null;
     }
     if (params == null || params.isNull()) {
-      return new Page(method, null);
+      return new Page(method, null, null);
     }
     if (!params.isObject()) {
       return null;
@@ -147,7 +157,7 @@ final class ListCache {
         return null;
       }
     }
-    return new Page(method, cursor);
+    return new Page(method, cursor, null);
   }
 
   /** Null when the cache does not serve this call: it goes upstream as it is. */
@@ -155,6 +165,9 @@ final class ListCache {
     Page page = defaultTtlNanos > 0 ? pageOf(call.method(), call.params()) : null;
     if (page == null) {
       return null;
+    }
+    if (perContext) {
+      page = new Page(page.method(), page.cursor(), call.context());
     }
     Fresh cached = fresh.get(page);
     if (cached != null) {
@@ -321,14 +334,29 @@ final class ListCache {
   /** The upstream sent {@code notifications/<kind>/list_changed}: the lists of that kind go. */
   void listChanged(String notification) {
     Set<String> methods = methodsChangedBy(notification);
-    fresh.keySet().removeIf(page -> methods.contains(page.method()));
+    drop(page -> methods.contains(page.method()));
+  }
+
+  /**
+   * The context's lease ended: its own pages go (a fetch of them under way answers its waiters and
+   * is not kept). Nothing when pages are shared.
+   */
+  void released(String context) {
+    if (perContext) {
+      drop(page -> context.equals(page.context()));
+    }
+  }
+
+  /** These pages go, and fetches of them under way are not kept. */
+  private void drop(Predicate<Page> pages) {
+    fresh.keySet().removeIf(pages);
     joinable
         .values()
         .removeIf(
             fetch -> {
-              boolean changed = methods.contains(fetch.page.method());
-              fetch.stale |= changed;
-              return changed;
+              boolean dropped = pages.test(fetch.page);
+              fetch.stale |= dropped;
+              return dropped;
             });
   }
 

@@ -42,10 +42,8 @@ public final class ListRequests {
     this.askMargin = env.settings().askMargin();
     this.cache =
         new ListCache(
-            // a context-isolated server keeps per-client state: its lists may differ per context
-            env.server().isolation() == Isolation.SHARED
-                ? env.settings().listCacheTtl()
-                : Duration.ZERO,
+            env.settings().listCacheTtl(),
+            env.server().isolation() == Isolation.CONTEXT,
             env.server().requestTimeout(),
             context.messageAdapter(JsonRpcResponse.class, Fetched::new),
             System::nanoTime);
@@ -96,6 +94,11 @@ public final class ListRequests {
     ListCache.Answer waiting = cache.cancelled(callId);
     answer(waiting);
     return waiting != null || cache.isFetch(callId);
+  }
+
+  /** The context's lease ended: what is cached for it alone goes. */
+  void released(String context) {
+    cache.released(context);
   }
 
   /** A session lost its connection: the server may come back with other lists. */

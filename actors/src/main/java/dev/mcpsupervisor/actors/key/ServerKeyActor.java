@@ -456,6 +456,7 @@ public final class ServerKeyActor {
   private Behavior<Command> onRelease(Release release) {
     subscriptions.released(release.context()); // while its session is still in the table
     sessions.release(release.context());
+    lists.released(release.context());
     return Behaviors.same();
   }
 

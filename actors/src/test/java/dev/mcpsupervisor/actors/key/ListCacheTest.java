@@ -33,7 +33,7 @@ class ListCacheTest {
 
   private long now = 1_000_000_000L;
   private long nextCallId = 1;
-  private final ListCache cache = new ListCache(TTL, REQUEST_TIMEOUT, null, () -> now);
+  private final ListCache cache = new ListCache(TTL, false, REQUEST_TIMEOUT, null, () -> now);
 
   @Test
   void hundredsOfConcurrentMissesOfOnePageShareOneFetchAndEachGetsItsOwnAnswer() {
@@ -289,8 +289,58 @@ class ListCacheTest {
 
   @Test
   void aZeroTtlTurnsTheCacheOff() {
-    ListCache off = new ListCache(Duration.ZERO, REQUEST_TIMEOUT, null, () -> now);
+    ListCache off = new ListCache(Duration.ZERO, false, REQUEST_TIMEOUT, null, () -> now);
     assertNull(off.lookup(listTools()));
+  }
+
+  @Test
+  void perContextEachContextFetchesAndIsServedItsOwnPages() {
+    ListCache apart = new ListCache(TTL, true, REQUEST_TIMEOUT, null, () -> now);
+    UpstreamCall a = call("a", McpMethods.TOOLS_LIST, null);
+    UpstreamCall fetchA = assertInstanceOf(ListCache.Fetch.class, apart.lookup(a)).call();
+    assertEquals("a", fetchA.context(), "fetched on a's own session");
+    UpstreamCall b = call("b", McpMethods.TOOLS_LIST, null);
+    UpstreamCall fetchB =
+        assertInstanceOf(ListCache.Fetch.class, apart.lookup(b), "b joins no fetch of a's").call();
+    apart.fetched(success(fetchA, tools("of-a")));
+    apart.fetched(success(fetchB, tools("of-b")));
+
+    JsonNode ofA = hitOn(apart, call("a", McpMethods.TOOLS_LIST, null));
+    assertEquals(List.of("of-a"), names(ofA));
+    assertEquals(TTL.toMillis(), ofA.path("ttlMs").asLong());
+    assertEquals(List.of("of-b"), names(hitOn(apart, call("b", McpMethods.TOOLS_LIST, null))));
+  }
+
+  @Test
+  void perContextAReleasedContextsPagesGoAndItsFetchUnderWayIsNotKept() {
+    ListCache apart = new ListCache(TTL, true, REQUEST_TIMEOUT, null, () -> now);
+    UpstreamCall fetchA =
+        assertInstanceOf(
+                ListCache.Fetch.class, apart.lookup(call("a", McpMethods.TOOLS_LIST, null)))
+            .call();
+    apart.fetched(success(fetchA, tools("of-a")));
+    UpstreamCall fetchB =
+        assertInstanceOf(
+                ListCache.Fetch.class, apart.lookup(call("b", McpMethods.TOOLS_LIST, null)))
+            .call();
+
+    apart.released("a");
+    apart.released("b");
+    assertInstanceOf(
+        ListCache.Fetch.class,
+        apart.lookup(call("a", McpMethods.TOOLS_LIST, null)),
+        "a's page went with its lease");
+    List<ListCache.Answer> answered = apart.fetched(success(fetchB, tools("of-b")));
+    assertEquals(1, answered.size(), "its waiter is answered");
+    assertFalse(answered.get(0).response().result().has("ttlMs"), "but nothing is kept");
+    assertInstanceOf(ListCache.Fetch.class, apart.lookup(call("b", McpMethods.TOOLS_LIST, null)));
+  }
+
+  @Test
+  void sharedPagesStayWhenAContextIsReleased() {
+    fill(McpMethods.TOOLS_LIST, null, tools("echo"));
+    cache.released("filler");
+    assertEquals(List.of("echo"), names(hit(listTools())));
   }
 
   @Test
@@ -346,6 +396,10 @@ class ListCacheTest {
   }
 
   private JsonNode hit(UpstreamCall call) {
+    return hitOn(cache, call);
+  }
+
+  private static JsonNode hitOn(ListCache cache, UpstreamCall call) {
     return assertInstanceOf(ListCache.Hit.class, cache.lookup(call)).response().result();
   }
 

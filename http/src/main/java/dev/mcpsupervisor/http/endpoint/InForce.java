@@ -51,6 +51,15 @@ public final class InForce {
       return gateway.requiresAuthentication() ? "private" : "public";
     }
 
+    /**
+     * {@link #cacheScope()} of a request whose calls to {@code isolation: context} servers go out
+     * in its caller's {@code identity} context (null: none): {@code private} then, since its lists
+     * are that caller's own.
+     */
+    public String cacheScope(String identity) {
+      return identity != null ? "private" : cacheScope();
+    }
+
     /** Whether {@code server} is served now. */
     public boolean serves(String server) {
       return config.servers().containsKey(server);

@@ -23,20 +23,30 @@ import java.util.function.LongSupplier;
  * it, and kept as long as the cache keeps that list: for the {@code ttlMs} the cache served, or
  * until the server says its tools changed ({@link #listChanged}). While kept, a tools/call is
  * checked without a call of its own; a list the cache did not keep ({@code ttlMs} 0: the cache is
- * off, or the server is context-isolated) is asked for again by each checked call. One per gateway,
- * shared by its endpoints; thread-safe.
+ * off) is asked for again by each checked call. A context-isolated server's lists are its contexts'
+ * own: its declarations are kept for each caller's identity context apart (at most {@link
+ * #MAX_CONTEXT_LISTS}, expired ones making room), and not at all for a request that names no caller
+ * (its context ends with it). One per gateway, shared by its endpoints; thread-safe.
  */
 public final class ToolSchemas {
 
   private static final JsonRpcRequest TOOLS_LIST =
       new JsonRpcRequest(IntNode.valueOf(0), McpMethods.TOOLS_LIST, JsonRpcCodec.emptyObject());
 
+  /** Identity contexts' lists kept at most: beyond, a checked call asks the list cache. */
+  static final int MAX_CONTEXT_LISTS = 1024;
+
   /** One server's tools' declarations by tool name, kept until {@code expiresAtNanos}. */
   private record Listed(Map<String, ParamHeaders.Declarations> byTool, long expiresAtNanos) {}
 
+  /**
+   * Whose list of a server: everyone's, or an identity context's ({@link UpstreamCalls#listsOf}).
+   */
+  private record Whose(String server, String lists) {}
+
   private final AggregatedLists lists;
   private final LongSupplier nanoClock;
-  private final Map<String, Listed> listed = new ConcurrentHashMap<>();
+  private final Map<Whose, Listed> listed = new ConcurrentHashMap<>();
 
   /** Counts tool list changes: a list asked for before one is not kept after it. */
   private final AtomicLong changes = new AtomicLong();
@@ -56,7 +66,9 @@ public final class ToolSchemas {
    * while the server's list is kept.
    */
   CompletionStage<ParamHeaders.Declarations> of(String server, String tool, UpstreamCalls calls) {
-    Listed known = listed.get(server);
+    String listsOf = calls.listsOf(server);
+    Whose whose = listsOf == null ? null : new Whose(server, listsOf);
+    Listed known = whose == null ? null : listed.get(whose);
     if (known != null && known.expiresAtNanos() - nanoClock.getAsLong() > 0) {
       return CompletableFuture.completedFuture(known.byTool().get(tool));
     }
@@ -77,25 +89,35 @@ public final class ToolSchemas {
                       ParamHeaders.declarations(item.path("inputSchema")));
                 }
               }
-              if (collected.ttlMs() > 0) {
-                keep(server, byTool, collected.ttlMs(), changesBefore);
+              if (collected.ttlMs() > 0 && whose != null) {
+                keep(whose, byTool, collected.ttlMs(), changesBefore);
               }
               return byTool.get(tool);
             });
   }
 
   private void keep(
-      String server,
-      Map<String, ParamHeaders.Declarations> byTool,
-      long ttlMs,
-      long changesBefore) {
+      Whose whose, Map<String, ParamHeaders.Declarations> byTool, long ttlMs, long changesBefore) {
+    if (!UpstreamCalls.EVERYONE.equals(whose.lists()) && !roomForAContextsList()) {
+      return;
+    }
     listed.put(
-        server,
+        whose,
         new Listed(Map.copyOf(byTool), nanoClock.getAsLong() + Duration.ofMillis(ttlMs).toNanos()));
     // a change heard meanwhile may be newer than this list: it is not kept
     if (changes.get() != changesBefore) {
-      listed.remove(server);
+      listed.remove(whose);
     }
+  }
+
+  /** Whether one more identity context's list may be kept, once expired ones are gone. */
+  private boolean roomForAContextsList() {
+    if (listed.size() < MAX_CONTEXT_LISTS) {
+      return true;
+    }
+    long now = nanoClock.getAsLong();
+    listed.values().removeIf(kept -> kept.expiresAtNanos() - now <= 0);
+    return listed.size() < MAX_CONTEXT_LISTS;
   }
 
   /**
@@ -105,7 +127,7 @@ public final class ToolSchemas {
   void listChanged(String server, String notification) {
     if (McpMethods.NOTIFICATION_TOOLS_LIST_CHANGED.equals(notification)) {
       changes.incrementAndGet();
-      listed.remove(server);
+      listed.keySet().removeIf(whose -> whose.server().equals(server));
     }
   }
 }

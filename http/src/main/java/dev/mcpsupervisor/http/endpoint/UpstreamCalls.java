@@ -116,13 +116,32 @@ public final class UpstreamCalls {
                 .toCompletableFuture());
   }
 
-  /** The server's initialize result, taking a lease on it in the request's context. */
+  /**
+   * The server's initialize result, taking a lease on it in the request's context (or its caller's
+   * identity context, which keeps it as its calls do).
+   */
   CompletionStage<JsonNode> acquire(String server) {
     servers.add(server);
     acquired = true;
     return track(
-        supervisor.acquire(inIdentity(server) ? identity : context, server).toCompletableFuture());
+        (inIdentity(server)
+                ? supervisor.acquire(identity, server, CallerKind.STATELESS_IN_CONTEXT)
+                : supervisor.acquire(context, server))
+            .toCompletableFuture());
   }
+
+  /**
+   * Whose lists of {@code server} these calls get, so that what is kept of them serves only those
+   * who get the same: {@link #EVERYONE} for a server shared by every context, the caller's identity
+   * context for an {@code isolation: context} server, null when the server is context-isolated and
+   * the request names no caller (its lists are its own context's, which ends with it).
+   */
+  String listsOf(String server) {
+    return isContextIsolated(server) ? identity : EVERYONE;
+  }
+
+  /** {@link #listsOf} a shared server. */
+  static final String EVERYONE = "";
 
   /** Whether a lease was taken in the request's context ({@link #acquire}): it must be released. */
   public boolean acquiredAny() {
@@ -145,9 +164,10 @@ public final class UpstreamCalls {
   }
 
   private boolean inIdentity(String server) {
-    if (identity == null) {
-      return false;
-    }
+    return identity != null && isContextIsolated(server);
+  }
+
+  private boolean isContextIsolated(String server) {
     ServerConfig config = supervisor.config().servers().get(server);
     return config != null && config.isolation() == Isolation.CONTEXT;
   }

@@ -5,7 +5,6 @@ import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
 import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_REQUEST;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.http.access.CallerIdentity;
 import dev.mcpsupervisor.http.access.CallerLimit;
 import dev.mcpsupervisor.http.access.Identity;
@@ -20,7 +19,6 @@ import dev.mcpsupervisor.http.ops.GatewayMetrics;
 import dev.mcpsupervisor.http.ops.GatewaySettings;
 import dev.mcpsupervisor.http.session.DownstreamSessions;
 import dev.mcpsupervisor.http.session.ListenSession;
-import dev.mcpsupervisor.http.stateless.CallerContexts;
 import dev.mcpsupervisor.http.stateless.PendingRounds;
 import dev.mcpsupervisor.http.stateless.StatelessRequest;
 import dev.mcpsupervisor.http.stream.Exchange;
@@ -38,7 +36,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.pekko.Done;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -159,7 +156,7 @@ final class StatelessRoutes {
             McpRequestChecks.paramHeaders(request),
             actingAs(endpoint, caller),
             CallerTokens.passedBy(served, path, caller, request),
-            served.cacheScope());
+            served.cacheScope(identity));
     Exchange exchange = exchanges.openExchange();
     traced.attach(exchange);
     StatelessRequest running = new StatelessRequest(gateway, arrival, exchange, accept.sse());
@@ -170,24 +167,7 @@ final class StatelessRoutes {
               finished.run();
               running.exchangeEnded(exchange);
             });
-    if (identity == null) {
-      running.start();
-    } else {
-      // its caller's context may be being released: the request waits for that
-      Asks.<CallerContexts.Command, Done>ask(
-              gateway.callerContexts(),
-              replyTo -> new CallerContexts.Enter(identity, replyTo),
-              settings.serverRequestTimeout(),
-              gateway.scheduler())
-          .whenComplete(
-              (entered, failure) -> {
-                if (failure != null) {
-                  running.abandon("its caller's context could not be entered: " + failure);
-                } else {
-                  running.start();
-                }
-              });
-    }
+    running.start();
     return exchanges.answer(exchange, accept, false, null, () -> {});
   }
 

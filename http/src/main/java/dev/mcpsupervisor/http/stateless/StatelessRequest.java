@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.Cancellable;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,25 +48,22 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
 
   private static final Logger log = LoggerFactory.getLogger(StatelessRequest.class);
 
-  /**
-   * What every stateless request of a gateway shares.
-   *
-   * @param callerContexts where a request in its caller's identity context says it is done
-   */
+  /** What every stateless request of a gateway shares. */
   public record Gateway(
       SessionSupervisor supervisor,
       GatewaySettings settings,
       Scheduler scheduler,
       ServerOffers offers,
-      PendingRounds pending,
-      ActorRef<CallerContexts.Command> callerContexts) {}
+      PendingRounds pending) {}
 
   /**
    * The request as it arrived.
    *
    * @param context its own supervisor context (leases it takes to learn what servers offer are
    *     released with its answer)
-   * @param identity its caller's identity context for {@code isolation: context} servers, or null
+   * @param identity its caller's identity context for {@code isolation: context} servers, or null:
+   *     the supervisor keeps it while its calls are in flight and for the idle timeout after (no
+   *     request enters or leaves it)
    * @param principal who asks ({@link RequestStates#principalOf}), or null
    * @param paramHeaders its {@code Mcp-Param-*} headers by name, case-insensitive
    * @param actingAs whom its calls act as (its caller's identity name), when a server of its
@@ -212,7 +208,8 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
 
   /**
    * Tells the supervisor whom the request's calls act as, in its own context and its caller's
-   * (entered by now: its release cannot come between).
+   * (which that keeps, as its calls do: an idle one's idle time starts again, so the calls that
+   * follow find whom it acts as, and it is forgotten even if none follows).
    */
   private void actAs() {
     if (arrival.actingAs() == null) {
@@ -220,7 +217,13 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     }
     gateway.supervisor().actAs(arrival.context(), arrival.actingAs(), arrival.callerToken());
     if (arrival.identity() != null) {
-      gateway.supervisor().actAs(arrival.identity(), arrival.actingAs(), arrival.callerToken());
+      gateway
+          .supervisor()
+          .actAs(
+              arrival.identity(),
+              arrival.actingAs(),
+              arrival.callerToken(),
+              CallerKind.STATELESS_IN_CONTEXT);
     }
   }
 
@@ -489,9 +492,6 @@ public final class StatelessRequest implements UpstreamCalls.RoundTrips {
     calls.cancelAll(); // a call still running or waiting in a round is cancelled upstream
     if (arrival.actingAs() != null) {
       gateway.supervisor().releaseAll(arrival.context()); // forgets whom it acted as
-    }
-    if (arrival.identity() != null) {
-      gateway.callerContexts().tell(new CallerContexts.Leave(arrival.identity()));
     }
   }
 }
