@@ -96,6 +96,9 @@ class ClusterJarIT {
 
   private static final int ROLLING_STATELESS_CALLERS = 6;
 
+  /** Each node's drain deadline: three times the slowest call seen on a loaded 2-core machine. */
+  private static final Duration ROLLING_DRAIN = Duration.ofSeconds(30);
+
   @Test
   void everySessionsRequestsSpreadOverThreeNodesAreAnswered(@TempDir Path dir) throws Exception {
     List<JarProcess> nodes = new ArrayList<>();
@@ -346,7 +349,10 @@ class ClusterJarIT {
         List<ProcessHandle> demoServers =
             ChildProcesses.descendantsRunning(node, DemoServer.class.getName());
         nodes[i].process().destroy(); // SIGTERM, under the load
-        assertEquals(0, nodes[i].awaitExit(), "exit status; stderr:\n" + nodes[i].stderrText());
+        assertEquals(
+            0,
+            nodes[i].awaitExit(ROLLING_DRAIN.plus(JarProcess.EXIT_TIMEOUT)),
+            "exit status; stderr:\n" + nodes[i].stderrText());
         assertTrue(
             ChildProcesses.awaitExit(demoServers, Duration.ofSeconds(10)),
             "a demo server outlived its gateway: " + demoServers);
@@ -376,7 +382,7 @@ class ClusterJarIT {
         restarts.add(
             String.format(
                 "node %d (%s ports, %s): SIGTERM to exit %.1f s, to ready again %.1f s; calls"
-                    + " answered %d, failed %d, p99 %d ms",
+                    + " answered %d, failed %d, p99 %d ms, slowest %d ms",
                 i,
                 i == 1 ? "new" : "old",
                 again,
@@ -384,7 +390,8 @@ class ClusterJarIT {
                 (ready - started) / 1e9,
                 load.ok.get() - calls,
                 window.failed(),
-                window.p99Millis()));
+                window.p99Millis(),
+                window.maxMillis()));
       }
       load.stop();
       System.out.println("rolling-redeploy: " + String.join("; ", restarts));
@@ -453,9 +460,13 @@ class ClusterJarIT {
             contactPoints.stream().map(port -> "127.0.0.1:" + port).toList());
     // at load average 44 on 2 cores the nodes' heartbeats came 2.5-6.8 s apart: with Pekko's 3 s
     // the others took a node only starved for unreachable, and its sessions' requests waited
+    // the drain deadline bounds a call the stopping node took: with three nodes, their demo servers
+    // and the callers on 2 cores (load average ~13), the slowest call while a restarted node warms
+    // up took 7-10 s (the restart lines' "slowest"), and the default 10 s cut one off in a CI run
     return JarProcess.startWithJvmOptions(
         List.of(
             JarProcess.warmupCalls(0),
+            "-Dmcp-supervisor.application.drainDeadline=" + ROLLING_DRAIN.toSeconds() + "s",
             "-Dmcp-supervisor.cluster-pekko.pekko.cluster.failure-detector"
                 + ".acceptable-heartbeat-pause=20s",
             "-Dlogback.configurationFile=" + testResource("logback-cluster-it.xml"),
@@ -568,7 +579,7 @@ class ClusterJarIT {
 
     long windowStart;
 
-    record Window(int calls, int failed, long p99Millis) {}
+    record Window(int calls, int failed, long p99Millis, long maxMillis) {}
 
     RollingLoad(HttpClient http, Balancer balancer) {
       this.http = http;
@@ -740,7 +751,12 @@ class ClusterJarIT {
           latencies.isEmpty()
               ? 0
               : latencies.get(Math.min(latencies.size() - 1, (int) (latencies.size() * 0.99)));
-      return new Window(latencies.size(), failed, TimeUnit.NANOSECONDS.toMillis(p99));
+      long max = latencies.isEmpty() ? 0 : latencies.get(latencies.size() - 1);
+      return new Window(
+          latencies.size(),
+          failed,
+          TimeUnit.NANOSECONDS.toMillis(p99),
+          TimeUnit.NANOSECONDS.toMillis(max));
     }
 
     void stop() throws Exception {

@@ -271,6 +271,9 @@ public final class NodeDesk {
   private final TimerScheduler<Command> timers;
   private final Served served;
 
+  /** Where adopted sessions were last found: a cache that spares their requests a lookup each. */
+  private final SessionHomes homes = new SessionHomes();
+
   private NodeDesk(ActorContext<Command> context, TimerScheduler<Command> timers, Served served) {
     this.context = context;
     this.timers = timers;
@@ -425,6 +428,7 @@ public final class NodeDesk {
               SessionRecord record = found.found().record();
               if (record == null) {
                 trace("no record", found.request());
+                homes.forget(found.request().sessionId());
                 gone(found.request());
                 return Behaviors.same();
               }
@@ -542,7 +546,7 @@ public final class NodeDesk {
       gone(request);
       return Behaviors.same();
     }
-    SessionRoutes.Route route = routes.of(request.sessionId(), request.record(), request.hops());
+    SessionRoutes.Route route = routeOf(routes, request);
     if (route instanceof SessionRoutes.Wait) {
       trace("waits for its node", request);
       return next.apply(desks, waitFor(waiting, request, patience(request, routes)));
@@ -558,6 +562,9 @@ public final class NodeDesk {
       ActorRef<Command> desk = byNode(desks).get(to.address());
       ToSession passed = request.passedOn(request.record());
       trace("passed on to " + to.address(), passed);
+      if (request.record() != null) { // its home, or its adopter, which will be
+        homes.found(request.sessionId(), to.address());
+      }
       // at every pass, the first after a record's lookup too: the edge watches the desk that has
       // the request, else a desk that went away before serving it would leave the client waiting
       edgeOf(request).ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk, passed.hops())));
@@ -621,6 +628,11 @@ public final class NodeDesk {
     return unreachable ? UNREACHABLE_NODE_WAIT : UNKNOWN_NODE_WAIT;
   }
 
+  private SessionRoutes.Route routeOf(SessionRoutes routes, ToSession request) {
+    String id = request.sessionId();
+    return routes.of(id, request.record(), request.hops(), homes.of(id));
+  }
+
   private SessionRoutes routes(Desks desks) {
     return desks.routes(served.node(), served.membership().members());
   }
@@ -647,8 +659,7 @@ public final class NodeDesk {
         continue;
       }
       ToSession request = (ToSession) each.request();
-      SessionRoutes.Route route =
-          routes(desks).of(request.sessionId(), request.record(), request.hops());
+      SessionRoutes.Route route = routeOf(routes(desks), request);
       if (route instanceof SessionRoutes.Wait) {
         keepOrGiveUp(left, each, now);
       } else {

@@ -62,19 +62,20 @@ record SessionRoutes(
   static final Route NOWHERE = new Nowhere();
 
   /**
-   * Where a request for {@code sessionId} goes, given its {@code record} (null until found) and how
-   * many desks passed it on already.
+   * Where a request for {@code sessionId} goes, given its {@code record} (null until found), how
+   * many desks passed it on already, and the node this one last found serving it ({@code lastHome},
+   * null if none).
    */
-  Route of(String sessionId, SessionRecord record, int hops) {
+  Route of(String sessionId, SessionRecord record, int hops, String lastHome) {
     if (record == null) {
       String named = addressOfTag(SessionIds.nodeTagOf(sessionId));
       if (named == null || named.equals(self)) {
-        return FIND; // its node is gone, or it is this one, which no longer serves it
+        return lastFound(lastHome, hops); // its node is gone, or it no longer serves it here
       }
       return switch (standing(named)) {
         case SERVES -> new To(named);
         case UNREACHABLE, NOT_LISTED_YET -> WAIT;
-        case GONE -> FIND;
+        case GONE -> lastFound(lastHome, hops);
       };
     }
     if (hops >= MAX_HOPS && selfServes()) {
@@ -86,6 +87,21 @@ record SessionRoutes(
     }
     String adopter = adopter(sessionId);
     return adopter == null ? NOWHERE : new To(adopter);
+  }
+
+  /**
+   * A session its id no longer places (it was adopted): straight to the node this one last found
+   * serving it while that node serves, not through a lookup, which reads a majority of the nodes
+   * for each request. Only where the request comes in: a node that no longer holds it looks its
+   * record up, so a stale {@code lastHome} costs one pass, and never a loop.
+   */
+  private Route lastFound(String lastHome, int hops) {
+    boolean serves =
+        hops == 0
+            && lastHome != null
+            && !lastHome.equals(self)
+            && standing(lastHome) == Standing.SERVES;
+    return serves ? new To(lastHome) : FIND;
   }
 
   /** What a node is to a session it serves. */

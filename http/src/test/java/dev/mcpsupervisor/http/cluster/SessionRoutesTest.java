@@ -38,7 +38,7 @@ class SessionRoutesTest {
     String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     assertEquals(
         new SessionRoutes.To(A),
-        routes(B, true, List.of(A, B, C), UP_A, UP_B, UP_C).of(id, null, 0));
+        routes(B, true, List.of(A, B, C), UP_A, UP_B, UP_C).of(id, null, 0, null));
   }
 
   @Test
@@ -46,10 +46,11 @@ class SessionRoutesTest {
     String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     MemberView unreachable = member(A, "up", false);
     assertEquals(
-        SessionRoutes.WAIT, routes(B, true, List.of(A, B), unreachable, UP_B).of(id, null, 0));
+        SessionRoutes.WAIT,
+        routes(B, true, List.of(A, B), unreachable, UP_B).of(id, null, 0, null));
     assertEquals(
         SessionRoutes.WAIT,
-        routes(B, true, List.of(B), UP_A, UP_B).of(id, null, 0),
+        routes(B, true, List.of(B), UP_A, UP_B).of(id, null, 0, null),
         "a member whose desk is not listed yet");
   }
 
@@ -63,11 +64,11 @@ class SessionRoutesTest {
     for (int i = 0; i < 50; i++) {
       String ofA = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
       assertEquals(
-          SessionRoutes.WAIT, routes(B, true, List.of(A, B), joining, UP_B).of(ofA, null, 0));
+          SessionRoutes.WAIT, routes(B, true, List.of(A, B), joining, UP_B).of(ofA, null, 0, null));
       String ofC = SessionIds.generate(RANDOM, SessionIds.nodeTag(C), SEAL);
       assertEquals(
           new SessionRoutes.To(B),
-          routes(B, true, List.of(A, B), joining, UP_B).of(ofC, record(ofC, C), 1),
+          routes(B, true, List.of(A, B), joining, UP_B).of(ofC, record(ofC, C), 1, null),
           "a gone node's session is adopted by an up one");
     }
   }
@@ -75,12 +76,14 @@ class SessionRoutesTest {
   @Test
   void aGoneNodesSessionIsLookedUpAndSoIsOneThisNodeNoLongerServes() {
     String ofA = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
-    assertEquals(SessionRoutes.FIND, routes(B, true, List.of(B, C), UP_B, UP_C).of(ofA, null, 0));
+    assertEquals(
+        SessionRoutes.FIND, routes(B, true, List.of(B, C), UP_B, UP_C).of(ofA, null, 0, null));
     assertEquals(
         SessionRoutes.FIND,
-        routes(B, true, List.of(A, B), member(A, "leaving", true), UP_B).of(ofA, null, 0));
+        routes(B, true, List.of(A, B), member(A, "leaving", true), UP_B).of(ofA, null, 0, null));
     String ofB = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
-    assertEquals(SessionRoutes.FIND, routes(B, true, List.of(A, B), UP_A, UP_B).of(ofB, null, 0));
+    assertEquals(
+        SessionRoutes.FIND, routes(B, true, List.of(A, B), UP_A, UP_B).of(ofB, null, 0, null));
   }
 
   @Test
@@ -88,10 +91,12 @@ class SessionRoutesTest {
     String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     assertEquals(
         new SessionRoutes.To(C),
-        routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, C), 1),
+        routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, C), 1, null),
         "served by C since it adopted the session");
-    SessionRoutes.Route fromB = routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, A), 1);
-    SessionRoutes.Route fromC = routes(C, true, List.of(B, C), UP_B, UP_C).of(id, record(id, A), 1);
+    SessionRoutes.Route fromB =
+        routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, A), 1, null);
+    SessionRoutes.Route fromC =
+        routes(C, true, List.of(B, C), UP_B, UP_C).of(id, record(id, A), 1, null);
     assertEquals(fromB, fromC);
     assertTrue(
         fromB instanceof SessionRoutes.To to && (to.address().equals(B) || to.address().equals(C)));
@@ -103,11 +108,11 @@ class SessionRoutesTest {
       String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
       assertEquals(
           new SessionRoutes.To(C),
-          routes(B, false, List.of(B, C), UP_B, UP_C).of(id, record(id, B), 1));
+          routes(B, false, List.of(B, C), UP_B, UP_C).of(id, record(id, B), 1, null));
     }
     String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
     assertEquals(
-        SessionRoutes.NOWHERE, routes(B, false, List.of(B), UP_B).of(id, record(id, B), 1));
+        SessionRoutes.NOWHERE, routes(B, false, List.of(B), UP_B).of(id, record(id, B), 1, null));
   }
 
   @Test
@@ -115,18 +120,19 @@ class SessionRoutesTest {
     for (int i = 0; i < 50; i++) {
       String ofB = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
       SessionRoutes fromC = routes(C, Set.of(B), List.of(A, B, C), UP_A, UP_B, UP_C);
-      assertEquals(SessionRoutes.FIND, fromC.of(ofB, null, 0), "its id names a stopping node");
-      SessionRoutes.Route served = fromC.of(ofB, record(ofB, B), 1);
+      assertEquals(
+          SessionRoutes.FIND, fromC.of(ofB, null, 0, null), "its id names a stopping node");
+      SessionRoutes.Route served = fromC.of(ofB, record(ofB, B), 1, null);
       assertTrue(
           served.equals(new SessionRoutes.To(A)) || served.equals(new SessionRoutes.To(C)),
           "adopted by a node that stays, never sent back to B: " + served);
       assertEquals(
           served,
-          routes(A, Set.of(B), List.of(A, B, C), UP_A, UP_B, UP_C).of(ofB, record(ofB, B), 1),
+          routes(A, Set.of(B), List.of(A, B, C), UP_A, UP_B, UP_C).of(ofB, record(ofB, B), 1, null),
           "every staying node agrees on the adopter");
       assertEquals(
           served,
-          routes(B, Set.of(B), List.of(A, B, C), UP_A, UP_B, UP_C).of(ofB, record(ofB, B), 1),
+          routes(B, Set.of(B), List.of(A, B, C), UP_A, UP_B, UP_C).of(ofB, record(ofB, B), 1, null),
           "and so does B, which passes on what still reaches it");
     }
   }
@@ -135,10 +141,10 @@ class SessionRoutesTest {
   void aRequestPassedOnByAStoppingNodeIsServedByTheNodeItReachesNotSentBack() {
     String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     SessionRoutes fromC = routes(C, Set.of(B), List.of(B, C), UP_B, UP_C);
-    assertEquals(new SessionRoutes.To(C), fromC.of(id, record(id, B), 2));
+    assertEquals(new SessionRoutes.To(C), fromC.of(id, record(id, B), 2, null));
     assertEquals(
         SessionRoutes.NOWHERE,
-        routes(C, Set.of(B, C), List.of(B, C), UP_B, UP_C).of(id, record(id, B), 2),
+        routes(C, Set.of(B, C), List.of(B, C), UP_B, UP_C).of(id, record(id, B), 2, null),
         "both stop: nobody adopts");
   }
 
@@ -147,7 +153,8 @@ class SessionRoutesTest {
     String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
     assertEquals(
         new SessionRoutes.To(B),
-        routes(B, true, List.of(B, C), UP_B, UP_C).of(id, record(id, C), SessionRoutes.MAX_HOPS));
+        routes(B, true, List.of(B, C), UP_B, UP_C)
+            .of(id, record(id, C), SessionRoutes.MAX_HOPS, null));
   }
 
   @Test
@@ -175,15 +182,44 @@ class SessionRoutesTest {
       String ofA = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
       SessionRoutes fromAgain = routes(A_AGAIN, true, List.of(A_AGAIN, B, C), upAgain, UP_B, UP_C);
       assertEquals(
-          SessionRoutes.FIND, fromAgain.of(ofA, null, 0), "its id names the previous incarnation");
+          SessionRoutes.FIND,
+          fromAgain.of(ofA, null, 0, null),
+          "its id names the previous incarnation");
       SessionRoutes fromB = routes(B, true, List.of(A_AGAIN, B, C), upAgain, UP_B, UP_C);
-      assertEquals(SessionRoutes.FIND, fromB.of(ofA, null, 0));
-      SessionRoutes.Route adopted = fromAgain.of(ofA, record(ofA, A), 1);
-      assertEquals(adopted, fromB.of(ofA, record(ofA, A), 1), "every node agrees on the adopter");
+      assertEquals(SessionRoutes.FIND, fromB.of(ofA, null, 0, null));
+      SessionRoutes.Route adopted = fromAgain.of(ofA, record(ofA, A), 1, null);
+      assertEquals(
+          adopted, fromB.of(ofA, record(ofA, A), 1, null), "every node agrees on the adopter");
       assertTrue(
           adopted instanceof SessionRoutes.To to && !to.address().equals(A),
           "adopted, not sent to the incarnation that held it: " + adopted);
     }
+  }
+
+  @Test
+  void anAdoptedSessionGoesWhereItWasLastFoundWhileThatNodeServesAndOnlyFromTheFirstDesk() {
+    String ofA = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
+    SessionRoutes fromB = routes(B, true, List.of(B, C), UP_B, UP_C);
+    assertEquals(
+        new SessionRoutes.To(C), fromB.of(ofA, null, 0, C), "its id names a gone node: no lookup");
+    assertEquals(
+        SessionRoutes.FIND,
+        fromB.of(ofA, null, 1, C),
+        "passed on already: the node that no longer holds it looks it up, so it never loops");
+    assertEquals(SessionRoutes.FIND, fromB.of(ofA, null, 0, B), "found here once, not held now");
+    assertEquals(
+        SessionRoutes.FIND,
+        routes(B, Set.of(C), List.of(B, C), UP_B, UP_C).of(ofA, null, 0, C),
+        "the node it was found on stops");
+    assertEquals(
+        SessionRoutes.FIND,
+        routes(B, true, List.of(B), UP_B).of(ofA, null, 0, C),
+        "the node it was found on is gone");
+    String ofC = SessionIds.generate(RANDOM, SessionIds.nodeTag(C), SEAL);
+    assertEquals(
+        new SessionRoutes.To(C),
+        fromB.of(ofC, null, 0, A),
+        "a session its id places goes there, whatever was found before");
   }
 
   @Test
@@ -192,8 +228,9 @@ class SessionRoutesTest {
     String address = "pekko://mcp@10.0.0.1:25520";
     String old = SessionIds.generate(RANDOM, SessionIds.nodeTag(address), SEAL);
     SessionRoutes fromB = routes(B, true, List.of(A, B, C), UP_A, UP_B, UP_C);
-    assertEquals(SessionRoutes.FIND, fromB.of(old, null, 0));
-    assertEquals(new SessionRoutes.To(fromB.adopter(old)), fromB.of(old, record(old, address), 1));
+    assertEquals(SessionRoutes.FIND, fromB.of(old, null, 0, null));
+    assertEquals(
+        new SessionRoutes.To(fromB.adopter(old)), fromB.of(old, record(old, address), 1, null));
   }
 
   @Test
