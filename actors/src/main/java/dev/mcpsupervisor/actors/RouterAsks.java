@@ -93,17 +93,8 @@ final class RouterAsks {
           }
         });
     UpstreamCall call =
-        new UpstreamCall(
-            context,
-            server,
-            callId,
-            method,
-            params,
-            effectiveDeadline,
-            answer::complete,
-            tag,
-            null,
-            null);
+        UpstreamCall.leased(
+            context, server, callId, method, params, effectiveDeadline, answer::complete, tag);
     // straight to the key actor of the context's lease once the router has routed a call there
     if (!leases.send(call)) {
       router.tell(new KeyRouter.Request(call));

@@ -51,8 +51,11 @@ public record UpstreamCall(
     CallerKind caller,
     boolean answersRoots) {
 
-  /** A call whose caller gives no roots of its own. */
-  public UpstreamCall(
+  /**
+   * A call that takes (or uses) its context's lease, answered straight to {@code replyTo}: no
+   * delivery, and its caller gives no roots of its own.
+   */
+  public static UpstreamCall leased(
       String context,
       String server,
       long callId,
@@ -60,11 +63,8 @@ public record UpstreamCall(
       JsonNode params,
       Duration deadline,
       Consumer<JsonRpcResponse> replyTo,
-      String tag,
-      ActorRef<ContextDelivery.Command> delivery,
-      ActorRef<ContextDelivery.Command> callDelivery,
-      CallerKind caller) {
-    this(
+      String tag) {
+    return new UpstreamCall(
         context,
         server,
         callId,
@@ -73,36 +73,10 @@ public record UpstreamCall(
         deadline,
         replyTo,
         tag,
-        delivery,
-        callDelivery,
-        caller,
+        null,
+        null,
+        CallerKind.LEASED,
         false);
-  }
-
-  /** A call that takes (or uses) its context's lease. */
-  public UpstreamCall(
-      String context,
-      String server,
-      long callId,
-      String method,
-      JsonNode params,
-      Duration deadline,
-      Consumer<JsonRpcResponse> replyTo,
-      String tag,
-      ActorRef<ContextDelivery.Command> delivery,
-      ActorRef<ContextDelivery.Command> callDelivery) {
-    this(
-        context,
-        server,
-        callId,
-        method,
-        params,
-        deadline,
-        replyTo,
-        tag,
-        delivery,
-        callDelivery,
-        CallerKind.LEASED);
   }
 
   public UpstreamCall withDelivery(ActorRef<ContextDelivery.Command> contextDelivery) {

@@ -219,7 +219,8 @@ final class ListCache {
         null,
         caller.delivery(),
         null,
-        caller.caller());
+        caller.caller(),
+        false);
   }
 
   /** How many callers wait for a fetch now. */

@@ -114,7 +114,7 @@ final class SubscriptionRequests {
         deadline.plus(env.settings().askMargin()),
         replyTo ->
             new SessionActor.Forward(
-                new UpstreamCall(
+                UpstreamCall.leased(
                     CONTEXT,
                     env.serverName(),
                     send.callId(),
@@ -122,8 +122,6 @@ final class SubscriptionRequests {
                     params,
                     deadline,
                     replyTo::tell,
-                    null,
-                    null,
                     null)),
         (response, failure) ->
             new Answered(

@@ -163,7 +163,7 @@ class ListCacheTest {
   @Test
   void theFetchAsksForTheCursorAloneWithTheLongerDeadlineAndNoTag() {
     UpstreamCall caller =
-        new UpstreamCall(
+        UpstreamCall.leased(
             "ctx",
             "alpha",
             nextCallId++,
@@ -171,9 +171,7 @@ class ListCacheTest {
             json("{\"cursor\":\"c\",\"_meta\":{\"progressToken\":\"p\"}}"),
             Duration.ofSeconds(5),
             null,
-            "post-9",
-            null,
-            null);
+            "post-9");
     UpstreamCall fetch = assertInstanceOf(ListCache.Fetch.class, cache.lookup(caller)).call();
     assertEquals("ctx", fetch.context());
     assertEquals(McpMethods.RESOURCES_TEMPLATES_LIST, fetch.method());
@@ -363,17 +361,8 @@ class ListCacheTest {
   // --------------------------------------------------------------------------------------- helpers
 
   private UpstreamCall call(String context, String method, JsonNode params) {
-    return new UpstreamCall(
-        context,
-        "alpha",
-        nextCallId++,
-        method,
-        params,
-        Duration.ofSeconds(30),
-        null,
-        null,
-        null,
-        null);
+    return UpstreamCall.leased(
+        context, "alpha", nextCallId++, method, params, Duration.ofSeconds(30), null, null);
   }
 
   private UpstreamCall listTools() {

@@ -36,17 +36,8 @@ class ResourceSubscriptionsTest {
   private UpstreamCall call(String context, String method, String uri) {
     ObjectNode params = JsonRpcCodec.emptyObject();
     params.put("uri", uri);
-    return new UpstreamCall(
-        context,
-        "fixture",
-        nextCallId++,
-        method,
-        params,
-        Duration.ofSeconds(5),
-        null,
-        null,
-        null,
-        null);
+    return UpstreamCall.leased(
+        context, "fixture", nextCallId++, method, params, Duration.ofSeconds(5), null, null);
   }
 
   private List<Step> subscribe(String context, long session, String uri) {
@@ -260,15 +251,13 @@ class ResourceSubscriptionsTest {
   @Test
   void aSubscribeWithoutAUriIsRefused() {
     UpstreamCall call =
-        new UpstreamCall(
+        UpstreamCall.leased(
             "a",
             "fixture",
             nextCallId++,
             McpMethods.RESOURCES_SUBSCRIBE,
             null,
             Duration.ofSeconds(5),
-            null,
-            null,
             null,
             null);
     List<Answer> answers = answers(subscriptions.subscribe(call, 1));
