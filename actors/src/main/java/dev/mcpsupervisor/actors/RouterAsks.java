@@ -97,7 +97,7 @@ final class RouterAsks {
             context, server, callId, method, params, effectiveDeadline, answer::complete, tag);
     // straight to the key actor of the context's lease once the router has routed a call there
     if (!leases.send(call)) {
-      router.tell(new KeyRouter.Request(call));
+      router.tell(new KeyRouter.Missed(call));
     }
     return answer;
   }

@@ -67,6 +67,13 @@ public final class KeyRouter {
     }
   }
 
+  /**
+   * A leased call whose caller found no entry in the {@link LeaseDirectory}: counted there from the
+   * caller's send until the router has routed it, so the context's later calls do not go straight
+   * to the key actor past it (they come through here after it, in order).
+   */
+  public record Missed(UpstreamCall call) implements Command {}
+
   public record Cancel(String context, String server, long callId) implements Command {}
 
   public record Notify(String context, String server, String method, JsonNode params)
@@ -270,6 +277,8 @@ public final class KeyRouter {
   private Behavior<Command> active() {
     return withKeysKept(Behaviors.receive(Command.class))
         .onMessage(Request.class, this::onRequest)
+        .onMessage(
+            Missed.class, missed -> countedOff(missed, onRequest(new Request(missed.call()))))
         .onMessage(Acquire.class, this::onAcquire)
         .onMessage(Register.class, this::onRegister)
         .onMessage(Reconfigure.class, this::onReconfigure)
@@ -284,6 +293,8 @@ public final class KeyRouter {
   private Behavior<Command> shuttingDown() {
     return withKeysKept(Behaviors.receive(Command.class))
         .onMessage(Request.class, this::rejectRequest)
+        .onMessage(
+            Missed.class, missed -> countedOff(missed, rejectRequest(new Request(missed.call()))))
         .onMessage(Acquire.class, this::rejectAcquire)
         .onMessage(Register.class, this::settleRegister)
         .onMessage(Shutdown.class, this::onShutdownAgain)
@@ -312,6 +323,11 @@ public final class KeyRouter {
   }
 
   // --------------------------------------------------------------------------------------- routing
+
+  private Behavior<Command> countedOff(Missed missed, Behavior<Command> next) {
+    leases.routed(missed.call().context());
+    return next;
+  }
 
   private Behavior<Command> rejectRequest(Request request) {
     request.call().reject(SupervisorErrors.shuttingDown(), observer);

@@ -23,6 +23,11 @@ import org.apache.pekko.actor.typed.ActorRef;
  * {@link #hold held} first, on its own thread: its next calls go through the router, after that
  * change, until the router has {@link #settled} it.
  *
+ * <p>Never a call overtaken: a call that finds no entry goes through the router ({@link
+ * KeyRouter.Missed}) and is counted until the router has routed it; while any is, the context's
+ * calls go through the router too, after it, and not straight to the key actor past it (the router
+ * may enter the lease meanwhile).
+ *
  * <p>Only servers that do not act as their caller have entries: whom a context acts as ({@link
  * KeyRouter.ActAs}) picks the key of the others on every call.
  */
@@ -34,23 +39,39 @@ public final class LeaseDirectory {
       KeyGate gate,
       ActorRef<ContextDelivery.Command> delivery) {}
 
-  /** A context's entries by server name, and how many changes of its leases are on their way. */
-  private record Leases(int holds, Map<String, Entry> byServer) {
-    static final Leases NONE = new Leases(0, Map.of());
+  /**
+   * A context's entries by server name, how many changes of its leases are on their way, and how
+   * many of its calls are on their way through the router.
+   */
+  private record Leases(int holds, int routing, Map<String, Entry> byServer) {
+    static final Leases NONE = new Leases(0, 0, Map.of());
+
+    boolean empty() {
+      return holds == 0 && routing == 0 && byServer.isEmpty();
+    }
   }
 
   private final Map<String, Leases> byContext = new ConcurrentHashMap<>();
 
   // ------------------------------------------------------------------------------- callers' side
 
-  /** Sends the leased call to its lease's key actor; false when none is known: use the router. */
+  /**
+   * Sends the leased call to its lease's key actor; false when none is known: the caller sends it
+   * to the router as {@link KeyRouter.Missed}, counted from here until the router has routed it.
+   */
   public boolean send(UpstreamCall call) {
     Entry entry = entryOf(call.context(), call.server());
-    if (entry == null || !entry.gate().pass()) {
-      return false;
+    if (entry != null && entry.gate().pass()) {
+      entry.key().tell(new ServerKeyActor.Direct(call.withDelivery(entry.delivery())));
+      return true;
     }
-    entry.key().tell(new ServerKeyActor.Direct(call.withDelivery(entry.delivery())));
-    return true;
+    byContext.compute(
+        call.context(),
+        (notUsed, leases) -> {
+          Leases now = leases == null ? Leases.NONE : leases;
+          return new Leases(now.holds(), now.routing() + 1, now.byServer());
+        });
+    return false;
   }
 
   /** Sends the cancel of a call to the key actor of the context's lease; false: none known. */
@@ -70,7 +91,10 @@ public final class LeaseDirectory {
   public void hold(String context) {
     byContext.compute(
         context,
-        (notUsed, leases) -> new Leases(leases == null ? 1 : leases.holds() + 1, Map.of()));
+        (notUsed, leases) ->
+            leases == null
+                ? new Leases(1, 0, Map.of())
+                : new Leases(leases.holds() + 1, leases.routing(), Map.of()));
   }
 
   private boolean tell(String context, String server, ServerKeyActor.Command message) {
@@ -84,7 +108,9 @@ public final class LeaseDirectory {
 
   private Entry entryOf(String context, String server) {
     Leases leases = byContext.get(context);
-    return leases == null || leases.holds() > 0 ? null : leases.byServer().get(server);
+    return leases == null || leases.holds() > 0 || leases.routing() > 0
+        ? null
+        : leases.byServer().get(server);
   }
 
   // -------------------------------------------------------------------------------- router's side
@@ -94,9 +120,22 @@ public final class LeaseDirectory {
     byContext.computeIfPresent(
         context,
         (notUsed, leases) ->
-            leases.holds() <= 1 && leases.byServer().isEmpty()
-                ? null
-                : new Leases(Math.max(0, leases.holds() - 1), leases.byServer()));
+            orNone(
+                new Leases(Math.max(0, leases.holds() - 1), leases.routing(), leases.byServer())));
+  }
+
+  /** The router routed (or refused) a {@link KeyRouter.Missed} call of the context. */
+  void routed(String context) {
+    byContext.computeIfPresent(
+        context,
+        (notUsed, leases) ->
+            orNone(
+                new Leases(leases.holds(), Math.max(0, leases.routing() - 1), leases.byServer())));
+  }
+
+  /** Null (no entry in the map) for a context with nothing left. */
+  private static Leases orNone(Leases leases) {
+    return leases.empty() ? null : leases;
   }
 
   /** The context's leased calls to {@code server} may go to {@code entry} (unless held). */
@@ -110,7 +149,7 @@ public final class LeaseDirectory {
           }
           Map<String, Entry> byServer = new HashMap<>(now.byServer());
           byServer.put(server, entry);
-          return new Leases(0, Map.copyOf(byServer));
+          return new Leases(0, now.routing(), Map.copyOf(byServer));
         });
   }
 
@@ -125,16 +164,14 @@ public final class LeaseDirectory {
           }
           Map<String, Entry> byServer = new HashMap<>(leases.byServer());
           byServer.remove(server);
-          return byServer.isEmpty() && leases.holds() == 0
-              ? null
-              : new Leases(leases.holds(), Map.copyOf(byServer));
+          return orNone(new Leases(leases.holds(), leases.routing(), Map.copyOf(byServer)));
         });
   }
 
-  /** Every entry of the context goes (its holds stay until settled). */
+  /** Every entry of the context goes (its holds and calls on their way stay until counted off). */
   void forgetContext(String context) {
     byContext.computeIfPresent(
         context,
-        (notUsed, leases) -> leases.holds() == 0 ? null : new Leases(leases.holds(), Map.of()));
+        (notUsed, leases) -> orNone(new Leases(leases.holds(), leases.routing(), Map.of())));
   }
 }
