@@ -1,5 +1,7 @@
 package dev.mcpsupervisor.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -187,6 +189,61 @@ final class StdioClient implements AutoCloseable {
       }
       others.add(message);
     }
+  }
+
+  /**
+   * What both stdio fronts' tests check first, on the fixture server behind the front (ids 0 to 4):
+   * an {@code initialize} that declares sampling answered at 2025-11-25; an echo; progress on the
+   * call's stream, each value in order and before the answer; a sampling round the client answers
+   * on stdin. Answers the tools listed.
+   */
+  List<String> fixtureBasics() {
+    JsonNode initialized = request(0, "initialize", initializeParams("{\"sampling\":{}}"));
+    assertEquals(
+        "2025-11-25",
+        initialized.path("result").path("protocolVersion").asText(),
+        initialized.toString());
+    notify("notifications/initialized");
+    List<String> tools = toolNames(1);
+    assertEquals(
+        "hello",
+        text(request(2, "tools/call", toolCall("fixture__echo", "{\"message\":\"hello\"}"))));
+
+    ObjectNode progress = toolCall("fixture__progress", "{\"steps\":3}");
+    progress.putObject("_meta").put("progressToken", "p1");
+    List<JsonNode> during = new ArrayList<>();
+    JsonNode done = request(3, "tools/call", progress, during);
+    assertEquals("done 3", text(done), done.toString());
+    assertEquals(
+        List.of(1, 2, 3),
+        during.stream()
+            .filter(m -> "notifications/progress".equals(m.path("method").asText()))
+            .map(m -> m.path("params").path("progress").asInt())
+            .toList(),
+        during.toString());
+
+    ObjectNode sample = JSON.createObjectNode().put("jsonrpc", "2.0");
+    sample.put("id", 4).put("method", "tools/call");
+    sample.set("params", toolCall("fixture__sample", "{\"prompt\":\"Your name?\"}"));
+    send(sample);
+    JsonNode asked = next();
+    for (int i = 0;
+        i < 20 && !"sampling/createMessage".equals(asked.path("method").asText());
+        i++) {
+      asked = next();
+    }
+    assertEquals("sampling/createMessage", asked.path("method").asText(), asked.toString());
+    ObjectNode answer = JSON.createObjectNode().put("jsonrpc", "2.0");
+    answer.set("id", asked.get("id"));
+    answer.set(
+        "result",
+        JSON.createObjectNode()
+            .put("role", "assistant")
+            .put("model", "test")
+            .set("content", JSON.createObjectNode().put("type", "text").put("text", "Ada")));
+    send(answer);
+    assertEquals("Ada", text(until(JSON.valueToTree(4), new ArrayList<>())));
+    return tools;
   }
 
   static ObjectNode initializeParams(String capabilities) {

@@ -39,61 +39,8 @@ class StdioFrontIT {
   void aStdioClientGetsEveryServerBehindIt(@TempDir Path dir) throws Exception {
     Path config = servers(dir);
     try (StdioClient client = StdioClient.jar("stdio", "--config", config.toString())) {
-      JsonNode initialized =
-          client.request(0, "initialize", StdioClient.initializeParams("{\"sampling\":{}}"));
-      long startup = System.nanoTime() - client.startedNanos;
-      System.out.println(
-          "stdio-startup: first initialize answered "
-              + TimeUnit.NANOSECONDS.toMillis(startup)
-              + " ms after the process started");
-      assertEquals(
-          "2025-11-25",
-          initialized.path("result").path("protocolVersion").asText(),
-          initialized.toString());
-      client.notify("notifications/initialized");
-
-      List<String> tools = client.toolNames(1);
+      List<String> tools = client.fixtureBasics();
       assertTrue(tools.contains("fixture__echo") && tools.contains("demo__add"), tools.toString());
-
-      assertEquals(
-          "hello",
-          StdioClient.text(
-              client.request(
-                  2,
-                  "tools/call",
-                  StdioClient.toolCall("fixture__echo", "{\"message\":\"hello\"}"))));
-
-      ObjectNode progress = StdioClient.toolCall("fixture__progress", "{\"steps\":3}");
-      progress.putObject("_meta").put("progressToken", "p1");
-      List<JsonNode> during = new ArrayList<>();
-      JsonNode done = client.request(3, "tools/call", progress, during);
-      assertEquals("done 3", StdioClient.text(done), done.toString());
-      assertEquals(
-          3,
-          during.stream()
-              .filter(m -> "notifications/progress".equals(m.path("method").asText()))
-              .count(),
-          during.toString());
-
-      // a sampling round: the server asks, the client answers on stdin, the call completes
-      ObjectNode sample = StdioClient.JSON.createObjectNode().put("jsonrpc", "2.0");
-      sample.put("id", 4).put("method", "tools/call");
-      sample.set("params", StdioClient.toolCall("fixture__sample", "{\"prompt\":\"Your name?\"}"));
-      client.send(sample);
-      JsonNode asked = client.next();
-      while (!"sampling/createMessage".equals(asked.path("method").asText())) {
-        asked = client.next();
-      }
-      ObjectNode answer = StdioClient.JSON.createObjectNode().put("jsonrpc", "2.0");
-      answer.set("id", asked.get("id"));
-      answer.set(
-          "result",
-          StdioClient.JSON.readTree(
-              "{\"role\":\"assistant\",\"model\":\"test\",\"content\":{\"type\":\"text\",\"text\":\"Ada\"}}"));
-      client.send(answer);
-      assertEquals(
-          "Ada",
-          StdioClient.text(client.until(StdioClient.JSON.valueToTree(4), new ArrayList<>())));
 
       // the upstream dies between two calls: the next one is answered by a new one (an idempotent
       // tool: one sent before the gateway saw the death is sent again, not failed)

@@ -5,12 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.config.Isolation;
 import dev.mcpsupervisor.protocol.config.ServerConfig;
-import dev.mcpsupervisor.protocol.config.ServerSpec;
-import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -39,9 +36,10 @@ class ContextListCacheGatewayTest {
   @BeforeAll
   void start() {
     counting = new CountingUpstream(List.of("first"));
-    ServerSpec spec = new ServerSpec.StreamableHttp(URI.create(counting.url()), Map.of());
     ServerConfig up =
-        TestGateway.server("up", spec).toBuilder().isolation(Isolation.CONTEXT).build();
+        TestGateway.streamableHttp("up", counting.url()).toBuilder()
+            .isolation(Isolation.CONTEXT)
+            .build();
     gateway =
         TestGateway.start(
             "mcp-supervisor.http.agentIdHeader = " + AGENT_HEADER,

@@ -12,7 +12,6 @@ import dev.mcpsupervisor.fixture.FixtureProcess;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
-import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,8 +53,7 @@ class EnvelopeValidationTest {
     List<String> dropping = FixtureProcess.droppingStdioCommand();
     gateway =
         TestGateway.start(
-            TestGateway.server(
-                "counting", new ServerSpec.StreamableHttp(URI.create(upstream.url()), Map.of())),
+            TestGateway.streamableHttp("counting", upstream.url()),
             TestGateway.server(
                 "fixture",
                 new ServerSpec.Stdio(

@@ -11,12 +11,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.McpMethods;
 import dev.mcpsupervisor.protocol.ProtocolVersions;
-import dev.mcpsupervisor.protocol.config.ServerSpec;
-import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -59,8 +56,7 @@ class ListCacheGatewayTest {
             TestGateway.start(
                 settings,
                 TestGateway.gateway(List.of(), List.of(), 1024 * 1024),
-                TestGateway.server(
-                    "up", new ServerSpec.StreamableHttp(URI.create(upstream.url()), Map.of())))) {
+                TestGateway.streamableHttp("up", upstream.url()))) {
       CompletableFuture<Void> gate = new CompletableFuture<>();
       if (cached) {
         upstream.listGate = gate;

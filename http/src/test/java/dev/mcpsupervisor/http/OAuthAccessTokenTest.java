@@ -26,7 +26,6 @@ import com.sun.net.httpserver.HttpServer;
 import dev.mcpsupervisor.protocol.config.GatewayConfig;
 import dev.mcpsupervisor.protocol.config.NamedToken;
 import dev.mcpsupervisor.protocol.config.OAuthConfig;
-import dev.mcpsupervisor.protocol.config.ServerSpec;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -110,11 +109,7 @@ class OAuthAccessTokenTest {
             .namedTokens(List.of(new NamedToken("ops", STATIC_TOKEN)))
             .oauth(oauth)
             .build();
-    gateway =
-        TestGateway.start(
-            config,
-            TestGateway.server(
-                "up", new ServerSpec.StreamableHttp(URI.create(upstream.url()), Map.of())));
+    gateway = TestGateway.start(config, TestGateway.streamableHttp("up", upstream.url()));
   }
 
   @AfterAll

@@ -8,12 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.fixture.FixtureTools;
 import dev.mcpsupervisor.protocol.McpMethods;
-import dev.mcpsupervisor.protocol.config.ServerSpec;
-import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,9 +40,7 @@ class ParamHeadersGatewayTest {
     counting = new CountingUpstream(List.of("first"));
     gateway =
         TestGateway.start(
-            TestGateway.stdioFixture("fixture"),
-            TestGateway.server(
-                "up", new ServerSpec.StreamableHttp(URI.create(counting.url()), Map.of())));
+            TestGateway.stdioFixture("fixture"), TestGateway.streamableHttp("up", counting.url()));
     client = new StatelessClient(gateway, "{}");
   }
 

@@ -7,13 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.mcpsupervisor.fixture.FixtureHttpServer;
 import dev.mcpsupervisor.fixture.FixtureServer;
 import dev.mcpsupervisor.fixture.FixtureTools;
-import dev.mcpsupervisor.protocol.config.ServerSpec;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
-import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,10 +35,7 @@ class StreamableHttpUpstreamTest {
   @BeforeAll
   void start() {
     upstream = FixtureServer.startHttp(0);
-    gateway =
-        TestGateway.start(
-            TestGateway.server(
-                "remote", new ServerSpec.StreamableHttp(URI.create(upstream.url()), Map.of())));
+    gateway = TestGateway.start(TestGateway.streamableHttp("remote", upstream.url()));
   }
 
   @AfterAll

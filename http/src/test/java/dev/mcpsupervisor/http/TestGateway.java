@@ -235,6 +235,11 @@ public final class TestGateway implements AutoCloseable {
         new ServerSpec.Stdio(command.get(0), command.subList(1, command.size()), Map.of(), null));
   }
 
+  /** A server at {@code url} over Streamable HTTP, with no headers (a test's own upstream). */
+  static ServerConfig streamableHttp(String name, String url) {
+    return server(name, new ServerSpec.StreamableHttp(URI.create(url), Map.of()));
+  }
+
   static ServerConfig server(String name, ServerSpec spec) {
     return server(name, spec, name);
   }

@@ -17,7 +17,6 @@ import dev.mcpsupervisor.protocol.config.ServerConfig;
 import dev.mcpsupervisor.protocol.config.ServerSpec;
 import dev.mcpsupervisor.protocol.config.ToolFilter;
 import dev.mcpsupervisor.protocol.config.UpstreamProtocol;
-import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,9 +50,7 @@ class ToolFilterGatewayTest {
   @BeforeEach
   void start() {
     upstream = new CountingUpstream(List.of("read", "write", "delete", "admin"));
-    ServerConfig plain =
-        TestGateway.server(
-            "up", new ServerSpec.StreamableHttp(URI.create(upstream.url()), Map.of()));
+    ServerConfig plain = TestGateway.streamableHttp("up", upstream.url());
     List<String> stdio2026 = FixtureProcess.command("--stdio-2026");
     ServerConfig fixture =
         TestGateway.server(
