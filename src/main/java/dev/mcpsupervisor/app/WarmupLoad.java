@@ -13,17 +13,21 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The warm-up's calls ({@link Warmup}): the {@code bench} load generator against the private
- * gateway's demo server, in both protocol eras, many sessions each opened and deleted, so that the
- * connect path gets compiled as well as the calls. It runs in a process of its own (a small C1-only
- * JVM, like the demo server): in the gateway's JVM, compiling the HTTP client would take the JIT
- * compiler's time from the gateway's code. {@link #stop} ends it early.
+ * gateway's demo server, in both protocol eras, in two phases a round: sessions of many calls (the
+ * call path), then a burst of short sessions each on a new connection (the connect path: a burst's
+ * JIT time was a third of its CPU while the warm-up opened about a hundred connections). It runs in
+ * a process of its own (a small C1-only JVM, like the demo server): in the gateway's JVM, compiling
+ * the HTTP client would take the JIT compiler's time from the gateway's code. {@link #stop} ends it
+ * early.
  */
 final class WarmupLoad {
 
-  /** Many sessions, so that opening and deleting one gets compiled too. */
-  private static final int CALLS_PER_SESSION = 50;
+  /**
+   * One run of the load generator: sessions of {@code callsPerSession}, each its own connection.
+   */
+  private record Phase(int callsPerSession, int inFlight, double share) {}
 
-  private static final int IN_FLIGHT = 2;
+  private static final List<Phase> PHASES = List.of(new Phase(50, 2, 0.5), new Phase(3, 1, 0.5));
   private static final String ERAS = "both";
   private static final int ERA_COUNT = 2;
   private static final String TOOL = "echo";
@@ -40,11 +44,22 @@ final class WarmupLoad {
   }
 
   /**
-   * One round: blocks until the load generator has made its calls, or soon after {@link #stop}
-   * (then no further round runs); empty when every call was answered with its own payload, else
-   * what the load generator printed.
+   * One round: blocks until the load generator has made its calls, phase by phase, or soon after
+   * {@link #stop} (then no further round runs); empty when every call was answered with its own
+   * payload, else what the load generator printed.
    */
   String run(int port) {
+    rounds++;
+    for (Phase phase : PHASES) {
+      String problem = run(port, phase);
+      if (!problem.isEmpty() || stopped) {
+        return problem;
+      }
+    }
+    return "";
+  }
+
+  private String run(int port, Phase phase) {
     Path output;
     try {
       output = Files.createTempFile("mcp-supervisor-warmup", ".txt");
@@ -53,13 +68,12 @@ final class WarmupLoad {
     }
     try {
       Process started =
-          new ProcessBuilder(command(port))
+          new ProcessBuilder(command(port, phase))
               .redirectInput(ProcessBuilder.Redirect.PIPE)
               .redirectErrorStream(true)
               .redirectOutput(output.toFile())
               .start();
       process = started;
-      rounds++;
       if (stopped) {
         stop();
       }
@@ -101,9 +115,11 @@ final class WarmupLoad {
     return rounds * callsPerRound();
   }
 
-  /** A round's calls: the settings' count, rounded to whole sessions in each era. */
+  /** A round's calls: the settings' count, rounded to whole sessions in each phase and era. */
   int callsPerRound() {
-    return ERA_COUNT * sessions() * callsPerSession();
+    return PHASES.stream()
+        .mapToInt(phase -> ERA_COUNT * sessions(phase) * callsPerSession(phase))
+        .sum();
   }
 
   /** The rounds {@link #run} began. */
@@ -111,30 +127,31 @@ final class WarmupLoad {
     return rounds;
   }
 
-  private int sessions() {
-    return Math.max(1, (perEra() + CALLS_PER_SESSION - 1) / CALLS_PER_SESSION);
+  private int sessions(Phase phase) {
+    int calls = perEra(phase);
+    return Math.max(1, (calls + phase.callsPerSession() - 1) / phase.callsPerSession());
   }
 
-  private int callsPerSession() {
-    return (perEra() + sessions() - 1) / sessions();
+  private int callsPerSession(Phase phase) {
+    return (perEra(phase) + sessions(phase) - 1) / sessions(phase);
   }
 
-  private int perEra() {
-    return Math.max(1, settings.calls() / ERA_COUNT);
+  private int perEra(Phase phase) {
+    return Math.max(1, (int) Math.round(settings.calls() * phase.share() / ERA_COUNT));
   }
 
-  private List<String> command(int port) {
+  private List<String> command(int port, Phase phase) {
     List<String> command = new ArrayList<>(DemoConfig.smallJvmCommand(Main.class.getName()));
     command.addAll(
         List.of(
             "bench",
             "http://127.0.0.1:" + port + "/servers/" + DemoConfig.SERVER_NAME + "/mcp",
             "--sessions",
-            Integer.toString(sessions()),
+            Integer.toString(sessions(phase)),
             "--calls",
-            Integer.toString(callsPerSession()),
+            Integer.toString(callsPerSession(phase)),
             "--in-flight",
-            Integer.toString(IN_FLIGHT),
+            Integer.toString(phase.inFlight()),
             "--era",
             ERAS,
             "--tool",

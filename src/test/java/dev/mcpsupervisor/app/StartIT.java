@@ -40,8 +40,11 @@ class StartIT {
    */
   private static final Duration RECORDING_BOUND = Duration.ofSeconds(180);
 
-  /** A warm-up short for CI's sake, long enough to be seen (two JVMs start for it). */
-  private static final int WARMUP_CALLS = 300;
+  /**
+   * A warm-up short for CI's sake, long enough to be seen (three JVMs start for it), in whole
+   * sessions (150 calls per era and phase: 3 of 50, 50 of 3).
+   */
+  private static final int WARMUP_CALLS = 600;
 
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 

@@ -26,7 +26,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(180)
 class WarmupIT {
 
-  private static final int WARMUP_CALLS = 1_000;
+  /** Whole sessions in both phases and eras (300 per era in each: 6 of 50 calls, 100 of 3). */
+  private static final int WARMUP_CALLS = 1_200;
+
   private static final Duration READY_BOUND = Duration.ofSeconds(120);
 
   @Test
