@@ -271,7 +271,10 @@ public final class NodeDesk {
   private final TimerScheduler<Command> timers;
   private final Served served;
 
-  /** Where adopted sessions were last found: a cache that spares their requests a lookup each. */
+  /**
+   * Where this desk last passed adopted sessions' requests with their records: spares a lookup
+   * each.
+   */
   private final SessionHomes homes = new SessionHomes();
 
   private NodeDesk(ActorContext<Command> context, TimerScheduler<Command> timers, Served served) {
