@@ -1,8 +1,5 @@
 package dev.mcpsupervisor.http.cluster;
 
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.INVALID_PARAMS;
-import static dev.mcpsupervisor.protocol.JsonRpcErrorCodes.UPSTREAM_SESSION_LOST;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpsupervisor.actors.Asks;
 import dev.mcpsupervisor.actors.cluster.Membership;
@@ -22,15 +19,12 @@ import dev.mcpsupervisor.http.stream.ExchangeSink;
 import dev.mcpsupervisor.protocol.CrossNode;
 import dev.mcpsupervisor.protocol.RequestStates;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcCodec;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcError;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcException;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcMessage;
 import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcRequest;
-import dev.mcpsupervisor.protocol.jsonrpc.JsonRpcResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
@@ -207,21 +201,6 @@ public final class NodeDesk {
     INSTANCE
   }
 
-  /** A request waiting for its node (to be listed, or reachable again), until {@code deadline}. */
-  private record Waiting(Command request, long deadlineNanos) {}
-
-  /**
-   * How long a request waits for the node it names to be listed here: a node that has just joined
-   * is listed on the others within a gossip round or two of the receptionist.
-   */
-  private static final Duration UNKNOWN_NODE_WAIT = Duration.ofSeconds(5);
-
-  /**
-   * How long a session's request waits for its unreachable node: it comes back, or the split-brain
-   * resolver downs it (after {@code stable-after}) and another node adopts the session.
-   */
-  private static final Duration UNREACHABLE_NODE_WAIT = Duration.ofSeconds(60);
-
   private static final Duration RECHECK = Duration.ofMillis(250);
 
   /** A forwarded request's exchange is over: its edge stops. */
@@ -263,7 +242,8 @@ public final class NodeDesk {
                   Receptionist.subscribe(
                       KEY, context.messageAdapter(Receptionist.Listing.class, DesksChanged::new)));
           return Behaviors.withTimers(
-              timers -> new NodeDesk(context, timers, served).serving(Desks.NONE, List.of()));
+              timers ->
+                  new NodeDesk(context, timers, served).serving(Desks.NONE, WaitingRequests.NONE));
         });
   }
 
@@ -284,7 +264,7 @@ public final class NodeDesk {
   }
 
   /** Serves the sessions it holds and adopts those it is picked for. */
-  private Behavior<Command> serving(Desks desks, List<Waiting> waiting) {
+  private Behavior<Command> serving(Desks desks, WaitingRequests waiting) {
     return desk(desks, waiting, this::serving)
         .onMessage(
             DesksChanged.class,
@@ -301,6 +281,12 @@ public final class NodeDesk {
               handOver(left, leave);
               return leaving(left, recheck(left, waiting));
             })
+        .onMessage(
+            Prepare.class,
+            prepare -> {
+              prepare(prepare);
+              return Behaviors.same();
+            })
         .build();
   }
 
@@ -308,7 +294,7 @@ public final class NodeDesk {
    * Its node stops: it has left routing (the other desks were told), and every session request that
    * still reaches it goes on to the node that stays and serves it.
    */
-  private Behavior<Command> leaving(Desks desks, List<Waiting> waiting) {
+  private Behavior<Command> leaving(Desks desks, WaitingRequests waiting) {
     return stopping(desks, waiting, this::leaving);
   }
 
@@ -317,16 +303,16 @@ public final class NodeDesk {
    * it, but nothing waits here any more (its node is about to go): what would wait is ended at once
    * as its owner's loss would end it, "send it again" ({@link #abandon}).
    */
-  private Behavior<Command> drained(Desks desks, List<Waiting> waiting) {
-    waiting.forEach(this::abandon);
-    return stopping(desks, List.of(), this::drained);
+  private Behavior<Command> drained(Desks desks, WaitingRequests waiting) {
+    waiting.entries().forEach(each -> abandon(each.request()));
+    return stopping(desks, WaitingRequests.NONE, this::drained);
   }
 
   /** What a desk does once its node stops, in {@code next}: it adopts nothing. */
   private Behavior<Command> stopping(
       Desks desks,
-      List<Waiting> waiting,
-      BiFunction<Desks, List<Waiting>, Behavior<Command>> next) {
+      WaitingRequests waiting,
+      BiFunction<Desks, WaitingRequests, Behavior<Command>> next) {
     return desk(desks, waiting, next)
         .onMessage(
             DesksChanged.class,
@@ -339,6 +325,12 @@ public final class NodeDesk {
             Leave.class,
             leave -> {
               leave.replyTo().tell(Done.getInstance());
+              return Behaviors.same();
+            })
+        .onMessage(
+            Prepare.class,
+            prepare -> {
+              prepare.replyTo().tell(Done.getInstance()); // it adopts nothing
               return Behaviors.same();
             })
         .build();
@@ -376,26 +368,22 @@ public final class NodeDesk {
         .whenComplete((all, failure) -> leave.replyTo().tell(Done.getInstance()));
   }
 
-  /** Looks the session's record up to adopt it warm; a stopping node adopts nothing. */
-  private void prepare(Desks desks, Prepare prepare) {
+  /** Looks the session's record up to adopt it warm. */
+  private void prepare(Prepare prepare) {
     context.getLog().debug("prepares {}", SessionIds.redact(prepare.sessionId()));
-    if (!routes(desks).selfServes()) {
-      prepare.replyTo().tell(Done.getInstance());
-      return;
-    }
     context.ask(
         SessionReplicas.Found.class,
         served.replicas(),
-        UNKNOWN_NODE_WAIT,
+        WaitingRequests.UNKNOWN_NODE,
         replyTo -> new SessionReplicas.Find(prepare.sessionId(), replyTo),
         (found, failure) -> new Preparing(prepare, found));
   }
 
-  /** What a desk does in either state; {@code next} is the state it stays in. */
+  /** What a desk does in every state; {@code next} is the state it stays in. */
   private BehaviorBuilder<Command> desk(
       Desks desks,
-      List<Waiting> waiting,
-      BiFunction<Desks, List<Waiting>, Behavior<Command>> next) {
+      WaitingRequests waiting,
+      BiFunction<Desks, WaitingRequests, Behavior<Command>> next) {
     return Behaviors.receive(Command.class)
         .onMessage(Recheck.class, recheck -> next.apply(desks, recheck(desks, waiting)))
         .onMessage(
@@ -406,21 +394,17 @@ public final class NodeDesk {
               return next.apply(now, recheck(now, waiting));
             })
         .onMessage(
-            ForwardToSession.class, forward -> route(desks, waiting, next, toSession(forward)))
-        .onMessage(
-            ForwardDelete.class,
-            delete ->
+            ForwardToSession.class,
+            forward ->
                 route(
                     desks,
                     waiting,
                     next,
-                    new SessionDelete(
-                        delete.sessionId(),
-                        delete.path(),
-                        delete.caller(),
-                        delete.replyTo(),
-                        null,
-                        0)))
+                    DeskMessages.toSession(
+                        forward, edge(forward.on(), DeskMessages.nodeLost(forward.command())))))
+        .onMessage(
+            ForwardDelete.class,
+            delete -> route(desks, waiting, next, DeskMessages.toSession(delete)))
         .onMessage(ToSession.class, request -> route(desks, waiting, next, request))
         .onMessage(
             Found.class,
@@ -444,18 +428,12 @@ public final class NodeDesk {
               if (forwardRetry(desks, retry)) {
                 return Behaviors.same();
               }
-              return next.apply(desks, waitFor(waiting, retry, UNKNOWN_NODE_WAIT));
+              return next.apply(desks, waitFor(waiting, retry, WaitingRequests.UNKNOWN_NODE));
             })
         .onMessage(
             RoundRetry.class,
             retry -> {
               serveRetry(retry);
-              return Behaviors.same();
-            })
-        .onMessage(
-            Prepare.class,
-            prepare -> {
-              prepare(desks, prepare);
               return Behaviors.same();
             })
         .onMessage(
@@ -483,13 +461,13 @@ public final class NodeDesk {
                       child.<Exchange.Event>unsafeUpcast().tell(ExchangeEdge.Abandon.INSTANCE));
               abandon.replyTo().tell(Done.getInstance());
               // what waits here for the other nodes' exchanges ends too (a child was told above)
-              List<Waiting> theirs =
-                  waiting.stream()
-                      .filter(
-                          each ->
-                              !(each.request() instanceof ToSession request
-                                  && edgeOf(request).map(children::contains).orElse(false)))
-                      .toList();
+              WaitingRequests theirs =
+                  waiting.without(
+                      request ->
+                          request instanceof ToSession toSession
+                              && DeskMessages.edgeOf(toSession)
+                                  .map(children::contains)
+                                  .orElse(false));
               return drained(desks.leaving(served.node()), theirs);
             })
         .onMessage(
@@ -508,36 +486,13 @@ public final class NodeDesk {
 
   // ------------------------------------------------------------------------------ session routing
 
-  /** A request from this node's routes, with the edge its events come back to. */
-  private ToSession toSession(ForwardToSession forward) {
-    DownstreamSession.Routed command = forward.command();
-    ActorRef<Exchange.Event> edge = edge(forward.on(), nodeLost(command));
-    if (command instanceof DownstreamSession.Post post) {
-      return new SessionPost(
-          forward.sessionId(),
-          forward.path(),
-          forward.caller(),
-          post.messages().stream().map(JsonRpcCodec::toJson).toList(),
-          post.preAnswered().stream().map(JsonRpcCodec::toJson).toList(),
-          post.batch(),
-          post.acceptsSse(),
-          edge,
-          null,
-          0);
-    }
-    String lastEventId =
-        command instanceof DownstreamSession.ResumeStream resume ? resume.lastEventId() : null;
-    return new SessionStream(
-        forward.sessionId(), forward.path(), forward.caller(), lastEventId, edge, null, 0);
-  }
-
   /**
    * Serves the request here, sends it to the desk that serves it, looks its record up, or waits.
    */
   private Behavior<Command> route(
       Desks desks,
-      List<Waiting> waiting,
-      BiFunction<Desks, List<Waiting>, Behavior<Command>> next,
+      WaitingRequests waiting,
+      BiFunction<Desks, WaitingRequests, Behavior<Command>> next,
       ToSession request) {
     SessionRoutes routes = routes(desks);
     if (routes.selfServes() && served.directory().holds(request.sessionId())) {
@@ -570,14 +525,15 @@ public final class NodeDesk {
       }
       // at every pass, the first after a record's lookup too: the edge watches the desk that has
       // the request, else a desk that went away before serving it would leave the client waiting
-      edgeOf(request).ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk, passed.hops())));
+      DeskMessages.edgeOf(request)
+          .ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk, passed.hops())));
       desk.tell(passed);
     } else if (route instanceof SessionRoutes.Find) {
       trace("record looked up", request);
       context.ask(
           SessionReplicas.Found.class,
           served.replicas(),
-          UNKNOWN_NODE_WAIT,
+          WaitingRequests.UNKNOWN_NODE,
           replyTo -> new SessionReplicas.Find(request.sessionId(), replyTo),
           (found, failure) -> new Found(request, found));
     } else {
@@ -609,8 +565,8 @@ public final class NodeDesk {
    */
   private Behavior<Command> lookUpAgain(
       Desks desks,
-      List<Waiting> waiting,
-      BiFunction<Desks, List<Waiting>, Behavior<Command>> next,
+      WaitingRequests waiting,
+      BiFunction<Desks, WaitingRequests, Behavior<Command>> next,
       ToSession request) {
     ToSession again = request.passedOn(null);
     trace("record not known", again);
@@ -628,7 +584,7 @@ public final class NodeDesk {
         home != null
             ? routes.standing(home) == SessionRoutes.Standing.UNREACHABLE
             : served.membership().unreachableCount() > 0;
-    return unreachable ? UNREACHABLE_NODE_WAIT : UNKNOWN_NODE_WAIT;
+    return unreachable ? WaitingRequests.UNREACHABLE_NODE : WaitingRequests.UNKNOWN_NODE;
   }
 
   private SessionRoutes.Route routeOf(SessionRoutes routes, ToSession request) {
@@ -651,58 +607,51 @@ public final class NodeDesk {
   }
 
   /** The waiting requests that still wait; the others are routed, or told their node is gone. */
-  private List<Waiting> recheck(Desks desks, List<Waiting> waiting) {
-    List<Waiting> left = new ArrayList<>();
-    long now = System.nanoTime();
-    for (Waiting each : waiting) {
-      if (each.request() instanceof ForwardRetry retry) {
-        if (!forwardRetry(desks, retry)) {
-          keepOrGiveUp(left, each, now);
-        }
-        continue;
-      }
-      ToSession request = (ToSession) each.request();
-      SessionRoutes.Route route = routeOf(routes(desks), request);
-      if (route instanceof SessionRoutes.Wait) {
-        keepOrGiveUp(left, each, now);
+  private WaitingRequests recheck(Desks desks, WaitingRequests waiting) {
+    SessionRoutes routes = routes(desks);
+    Map<String, ActorRef<Command>> byNode = byNode(desks);
+    WaitingRequests.Sorted sorted =
+        waiting.sort(
+            System.nanoTime(),
+            request ->
+                request instanceof ForwardRetry retry
+                    ? !byNode.containsKey(retry.state().node())
+                    : routeOf(routes, (ToSession) request) instanceof SessionRoutes.Wait);
+    for (Command request : sorted.ready()) {
+      if (request instanceof ForwardRetry retry) {
+        forwardRetry(desks, retry);
       } else {
-        act(desks, request, route);
+        act(desks, (ToSession) request, routeOf(routes, (ToSession) request));
       }
     }
-    if (left.isEmpty()) {
+    for (Command request : sorted.expired()) {
+      if (request instanceof ToSession toSession) {
+        trace("waited for its node in vain", toSession);
+      }
+      giveUp(request);
+    }
+    if (sorted.waiting().isEmpty()) {
       timers.cancel(Recheck.INSTANCE);
     }
-    return List.copyOf(left);
+    return sorted.waiting();
   }
 
-  private void keepOrGiveUp(List<Waiting> left, Waiting each, long now) {
-    if (now - each.deadlineNanos() >= 0) {
-      if (each.request() instanceof ToSession request) {
-        trace("waited for its node in vain", request);
-      }
-      giveUp(each.request());
-    } else {
-      left.add(each);
-    }
-  }
-
-  private List<Waiting> waitFor(List<Waiting> waiting, Command request, Duration patience) {
-    List<Waiting> more = new ArrayList<>(waiting);
-    more.add(new Waiting(request, System.nanoTime() + patience.toNanos()));
+  private WaitingRequests waitFor(WaitingRequests waiting, Command request, Duration patience) {
     if (!timers.isTimerActive(Recheck.INSTANCE)) {
       timers.startTimerAtFixedRate(Recheck.INSTANCE, RECHECK);
     }
-    return List.copyOf(more);
+    return waiting.plus(request, patience, System.nanoTime());
   }
 
   /** The node that holds a waiting request's state did not come (back) in time. */
   private static void giveUp(Command request) {
     if (request instanceof ForwardRetry retry) {
-      retry.on().tell(roundNodeGone(retry.retry()));
+      retry.on().tell(DeskMessages.roundNodeGone(retry.retry()));
     } else if (request instanceof SessionDelete delete) {
       delete.replyTo().tell(DownstreamSessions.Reply.UNKNOWN_SESSION);
     } else {
-      edgeOf((ToSession) request).ifPresent(edge -> edge.tell(nodeLost()));
+      DeskMessages.edgeOf((ToSession) request)
+          .ifPresent(edge -> edge.tell(DeskMessages.nodeLost()));
     }
   }
 
@@ -710,12 +659,12 @@ public final class NodeDesk {
    * Ends a request that can wait no more, its node about to go: its edge ends it as the loss of the
    * node that has it would ("send it again"); one without an edge is given up.
    */
-  private void abandon(Waiting waiting) {
-    if (waiting.request() instanceof ToSession request && edgeOf(request).isPresent()) {
+  private void abandon(Command waiting) {
+    if (waiting instanceof ToSession request && DeskMessages.edgeOf(request).isPresent()) {
       trace("abandoned at the drain deadline", request);
-      edgeOf(request).get().tell(ExchangeEdge.Abandon.INSTANCE);
+      DeskMessages.edgeOf(request).get().tell(ExchangeEdge.Abandon.INSTANCE);
     } else {
-      giveUp(waiting.request());
+      giveUp(waiting);
     }
   }
 
@@ -724,18 +673,9 @@ public final class NodeDesk {
     if (request instanceof SessionDelete delete) {
       delete.replyTo().tell(DownstreamSessions.Reply.UNKNOWN_SESSION);
     } else {
-      edgeOf(request).ifPresent(edge -> edge.tell(Exchange.Refused.of(404, "Session not found")));
+      DeskMessages.edgeOf(request)
+          .ifPresent(edge -> edge.tell(Exchange.Refused.of(404, "Session not found")));
     }
-  }
-
-  private static java.util.Optional<ActorRef<Exchange.Event>> edgeOf(ToSession request) {
-    if (request instanceof SessionPost post) {
-      return java.util.Optional.of(post.edge());
-    }
-    if (request instanceof SessionStream stream) {
-      return java.util.Optional.of(stream.edge());
-    }
-    return java.util.Optional.empty();
   }
 
   /**
@@ -766,12 +706,12 @@ public final class NodeDesk {
       deleteHere(delete, record);
       return;
     }
-    DownstreamSession.Routed command =
-        request instanceof SessionPost post ? post(post) : stream((SessionStream) request);
-    if (command == null) {
+    Optional<DownstreamSession.Routed> read = DeskMessages.command(request);
+    if (read.isEmpty()) {
       return;
     }
-    ActorRef<Exchange.Event> edge = edgeOf(request).orElseThrow();
+    DownstreamSession.Routed command = read.get();
+    ActorRef<Exchange.Event> edge = DeskMessages.edgeOf(request).orElseThrow();
     SessionDirectory directory = served.directory();
     ExchangeSink sink = command.exchange();
     String id = request.sessionId();
@@ -814,32 +754,6 @@ public final class NodeDesk {
     }
   }
 
-  /** The POST's command, or null (answered: it could not be read). */
-  private static DownstreamSession.Routed post(SessionPost post) {
-    ExchangeSink sink = post.edge()::tell;
-    List<JsonRpcMessage> messages = new ArrayList<>();
-    List<JsonRpcResponse> preAnswered = new ArrayList<>();
-    try {
-      for (ObjectNode message : post.messages()) {
-        messages.add(JsonRpcCodec.read(message));
-      }
-      for (ObjectNode answer : post.preAnswered()) {
-        preAnswered.add((JsonRpcResponse) JsonRpcCodec.read(answer));
-      }
-    } catch (JsonRpcException | ClassCastException e) { // checked on the edge: another build's
-      sink.tell(Exchange.Refused.of(400, "the request could not be read: " + e.getMessage()));
-      return null;
-    }
-    return new DownstreamSession.Post(messages, preAnswered, post.batch(), post.acceptsSse(), sink);
-  }
-
-  private static DownstreamSession.Routed stream(SessionStream stream) {
-    ExchangeSink sink = stream.edge()::tell;
-    return stream.lastEventId() == null
-        ? new DownstreamSession.OpenStream(sink)
-        : new DownstreamSession.ResumeStream(stream.lastEventId(), sink);
-  }
-
   // -------------------------------------------------------------------------------------- rounds
 
   /** Sends the retry to the node its state names; false when that node is not listed. */
@@ -848,7 +762,7 @@ public final class NodeDesk {
     if (owner == null) {
       return false;
     }
-    ActorRef<Exchange.Event> edge = edge(retry.on(), roundNodeGone(retry.retry()));
+    ActorRef<Exchange.Event> edge = edge(retry.on(), DeskMessages.roundNodeGone(retry.retry()));
     edge.tell(new ExchangeEdge.ServedBy(owner, 1));
     owner.tell(
         new RoundRetry(JsonRpcCodec.toJson(retry.retry()), retry.state(), retry.sse(), edge));
@@ -856,14 +770,12 @@ public final class NodeDesk {
   }
 
   private void serveRetry(RoundRetry retry) {
-    ExchangeSink sink = retry.edge()::tell;
-    JsonRpcRequest request;
-    try {
-      request = (JsonRpcRequest) JsonRpcCodec.read(retry.retry());
-    } catch (JsonRpcException | ClassCastException e) { // checked on the edge: another build's
-      sink.tell(Exchange.Refused.of(400, "the retry could not be read: " + e.getMessage()));
+    Optional<JsonRpcRequest> read = DeskMessages.retry(retry);
+    if (read.isEmpty()) {
       return;
     }
+    JsonRpcRequest request = read.get();
+    ExchangeSink sink = retry.edge()::tell;
     StatelessRequest parked = served.pending().get(retry.state().pendingId());
     if (parked == null) {
       sink.tell(PendingRounds.noRoundWaiting(request));
@@ -877,51 +789,5 @@ public final class NodeDesk {
 
   private static Set<ActorRef<Command>> desksOf(Receptionist.Listing listing) {
     return listing.getServiceInstances(KEY);
-  }
-
-  /**
-   * The node that served the exchange is gone (it died, or left before answering): what was in
-   * flight there is lost, the session is not; the client sends the request again.
-   */
-  static Exchange.Refused nodeLost() {
-    return Exchange.Refused.of(503, NODE_LOST);
-  }
-
-  /**
-   * {@link #nodeLost()} for a command whose exchange may have started: a POST's requests are each
-   * answered the retryable "session lost" error, on the stream if it is one.
-   */
-  static Exchange.Event nodeLost(DownstreamSession.Routed command) {
-    if (command instanceof DownstreamSession.Post post) {
-      ObjectNode data = JsonRpcCodec.emptyObject();
-      data.put("retryable", true);
-      List<ObjectNode> answers =
-          post.messages().stream()
-              .filter(JsonRpcRequest.class::isInstance)
-              .map(
-                  request ->
-                      JsonRpcCodec.toJson(
-                          JsonRpcResponse.failure(
-                              ((JsonRpcRequest) request).id(),
-                              new JsonRpcError(UPSTREAM_SESSION_LOST, NODE_LOST, data))))
-              .toList();
-      if (!answers.isEmpty()) {
-        return new Exchange.Complete(answers);
-      }
-    }
-    return nodeLost();
-  }
-
-  private static final String NODE_LOST =
-      "the gateway node that served this request is gone, and the request with it: send it again"
-          + " (the session goes on)";
-
-  /** The node that held the round is not in the cluster (any more): the call is lost with it. */
-  static Exchange.Refused roundNodeGone(JsonRpcRequest retry) {
-    String why =
-        "the gateway node that held this input_required round is gone, and the call with it:"
-            + " send the request again without requestState";
-    return new Exchange.Refused(
-        400, JsonRpcCodec.toJson(JsonRpcResponse.failure(retry.id(), INVALID_PARAMS, why)));
   }
 }
