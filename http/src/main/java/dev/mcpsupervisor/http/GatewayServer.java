@@ -61,7 +61,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The gateway's HTTP server: binding and lifecycle only. It binds on the supervisor's actor system,
- * so one coordinated shutdown covers both.
+ * so one coordinated shutdown covers both; or, for a front in the same JVM, takes its requests from
+ * that front alone ({@link #startInThisJvm}, {@link #handle}), with no port.
  */
 public final class GatewayServer {
 
@@ -78,9 +79,9 @@ public final class GatewayServer {
   /** Several gateways may share one actor system (tests); each registry needs its own name. */
   private static final AtomicLong INSTANCES = new AtomicLong();
 
-  private final ServerBinding binding;
+  private final Listener listener;
 
-  /** The routes the binding serves, as a function: {@link #handle}. */
+  /** The routes the listener serves, as a function: {@link #handle}. */
   private final Function<HttpRequest, CompletionStage<HttpResponse>> routes;
 
   private final ActorRef<DownstreamSessions.Command> sessions;
@@ -98,7 +99,7 @@ public final class GatewayServer {
   private final AtomicReference<CompletionStage<Void>> stopping = new AtomicReference<>();
 
   private GatewayServer(
-      ServerBinding binding,
+      Listener listener,
       Function<HttpRequest, CompletionStage<HttpResponse>> routes,
       ActorRef<DownstreamSessions.Command> sessions,
       SessionSupervisor supervisor,
@@ -107,7 +108,7 @@ public final class GatewayServer {
       McpRoutes mcp,
       AdminRoutes admin,
       Readiness readiness) {
-    this.binding = binding;
+    this.listener = listener;
     this.routes = routes;
     this.desk = desk;
     this.sessions = sessions;
@@ -144,6 +145,36 @@ public final class GatewayServer {
       GatewayMetrics metrics,
       ConfigReloader reloader,
       CompletionStage<?> warmedUp) {
+    return start(supervisor, config, metrics, reloader, warmedUp, Listener::bind);
+  }
+
+  /**
+   * {@link #start(SessionSupervisor, GatewayConfig, GatewayMetrics, ConfigReloader,
+   * CompletionStage)} with no port: its requests come from a front in this JVM ({@link #handle}),
+   * which spares it the socket and Pekko HTTP's bind (which reads the JDK's trust store even for
+   * plain HTTP). {@link #address()} is {@code config}'s host, port 0.
+   */
+  public static CompletionStage<GatewayServer> startInThisJvm(
+      SessionSupervisor supervisor,
+      GatewayConfig config,
+      GatewayMetrics metrics,
+      ConfigReloader reloader) {
+    return start(
+        supervisor,
+        config,
+        metrics,
+        reloader,
+        CompletableFuture.completedFuture(null),
+        Listener::inThisJvm);
+  }
+
+  private static CompletionStage<GatewayServer> start(
+      SessionSupervisor supervisor,
+      GatewayConfig config,
+      GatewayMetrics metrics,
+      ConfigReloader reloader,
+      CompletionStage<?> warmedUp,
+      Listen listen) {
     ActorSystem<?> system = supervisor.actorSystem();
     metrics.initServers(supervisor.config().servers().keySet());
     GatewaySettings settings =
@@ -231,7 +262,7 @@ public final class GatewayServer {
                                               .<ActorRef<AdminDesk.Command>>completedFuture(null))
                                       .thenCompose(
                                           adminDesk ->
-                                              bind(
+                                              serve(
                                                   supervisor,
                                                   config,
                                                   metrics,
@@ -244,11 +275,12 @@ public final class GatewayServer {
                                                   actions,
                                                   adminDesk,
                                                   reloader,
-                                                  warmedUp));
+                                                  warmedUp,
+                                                  listen));
                                 })));
   }
 
-  private static CompletionStage<GatewayServer> bind(
+  private static CompletionStage<GatewayServer> serve(
       SessionSupervisor supervisor,
       GatewayConfig config,
       GatewayMetrics metrics,
@@ -261,7 +293,8 @@ public final class GatewayServer {
       AdminActions actions,
       ActorRef<AdminDesk.Command> adminDesk,
       ConfigReloader reloader,
-      CompletionStage<?> warmedUp) {
+      CompletionStage<?> warmedUp,
+      Listen listen) {
     ActorSystem<?> system = supervisor.actorSystem();
     Membership membership = supervisor.membership();
     Readiness readiness = new Readiness(membership::isUp, warmedUp);
@@ -306,18 +339,13 @@ public final class GatewayServer {
           }
         });
     Route route = new GatewayRoutes(inForce, ops, admin, mcp).route();
-    return Http.get(system)
-        .newServerAt(config.host(), config.port())
-        .withSettings(serverSettings(system, supervisor, config))
-        .bindFlow(
-            RequestHeaderDeadline.around(
-                route.flow(system), config.connectionLimits().requestHeaderTimeout()))
+    return listen
+        .on(supervisor, config, route)
         .thenApply(
-            binding -> {
-              log.info("gateway listening on {}", binding.localAddress());
+            listener -> {
               readiness.ready();
               return new GatewayServer(
-                  binding,
+                  listener,
                   route.handler(system),
                   sessions,
                   supervisor,
@@ -426,7 +454,7 @@ public final class GatewayServer {
   }
 
   /**
-   * Serves {@code request} in this JVM, as the binding serves one that came over a loopback
+   * Serves {@code request} in this JVM, as a bound port serves one that came over a loopback
    * connection (the same routes, checks and answers), without a connection: for a front in the same
    * process (the stdio front). Its {@code Host} is the caller's to set, as a client's is.
    */
@@ -442,9 +470,72 @@ public final class GatewayServer {
   private static final RemoteAddress LOOPBACK =
       RemoteAddress.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
 
-  /** The bound address (with the real port when port 0 was asked). */
+  /**
+   * The bound address (with the real port when port 0 was asked); port 0 when it serves this JVM
+   * only ({@link #startInThisJvm}).
+   */
   public InetSocketAddress address() {
-    return binding.localAddress();
+    return listener.address();
+  }
+
+  /** How the gateway takes its requests: {@link Listener#bind} or {@link Listener#inThisJvm}. */
+  @FunctionalInterface
+  private interface Listen {
+    CompletionStage<Listener> on(SessionSupervisor supervisor, GatewayConfig config, Route route);
+  }
+
+  /** Where requests come from: a bound port, or a front in this JVM only. */
+  private sealed interface Listener {
+
+    InetSocketAddress address();
+
+    /** Takes no more connections, and closes those open after {@code deadline}. */
+    CompletionStage<Void> close(Duration deadline);
+
+    static CompletionStage<Listener> bind(
+        SessionSupervisor supervisor, GatewayConfig config, Route route) {
+      ActorSystem<?> system = supervisor.actorSystem();
+      return Http.get(system)
+          .newServerAt(config.host(), config.port())
+          .withSettings(serverSettings(system, supervisor, config))
+          .bindFlow(
+              RequestHeaderDeadline.around(
+                  route.flow(system), config.connectionLimits().requestHeaderTimeout()))
+          .thenApply(
+              binding -> {
+                log.info("gateway listening on {}", binding.localAddress());
+                return new Bound(binding);
+              });
+    }
+
+    static CompletionStage<Listener> inThisJvm(
+        SessionSupervisor supervisor, GatewayConfig config, Route route) {
+      log.info("gateway serving this JVM's front only, on no port");
+      return CompletableFuture.completedFuture(
+          new InThisJvm(InetSocketAddress.createUnresolved(config.host(), 0)));
+    }
+  }
+
+  private record Bound(ServerBinding binding) implements Listener {
+    @Override
+    public InetSocketAddress address() {
+      return binding.localAddress();
+    }
+
+    @Override
+    public CompletionStage<Void> close(Duration deadline) {
+      return binding
+          .unbind()
+          .thenCompose(unbound -> binding.terminate(deadline))
+          .thenApply(closed -> null);
+    }
+  }
+
+  private record InThisJvm(InetSocketAddress address) implements Listener {
+    @Override
+    public CompletionStage<Void> close(Duration deadline) {
+      return CompletableFuture.completedFuture(null);
+    }
   }
 
   /**
@@ -501,8 +592,7 @@ public final class GatewayServer {
             // what another node still serves for this one at the deadline ends with an error on
             // its stream, written before the connections close (closing would cut it)
             .thenCompose(written -> abandonPassedOn())
-            .thenCompose(written -> binding.unbind())
-            .thenCompose(unbound -> binding.terminate(CLOSE_CONNECTIONS_DEADLINE))
+            .thenCompose(written -> listener.close(CLOSE_CONNECTIONS_DEADLINE))
             .thenCompose(
                 closed -> {
                   mcp.abandonRounds();

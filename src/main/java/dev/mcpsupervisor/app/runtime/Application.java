@@ -69,13 +69,50 @@ public final class Application {
       ConfigReloader.Source source,
       String fingerprint,
       CompletionStage<?> warmedUp) {
+    return start(
+        config,
+        telemetry,
+        source,
+        fingerprint,
+        (supervisor, metrics, reloader) ->
+            GatewayServer.start(supervisor, config.gateway(), metrics, reloader, warmedUp));
+  }
+
+  /**
+   * {@link #start(SupervisorConfig)} with no port: a front in this JVM (the stdio front) hands the
+   * gateway each request ({@link GatewayServer#handle}).
+   */
+  public static CompletionStage<Application> startInThisJvm(SupervisorConfig config) {
+    return start(
+        config,
+        McpTelemetry.OFF,
+        null,
+        ConfigReloader.BUILT_IN,
+        (supervisor, metrics, reloader) ->
+            GatewayServer.startInThisJvm(supervisor, config.gateway(), metrics, reloader));
+  }
+
+  /** How the gateway in front of the supervisor starts: bound, or in this JVM only. */
+  @FunctionalInterface
+  private interface GatewayStart {
+    CompletionStage<GatewayServer> start(
+        SessionSupervisor supervisor, GatewayMetrics metrics, ConfigReloader reloader);
+  }
+
+  private static CompletionStage<Application> start(
+      SupervisorConfig config,
+      McpTelemetry telemetry,
+      ConfigReloader.Source source,
+      String fingerprint,
+      GatewayStart gatewayStart) {
     GatewayMetrics metrics = new GatewayMetrics();
     SessionSupervisor supervisor =
         SessionSupervisor.start(
             config, DefaultConnectors.create(), metrics, ConfigFactory.load(), telemetry);
     CompletableFuture<Application> started = new CompletableFuture<>();
     ConfigReloader reloader = new ConfigReloader(source, supervisor, metrics, fingerprint);
-    GatewayServer.start(supervisor, config.gateway(), metrics, reloader, warmedUp)
+    gatewayStart
+        .start(supervisor, metrics, reloader)
         .whenComplete(
             (gateway, failure) -> {
               if (failure == null) {
@@ -94,7 +131,7 @@ public final class Application {
     return gateway.address();
   }
 
-  /** {@code http://H:N/mcp}, H as configured, N as bound. */
+  /** {@code http://H:N/mcp}, H as configured, N as bound (0 when it serves this JVM only). */
   public String mcpUrl() {
     String host = config.gateway().host();
     String printableHost = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;

@@ -31,12 +31,12 @@ import picocli.CommandLine.Spec;
 /**
  * {@code mcp-supervisor stdio [--config FILE] [--server NAME]}: the aggregated servers (or one) as
  * an MCP server on stdin/stdout, for a desktop client that starts its servers as processes. It is
- * the gateway, private to this client (loopback, any free port, a random token no one else knows),
- * with a {@link StdioBridge} in front that hands it each message in this JVM ({@link
- * GatewayEndpoint}: no socket, no HTTP codec): everything the HTTP front does — both eras,
- * progress, logs, sampling and elicitation, {@code list_changed}, cancellation, restarts — the
- * stdio client gets. Logs go to stderr. Ends every server process when stdin closes, on SIGTERM, or
- * when the client's process dies.
+ * the gateway, private to this client (no port, a random token no one else knows), with a {@link
+ * StdioBridge} in front that hands it each message in this JVM ({@link GatewayEndpoint}: no socket,
+ * no HTTP codec): everything the HTTP front does — both eras, progress, logs, sampling and
+ * elicitation, {@code list_changed}, cancellation, restarts — the stdio client gets. Logs go to
+ * stderr. Ends every server process when stdin closes, on SIGTERM, or when the client's process
+ * dies.
  */
 @Command(
     name = "stdio",
@@ -115,7 +115,7 @@ public final class StdioCommand implements Callable<Integer> {
     Application application;
     try {
       application =
-          Application.start(privateGateway)
+          Application.startInThisJvm(privateGateway)
               .toCompletableFuture()
               .get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
