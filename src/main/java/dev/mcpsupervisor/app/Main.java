@@ -6,6 +6,11 @@ import dev.mcpsupervisor.actors.base.SupervisorSettings;
 import dev.mcpsupervisor.app.bench.BenchCommand;
 import dev.mcpsupervisor.app.bench.FloorCommand;
 import dev.mcpsupervisor.app.chaos.ChaosCommand;
+import dev.mcpsupervisor.app.cli.Arguments;
+import dev.mcpsupervisor.app.cli.Command;
+import dev.mcpsupervisor.app.cli.CommandLine;
+import dev.mcpsupervisor.app.cli.Flag;
+import dev.mcpsupervisor.app.cli.Syntax;
 import dev.mcpsupervisor.app.demo.DemoConfig;
 import dev.mcpsupervisor.app.runtime.Application;
 import dev.mcpsupervisor.app.runtime.TerminationSignals;
@@ -21,17 +26,13 @@ import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.Callable;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.IVersionProvider;
-import picocli.CommandLine.Option;
 
 /**
  * {@code java -jar mcp-supervisor.jar [--config FILE] [--host H] [--port N]
@@ -42,29 +43,11 @@ import picocli.CommandLine.Option;
  * generator ({@link BenchCommand}); {@code stdio} and {@code connect URL} serve MCP on stdin/stdout
  * ({@link StdioCommand}, {@link ConnectCommand}).
  */
-@Command(
-    name = "mcp-supervisor",
-    mixinStandardHelpOptions = true,
-    versionProvider = Main.Version.class,
-    sortOptions = false,
-    usageHelpAutoWidth = true,
-    subcommands = {
-      BenchCommand.class,
-      FloorCommand.class,
-      ChaosCommand.class,
-      StdioCommand.class,
-      ConnectCommand.class
-    },
-    description =
-        "Serves MCP servers (stdio processes it supervises, remote Streamable HTTP or SSE servers) behind one"
-            + " Streamable HTTP endpoint. Without --config it serves a built-in demo server named \""
-            + DemoConfig.SERVER_NAME
-            + "\".")
-public final class Main implements Callable<Integer> {
+public final class Main implements Command {
 
   static final int EXIT_OK = 0;
-  static final int EXIT_FAILED = 1;
-  static final int EXIT_USAGE = 2;
+  static final int EXIT_FAILED = CommandLine.EXIT_FAILED;
+  static final int EXIT_USAGE = CommandLine.EXIT_USAGE;
   static final String LISTENING = "mcp-supervisor listening on ";
 
   private static final Logger log = LoggerFactory.getLogger(Main.class);
@@ -86,56 +69,43 @@ public final class Main implements Callable<Integer> {
    */
   private static final Duration WATCH_INTERVAL = Duration.ofSeconds(1);
 
-  @Option(
-      names = "--config",
-      paramLabel = "FILE",
-      description =
-          "JSON or HOCON file in the MCP client format (mcpServers.<name>, optional gateway section)")
-  private Path config;
-
-  @Option(
-      names = "--host",
-      paramLabel = "H",
-      description = "address to bind (overrides gateway.host; default 127.0.0.1)")
-  private String host;
-
-  @Option(
-      names = "--port",
-      paramLabel = "N",
-      description = "port to bind, 0 for any free port (overrides gateway.port; default 8080)")
-  private Integer port;
-
-  @Option(
-      names = "--allow-unauthenticated",
-      description =
-          "serve on a non-loopback address without gateway.authTokens (anyone who reaches it may"
-              + " call every server; gateway.allowedHosts is still required)")
-  private boolean allowUnauthenticated;
-
-  @Option(
-      names = "--otel",
-      description =
-          "trace and time MCP requests with OpenTelemetry, exported over OTLP as the standard"
-              + " OTEL_* variables say (default http://localhost:4318); setting an OTEL_*"
-              + " exporter or endpoint variable turns it on too")
-  private boolean otel;
-
-  @Option(
-      names = "--warmup-calls",
-      paramLabel = "N",
-      description =
-          "once listening, run N calls through a private gateway in front of the built-in demo"
-              + " server so that later calls run compiled code; /readyz answers 503 until it is"
-              + " done (overrides mcp-supervisor.application.warmup.calls; 0: no warm-up)")
-  private Integer warmupCalls;
-
-  private final PrintWriter out;
-  private final PrintWriter err;
-
-  Main(PrintWriter out, PrintWriter err) {
-    this.out = out;
-    this.err = err;
-  }
+  private static final Syntax SYNTAX =
+      new Syntax(
+          "mcp-supervisor",
+          "Serves MCP servers (stdio processes it supervises, remote Streamable HTTP or SSE servers)"
+              + " behind one Streamable HTTP endpoint. Without --config it serves a built-in demo"
+              + " server named \""
+              + DemoConfig.SERVER_NAME
+              + "\".",
+          List.of(),
+          List.of(
+              Flag.option(
+                  "--config",
+                  "FILE",
+                  "JSON or HOCON file in the MCP client format (mcpServers.<name>, optional gateway"
+                      + " section)"),
+              Flag.option(
+                  "--host", "H", "address to bind (overrides gateway.host; default 127.0.0.1)"),
+              Flag.option(
+                  "--port",
+                  "N",
+                  "port to bind, 0 for any free port (overrides gateway.port; default 8080)"),
+              Flag.toggle(
+                  "--allow-unauthenticated",
+                  "serve on a non-loopback address without gateway.authTokens (anyone who reaches"
+                      + " it may call every server; gateway.allowedHosts is still required)"),
+              Flag.toggle(
+                  "--otel",
+                  "trace and time MCP requests with OpenTelemetry, exported over OTLP as the"
+                      + " standard OTEL_* variables say (default http://localhost:4318); setting an"
+                      + " OTEL_* exporter or endpoint variable turns it on too"),
+              Flag.option(
+                  "--warmup-calls",
+                  "N",
+                  "once listening, run N calls through a private gateway in front of the built-in"
+                      + " demo server so that later calls run compiled code; /readyz answers 503"
+                      + " until it is done (overrides mcp-supervisor.application.warmup.calls; 0: no"
+                      + " warm-up)")));
 
   public static void main(String[] args) {
     CommonPoolParallelism.ensureMinimum();
@@ -150,86 +120,103 @@ public final class Main implements Callable<Integer> {
 
   /** Parses the flags and runs; returns the exit status. */
   static int run(PrintWriter out, PrintWriter err, String... args) {
-    CommandLine commandLine = new CommandLine(new Main(out, err));
-    commandLine.setOut(out);
-    commandLine.setErr(err);
-    // one line, like a bad config, instead of picocli's message plus the whole usage
-    commandLine.setParameterExceptionHandler(
-        (exception, arguments) -> {
-          err.println(
-              "mcp-supervisor: "
-                  + exception.getMessage()
-                  + suggestion(exception)
-                  + " (see --help)");
-          return EXIT_USAGE;
-        });
-    return commandLine.execute(args);
-  }
-
-  private static String suggestion(CommandLine.ParameterException exception) {
-    if (exception instanceof CommandLine.UnmatchedArgumentException unmatched
-        && !unmatched.getSuggestions().isEmpty()) {
-      return "; did you mean " + String.join(" or ", unmatched.getSuggestions()) + "?";
-    }
-    return "";
+    return new CommandLine(
+            new Main(),
+            List.of(
+                new BenchCommand(),
+                new FloorCommand(),
+                new ChaosCommand(),
+                new StdioCommand(),
+                new ConnectCommand()),
+            "mcp-supervisor " + Versions.application())
+        .execute(out, err, args);
   }
 
   @Override
-  public Integer call() {
-    ConfigReloader.Source source = config == null ? null : this::readConfig;
+  public Syntax syntax() {
+    return SYNTAX;
+  }
+
+  @Override
+  public int run(Arguments arguments, PrintWriter out, PrintWriter err) {
+    Options options =
+        new Options(
+            arguments.path("--config"),
+            arguments.text("--host"),
+            arguments.integer("--port"),
+            arguments.has("--allow-unauthenticated"),
+            arguments.has("--otel"),
+            arguments.integer("--warmup-calls"));
+    ConfigReloader.Source source = options.config() == null ? null : options::readConfig;
     ConfigLoader.Loaded loaded;
     WarmupSettings warmup;
     try {
       loaded =
           source == null
-              ? new ConfigLoader.Loaded(withOverrides(DemoConfig.create()), ConfigReloader.BUILT_IN)
+              ? new ConfigLoader.Loaded(
+                  options.withOverrides(DemoConfig.create()), ConfigReloader.BUILT_IN)
               : source.read();
-      warmup = warmupSettings();
+      warmup = options.warmupSettings();
     } catch (ConfigException e) {
       err.println(e.getMessage());
       return EXIT_USAGE;
     }
-    return serve(loaded, source, warmup);
+    return serve(options, loaded, source, warmup, out, err);
   }
 
-  /** The --config file with --host and --port over it: at start, and again at each reload. */
-  private ConfigLoader.Loaded readConfig() {
-    ConfigLoader.Loaded file = ConfigLoader.loadWithFingerprint(config);
-    return new ConfigLoader.Loaded(withOverrides(file.config()), file.fingerprint());
-  }
+  /** The gateway's flags, as given ({@code null}: not given). */
+  private record Options(
+      Path config,
+      String host,
+      Integer port,
+      boolean allowUnauthenticated,
+      boolean otel,
+      Integer warmupCalls) {
 
-  /** Applies {@code --host} and {@code --port} over the file's gateway section. */
-  private SupervisorConfig withOverrides(SupervisorConfig loaded) {
-    if (port != null && (port < 0 || port > 65535)) {
-      throw new ConfigException("--port", "must be from 0 to 65535, got " + port);
+    /** The --config file with --host and --port over it: at start, and again at each reload. */
+    private ConfigLoader.Loaded readConfig() {
+      ConfigLoader.Loaded file = ConfigLoader.loadWithFingerprint(config);
+      return new ConfigLoader.Loaded(withOverrides(file.config()), file.fingerprint());
     }
-    if (host != null && host.isBlank()) {
-      throw new ConfigException("--host", "must not be empty");
-    }
-    GatewayConfig gateway = loaded.gateway();
-    GatewayConfig overridden =
-        gateway.withAddress(
-            host != null ? host : gateway.host(), port != null ? port : gateway.port());
-    BindSafety.refusal(overridden, allowUnauthenticated)
-        .ifPresent(
-            problem -> {
-              throw new ConfigException(host != null ? "--host" : "gateway.host", problem);
-            });
-    return new SupervisorConfig(loaded.servers(), overridden);
-  }
 
-  /** The configured warm-up, with {@code --warmup-calls} over its count. */
-  private WarmupSettings warmupSettings() {
-    WarmupSettings configured =
-        WarmupSettings.fromConfig(ConfigFactory.load().getConfig(SETTINGS), SETTINGS);
-    return warmupCalls == null ? configured : configured.withCalls(warmupCalls);
+    /** Applies {@code --host} and {@code --port} over the file's gateway section. */
+    private SupervisorConfig withOverrides(SupervisorConfig loaded) {
+      if (port != null && (port < 0 || port > 65535)) {
+        throw new ConfigException("--port", "must be from 0 to 65535, got " + port);
+      }
+      if (host != null && host.isBlank()) {
+        throw new ConfigException("--host", "must not be empty");
+      }
+      GatewayConfig gateway = loaded.gateway();
+      GatewayConfig overridden =
+          gateway.withAddress(
+              host != null ? host : gateway.host(), port != null ? port : gateway.port());
+      BindSafety.refusal(overridden, allowUnauthenticated)
+          .ifPresent(
+              problem -> {
+                throw new ConfigException(host != null ? "--host" : "gateway.host", problem);
+              });
+      return new SupervisorConfig(loaded.servers(), overridden);
+    }
+
+    /** The configured warm-up, with {@code --warmup-calls} over its count. */
+    private WarmupSettings warmupSettings() {
+      WarmupSettings configured =
+          WarmupSettings.fromConfig(ConfigFactory.load().getConfig(SETTINGS), SETTINGS);
+      return warmupCalls == null ? configured : configured.withCalls(warmupCalls);
+    }
   }
 
   /**
    * Starts the gateway, prints the listening line, warms up, and serves until SIGTERM or SIGINT.
    */
-  private int serve(
-      ConfigLoader.Loaded loaded, ConfigReloader.Source source, WarmupSettings warmup) {
+  private static int serve(
+      Options options,
+      ConfigLoader.Loaded loaded,
+      ConfigReloader.Source source,
+      WarmupSettings warmup,
+      PrintWriter out,
+      PrintWriter err) {
     SupervisorConfig configuration = loaded.config();
     Config settings = ConfigFactory.load().getConfig(SETTINGS);
     Duration startTimeout = settings.getDuration("startTimeout");
@@ -237,7 +224,7 @@ public final class Main implements Callable<Integer> {
     Duration stopBound = stopBound(ConfigFactory.load());
     CompletableFuture<String> signalled = TerminationSignals.install();
     CompletableFuture<Void> warmedUp = new CompletableFuture<>();
-    Tracing tracing = Tracing.of(otel, System::getenv);
+    Tracing tracing = Tracing.of(options.otel(), System::getenv);
     if (tracing.isOn()) {
       log.info("OpenTelemetry on: MCP requests are traced and timed");
     }
@@ -280,8 +267,8 @@ public final class Main implements Callable<Integer> {
           "SIGHUP does not reload the configuration here (ignored since start, e.g. by nohup):"
               + " use POST /admin/reload or gateway.watchConfig");
     }
-    if (config != null && configuration.gateway().watchConfig()) {
-      application.watch(config, WATCH_INTERVAL);
+    if (options.config() != null && configuration.gateway().watchConfig()) {
+      application.watch(options.config(), WATCH_INTERVAL);
     }
     out.println(LISTENING + application.mcpUrl());
     out.flush();
@@ -351,13 +338,5 @@ public final class Main implements Callable<Integer> {
       root = root.getCause();
     }
     return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
-  }
-
-  /** {@code --version}: the Maven project version, filtered into a resource at build time. */
-  static final class Version implements IVersionProvider {
-    @Override
-    public String[] getVersion() {
-      return new String[] {"mcp-supervisor " + Versions.application()};
-    }
   }
 }

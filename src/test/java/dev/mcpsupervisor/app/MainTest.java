@@ -103,8 +103,7 @@ class MainTest {
     Result unknown = run("--conf", "x.json");
     assertEquals(Main.EXIT_USAGE, unknown.status);
     assertEquals(
-        List.of(
-            "mcp-supervisor: Unknown options: '--conf', 'x.json'; did you mean --config? (see --help)"),
+        List.of("mcp-supervisor: Unknown option: '--conf'; did you mean --config? (see --help)"),
         unknown.errLines());
   }
 

@@ -3,8 +3,13 @@ package dev.mcpsupervisor.app.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.app.cli.Arguments;
+import dev.mcpsupervisor.app.cli.Command;
+import dev.mcpsupervisor.app.cli.Flag;
+import dev.mcpsupervisor.app.cli.Syntax;
+import java.io.PrintWriter;
+import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -16,8 +21,6 @@ import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * {@code mcp-supervisor bench-floor}: the floor of bench/compare.sh — a bare MCP echo on Pekko HTTP
@@ -25,27 +28,33 @@ import picocli.CommandLine.Option;
  * (202), tools/list (one tool, echo) and tools/call echo answered in the request's turn, in either
  * era. What a call costs on this stack before any supervision; not a server to use.
  */
-@Command(
-    name = "bench-floor",
-    mixinStandardHelpOptions = true,
-    description =
-        "Serves a bare MCP echo tool over Streamable HTTP on Pekko HTTP, no supervisor: the floor"
-            + " that bench/compare.sh measures the gateway against.")
-public final class FloorCommand extends AllDirectives implements Callable<Integer> {
+public final class FloorCommand extends AllDirectives implements Command {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @Option(names = "--host", defaultValue = "127.0.0.1", description = "(default ${DEFAULT-VALUE})")
-  private String host;
-
-  @Option(names = "--port", required = true, description = "the port to listen on")
-  private int port;
+  private static final Syntax SYNTAX =
+      new Syntax(
+          "bench-floor",
+          "Serves a bare MCP echo tool over Streamable HTTP on Pekko HTTP, no supervisor: the floor"
+              + " that bench/compare.sh measures the gateway against.",
+          List.of(),
+          List.of(
+              Flag.option("--host", "H", "the address to listen on").withDefault("127.0.0.1"),
+              Flag.option("--port", "N", "the port to listen on").asRequired()));
 
   @Override
-  public Integer call() throws Exception {
+  public Syntax syntax() {
+    return SYNTAX;
+  }
+
+  @Override
+  public int run(Arguments arguments, PrintWriter out, PrintWriter err) throws Exception {
+    String host = arguments.text("--host");
+    int port = arguments.integer("--port");
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "mcp-floor");
     Http.get(system).newServerAt(host, port).bind(route()).toCompletableFuture().get();
-    System.out.println("mcp-floor listening on " + host + ":" + port);
+    out.println("mcp-floor listening on " + host + ":" + port);
+    out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
     system.getWhenTerminated().thenRun(stopped::countDown);

@@ -3,6 +3,11 @@ package dev.mcpsupervisor.app.chaos;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpsupervisor.app.cli.Arguments;
+import dev.mcpsupervisor.app.cli.Command;
+import dev.mcpsupervisor.app.cli.Flag;
+import dev.mcpsupervisor.app.cli.Syntax;
+import dev.mcpsupervisor.app.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -10,12 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mcp-supervisor chaos [options]}: starts the gateway in front of the fixture server and
@@ -23,84 +22,48 @@ import picocli.CommandLine.Spec;
  * only retryable "session lost", no more than the calls in flight at the kills, no failed read-only
  * call, none past its deadline, no leaked process), 1 otherwise, 2 for bad flags.
  */
-@Command(
-    name = "chaos",
-    mixinStandardHelpOptions = true,
-    sortOptions = false,
-    usageHelpAutoWidth = true,
-    description =
-        "Starts the gateway (this jar) in front of the fixture server on 127.0.0.1 and, while N"
-            + " sessions call echo and read_only_echo without pause, kills the stdio upstream every"
-            + " interval (kill), kills and restarts a Streamable HTTP upstream (http-restart), or"
-            + " SIGSTOPs the stdio upstream (hang); reports calls ok / failed by kind / past their"
-            + " deadline, failed read-only calls, kill-to-next-success and leaked processes.")
-public final class ChaosCommand implements Callable<Integer> {
+public final class ChaosCommand implements Command {
 
-  @Spec private CommandSpec spec;
+  private static final String ALL = "all";
 
-  @Option(
-      names = "--scenario",
-      defaultValue = "all",
-      description = "kill, http-restart, hang or all (default ${DEFAULT-VALUE})")
-  private String scenario;
-
-  @Option(
-      names = {"-n", "--sessions"},
-      paramLabel = "N",
-      defaultValue = "50",
-      description = "sessions calling (default ${DEFAULT-VALUE})")
-  private int sessions;
-
-  @Option(
-      names = "--seconds",
-      defaultValue = "60",
-      description = "load per scenario (default ${DEFAULT-VALUE})")
-  private int seconds;
-
-  @Option(
-      names = "--interval",
-      paramLabel = "MILLIS",
-      defaultValue = "2000",
-      description = "between kills (default ${DEFAULT-VALUE})")
-  private int intervalMillis;
-
-  @Option(
-      names = "--deadline",
-      paramLabel = "MILLIS",
-      defaultValue = "5000",
-      description = "the upstream's requestTimeout (default ${DEFAULT-VALUE})")
-  private int deadlineMillis;
-
-  @Option(
-      names = "--hang",
-      paramLabel = "MILLIS",
-      defaultValue = "15000",
-      description =
-          "how long the hang scenario keeps the upstream stopped (default ${DEFAULT-VALUE})")
-  private int hangMillis;
-
-  @Option(
-      names = "--read-only-every",
-      paramLabel = "R",
-      defaultValue = "4",
-      description = "every R-th call is read_only_echo (default ${DEFAULT-VALUE})")
-  private int readOnlyEvery;
-
-  @Option(
-      names = "--fixture-classpath",
-      paramLabel = "CP",
-      description = "the fixture server's classpath (default: this JVM's class path)")
-  private String fixtureClasspath;
-
-  @Option(names = "--json", paramLabel = "FILE", description = "also write the results as JSON")
-  private Path json;
+  private static final Syntax SYNTAX =
+      new Syntax(
+          "chaos",
+          "Starts the gateway (this jar) in front of the fixture server on 127.0.0.1 and, while N"
+              + " sessions call echo and read_only_echo without pause, kills the stdio upstream"
+              + " every interval (kill), kills and restarts a Streamable HTTP upstream"
+              + " (http-restart), or SIGSTOPs the stdio upstream (hang); reports calls ok / failed"
+              + " by kind / past their deadline, failed read-only calls, kill-to-next-success and"
+              + " leaked processes.",
+          List.of(),
+          List.of(
+              Flag.option("--scenario", "NAME", "kill, http-restart, hang or all").withDefault(ALL),
+              Flag.option("--sessions", "N", "sessions calling").alias("-n").withDefault("50"),
+              Flag.option("--seconds", "SECONDS", "load per scenario").withDefault("60"),
+              Flag.option("--interval", "MILLIS", "between kills").withDefault("2000"),
+              Flag.option("--deadline", "MILLIS", "the upstream's requestTimeout")
+                  .withDefault("5000"),
+              Flag.option(
+                      "--hang", "MILLIS", "how long the hang scenario keeps the upstream stopped")
+                  .withDefault("15000"),
+              Flag.option("--read-only-every", "R", "every R-th call is read_only_echo")
+                  .withDefault("4"),
+              Flag.option(
+                  "--fixture-classpath",
+                  "CP",
+                  "the fixture server's classpath (default: this JVM's class path)"),
+              Flag.option("--json", "FILE", "also write the results as JSON")));
 
   @Override
-  public Integer call() throws IOException {
-    ChaosSettings settings = settings();
-    List<Scenario> scenarios =
-        "all".equals(scenario) ? List.of(Scenario.values()) : List.of(scenarioFlag());
-    PrintWriter out = spec.commandLine().getOut();
+  public Syntax syntax() {
+    return SYNTAX;
+  }
+
+  @Override
+  public int run(Arguments arguments, PrintWriter out, PrintWriter err) throws IOException {
+    ChaosSettings settings = settings(arguments);
+    List<Scenario> scenarios = scenarios(arguments.text("--scenario"));
+    Path json = arguments.path("--json");
     Path work = Files.createTempDirectory("mcp-supervisor-chaos");
     out.println("logs in " + work);
     List<ChaosReport> reports = new ArrayList<>();
@@ -124,31 +87,28 @@ public final class ChaosCommand implements Callable<Integer> {
     return reports.stream().allMatch(ChaosReport::metTargets) ? 0 : 1;
   }
 
-  private Scenario scenarioFlag() {
+  private static List<Scenario> scenarios(String scenario) {
+    if (ALL.equals(scenario)) {
+      return List.of(Scenario.values());
+    }
     try {
-      return Scenario.of(scenario);
+      return List.of(Scenario.of(scenario));
     } catch (IllegalArgumentException e) {
-      throw usage(e.getMessage());
+      throw new UsageException(e.getMessage());
     }
   }
 
-  ChaosSettings settings() {
-    positive("--sessions", sessions);
-    positive("--seconds", seconds);
-    positive("--interval", intervalMillis);
-    positive("--deadline", deadlineMillis);
-    positive("--hang", hangMillis);
-    positive("--read-only-every", readOnlyEvery);
-    if (!"all".equals(scenario)) {
-      scenarioFlag();
-    }
+  /** The flags, checked before anything starts; a bad one is a usage error. */
+  static ChaosSettings settings(Arguments arguments) {
+    scenarios(arguments.text("--scenario"));
+    String fixtureClasspath = arguments.text("--fixture-classpath");
     return new ChaosSettings(
-        sessions,
-        Duration.ofSeconds(seconds),
-        Duration.ofMillis(intervalMillis),
-        Duration.ofMillis(deadlineMillis),
-        Duration.ofMillis(hangMillis),
-        readOnlyEvery,
+        arguments.positive("--sessions"),
+        Duration.ofSeconds(arguments.positive("--seconds")),
+        Duration.ofMillis(arguments.positive("--interval")),
+        Duration.ofMillis(arguments.positive("--deadline")),
+        Duration.ofMillis(arguments.positive("--hang")),
+        arguments.positive("--read-only-every"),
         fixtureClasspath == null ? System.getProperty("java.class.path") : fixtureClasspath);
   }
 
@@ -158,15 +118,5 @@ public final class ChaosCommand implements Callable<Integer> {
     } catch (IOException | RuntimeException e) {
       return "";
     }
-  }
-
-  private void positive(String option, int value) {
-    if (value < 1) {
-      throw usage(option + " must be at least 1, got " + value);
-    }
-  }
-
-  private CommandLine.ParameterException usage(String message) {
-    return new CommandLine.ParameterException(spec.commandLine(), message);
   }
 }

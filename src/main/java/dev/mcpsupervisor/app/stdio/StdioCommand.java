@@ -1,5 +1,9 @@
 package dev.mcpsupervisor.app.stdio;
 
+import dev.mcpsupervisor.app.cli.Arguments;
+import dev.mcpsupervisor.app.cli.Command;
+import dev.mcpsupervisor.app.cli.Flag;
+import dev.mcpsupervisor.app.cli.Syntax;
 import dev.mcpsupervisor.app.demo.DemoConfig;
 import dev.mcpsupervisor.app.runtime.Application;
 import dev.mcpsupervisor.app.runtime.TerminationSignals;
@@ -14,8 +18,8 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -24,9 +28,6 @@ import java.util.function.Supplier;
 import org.apache.pekko.stream.Materializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mcp-supervisor stdio [--config FILE] [--server NAME]}: the aggregated servers (or one) as
@@ -38,14 +39,7 @@ import picocli.CommandLine.Spec;
  * stderr. Ends every server process when stdin closes, on SIGTERM, or when the client's process
  * dies.
  */
-@Command(
-    name = "stdio",
-    mixinStandardHelpOptions = true,
-    description =
-        "Serves the configured MCP servers (as <server>__<tool>, or one with --server) over"
-            + " stdin/stdout, for clients that start their servers as processes. Exits, ending"
-            + " every server process, when stdin closes, on SIGTERM, or when its parent dies.")
-public final class StdioCommand implements Callable<Integer> {
+public final class StdioCommand implements Command {
 
   private static final Logger log = LoggerFactory.getLogger(StdioCommand.class);
 
@@ -55,23 +49,30 @@ public final class StdioCommand implements Callable<Integer> {
   /** Its client is gone or said goodbye: what is in flight has nobody to go to. */
   private static final Duration DRAIN = Duration.ofMillis(500);
 
-  @Option(
-      names = "--config",
-      paramLabel = "FILE",
-      description = "JSON or HOCON file in the MCP client format (mcpServers.<name>, ...)")
-  private Path config;
-
-  @Option(
-      names = "--server",
-      paramLabel = "NAME",
-      description = "serve this one server, its tools' names unchanged")
-  private String server;
-
-  @Spec private picocli.CommandLine.Model.CommandSpec spec;
+  private static final Syntax SYNTAX =
+      new Syntax(
+          "stdio",
+          "Serves the configured MCP servers (as <server>__<tool>, or one with --server) over"
+              + " stdin/stdout, for clients that start their servers as processes. Exits, ending"
+              + " every server process, when stdin closes, on SIGTERM, or when its parent dies.",
+          List.of(),
+          List.of(
+              Flag.option(
+                  "--config",
+                  "FILE",
+                  "JSON or HOCON file in the MCP client format (mcpServers.<name>, ...)"),
+              Flag.option(
+                  "--server", "NAME", "serve this one server, its tools' names unchanged")));
 
   @Override
-  public Integer call() {
-    PrintWriter err = spec.commandLine().getErr();
+  public Syntax syntax() {
+    return SYNTAX;
+  }
+
+  @Override
+  public int run(Arguments arguments, PrintWriter out, PrintWriter err) {
+    Path config = arguments.path("--config");
+    String server = arguments.text("--server");
     SupervisorConfig loaded;
     try {
       loaded = config == null ? DemoConfig.create() : ConfigLoader.load(config);
@@ -88,6 +89,7 @@ public final class StdioCommand implements Callable<Integer> {
               + ")");
       return 2;
     }
+    // stdout carries the protocol: out (the command line's text) is not it
     return serve(loaded, server, System.in, System.out, TerminationSignals::install, err);
   }
 

@@ -4,24 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mcpsupervisor.app.cli.UsageException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 class BenchCommandTest {
 
   private static BenchPlan plan(String... args) {
-    CommandLine commandLine = new CommandLine(new BenchCommand());
-    commandLine.parseArgs(args);
-    return commandLine.<BenchCommand>getCommand().plan();
+    return BenchCommand.plan(BenchCommand.SYNTAX.parse(args));
   }
 
   private static String usageError(String... args) {
-    return assertThrows(CommandLine.ParameterException.class, () -> plan(args)).getMessage();
+    return assertThrows(UsageException.class, () -> plan(args)).getMessage();
   }
 
   @Test

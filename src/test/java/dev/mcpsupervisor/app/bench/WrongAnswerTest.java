@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.mcpsupervisor.app.cli.CommandLine;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -15,6 +16,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
@@ -22,7 +24,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The bench against a tiny MCP server on 127.0.0.1 that answers every tools/call with the right id
@@ -89,10 +90,8 @@ class WrongAnswerTest {
   }
 
   private static int bench(StringWriter text, String... args) {
-    CommandLine commandLine = new CommandLine(new BenchCommand());
-    commandLine.setOut(new PrintWriter(text, true));
-    commandLine.setErr(new PrintWriter(text, true));
-    return commandLine.execute(args);
+    PrintWriter both = new PrintWriter(text, true);
+    return new CommandLine(new BenchCommand(), List.of(), "test").execute(both, both, args);
   }
 
   /** Serves initialize, notifications and tools/call, answering {@code echo(message)}. */
