@@ -2,10 +2,10 @@ package dev.mcpsupervisor.app.cli;
 
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * A command line parsed by its {@link Syntax}: the values given, read by a flag's long name or a
@@ -44,15 +44,7 @@ public final class Arguments {
 
   /** The flag's value as an int, or {@code null} when it has none. */
   public Integer integer(String name) {
-    String text = text(name);
-    if (text == null) {
-      return null;
-    }
-    try {
-      return Integer.valueOf(text);
-    } catch (NumberFormatException e) {
-      throw invalid(name, text, "is not an int");
-    }
+    return converted(name, Integer::valueOf, "is not an int");
   }
 
   /** The flag's value (or default) as an int of at least 1. */
@@ -69,28 +61,12 @@ public final class Arguments {
 
   /** The flag's value as a long, or {@code null} when it has none. */
   public Long longInteger(String name) {
-    String text = text(name);
-    if (text == null) {
-      return null;
-    }
-    try {
-      return Long.valueOf(text);
-    } catch (NumberFormatException e) {
-      throw invalid(name, text, "is not a long");
-    }
+    return converted(name, Long::valueOf, "is not a long");
   }
 
   /** The flag's value as a path, or {@code null} when it has none. */
   public Path path(String name) {
-    String text = text(name);
-    if (text == null) {
-      return null;
-    }
-    try {
-      return Path.of(text);
-    } catch (InvalidPathException e) {
-      throw invalid(name, text, "is not a path");
-    }
+    return converted(name, Path::of, "is not a path");
   }
 
   /** The positional parameter named {@code label} in the syntax. */
@@ -117,6 +93,20 @@ public final class Arguments {
       throw new IllegalArgumentException("no flag " + name);
     }
     return flag;
+  }
+
+  /** The flag's value through {@code convert}; a value it refuses is the user's mistake. */
+  private <T> T converted(String name, Function<String, T> convert, String problem) {
+    String text = text(name);
+    if (text == null) {
+      return null;
+    }
+    try {
+      return convert.apply(text);
+    } catch (IllegalArgumentException e) {
+      // NumberFormatException and InvalidPathException are both
+      throw invalid(name, text, problem);
+    }
   }
 
   private UsageException invalid(String name, String text, String problem) {

@@ -1,5 +1,6 @@
 package dev.mcpsupervisor.app.cli;
 
+import dev.mcpsupervisor.protocol.config.EditDistance;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -176,8 +177,8 @@ public record Syntax(
                 name ->
                     name.startsWith(unknown)
                         || (firstLetter(name) == firstLetter(unknown)
-                            && distance(unknown, name) <= SUGGESTION_DISTANCE))
-            .sorted(Comparator.comparingInt(name -> distance(unknown, name)))
+                            && EditDistance.between(unknown, name) <= SUGGESTION_DISTANCE))
+            .sorted(Comparator.comparingInt(name -> EditDistance.between(unknown, name)))
             .toList();
     return near.isEmpty() ? "" : "; did you mean " + String.join(" or ", near) + "?";
   }
@@ -185,26 +186,6 @@ public record Syntax(
   private static char firstLetter(String flag) {
     String name = flag.replaceFirst("^-+", "");
     return name.isEmpty() ? '-' : name.charAt(0);
-  }
-
-  /** Edits (insert, delete, replace) from {@code a} to {@code b}: Levenshtein's distance. */
-  static int distance(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int replace = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(replace, Math.min(previous[j], current[j - 1]) + 1);
-      }
-      int[] swap = previous;
-      previous = current;
-      current = swap;
-    }
-    return previous[b.length()];
   }
 
   private static void appendRows(StringBuilder text, List<String[]> rows) {

@@ -80,6 +80,10 @@ class SyntaxTest {
     assertEquals(
         "Invalid value for option '--count': 'many' is not an int",
         assertThrows(UsageException.class, () -> notANumber.integer("--count")).getMessage());
+    Arguments nul = SYNTAX.parse("u", "--port", "1", "--config", "a\0b");
+    assertEquals(
+        "Invalid value for option '--config': 'a\0b' is not a path",
+        assertThrows(UsageException.class, () -> nul.path("--config")).getMessage());
     Arguments zero = SYNTAX.parse("u", "--port", "1", "-n", "0");
     assertEquals(
         "--count must be at least 1, got 0",
@@ -117,12 +121,5 @@ class SyntaxTest {
     assertTrue(lines.size() > 1, wrapped);
     assertTrue(lines.stream().allMatch(line -> line.startsWith(" ".repeat(10) + "word")), wrapped);
     assertTrue(lines.stream().allMatch(line -> line.length() <= 80), wrapped);
-  }
-
-  @Test
-  void distanceCountsEdits() {
-    assertEquals(0, Syntax.distance("--port", "--port"));
-    assertEquals(2, Syntax.distance("--conf", "--config"));
-    assertEquals(2, Syntax.distance("--prot", "--port"), "a swap is two edits");
   }
 }

@@ -48,32 +48,12 @@ record FieldRules(List<String> known, Set<String> ignored, Map<String, String> u
     int bestDistance = MAX_SUGGESTION_DISTANCE + 1;
     for (String candidate : known) {
       int distance =
-          levenshtein(field.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+          EditDistance.between(field.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
       if (distance < bestDistance) {
         best = candidate;
         bestDistance = distance;
       }
     }
     return best;
-  }
-
-  /** Edit distance (insertions, deletions, substitutions), two rows at a time. */
-  static int levenshtein(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
-      }
-      int[] swap = previous;
-      previous = current;
-      current = swap;
-    }
-    return previous[b.length()];
   }
 }
