@@ -65,6 +65,9 @@ class LauncherScriptTest {
   /** The launcher's stdin, when a test gives one. */
   private Path builderInput;
 
+  /** The launcher's working directory, when a test gives one. */
+  private Path workingDirectory;
+
   @BeforeEach
   void fakeJavaAndJar() throws IOException {
     javaHome = temp.resolve("jdk");
@@ -220,6 +223,41 @@ class LauncherScriptTest {
     assertEquals(1, files(".aot").size());
   }
 
+  @Test
+  void withoutJavaHomeOrAJdk25TheJavaOnThePathIsUsedAndItsHomeSaysItsVersion() throws Exception {
+    Files.writeString(javaHome.resolve("release"), "JAVA_VERSION=\"25.0.3\"\n");
+    Path onPath = Files.createDirectories(temp.resolve("path"));
+    Files.createSymbolicLink(onPath.resolve("java"), javaHome.resolve("bin/java"));
+    Path noJdks = Files.createDirectories(temp.resolve("no-jvms"));
+    javaHome = null;
+    Map<String, String> environment =
+        Map.of(
+            "MCP_SUPERVISOR_JVM_DIR",
+            noJdks.toString(),
+            "PATH",
+            onPath + ":" + System.getenv("PATH"));
+    assertEquals(0, launch(environment, "--port", "0"));
+    assertTrue(
+        Files.readAllLines(log).get(0).contains("-XX:AOTMode=record"),
+        "the release file beside the linked java's bin said 25: " + Files.readAllLines(log));
+  }
+
+  @Test
+  void theJarNamesOneCacheWhicheverPathItIsGivenBy() throws Exception {
+    assertEquals(0, launch(Map.of(), "--port", "0"));
+    workingDirectory = temp;
+    assertEquals(0, launch(Map.of("MCP_SUPERVISOR_JAR", "mcp-supervisor.jar"), "--port", "0"));
+    Files.createDirectories(temp.resolve("sub"));
+    assertEquals(
+        0, launch(Map.of("MCP_SUPERVISOR_JAR", "sub/../mcp-supervisor.jar"), "--port", "0"));
+    List<String> calls = Files.readAllLines(log);
+    assertEquals(4, calls.size(), "one recording, the demo server's archive, two runs: " + calls);
+    assertEquals(1, archives().size(), archives().toString());
+    assertTrue(calls.get(2).startsWith("-XX:SharedArchiveFile="), calls.get(2));
+    assertTrue(calls.get(3).startsWith("-XX:SharedArchiveFile="), calls.get(3));
+    assertTrue(calls.get(3).endsWith(" -jar sub/../mcp-supervisor.jar --port 0"), calls.get(3));
+  }
+
   /** One client's front needs no C2: its compilations would delay the first answer. */
   @Test
   void theDesktopFrontsRunWithC1OnlyUnlessJavaOptsSayOtherwise() throws Exception {
@@ -255,7 +293,7 @@ class LauncherScriptTest {
     } else {
       builder.environment().remove("JAVA_HOME");
     }
-    builder.environment().put("MCP_SUPERVISOR_JAR", jar.toString());
+    builder.environment().putIfAbsent("MCP_SUPERVISOR_JAR", jar.toString());
     builder.environment().put("MCP_SUPERVISOR_CDS_DIR", cacheDir.toString());
     builder.environment().put("FAKE_LOG", log.toString());
     if (!environment.containsKey("JAVA_OPTS")) {
@@ -266,6 +304,9 @@ class LauncherScriptTest {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(temp.resolve("launcher.out").toFile()));
     if (builderInput != null) {
       builder.redirectInput(builderInput.toFile());
+    }
+    if (workingDirectory != null) {
+      builder.directory(workingDirectory.toFile());
     }
     Process process = builder.start();
     assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the launcher did not finish");
