@@ -8,12 +8,10 @@ import dev.mcpsupervisor.protocol.config.SupervisorConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,8 +76,6 @@ final class Warmup {
       WarmupSettings settings,
       CompletableFuture<?> abandon,
       SupervisorConfig config) {
-    Set<ProcessHandle> childrenBefore =
-        ProcessHandle.current().children().collect(Collectors.toSet());
     CompletableFuture<Application> started = start(config);
     CompletableFuture<String> load =
         started.thenApplyAsync(
@@ -105,8 +101,9 @@ final class Warmup {
       // a load not begun yet (the start was slow) never begins; one under way makes no more calls
       load.cancel(false);
       warmupLoad.stop();
+      List<ProcessHandle> demoServers = upstreamProcesses(started);
       stop(started);
-      awaitDemoServersGone(childrenBefore);
+      awaitGone(demoServers);
     }
     return Optional.empty();
   }
@@ -174,15 +171,39 @@ final class Warmup {
   }
 
   /**
-   * The private gateway closes its demo server at stop; a process that is still there after a
-   * bounded wait is killed, so none outlives the warm-up.
+   * The processes of the private gateway's own upstream sessions (its demo server), read before it
+   * stops: never the serving gateway's, which are this JVM's children too (a caller's first call
+   * during the warm-up starts one).
    */
-  private static void awaitDemoServersGone(Set<ProcessHandle> childrenBefore) {
-    List<ProcessHandle> demoServers =
-        ChildProcesses.descendantsRunning(ProcessHandle.current(), DemoServer.class.getName())
-            .stream()
-            .filter(process -> !childrenBefore.contains(process))
-            .toList();
+  private static List<ProcessHandle> upstreamProcesses(CompletableFuture<Application> started) {
+    if (!started.isDone() || started.isCompletedExceptionally()) {
+      return List.of(); // no load ran, so no demo server was started
+    }
+    try {
+      return started
+          .join()
+          .supervisor()
+          .snapshot()
+          .toCompletableFuture()
+          .get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .processIds()
+          .stream()
+          .flatMap(pid -> ProcessHandle.of(pid).stream())
+          .toList();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("the warm-up gateway's sessions could not be read: {}", Main.reason(e));
+      return List.of();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return List.of();
+    }
+  }
+
+  /**
+   * The private gateway ends its demo server at stop; one still there after a bounded wait is
+   * killed, so none outlives the warm-up.
+   */
+  private static void awaitGone(List<ProcessHandle> demoServers) {
     if (!ChildProcesses.awaitExit(demoServers, STOP_TIMEOUT)) {
       log.warn("the warm-up's demo server did not exit; killing it");
       ChildProcesses.kill(demoServers);

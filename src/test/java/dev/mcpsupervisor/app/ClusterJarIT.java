@@ -149,8 +149,7 @@ class ClusterJarIT {
       List<ProcessHandle> demoServers = new ArrayList<>();
       for (JarProcess node : nodes) {
         demoServers.addAll(
-            ChildProcesses.descendantsRunning(
-                node.process().toHandle(), DemoServer.class.getName()));
+            Descendants.running(node.process().toHandle(), DemoServer.class.getName()));
       }
       assertEquals(3, demoServers.size(), "one demo server per node: " + demoServers);
       stopLeavingNoDemoServer(nodes, demoServers);
@@ -191,8 +190,7 @@ class ClusterJarIT {
       List<ProcessHandle> demoServers = new ArrayList<>();
       for (JarProcess node : nodes) {
         demoServers.addAll(
-            ChildProcesses.descendantsRunning(
-                node.process().toHandle(), DemoServer.class.getName()));
+            Descendants.running(node.process().toHandle(), DemoServer.class.getName()));
       }
 
       HttpClient http = HttpClient.newHttpClient();
@@ -346,8 +344,7 @@ class ClusterJarIT {
         long started = System.nanoTime();
         load.window(started);
         ProcessHandle node = nodes[i].process().toHandle();
-        List<ProcessHandle> demoServers =
-            ChildProcesses.descendantsRunning(node, DemoServer.class.getName());
+        List<ProcessHandle> demoServers = Descendants.running(node, DemoServer.class.getName());
         nodes[i].process().destroy(); // SIGTERM, under the load
         assertEquals(
             0,
@@ -424,8 +421,7 @@ class ClusterJarIT {
       List<ProcessHandle> demoServers = new ArrayList<>();
       for (JarProcess node : nodes) {
         demoServers.addAll(
-            ChildProcesses.descendantsRunning(
-                node.process().toHandle(), DemoServer.class.getName()));
+            Descendants.running(node.process().toHandle(), DemoServer.class.getName()));
       }
       stopLeavingNoDemoServer(List.of(nodes), demoServers);
     } finally {

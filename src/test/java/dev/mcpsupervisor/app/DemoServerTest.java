@@ -175,6 +175,6 @@ class DemoServerTest {
   }
 
   private static List<ProcessHandle> demoProcesses() {
-    return ChildProcesses.descendantsRunning(ProcessHandle.current(), DemoServer.class.getName());
+    return Descendants.running(ProcessHandle.current(), DemoServer.class.getName());
   }
 }

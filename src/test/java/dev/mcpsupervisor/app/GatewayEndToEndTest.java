@@ -234,7 +234,6 @@ class GatewayEndToEndTest {
   }
 
   private static List<ProcessHandle> fixtureProcesses() {
-    return ChildProcesses.descendantsRunning(
-        ProcessHandle.current(), FixtureServer.class.getName());
+    return Descendants.running(ProcessHandle.current(), FixtureServer.class.getName());
   }
 }

@@ -44,7 +44,7 @@ class GatewayJarIT {
       }
 
       List<ProcessHandle> demoServers =
-          ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName());
+          Descendants.running(jar.process().toHandle(), DemoServer.class.getName());
       assertEquals(1, demoServers.size(), "one shared demo server process: " + demoServers);
 
       jar.process().destroy(); // SIGTERM

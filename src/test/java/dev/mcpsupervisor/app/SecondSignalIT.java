@@ -62,9 +62,9 @@ class SecondSignalIT {
       try (McpSyncClient client = GatewayClients.connect(url, "/servers/demo/mcp")) {
         assertEquals("ok", GatewayClients.callText(client, "echo", Map.of("message", "ok")));
         List<ProcessHandle> servers =
-            ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName());
+            Descendants.running(jar.process().toHandle(), DemoServer.class.getName());
         List<ProcessHandle> grandchildren =
-            ChildProcesses.descendantsRunning(jar.process().toHandle(), GRANDCHILD_MARKER);
+            Descendants.running(jar.process().toHandle(), GRANDCHILD_MARKER);
         assertEquals(1, servers.size(), "the stdio server: " + servers);
         assertEquals(1, grandchildren.size(), "the child it left running: " + grandchildren);
         tree.addAll(servers);

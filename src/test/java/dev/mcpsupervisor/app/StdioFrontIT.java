@@ -247,7 +247,7 @@ class StdioFrontIT {
   private static ProcessHandle awaitDescendant(ProcessHandle parent, String marker) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
-      List<ProcessHandle> found = ChildProcesses.descendantsRunning(parent, marker);
+      List<ProcessHandle> found = Descendants.running(parent, marker);
       if (!found.isEmpty()) {
         return found.get(0);
       }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpsupervisor.app.demo.DemoServer;
-import dev.mcpsupervisor.app.runtime.ChildProcesses;
 import io.modelcontextprotocol.client.McpSyncClient;
 import java.io.IOException;
 import java.net.URI;
@@ -44,7 +43,7 @@ class WarmupIT {
       // none of the warm-up's sessions, demo server processes or calls
       assertEquals(
           List.of(),
-          ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName()),
+          Descendants.running(jar.process().toHandle(), DemoServer.class.getName()),
           "demo server processes before any client");
       JsonNode admin = McpHttpSession.JSON.readTree(get(url, "/admin/sessions"));
       assertEquals(0, admin.path("downstreamSessions").size(), admin.toString());
@@ -68,8 +67,7 @@ class WarmupIT {
       }
       assertEquals(
           1,
-          ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName())
-              .size(),
+          Descendants.running(jar.process().toHandle(), DemoServer.class.getName()).size(),
           "only the real gateway's demo server");
     }
   }
@@ -90,7 +88,7 @@ class WarmupIT {
           "a warning; stderr:\n" + jar.stderrText());
       assertEquals(
           List.of(),
-          ChildProcesses.descendantsRunning(jar.process().toHandle(), DemoServer.class.getName()),
+          Descendants.running(jar.process().toHandle(), DemoServer.class.getName()),
           "the warm-up's demo server is gone");
       try (McpSyncClient client = GatewayClients.connect(url, "/servers/demo/mcp")) {
         assertEquals("5", GatewayClients.callText(client, "add", Map.of("a", 2, "b", 3)));

@@ -39,6 +39,51 @@ class WarmupTest {
         demoServers().equals(before), "demo servers or load generators left: " + demoServers());
   }
 
+  /**
+   * The serving gateway's own demo server is this JVM's child too, started by a caller's first call
+   * while the warm-up runs: the warm-up must neither wait for it nor kill it.
+   */
+  @Test
+  void aDemoServerStartedBesideTheWarmUpIsNotTheWarmUpsToEnd() throws Exception {
+    List<ProcessHandle> before = demoServers();
+    CompletableFuture<Process> beside = new CompletableFuture<>();
+    Thread starter =
+        new Thread(
+            () -> {
+              try {
+                // once the warm-up's own demo server runs, as a caller's first call would
+                for (int i = 0; i < 600 && demoServers().equals(before); i++) {
+                  Thread.sleep(50);
+                }
+                beside.complete(
+                    new ProcessBuilder(
+                            ProcessHandle.current().info().command().orElseThrow(),
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            DemoServer.class.getName())
+                        .redirectError(ProcessBuilder.Redirect.DISCARD)
+                        .start());
+              } catch (Exception e) {
+                beside.completeExceptionally(e);
+              }
+            });
+    starter.start();
+    try {
+      boolean answered =
+          Warmup.run(
+              new WarmupSettings(2_000, Duration.ofSeconds(60), 0),
+              NO_SIGNAL,
+              Warmup.privateConfig());
+
+      assertTrue(answered, "every warm-up call answered");
+      assertTrue(beside.isDone(), "the other demo server was started during the warm-up");
+      assertTrue(beside.get().isAlive(), "the warm-up ended a demo server that is not its own");
+    } finally {
+      starter.join();
+      beside.thenAccept(process -> ChildProcesses.end(process, Duration.ofSeconds(10)));
+    }
+  }
+
   @Test
   void anUnrunnableDemoServerEndsTheWarmUpWithoutAnException() {
     SupervisorConfig broken =
@@ -96,11 +141,8 @@ class WarmupTest {
   /** The demo servers and load generators this JVM runs. */
   private static List<ProcessHandle> demoServers() {
     return Stream.concat(
-            ChildProcesses.descendantsRunning(ProcessHandle.current(), DemoServer.class.getName())
-                .stream(),
-            ChildProcesses.descendantsRunning(
-                ProcessHandle.current(), Main.class.getName() + " bench")
-                .stream())
+            Descendants.running(ProcessHandle.current(), DemoServer.class.getName()).stream(),
+            Descendants.running(ProcessHandle.current(), Main.class.getName() + " bench").stream())
         .toList();
   }
 }

@@ -9,25 +9,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
- * Finds, awaits and (as a last resort) kills processes that the application (the warm-up's demo
- * server, the chaos runner's gateway) or a test caused to exist, so none outlives its owner.
+ * Awaits and (as a last resort) kills processes that the application (the warm-up's demo server,
+ * the chaos runner's gateway) or a test caused to exist, so none outlives its owner.
  */
 public final class ChildProcesses {
 
   private ChildProcesses() {}
-
-  /**
-   * Live descendants of {@code parent} whose command line mentions {@code marker} (e.g. a main
-   * class).
-   */
-  public static List<ProcessHandle> descendantsRunning(ProcessHandle parent, String marker) {
-    return parent
-        .descendants()
-        .filter(ProcessHandle::isAlive)
-        .filter(
-            handle -> handle.info().commandLine().map(line -> line.contains(marker)).orElse(false))
-        .toList();
-  }
 
   /** True when every process has exited within the timeout. */
   public static boolean awaitExit(List<ProcessHandle> processes, Duration timeout) {

@@ -15,6 +15,14 @@ public record SupervisorSnapshot(List<KeySnapshot> keys) {
     keys = List.copyOf(keys);
   }
 
+  /** The process id of every session that has one (a stdio server's running process). */
+  public List<Long> processIds() {
+    return keys.stream()
+        .flatMap(key -> key.sessions().stream())
+        .flatMap(session -> session.pid().stream().boxed())
+        .toList();
+  }
+
   /**
    * @param keyId the server key's id (name and short digest)
    * @param transport as configured: {@code stdio}, {@code streamable-http} or {@code sse}
