@@ -12,15 +12,7 @@ first run: run one round before the measured ones. Prints each run, each variant
 second's ratio to the first per round (median, range, how many rounds it was sooner)."""
 import argparse, json, os, re, signal, statistics, subprocess, threading, time, urllib.error, urllib.request
 
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+from stdio_process import INIT, cpu_seconds
 
 
 def status(url):

@@ -12,16 +12,7 @@ time per call. With --threads it also reads every thread's CPU time (jcmd Thread
 and after the CALLS and prints the per-call CPU of the ten costliest threads (names with their numbers folded)."""
 import json, os, re, statistics, subprocess, sys, time
 
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    """User + system seconds of the process itself (not its children)."""
-    with open("/proc/%d/stat" % pid) as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+from stdio_process import INIT, cpu_seconds
 
 
 def thread_cpu(pid):
