@@ -61,8 +61,8 @@ public final class ChaosCommand implements Command {
 
   @Override
   public int run(Arguments arguments, PrintWriter out, PrintWriter err) throws IOException {
-    ChaosSettings settings = settings(arguments);
     List<Scenario> scenarios = scenarios(arguments.text("--scenario"));
+    ChaosSettings settings = settings(arguments);
     Path json = arguments.path("--json");
     Path work = Files.createTempDirectory("mcp-supervisor-chaos");
     out.println("logs in " + work);
@@ -99,8 +99,7 @@ public final class ChaosCommand implements Command {
   }
 
   /** The flags, checked before anything starts; a bad one is a usage error. */
-  static ChaosSettings settings(Arguments arguments) {
-    scenarios(arguments.text("--scenario"));
+  private static ChaosSettings settings(Arguments arguments) {
     String fixtureClasspath = arguments.text("--fixture-classpath");
     return new ChaosSettings(
         arguments.positive("--sessions"),
