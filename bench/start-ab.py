@@ -10,7 +10,7 @@ the answer of a client's first initialize and the process's own CPU then, then s
 JAR and CACHE_DIR set MCP_SUPERVISOR_JAR and MCP_SUPERVISOR_CDS_DIR. A launcher without its cache records it on its
 first run: run one round before the measured ones. Prints each run, each variant's medians, and with two variants the
 second's ratio to the first per round (median, range, how many rounds it was sooner)."""
-import argparse, json, os, re, signal, statistics, subprocess, threading, time, urllib.error, urllib.request
+import argparse, json, os, re, signal, statistics, subprocess, sys, threading, time, urllib.error, urllib.request
 
 from stdio_process import INIT, cpu_seconds
 
@@ -72,8 +72,10 @@ def main():
     parser.add_argument("-r", "--rounds", type=int, default=8)
     parser.add_argument("--stdio", action="store_true")
     parser.add_argument("variants", nargs="+")
-    known, extra = parser.parse_known_args()
-    extra = [a for a in extra if a != "--"]
+    argv = sys.argv[1:]
+    # split at "--" first: argparse would take the launcher's arguments after it for variants
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    known = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     variants = []
     for spec in known.variants:
         label, rest = spec.split("=", 1)
