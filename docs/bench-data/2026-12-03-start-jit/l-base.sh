@@ -1,0 +1,2 @@
+#!/bin/bash
+JAVA_OPTS="" exec /work/main/bin/mcp-supervisor "$@"
