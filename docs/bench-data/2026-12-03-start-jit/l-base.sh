@@ -1,2 +1,0 @@
-#!/bin/bash
-JAVA_OPTS="" exec /work/main/bin/mcp-supervisor "$@"
