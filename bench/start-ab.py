@@ -74,8 +74,8 @@ def main():
     parser.add_argument("variants", nargs="+")
     argv = sys.argv[1:]
     # split at "--" first: argparse would take the launcher's arguments after it for variants
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []
-    known = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    known, extra = parser.parse_args(argv[:cut]), argv[cut + 1:]
     variants = []
     for spec in known.variants:
         label, rest = spec.split("=", 1)

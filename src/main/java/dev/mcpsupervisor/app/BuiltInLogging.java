@@ -12,9 +12,9 @@ import ch.qos.logback.core.status.NopStatusListener;
 import java.util.Map;
 
 /**
- * The jar's logging, set up in code rather than from a logback XML file: parsing one costs every
- * JVM the jar starts (the gateway, the demo server) about 0.2 s without a start-up cache and tens
- * of milliseconds with one (docs/benchmarks.md, "Start"). One line per event on stderr (stdout
+ * The jar's logging, set up in code rather than from a logback XML file, so no JVM the jar starts
+ * (the gateway, the demo server) loads an XML parser: about 500 classes fewer per start
+ * (docs/benchmarks.md, "Start", tenth round). One line per event on stderr (stdout
  * carries the "listening" line, and the protocol in the demo server and the stdio front), the
  * exception folded into the same line, a downstream session id from the MDC's {@code mcpSessionId}
  * as {@code [session ...]}. The root level comes from {@code -Dmcp-supervisor.log.level} (default
