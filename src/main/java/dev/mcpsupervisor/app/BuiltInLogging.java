@@ -14,12 +14,12 @@ import java.util.Map;
 /**
  * The jar's logging, set up in code rather than from a logback XML file, so no JVM the jar starts
  * (the gateway, the demo server) loads an XML parser: about 500 classes fewer per start
- * (docs/benchmarks.md, "Start", tenth round). One line per event on stderr (stdout
- * carries the "listening" line, and the protocol in the demo server and the stdio front), the
- * exception folded into the same line, a downstream session id from the MDC's {@code mcpSessionId}
- * as {@code [session ...]}. The root level comes from {@code -Dmcp-supervisor.log.level} (default
- * INFO). With {@code -Dlogback.configurationFile} set, that file configures logback instead.
- * Registered for logback's {@link java.util.ServiceLoader} lookup.
+ * (docs/benchmarks.md, "Start", tenth round). One line per event on stderr (stdout carries the
+ * "listening" line, and the protocol in the demo server and the stdio front), the exception folded
+ * into the same line, a downstream session id from the MDC's {@code mcpSessionId} as {@code
+ * [session ...]}. The root level comes from {@code -Dmcp-supervisor.log.level} (default INFO). With
+ * {@code -Dlogback.configurationFile} set, that file configures logback instead. Registered for
+ * logback's {@link java.util.ServiceLoader} lookup.
  */
 public final class BuiltInLogging extends ContextAwareBase implements Configurator {
 
