@@ -292,7 +292,9 @@ public final class NodeDesk {
 
   /**
    * Its node stops: it has left routing (the other desks were told), and every session request that
-   * still reaches it goes on to the node that stays and serves it.
+   * still reaches it goes on to the node that stays and serves it; one that needs a lookup or a
+   * wait is handed to a node that stays ({@link SessionRoutes.HandOff}), so nothing another node
+   * waits on is left here when this node goes.
    */
   private Behavior<Command> leaving(Desks desks, WaitingRequests waiting) {
     return stopping(desks, waiting, this::leaving);
@@ -517,17 +519,15 @@ public final class NodeDesk {
     if (route instanceof SessionRoutes.To to && to.address().equals(served.node())) {
       serveHere(request, request.record());
     } else if (route instanceof SessionRoutes.To to) {
-      ActorRef<Command> desk = byNode(desks).get(to.address());
       ToSession passed = request.passedOn(request.record());
       trace("passed on to " + to.address(), passed);
       if (request.record() != null) { // its home, or its adopter, which will be
         homes.found(request.sessionId(), to.address());
       }
-      // at every pass, the first after a record's lookup too: the edge watches the desk that has
-      // the request, else a desk that went away before serving it would leave the client waiting
-      DeskMessages.edgeOf(request)
-          .ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk, passed.hops())));
-      desk.tell(passed);
+      pass(byNode(desks).get(to.address()), passed);
+    } else if (route instanceof SessionRoutes.HandOff handOff) {
+      trace("handed off to " + handOff.address(), request);
+      pass(byNode(desks).get(handOff.address()), request);
     } else if (route instanceof SessionRoutes.Find) {
       trace("record looked up", request);
       context.ask(
@@ -540,6 +540,17 @@ public final class NodeDesk {
       trace("nowhere to go", request);
       gone(request);
     }
+  }
+
+  /**
+   * Sends {@code request} to {@code desk}. At every pass, the first after a record's lookup too,
+   * the edge learns which desk has the request: it watches that one, else a desk that went away
+   * before serving it would leave the client waiting.
+   */
+  private static void pass(ActorRef<Command> desk, ToSession request) {
+    DeskMessages.edgeOf(request)
+        .ifPresent(edge -> edge.tell(new ExchangeEdge.ServedBy(desk, request.hops())));
+    desk.tell(request);
   }
 
   /** What a desk did with a session's request, for the DEBUG log of a cluster in trouble. */

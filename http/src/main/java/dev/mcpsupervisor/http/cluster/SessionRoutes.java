@@ -16,10 +16,13 @@ import java.util.Set;
  * names while that node is in the cluster; otherwise the node its replicated {@link SessionRecord}
  * says serves it; otherwise, when that node is gone or stopping, the node that adopts it. A node
  * that stops leaves routing first: from the moment its desk says so, no node passes it a request
- * (nor back to it), and it adopts nothing; it only passes on what still reaches it. Every node
- * picks the same adopter for a session (highest random weight over the nodes that serve: the loss
- * of one node moves only its own sessions), so concurrent requests of an orphaned session meet on
- * one node. Plain logic on a snapshot of the desks and the membership; {@link NodeDesk} acts on it.
+ * (nor back to it), and it adopts nothing; it only passes on what still reaches it, and what it
+ * would have to look up or hold back it hands to a node that stays ({@link HandOff}): a node that
+ * has not heard it stops still passes it requests, and a lookup or a wait there would outlive the
+ * node, losing the request with it. Every node picks the same adopter for a session (highest random
+ * weight over the nodes that serve: the loss of one node moves only its own sessions), so
+ * concurrent requests of an orphaned session meet on one node. Plain logic on a snapshot of the
+ * desks and the membership; {@link NodeDesk} acts on it.
  *
  * <p>A node is one incarnation ({@code Membership.selfNode}: address and uid): a node restarted on
  * the same host and port is another node, so it is not taken for the home of its previous
@@ -54,6 +57,14 @@ record SessionRoutes(
   /** No node serves the cluster's sessions (this one is the last and stops). */
   record Nowhere() implements Route {}
 
+  /**
+   * This node stops, and the request needs a lookup or a wait: to the desk of the node at {@code
+   * address}, which stays and routes it as if it had come in there (no hop is counted: the stopping
+   * node decided nothing, and a counted hop could make that node adopt a session another one
+   * serves).
+   */
+  record HandOff(String address) implements Route {}
+
   /** How many times a request may be passed between desks before the one that has it adopts it. */
   static final int MAX_HOPS = 3;
 
@@ -67,6 +78,16 @@ record SessionRoutes(
    * null if none).
    */
   Route of(String sessionId, SessionRecord record, int hops, String lastHome) {
+    Route route = routed(sessionId, record, hops, lastHome);
+    if (selfServes() || !(route instanceof Wait || route instanceof Find)) {
+      return route;
+    }
+    String adopter = adopter(sessionId);
+    return adopter == null ? route : new HandOff(adopter);
+  }
+
+  /** {@link #of}, for a node that takes sessions, or a lookup or wait at one that stops. */
+  private Route routed(String sessionId, SessionRecord record, int hops, String lastHome) {
     if (record == null) {
       String named = addressOfTag(SessionIds.nodeTagOf(sessionId));
       if (named == null || named.equals(self)) {

@@ -137,6 +137,44 @@ class SessionRoutesTest {
     }
   }
 
+  /**
+   * A node that has not heard B stops still passes B requests; a lookup or a wait at B could
+   * outlive B, and the request with it (a rolling redeploy's CI run lost three calls so).
+   */
+  @Test
+  void aStoppingNodeHandsWhatItWouldLookUpOrWaitForToTheNodeThatWouldAdoptIt() {
+    for (int i = 0; i < 50; i++) {
+      String ofB = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
+      SessionRoutes fromB = routes(B, Set.of(B), List.of(A, B, C), UP_A, UP_B, UP_C);
+      SessionRoutes.Route handed = fromB.of(ofB, null, 1, null);
+      assertEquals(new SessionRoutes.HandOff(fromB.adopter(ofB)), handed, "its own session");
+      assertTrue(
+          handed.equals(new SessionRoutes.HandOff(A))
+              || handed.equals(new SessionRoutes.HandOff(C)),
+          "to a node that stays: " + handed);
+      assertEquals(
+          SessionRoutes.FIND,
+          routes(B, true, List.of(A, B, C), UP_A, UP_B, UP_C).of(ofB, null, 1, null),
+          "B looks it up itself while it serves");
+
+      String ofA = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
+      MemberView unreachableA = member(A, "up", false);
+      assertEquals(
+          new SessionRoutes.HandOff(C),
+          routes(B, Set.of(B), List.of(A, B, C), unreachableA, UP_B, UP_C).of(ofA, null, 1, null),
+          "what it would wait for");
+      assertEquals(
+          new SessionRoutes.To(A),
+          fromB.of(ofA, null, 1, null),
+          "what it can pass on it passes on");
+    }
+    String ofB = SessionIds.generate(RANDOM, SessionIds.nodeTag(B), SEAL);
+    assertEquals(
+        SessionRoutes.FIND,
+        routes(B, Set.of(B), List.of(B), UP_B).of(ofB, null, 1, null),
+        "the last node has nobody to hand it to");
+  }
+
   @Test
   void aRequestPassedOnByAStoppingNodeIsServedByTheNodeItReachesNotSentBack() {
     String id = SessionIds.generate(RANDOM, SessionIds.nodeTag(A), SEAL);
