@@ -16,10 +16,9 @@ import java.util.Map;
  * (the gateway, the demo server) loads an XML parser: about 500 classes fewer per start
  * (docs/benchmarks.md, "Start", tenth round). One line per event on stderr (stdout carries the
  * "listening" line, and the protocol in the demo server and the stdio front), the exception folded
- * into the same line, a downstream session id from the MDC's {@code mcpSessionId} as {@code
- * [session ...]}. The root level comes from {@code -Dmcp-supervisor.log.level} (default INFO). With
- * {@code -Dlogback.configurationFile} set, that file configures logback instead. Registered for
- * logback's {@link java.util.ServiceLoader} lookup.
+ * into the same line. The root level comes from {@code -Dmcp-supervisor.log.level} (default INFO).
+ * With {@code -Dlogback.configurationFile} set, that file configures logback instead. Registered
+ * for logback's {@link java.util.ServiceLoader} lookup.
  */
 public final class BuiltInLogging extends ContextAwareBase implements Configurator {
 
@@ -29,8 +28,7 @@ public final class BuiltInLogging extends ContextAwareBase implements Configurat
   static final String FILE_PROPERTY = "logback.configurationFile";
 
   static final String PATTERN =
-      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level %logger{24}"
-          + "%replace( [session %X{mcpSessionId}]){' \\[session \\]', ''} - %msg"
+      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level %logger{24} - %msg"
           + "%replace(%replace(%replace(%ex{full}){'[\\r\\n]+\\s*', ' | '}){' \\| $', ''})"
           + "{'^(?=.)', ' | '}%nopex%n";
 

@@ -45,17 +45,16 @@ class BuiltInLoggingTest {
   }
 
   @Test
-  void oneLinePerEventWithTheSessionAndTheExceptionFoldedIn() {
+  void oneLinePerEventWithTheExceptionFoldedIn() {
     LoggerContext context = configured();
     Logger logger = context.getLogger("dev.mcpsupervisor.http.session.DownstreamSession");
-    LoggingEvent withSession =
+    LoggingEvent ended =
         new LoggingEvent(
             Logger.FQCN, logger, Level.INFO, "session {} ended", null, new Object[] {"s1"});
-    withSession.setMDCPropertyMap(Map.of("mcpSessionId", "s1"));
-    String line = encoded(context, withSession);
+    ended.setMDCPropertyMap(Map.of());
+    String line = encoded(context, ended);
     assertTrue(TIME.matcher(line).find(), line);
-    assertTrue(
-        line.endsWith(" INFO  d.m.h.s.DownstreamSession [session s1] - session s1 ended\n"), line);
+    assertTrue(line.endsWith(" INFO  d.m.h.s.DownstreamSession - session s1 ended\n"), line);
 
     LoggingEvent failed =
         new LoggingEvent(
@@ -71,7 +70,6 @@ class BuiltInLoggingTest {
     assertTrue(
         folded.contains(" - call failed | java.lang.IllegalStateException: upstream | gone | at "),
         folded);
-    assertFalse(folded.contains("[session"), "no session, no mark: " + folded);
     assertFalse(folded.endsWith(" | \n"), folded);
   }
 
