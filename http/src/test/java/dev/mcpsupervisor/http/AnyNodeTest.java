@@ -48,6 +48,15 @@ class AnyNodeTest {
   private static final String FIXTURE = "/servers/fixture/mcp";
   private static final String ACCEPT = "{\"action\":\"accept\",\"content\":{\"answer\":\"%s\"}}";
   private static final int CALLERS = 20;
+
+  /**
+   * Each node's fixture sessions: fewer than its callers, so their rounds also queue for a session
+   * (an interactive call is never shared in flight). One per caller meant 18 fixture JVMs starting
+   * at once under a 30 s client timeout: 16-21 s on an idle 2-core machine, 23.5 s with two busy
+   * loops beside it, and over 30 s once in CI.
+   */
+  private static final int SESSIONS_PER_NODE = 4;
+
   private static final int SESSIONS = 40;
 
   private static final Duration FORMATION = Duration.ofSeconds(30);
@@ -396,10 +405,14 @@ class AnyNodeTest {
   }
 
   /**
-   * The fixture over stdio, its {@code elicit} declared interactive (so never shared in flight).
+   * The fixture over stdio, its {@code elicit} declared interactive (so never shared in flight), at
+   * most {@link #SESSIONS_PER_NODE} sessions.
    */
   private static ServerConfig elicitingFixture() {
     ServerConfig fixture = TestGateway.stdioFixture("fixture");
-    return fixture.toBuilder().maxSessions(CALLERS).interactiveTools(Set.of("elicit")).build();
+    return fixture.toBuilder()
+        .maxSessions(SESSIONS_PER_NODE)
+        .interactiveTools(Set.of("elicit"))
+        .build();
   }
 }
