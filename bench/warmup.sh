@@ -45,6 +45,11 @@ trap '[ -z "$GATEWAY_PID" ] || kill -KILL "$GATEWAY_PID" 2>/dev/null || true; rm
 printf '{ "mcpServers": { "everything": { "command": "%s", "args": ["%s", "stdio"] } } }\n' \
   "$(command -v node)" "$EVERYTHING_SERVER_JS" >"$RAW/config.json"
 
+# C2's thresholds ten (C2_LATE) and three (C2_LATE3) times the JVM's defaults: fewer C2 compilations before the
+# port is bound, C2 kept (docs/benchmarks.md, eleventh round)
+C2_LATE="-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 -XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000"
+C2_LATE3="-XX:Tier4InvocationThreshold=15000 -XX:Tier4MinInvocationThreshold=1800 -XX:Tier4CompileThreshold=45000 -XX:Tier4BackEdgeThreshold=120000"
+
 jvm_options() { # VARIANT -> the JVM options it adds
   case "$1" in
     plain) ;;
@@ -56,6 +61,8 @@ jvm_options() { # VARIANT -> the JVM options it adds
     cds-serial) echo "-XX:SharedArchiveFile=$ARCHIVE -XX:+UseSerialGC" ;;
     aot) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT" ;;
     aot-settled) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT -Dmcp-supervisor.application.warmup.settledShare=0.05" ;;
+    aot-c2late) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT $C2_LATE" ;;
+    aot-c2late3) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT $C2_LATE3" ;;
     aot-nowarm) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT -Dmcp-supervisor.application.warmup.calls=0" ;;
     aotidle-nowarm) echo "-XX:+UseCompactObjectHeaders -XX:AOTCache=$AOT_IDLE -Dmcp-supervisor.application.warmup.calls=0" ;;
     cc1) echo "-XX:CICompilerCount=1 -XX:-TieredCompilation" ;;
